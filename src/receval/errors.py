@@ -1,0 +1,65 @@
+"""Exceptions and warnings raised by receval.
+
+Every error names what was received and how to fix it. Errors subclass the builtin
+exception a caller would expect (``ValueError`` for bad values, ``KeyError`` for unknown
+names, ``ImportError`` for missing optional extras), so ``except ValueError`` keeps working.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class RecevalError(Exception):
+    """Base class of every receval error."""
+
+
+class InputError(RecevalError, ValueError):
+    """Input data is malformed: a missing column, a wrong type, a NaN score, a duplicate row."""
+
+
+class MetricError(RecevalError, ValueError):
+    """A metric name, parameter or cutoff is invalid."""
+
+
+class UnknownMetricError(MetricError, KeyError):
+    """A metric or parameter name is not known. ``str()`` gives the whole message."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class PolicyError(RecevalError, ValueError):
+    """A policy value is invalid, or a policy forbids what the data contains."""
+
+
+class MissingDependencyError(RecevalError, ImportError):
+    """An optional extra is needed; the message says which ``pip install`` fixes it."""
+
+
+class RecevalWarning(UserWarning):
+    """Base class of receval warnings."""
+
+
+class TieWarning(RecevalWarning):
+    """Tied scores straddle a cutoff, so the value depends on the tie policy."""
+
+
+def suggest(name: str, valid: Iterable[str]) -> str:
+    """Return ``" Did you mean 'x'?"`` for the nearest valid name, or ``""``."""
+    close = difflib.get_close_matches(name, list(valid), n=1, cutoff=0.5)
+    return f" Did you mean {close[0]!r}?" if close else ""
+
+
+def require(module: str, extra: str):
+    """Import an optional module or raise :class:`MissingDependencyError` naming the extra."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise MissingDependencyError(
+            f"{module!r} is needed for this feature but is not installed. "
+            f"Install it with: pip install 'receval[{extra}]'"
+        ) from exc

@@ -1,0 +1,5 @@
+"""Array kernels: integers and floats in, arrays out. Imports nothing else from receval."""
+
+from ._ranking import compute_metrics, lookup_relevance, order_groups
+
+__all__ = ["compute_metrics", "lookup_relevance", "order_groups"]

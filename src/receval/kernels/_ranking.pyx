@@ -1,0 +1,507 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Compiled kernels: order lists per user, look up relevance, compute ranking metrics.
+
+Pure array code: integers and floats in, arrays out. Nothing here knows about ids,
+frames or metric names; the request codes are defined in ``receval.kernels.codes``.
+"""
+
+import numpy as np
+
+cimport numpy as cnp
+from cython.parallel cimport parallel, prange
+from libc.math cimport INFINITY, NAN, log2, pow
+from libc.stdlib cimport free, malloc, qsort
+
+cnp.import_array()
+
+# Request codes (mirrored in codes.py).
+DEF M_HITS = 0
+DEF M_PRECISION = 1
+DEF M_RECALL = 2
+DEF M_FBETA = 3
+DEF M_HIT_RATE = 4
+DEF M_RR = 5
+DEF M_FIRST_HIT = 6
+DEF M_AP = 7
+DEF M_MAR = 8
+DEF M_CG = 9
+DEF M_DCG = 10
+DEF M_IDCG = 11
+DEF M_NDCG = 12
+DEF M_RPREC = 13
+DEF M_ERR = 14
+DEF M_RBP = 15
+DEF M_BPREF = 16
+DEF M_NREL = 17
+DEF M_NRET = 18
+
+
+cdef struct Entry:
+    double score
+    long long key
+    long long idx
+
+
+cdef int _cmp_entry(const void* a, const void* b) noexcept nogil:
+    cdef const Entry* x = <const Entry*> a
+    cdef const Entry* y = <const Entry*> b
+    if x.score > y.score:
+        return -1
+    if x.score < y.score:
+        return 1
+    if x.key < y.key:
+        return -1
+    if x.key > y.key:
+        return 1
+    if x.idx < y.idx:
+        return -1
+    if x.idx > y.idx:
+        return 1
+    return 0
+
+
+cdef int _cmp_key_idx(const void* a, const void* b) noexcept nogil:
+    cdef const Entry* x = <const Entry*> a
+    cdef const Entry* y = <const Entry*> b
+    if x.key < y.key:
+        return -1
+    if x.key > y.key:
+        return 1
+    if x.score > y.score:
+        return -1
+    if x.score < y.score:
+        return 1
+    return 0
+
+
+def order_groups(const long long[::1] group, long long n_groups, const double[::1] score,
+                 const long long[::1] key, long long depth, int dedupe):
+    """Order rows within each group by score descending, then key ascending, then row.
+
+    ``group`` holds a code in [0, n_groups) per row, or -1 to drop the row. Rows with equal
+    ``key`` inside a group are duplicates: ``dedupe`` 0 keeps them (and counts them),
+    1 keeps the first in sorted order, 2 keeps the first in input order.
+    Returns ``(indptr, perm, full_len, n_dup)``: the ordered row indices of group ``g`` are
+    ``perm[indptr[g]:indptr[g+1]]``, cut at ``depth`` (0 = no cut); ``full_len[g]`` is the
+    length before the cut (after removing duplicates when asked).
+    """
+    cdef Py_ssize_t n = group.shape[0], i, g
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] counts_arr = np.zeros(n_groups + 1, dtype=np.int64)
+    cdef long long[::1] counts = counts_arr
+    for i in range(n):
+        g = group[i]
+        if g >= 0:
+            counts[g + 1] += 1
+    for g in range(n_groups):
+        counts[g + 1] += counts[g]
+    cdef long long total = counts[n_groups]
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] rows_arr = np.empty(total, dtype=np.int64)
+    cdef long long[::1] rows = rows_arr
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] fill_arr = counts_arr[:n_groups].copy()
+    cdef long long[::1] fill = fill_arr
+    for i in range(n):
+        g = group[i]
+        if g >= 0:
+            rows[fill[g]] = i
+            fill[g] += 1
+
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] full_arr = np.zeros(n_groups, dtype=np.int64)
+    cdef long long[::1] full_len = full_arr
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] ndup_arr = np.zeros(n_groups, dtype=np.int64)
+    cdef long long[::1] ndup = ndup_arr
+    cdef long long maxlen = 0
+    for g in range(n_groups):
+        if counts[g + 1] - counts[g] > maxlen:
+            maxlen = counts[g + 1] - counts[g]
+
+    cdef Entry* buf
+    cdef Entry* buf2
+    cdef long long s, e, m, j, w, kept
+    with nogil, parallel():
+        buf = <Entry*> malloc((maxlen + 1) * sizeof(Entry))
+        buf2 = <Entry*> malloc((maxlen + 1) * sizeof(Entry))
+        for g in prange(n_groups, schedule="guided"):
+            s = counts[g]
+            e = counts[g + 1]
+            m = e - s
+            for j in range(m):
+                buf[j].score = score[rows[s + j]]
+                buf[j].key = key[rows[s + j]]
+                buf[j].idx = rows[s + j]
+            if m > 1:
+                qsort(buf, m, sizeof(Entry), _cmp_entry)
+                # duplicate detection: sort a copy by key, ties by sorted position
+                for j in range(m):
+                    buf2[j].key = buf[j].key
+                    if dedupe == 2:
+                        buf2[j].score = -<double> buf[j].idx
+                    else:
+                        buf2[j].score = -<double> j
+                    buf2[j].idx = j
+                qsort(buf2, m, sizeof(Entry), _cmp_key_idx)
+                kept = m
+                for j in range(1, m):
+                    if buf2[j].key == buf2[j - 1].key:
+                        ndup[g] += 1
+                        if dedupe != 0:
+                            buf[buf2[j].idx].idx = -1
+                            kept = kept - 1
+                if dedupe != 0 and kept < m:
+                    w = 0
+                    for j in range(m):
+                        if buf[j].idx >= 0:
+                            buf[w] = buf[j]
+                            w = w + 1
+                    m = kept
+            full_len[g] = m
+            for j in range(m):
+                rows[s + j] = buf[j].idx
+        free(buf)
+        free(buf2)
+
+    # compact to depth
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] indptr_arr = np.zeros(n_groups + 1, dtype=np.int64)
+    cdef long long[::1] indptr = indptr_arr
+    for g in range(n_groups):
+        m = full_len[g]
+        if depth > 0 and m > depth:
+            m = depth
+        indptr[g + 1] = indptr[g] + m
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] perm_arr = np.empty(indptr[n_groups], dtype=np.int64)
+    cdef long long[::1] perm = perm_arr
+    for g in prange(n_groups, nogil=True, schedule="static"):
+        for j in range(indptr[g + 1] - indptr[g]):
+            perm[indptr[g] + j] = rows[counts[g] + j]
+    return indptr_arr, perm_arr, full_arr, ndup_arr
+
+
+def lookup_relevance(const long long[::1] indptr, const long long[::1] perm,
+                     const long long[::1] row_item, const long long[::1] t_indptr,
+                     const long long[::1] t_item, const double[::1] t_rel):
+    """Relevance and judged flag of each ordered position.
+
+    ``row_item[perm[p]]`` is the truth-vocabulary code of the item at position p (-1 if the
+    item never occurs in the truth); ``t_item[t_indptr[u]:t_indptr[u+1]]`` are user u's
+    truth items sorted ascending with relevances ``t_rel``.
+    """
+    cdef Py_ssize_t n_users = indptr.shape[0] - 1
+    cdef long long total = indptr[n_users]
+    cdef cnp.ndarray[cnp.float64_t, ndim=1] rel_arr = np.zeros(total, dtype=np.float64)
+    cdef cnp.ndarray[cnp.int8_t, ndim=1] judged_arr = np.zeros(total, dtype=np.int8)
+    cdef double[::1] rel = rel_arr
+    cdef signed char[::1] judged = judged_arr
+    cdef Py_ssize_t u
+    cdef long long p, c, lo, hi, mid
+    for u in prange(n_users, nogil=True, schedule="guided"):
+        for p in range(indptr[u], indptr[u + 1]):
+            c = row_item[perm[p]]
+            if c < 0:
+                continue
+            lo = t_indptr[u]
+            hi = t_indptr[u + 1]
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if t_item[mid] < c:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo < t_indptr[u + 1] and t_item[lo] == c:
+                rel[p] = t_rel[lo]
+                judged[p] = 1
+    return rel_arr, judged_arr
+
+
+cdef inline double _gain(double r, int exp_gain) noexcept nogil:
+    if r <= 0:
+        return 0.0
+    if exp_gain:
+        return pow(2.0, r) - 1.0
+    return r
+
+
+cdef int _cmp_desc(const void* a, const void* b) noexcept nogil:
+    cdef double x = (<const double*> a)[0]
+    cdef double y = (<const double*> b)[0]
+    if x > y:
+        return -1
+    if x < y:
+        return 1
+    return 0
+
+
+cdef double _metric(int code, long long k, double thr, double par, int opt,
+                    const double* rel, const signed char* judged, const long long* grp_end,
+                    long long n_avail, long long list_len,
+                    const double* trel, long long n_truth, double* scratch) noexcept nogil:
+    """One metric for one user. rel/judged/grp_end point at the user's ordered positions.
+
+    grp_end is NULL unless ties are averaged; then grp_end[i] is the (user-relative) end of
+    the tie group containing position i.
+    """
+    cdef long long n, i, j, nrel = 0, nnonrel = 0, h = 0, kk, s, t, r, m
+    cdef double acc = 0.0, den, prob, x, y, p_, q
+    cdef int avg = grp_end != NULL
+    for i in range(n_truth):
+        if trel[i] >= thr:
+            nrel += 1
+        else:
+            nnonrel += 1
+    if code == M_NREL:
+        return <double> nrel
+    kk = k if k > 0 else list_len
+    n = n_avail if n_avail < kk else kk
+    if code == M_NRET:
+        return <double> (list_len if list_len < kk else kk)
+
+    if code == M_IDCG or code == M_NDCG:
+        # ideal DCG over k positions: from truth (opt bit 2 clear) or from the list
+        m = k if k > 0 else (n_truth if (opt & 2) == 0 else n_avail)
+        if (opt & 2) == 0:
+            for i in range(n_truth if n_truth < m else m):
+                acc += _gain(trel[i], opt & 1) / log2(i + 2.0)
+        else:
+            for i in range(n_avail):
+                scratch[i] = rel[i]
+            qsort(scratch, n_avail, sizeof(double), _cmp_desc)
+            for i in range(n_avail if n_avail < m else m):
+                acc += _gain(scratch[i], opt & 1) / log2(i + 2.0)
+        if code == M_IDCG:
+            return acc
+        den = acc
+        acc = 0.0
+        if avg:
+            _avg_gain(rel, grp_end, n_avail, 0.0, 1, opt & 1, scratch)
+            for i in range(n):
+                acc += scratch[i] / log2(i + 2.0)
+        else:
+            for i in range(n):
+                acc += _gain(rel[i], opt & 1) / log2(i + 2.0)
+        return acc / den if den > 0 else 0.0
+
+    if code == M_CG or code == M_DCG:
+        if avg:
+            _avg_gain(rel, grp_end, n_avail, 0.0, 1, opt & 1, scratch)
+            for i in range(n):
+                acc += scratch[i] if code == M_CG else scratch[i] / log2(i + 2.0)
+        else:
+            for i in range(n):
+                x = _gain(rel[i], opt & 1)
+                acc += x if code == M_CG else x / log2(i + 2.0)
+        return acc
+
+    if code == M_ERR:
+        p_ = 1.0
+        y = pow(2.0, par)
+        for i in range(n):
+            x = _gain(rel[i], 1) / y
+            acc += p_ * x / (i + 1.0)
+            p_ = p_ * (1.0 - x)
+        return acc
+
+    if code == M_BPREF:
+        s = 0
+        for i in range(n):
+            if not judged[i]:
+                continue
+            if rel[i] >= thr:
+                if s > 0:
+                    x = <double> (s if s < nrel else nrel)
+                    y = <double> (nnonrel if nnonrel < nrel else nrel)
+                    acc += 1.0 - x / y
+                else:
+                    acc += 1.0
+            else:
+                s += 1
+        return acc / nrel if nrel > 0 else 0.0
+
+    if code == M_RPREC:
+        kk = nrel
+        n = n_avail if n_avail < kk else kk
+
+    # binary relevance, averaged over tie groups when asked
+    if avg:
+        _avg_gain(rel, grp_end, n_avail, thr, 0, 0, scratch)
+    else:
+        for i in range(n):
+            scratch[i] = 1.0 if rel[i] >= thr else 0.0
+
+    if code == M_RR and avg:
+        # exact expectation of 1/rank of the first relevant item over tie orders
+        i = 0
+        while i < n:
+            t = grp_end[i] - i
+            x = scratch[i] * t
+            r = <long long> (x + 0.5)
+            if r > 0:
+                q = 1.0
+                for j in range(t - r + 1):
+                    if i + j >= n:
+                        break
+                    prob = q * r / (t - j)
+                    acc += prob / (i + j + 1.0)
+                    q = q * (t - j - r) / (t - j)
+                return acc
+            i = grp_end[i]
+        return 0.0
+
+    if code == M_HIT_RATE and opt == 0 and avg:
+        i = 0
+        while i < n:
+            t = grp_end[i] - i
+            r = <long long> (scratch[i] * t + 0.5)
+            if r > 0:
+                m = n - i if n - i < t else t
+                q = 1.0
+                for j in range(m):
+                    q = q * (t - r - j) / (t - j) if t - r - j > 0 else 0.0
+                return 1.0 - q
+            i = grp_end[i]
+        return 0.0
+
+    if code == M_AP and avg:
+        x = 0.0  # relevant before the group (expected = exact count)
+        i = 0
+        while i < n:
+            t = grp_end[i] - i
+            r = <long long> (scratch[i] * t + 0.5)
+            if r > 0:
+                for j in range(t):
+                    if i + j >= n:
+                        break
+                    if t > 1:
+                        y = x + j * (r - 1.0) / (t - 1.0) + 1.0
+                    else:
+                        y = x + 1.0
+                    acc += (r / <double> t) * y / (i + j + 1.0)
+            x += r
+            i = grp_end[i]
+        if opt == 1:
+            den = <double> (kk if kk < nrel else nrel)
+        else:
+            den = <double> nrel
+        return acc / den if den > 0 else 0.0
+
+    x = 0.0
+    for i in range(n):
+        x += scratch[i]
+    # x = hits in top n (expected hits when averaged)
+    if code == M_HITS:
+        return x
+    if code == M_PRECISION or code == M_RPREC:
+        if code == M_RPREC:
+            den = <double> nrel
+        elif opt == 0:
+            den = <double> kk
+        elif opt == 1:
+            den = <double> (list_len if list_len < kk else kk)
+        else:
+            den = <double> (kk if kk < nrel else nrel)
+        return x / den if den > 0 else 0.0
+    if code == M_RECALL:
+        den = <double> (nrel if opt == 0 else (kk if kk < nrel else nrel))
+        return x / den if den > 0 else 0.0
+    if code == M_FBETA:
+        den = par * par * nrel + kk
+        return (1.0 + par * par) * x / den if den > 0 else 0.0
+    if code == M_HIT_RATE:
+        if opt == 0:
+            return 1.0 if x > 0 else 0.0
+        if opt == 1:
+            den = <double> (list_len if list_len < kk else kk)
+        else:
+            den = <double> nrel
+        return x / den if den > 0 else 0.0
+    if code == M_RR or code == M_FIRST_HIT:
+        for i in range(n):
+            if scratch[i] > 0:
+                return 1.0 / (i + 1.0) if code == M_RR else i + 1.0
+        return 0.0 if code == M_RR else NAN
+    if code == M_AP:
+        h = 0
+        for i in range(n):
+            if scratch[i] > 0:
+                h += 1
+                acc += h / (i + 1.0)
+        if opt == 0:
+            den = <double> nrel
+        elif opt == 1:
+            den = <double> (kk if kk < nrel else nrel)
+        else:
+            den = <double> h
+        return acc / den if den > 0 else 0.0
+    if code == M_MAR:
+        y = 0.0
+        for i in range(kk):
+            if i < n:
+                y += scratch[i]
+            acc += y / nrel if nrel > 0 else 0.0
+        return acc / kk if kk > 0 else 0.0
+    if code == M_RBP:
+        q = 1.0
+        for i in range(n):
+            acc += scratch[i] * q
+            q = q * par
+        return (1.0 - par) * acc
+    return NAN
+
+
+cdef void _avg_gain(const double* rel, const long long* grp_end, long long n_avail,
+                    double thr, int graded, int exp_gain, double* out) noexcept nogil:
+    """Mean (binary or graded) gain of each position's tie group, written to out[0:n_avail]."""
+    cdef long long i = 0, j, e
+    cdef double acc
+    while i < n_avail:
+        e = grp_end[i]
+        acc = 0.0
+        for j in range(i, e):
+            if graded:
+                acc += _gain(rel[j], exp_gain)
+            else:
+                acc += 1.0 if rel[j] >= thr else 0.0
+        acc = acc / (e - i)
+        for j in range(i, e):
+            out[j] = acc
+        i = e
+
+
+def compute_metrics(const long long[::1] indptr, const double[::1] rel,
+                    const signed char[::1] judged, const long long[::1] grp_end,
+                    const long long[::1] list_len, const long long[::1] t_indptr,
+                    const double[::1] t_rel_desc, const int[::1] codes,
+                    const long long[::1] ks, const double[::1] thrs, const double[::1] pars,
+                    const int[::1] opts):
+    """Every requested metric for every user in one parallel pass.
+
+    ``grp_end`` is empty unless ties are averaged; otherwise ``grp_end[p]`` is the absolute
+    end of the tie group that holds position p. Returns a (users x requests) float64 array.
+    """
+    cdef Py_ssize_t n_users = indptr.shape[0] - 1, n_req = codes.shape[0]
+    cdef cnp.ndarray[cnp.float64_t, ndim=2] out_arr = np.empty((n_users, n_req), dtype=np.float64)
+    cdef double[:, ::1] out = out_arr
+    cdef long long maxlen = 1, u, s, e, j, q
+    cdef int avg = grp_end.shape[0] > 0
+    for u in range(n_users):
+        if indptr[u + 1] - indptr[u] > maxlen:
+            maxlen = indptr[u + 1] - indptr[u]
+    cdef double* scratch
+    cdef long long* gbuf
+    with nogil, parallel():
+        scratch = <double*> malloc(maxlen * sizeof(double))
+        gbuf = <long long*> malloc(maxlen * sizeof(long long))
+        for u in prange(n_users, schedule="guided"):
+            s = indptr[u]
+            e = indptr[u + 1]
+            if avg:
+                for j in range(e - s):
+                    gbuf[j] = grp_end[s + j] - s
+            for q in range(n_req):
+                out[u, q] = _metric(codes[q], ks[q], thrs[q], pars[q], opts[q],
+                                    &rel[s] if e > s else NULL,
+                                    &judged[s] if e > s else NULL,
+                                    gbuf if avg else NULL,
+                                    e - s, list_len[u],
+                                    &t_rel_desc[t_indptr[u]] if t_indptr[u + 1] > t_indptr[u] else NULL,
+                                    t_indptr[u + 1] - t_indptr[u], scratch)
+        free(scratch)
+        free(gbuf)
+    return out_arr

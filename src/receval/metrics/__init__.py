@@ -1,0 +1,15 @@
+"""Metric definitions, the registry and the canonical-key parser (no array code here)."""
+
+from . import ranking  # noqa: F401  (registers the ranking metrics)
+from .spec import ALIASES, REGISTRY, MetricDef, MetricSpec, Param, metric, parse_metric, parse_metrics, register
+
+
+def list_metrics() -> list[MetricDef]:
+    """Every registered metric family, sorted by name."""
+    return [REGISTRY[name] for name in sorted(REGISTRY)]
+
+
+__all__ = [
+    "ALIASES", "REGISTRY", "MetricDef", "MetricSpec", "Param", "list_metrics", "metric",
+    "parse_metric", "parse_metrics", "register",
+]

@@ -1,0 +1,189 @@
+"""Ranking metrics: definitions, formulas, conventions.
+
+Notation for one user: the list is ordered by the tie policy; ``rel_i`` is the truth relevance
+of the item at rank i (0 when the item is not in the truth), ``b_i = [rel_i >= rel]`` its binary
+relevance at threshold ``rel``, ``R`` the number of the user's truth items with relevance >= rel,
+``L`` the list length, ``k`` the cutoff (the whole list when no cutoff is given), and
+``h_k = sum_{i<=k} b_i`` the hits in the top k. Ranks past the end of a short list count as
+non-relevant. Every value is per user; the summary is the mean over evaluated users unless the
+metric says "micro".
+"""
+
+from __future__ import annotations
+
+from .spec import MetricDef, Param, register
+
+REL = Param(
+    "rel", 1.0, "relevance threshold: truth items with relevance >= rel are relevant",
+    kind=float, low=0.0, low_open=True,
+)
+GAIN = Param("gain", "linear", "gain of a relevance r: linear = r, exp = 2^r - 1", ("linear", "exp"))
+IDEAL = Param(
+    "ideal", "truth",
+    "ideal list for IDCG: truth = all of the user's truth relevances (trec_eval, seeds 002/003); "
+    "list = the relevances of the items in the user's own list (seed 004, scikit-learn)",
+    ("truth", "list"),
+)
+
+register(MetricDef(
+    "hits", "Hits (relevant retrieved)", "h_k = sum_{i<=k} b_i",
+    "Number of relevant items in the top k (trec_eval num_rel_ret, ranx hits).",
+    (REL,), bounds=(0.0, None),
+    example="list [1, 0, 1], k=3: hits = 2",
+), ("num_rel_ret",))
+
+register(MetricDef(
+    "precision", "Precision@k", "P@k = h_k / D",
+    "Share of the top k that is relevant. Denominator D: k (default, trec_eval P; short lists "
+    "count missing ranks as misses) | list = min(k, L) | min_k_rel = min(k, R), the 'adjusted' "
+    "precision of seed 002 that a perfect list can always bring to 1.",
+    (REL, Param("denominator", "k", "k | list | min_k_rel", ("k", "list", "min_k_rel"))),
+    example="Alice [1, 0, 1, 0, 0]: P@1..5 = 1, 1/2, 2/3, 2/4, 2/5",
+), ("p", "prec"))
+
+register(MetricDef(
+    "recall", "Recall@k", "R@k = h_k / D",
+    "Share of the relevant items found in the top k. Denominator D: rel = R (default) | "
+    "min_k_rel = min(k, R) (then equal to adjusted precision).",
+    (REL, Param("denominator", "rel", "rel | min_k_rel", ("rel", "min_k_rel"))),
+    example="Alice, R = 5: recall@2 = 1/5, recall@3 = 2/5",
+), ("r",))
+
+register(MetricDef(
+    "f1", "F1@k", "F1@k = 2 P R / (P + R) = 2 h_k / (R + k)",
+    "Harmonic mean of precision@k (denominator k) and recall@k (denominator R); 0 when both are 0.",
+    (REL,),
+    example="h=2, k=5, R=5: F1 = 4/10",
+))
+
+register(MetricDef(
+    "fbeta", "F-beta@k", "F_b@k = (1 + b^2) P R / (b^2 P + R) = (1 + b^2) h_k / (b^2 R + k)",
+    "Weighted harmonic mean of precision@k and recall@k; beta > 1 favours recall.",
+    (REL, Param("beta", 1.0, "weight of recall", kind=float, low=0.0, low_open=True)),
+    example="h=2, k=5, R=5, beta=2: F = 5*2/(4*5+5) = 0.4",
+))
+
+register(MetricDef(
+    "hit_rate", "Hit rate@k",
+    "user: [h_k > 0]; recommended: sum_u h_k / sum_u min(k, L) (micro); truth: sum_u h_k / sum_u R (micro)",
+    "Three meanings the field mixes up, each named by `level`: user = share of users with at "
+    "least one hit in the top k (seed 004 user-level, seed 000 Hits@k, trec_eval success); "
+    "recommended = total hits over total recommended items (seed 004 item-level); truth = total "
+    "hits over total held-out items (seed 001 HR). The item levels are micro averages; the "
+    "per-user column holds each user's own ratio.",
+    (REL, Param("level", "user", "user | recommended | truth", ("user", "recommended", "truth"))),
+    example="users with 1 and 0 hits in the top 3: hit_rate@3 = 1/2",
+), ("hr", "success", "hit_ratio"))
+
+register(MetricDef(
+    "mrr", "Reciprocal rank (mean: MRR)", "RR@k = 1 / rank of the first relevant item within k (0 if none)",
+    "Reciprocal rank of the first relevant item; 0 when nothing relevant is retrieved within k "
+    "(trec_eval recip_rank, seed 004).",
+    (REL,),
+    example="first hits at ranks 2, 1 and none: MRR = (1/2 + 1 + 0)/3 = 0.5",
+), ("rr", "recip_rank", "reciprocal_rank"))
+
+register(MetricDef(
+    "first_hit_rank", "Rank of the first hit", "rank of the first relevant item within k",
+    "1-based rank of the first relevant item. Users with no hit within k have no value (NaN) "
+    "and are left out of the mean; the summary's n counts the users that have one.",
+    (REL,), higher_is_better=False, bounds=(1.0, None),
+    example="[0, 1, 1]: 2",
+), ("mean_rank_first_hit",))
+
+register(MetricDef(
+    "map", "Average precision (mean: MAP)", "AP@k = (1/D) sum_{i<=k} b_i * h_i / i",
+    "Mean of precision at each relevant rank within k. Denominator D: rel = R (default; "
+    "trec_eval map / map_cut, seeds 000 and 003) | min_k_rel = min(k, R) (RecBole, Microsoft "
+    "Recommenders) | hits = h_k (recmetrics, torchmetrics; 0 when h_k = 0).",
+    (REL, Param("denominator", "rel", "rel | min_k_rel | hits", ("rel", "min_k_rel", "hits"))),
+    reference="Manning, Raghavan, Schuetze (2008), ch. 8.4",
+    example="[1, 0, 1, 0, 0], R = 5: AP = (1/1 + 2/3) / 5 = 1/3",
+), ("ap", "average_precision"))
+
+register(MetricDef(
+    "mar", "Average recall@k (mean: MAR@k)", "AR@k = (1/k) sum_{j=1..k} recall@j",
+    "Mean of recall@j over the cutoffs j = 1..k (the recall counterpart of AP's mean over "
+    "ranks). Distinct from the IoU-based average recall of object detection.",
+    (REL,),
+    example="[1, 0, 1], R = 2, k = 3: (1/2 + 1/2 + 1)/3 = 2/3",
+))
+
+register(MetricDef(
+    "cg", "Cumulative gain", "CG@k = sum_{i<=k} g(rel_i)",
+    "Sum of the gains in the top k; order-blind.", (GAIN,), bounds=(0.0, None),
+    example="ratings [5, 3, 2, 1, 2]: CG@5 = 13 (seed 003)",
+))
+
+register(MetricDef(
+    "dcg", "Discounted cumulative gain", "DCG@k = sum_{i<=k} g(rel_i) / log2(i + 1)",
+    "Gains discounted by log2 of the rank plus one; g is linear (r) or exponential (2^r - 1).",
+    (GAIN,), bounds=(0.0, None),
+    reference="Jarvelin & Kekalainen (2002); Burges et al. (2005) for exp gain",
+    example="[1, 0, 1]: DCG@3 = 1 + 1/2 = 1.5 (seed 002)",
+))
+
+register(MetricDef(
+    "idcg", "Ideal DCG", "IDCG@k = sum_{i<=k} g(rel*_i) / log2(i + 1), rel* sorted descending",
+    "DCG of the ideal ordering; the ideal list is all truth relevances (ideal=truth) or the "
+    "relevances of the user's own list items (ideal=list).",
+    (GAIN, IDEAL), bounds=(0.0, None),
+    example="ideal [1, 1, 1]: IDCG@3 = 1 + 1/log2(3) + 1/2",
+))
+
+register(MetricDef(
+    "ndcg", "Normalized DCG", "nDCG@k = DCG@k / IDCG@k (0 when IDCG@k = 0)",
+    "DCG normalised by the ideal DCG. gain=linear with ideal=truth is trec_eval's ndcg_cut and "
+    "ranx ndcg; gain=exp is ranx ndcg_burges; ideal=list is scikit-learn ndcg_score.",
+    (GAIN, IDEAL),
+    reference="Jarvelin & Kekalainen (2002)",
+    example="[1, 0, 1], R = 5: 1.5 / (1 + 1/log2(3) + 1/2) = 0.70391808903...",
+), ("ndcg_cut",))
+
+register(MetricDef(
+    "r_precision", "R-precision", "RP = h_R / R",
+    "Precision at rank R, the number of relevant items (trec_eval Rprec); equals recall at R.",
+    (REL,), cutoff="none",
+    example="R = 2, list [1, 0, 1]: 1/2",
+), ("rprec",))
+
+register(MetricDef(
+    "err", "Expected reciprocal rank",
+    "ERR@k = sum_{i<=k} (1/i) R_i prod_{j<i} (1 - R_j), R_i = (2^rel_i - 1) / 2^max_grade",
+    "Cascade model: the user stops at rank i with probability R_i. max_grade defaults to the "
+    "largest relevance in the truth (auto); set it to the scale's maximum to compare datasets.",
+    (Param("max_grade", None, "largest grade of the relevance scale (auto: truth maximum)",
+           kind=float, low=0.0, low_open=True),),
+    reference="Chapelle, Metzler, Zhang, Grinspan (CIKM 2009)",
+    example="grades [1, 0], max_grade 1: ERR = 1/2",
+))
+
+register(MetricDef(
+    "rbp", "Rank-biased precision", "RBP@k = (1 - p) sum_{i<=k} b_i p^(i-1)",
+    "Expected rate of relevant items seen by a user who goes on to the next rank with "
+    "probability p (persistence).",
+    (REL, Param("p", 0.8, "persistence", kind=float, low=0.0, high=1.0, low_open=True, high_open=True)),
+    reference="Moffat & Zobel (TOIS 2008)",
+    example="[1, 0, 1], p = 0.5: 0.5 * (1 + 0.25) = 0.625",
+))
+
+register(MetricDef(
+    "bpref", "Binary preference",
+    "bpref = (1/R) sum_{relevant retrieved r} (1 - min(n_r, R) / min(R, N))",
+    "Judged items only: n_r is the number of judged non-relevant items ranked above r, N the "
+    "number of judged non-relevant truth items; a relevant item with no judged non-relevant item "
+    "above it adds 1 (trec_eval).",
+    (REL,), cutoff="none",
+    reference="Buckley & Voorhees (SIGIR 2004)",
+    example="judged [n, r], R = 1, N = 1: 1 - 1/1 = 0",
+))
+
+register(MetricDef(
+    "num_rel", "Relevant items in the truth", "R", "Number of truth items with relevance >= rel.",
+    (REL,), cutoff="none", bounds=(0.0, None),
+))
+
+register(MetricDef(
+    "num_ret", "Retrieved items", "min(k, L)", "Number of items in the (cut) list.",
+    (), bounds=(0.0, None),
+))

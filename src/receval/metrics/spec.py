@@ -1,0 +1,259 @@
+"""Metric specs and canonical keys.
+
+A :class:`MetricSpec` is a frozen, validated value: a metric name, an optional cutoff ``k`` and
+the parameters that differ from their defaults. Its canonical key is a string that
+:func:`parse_metric` turns back into an equal spec::
+
+    ndcg@10                      ndcg@10(gain=exp)
+    ap@100(denominator=min_k_rel) hit_rate@10(level=truth)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import MetricError, UnknownMetricError, suggest
+
+
+@dataclass(frozen=True)
+class Param:
+    """One named parameter of a metric: its default, type and allowed values."""
+
+    name: str
+    default: Any
+    doc: str
+    choices: tuple[Any, ...] | None = None
+    kind: type = str
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+
+    def convert(self, metric: str, value: Any) -> Any:
+        """Validate and convert a value (given as text in a key, or as an object)."""
+        if self.kind is str or self.choices is not None:
+            text = str(value)
+            if self.choices is not None and text not in self.choices:
+                raise MetricError(
+                    f"{metric}: parameter {self.name}={value!r} is not valid; choose one of "
+                    f"{list(self.choices)}." + suggest(text, self.choices)
+                )
+            return text
+        if value is None or (isinstance(value, str) and value in ("auto", "None")):
+            if self.default is None:
+                return None
+            raise MetricError(f"{metric}: parameter {self.name} needs a number, got {value!r}.")
+        try:
+            num = float(value)
+        except (TypeError, ValueError):
+            raise MetricError(
+                f"{metric}: parameter {self.name} needs a number, got {value!r}."
+            ) from None
+        bad_low = self.low is not None and (num <= self.low if self.low_open else num < self.low)
+        bad_high = self.high is not None and (
+            num >= self.high if self.high_open else num > self.high
+        )
+        if bad_low or bad_high or num != num:
+            lo = "(" if self.low_open else "["
+            hi = ")" if self.high_open else "]"
+            raise MetricError(
+                f"{metric}: parameter {self.name}={value!r} is out of range; it must lie in "
+                f"{lo}{self.low if self.low is not None else '-inf'}, "
+                f"{self.high if self.high is not None else 'inf'}{hi}."
+            )
+        if self.kind is int:
+            if num != int(num):
+                raise MetricError(f"{metric}: parameter {self.name} must be an integer, got {value!r}.")
+            return int(num)
+        return num
+
+
+@dataclass(frozen=True)
+class MetricDef:
+    """A metric family: name, cutoff rule, parameters, summary rule and documentation.
+
+    ``cutoff``: ``"optional"`` (``name`` = whole list, ``name@k``), ``"none"`` (never a cutoff).
+    ``aggregate``: ``"mean"`` over evaluated users, or ``"micro"``: sum of per-user numerators
+    over sum of per-user denominators (item-level hit rates).
+    """
+
+    name: str
+    title: str
+    formula: str
+    doc: str
+    params: tuple[Param, ...] = ()
+    cutoff: str = "optional"
+    aggregate: str = "mean"
+    higher_is_better: bool = True
+    bounds: tuple[float, float | None] = (0.0, 1.0)
+    family: str = "ranking"
+    reference: str = ""
+    example: str = ""
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        valid = [p.name for p in self.params]
+        raise UnknownMetricError(
+            f"{self.name}: unknown parameter {name!r}; valid parameters are {valid or 'none'}."
+            + suggest(name, valid)
+        )
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A metric with its cutoff and non-default parameters (hashable, comparable).
+
+    Build it with :func:`parse_metric` (from a key) or :func:`metric` (from keywords).
+    """
+
+    name: str
+    k: int | None = None
+    params: tuple[tuple[str, Any], ...] = field(default=())
+
+    @property
+    def definition(self) -> MetricDef:
+        return REGISTRY[self.name]
+
+    def get(self, name: str) -> Any:
+        """The value of a parameter (its default when not set)."""
+        for key, value in self.params:
+            if key == name:
+                return value
+        return self.definition.param(name).default
+
+    @property
+    def key(self) -> str:
+        """Canonical key: ``name[@k][(p=v,...)]`` with only non-default parameters, sorted."""
+        out = self.name if self.k is None else f"{self.name}@{self.k}"
+        if self.params:
+            out += "(" + ",".join(f"{k}={_fmt(v)}" for k, v in self.params) + ")"
+        return out
+
+    def __str__(self) -> str:
+        return self.key
+
+    def __repr__(self) -> str:
+        return f"MetricSpec({self.key!r})"
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return repr(int(value)) if value == int(value) and abs(value) < 1e15 else repr(value)
+    return str(value)
+
+
+REGISTRY: dict[str, MetricDef] = {}
+ALIASES: dict[str, str] = {}
+
+
+def register(defn: MetricDef, aliases: tuple[str, ...] = ()) -> MetricDef:
+    """Add a metric family (and name aliases) to the registry."""
+    REGISTRY[defn.name] = defn
+    for alias in aliases:
+        ALIASES[alias] = defn.name
+    return defn
+
+
+_KEY = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_\-]*)\s*(?:@\s*([^()\s]+))?\s*(?:\((.*)\))?\s*$")
+
+
+def metric(name: str, k: int | None = None, **params: Any) -> MetricSpec:
+    """Build a validated spec from keywords: ``metric("ndcg", 10, gain="exp")``."""
+    canonical = ALIASES.get(name.lower(), name.lower())
+    if canonical not in REGISTRY:
+        valid = sorted(REGISTRY) + sorted(ALIASES)
+        raise UnknownMetricError(
+            f"unknown metric {name!r}." + suggest(name.lower(), valid)
+            + " Run `receval metrics` (or receval.list_metrics()) for the full list."
+        )
+    defn = REGISTRY[canonical]
+    if k is not None:
+        if defn.cutoff == "none":
+            raise MetricError(f"{canonical} takes no cutoff, got @{k}; use {canonical!r}.")
+        if isinstance(k, bool) or not isinstance(k, int):
+            try:
+                as_float = float(k)
+            except (TypeError, ValueError):
+                as_float = float("nan")
+            if as_float != as_float or as_float != int(as_float):
+                raise MetricError(f"{canonical}: cutoff k must be a positive integer, got {k!r}.")
+            k = int(as_float)
+        if k <= 0:
+            raise MetricError(
+                f"{canonical}: cutoff k must be a positive integer, got {k}. "
+                f"Use {canonical!r} without @k for the whole list."
+            )
+    values = []
+    for pname in sorted(params):
+        p = defn.param(pname)
+        value = p.convert(canonical, params[pname])
+        if value != p.default:
+            values.append((pname, value))
+    return MetricSpec(canonical, k, tuple(values))
+
+
+def parse_metric(key: str | MetricSpec) -> MetricSpec:
+    """Parse a canonical key (or an alias such as ``mrr@10``) into a :class:`MetricSpec`."""
+    if isinstance(key, MetricSpec):
+        return key
+    if not isinstance(key, str):
+        raise MetricError(f"a metric must be a string key or a MetricSpec, got {key!r}.")
+    m = _KEY.match(key)
+    if not m:
+        raise MetricError(
+            f"cannot parse metric key {key!r}; expected name[@k][(param=value,...)], "
+            "for example 'ndcg@10(gain=exp)'."
+        )
+    name, k_text, params_text = m.groups()
+    k: int | None = None
+    if k_text is not None:
+        try:
+            k_float = float(k_text)
+        except ValueError:
+            raise MetricError(f"{key!r}: cutoff must be a positive integer, got {k_text!r}.") from None
+        if k_float != int(k_float):
+            raise MetricError(f"{key!r}: cutoff must be a positive integer, got {k_text!r}.")
+        k = int(k_float)
+    params: dict[str, str] = {}
+    if params_text:
+        for part in params_text.split(","):
+            if not part.strip():
+                continue
+            if "=" not in part:
+                raise MetricError(f"{key!r}: parameter {part.strip()!r} must be written name=value.")
+            pname, value = part.split("=", 1)
+            params[pname.strip()] = value.strip()
+    return metric(name, k, **params)
+
+
+def parse_metrics(metrics: str | MetricSpec | list | tuple) -> list[MetricSpec]:
+    """Parse one key, a comma-separated string of simple keys, or a list of keys/specs."""
+    if isinstance(metrics, (str, MetricSpec)):
+        metrics = _split_keys(metrics) if isinstance(metrics, str) else [metrics]
+    specs: list[MetricSpec] = []
+    for m in metrics:
+        spec = parse_metric(m)
+        if spec not in specs:
+            specs.append(spec)
+    if not specs:
+        raise MetricError("no metric was requested; pass e.g. ['ndcg@10', 'map'].")
+    return specs
+
+
+def _split_keys(text: str) -> list[str]:
+    """Split 'ndcg@10,map(denominator=hits),mrr' on commas outside parentheses."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur)
+    return [s for s in (x.strip() for x in out) if s]

@@ -1,0 +1,80 @@
+"""Evaluation policies: every convention on which libraries disagree, as one named value.
+
+=================  ==========================  ===================================================
+policy             default                     choices
+=================  ==========================  ===================================================
+``ties``           ``"id"``                    ``"id"``: score descending, then raw item id
+                                               ascending (deterministic, input-order free);
+                                               ``"average"``: expected value over all orders of
+                                               tied items (McSherry & Najork 2008);
+                                               ``"trec_eval"``: score as 32-bit float descending,
+                                               then item id descending (trec_eval 9.x).
+``users``          ``"truth"``                 which users are evaluated: ``"truth"`` (every user
+                                               with truth rows; a user with no list scores 0),
+                                               ``"run"``, ``"union"``, ``"intersection"``.
+``empty_truth``    ``"skip"``                  a user whose truth has no relevant item:
+                                               ``"skip"`` (counted), ``"zero"``, ``"nan"``,
+                                               ``"error"``.
+``duplicates``     ``"error"``                 repeated (user, item) rows: ``"error"``,
+                                               ``"first"`` (keep the first row), ``"max"`` (keep
+                                               the highest score / relevance).
+``nan_scores``     ``"error"``                 NaN or infinite scores: ``"error"``, ``"drop"``
+                                               (remove those rows, counted), ``"last"`` (rank
+                                               them after every finite score).
+``negative_rel``   ``"error"``                 relevance below 0: ``"error"``, ``"zero"`` (judged
+                                               non-relevant, as trec_eval does).
+=================  ==========================  ===================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from .errors import PolicyError, suggest
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "ties": ("id", "average", "trec_eval"),
+    "users": ("truth", "run", "union", "intersection"),
+    "empty_truth": ("skip", "zero", "nan", "error"),
+    "duplicates": ("error", "first", "max"),
+    "nan_scores": ("error", "drop", "last"),
+    "negative_rel": ("error", "zero"),
+}
+
+
+@dataclass(frozen=True)
+class Policies:
+    """The conventions of one evaluation; see the module docstring for every choice."""
+
+    ties: str = "id"
+    users: str = "truth"
+    empty_truth: str = "skip"
+    duplicates: str = "error"
+    nan_scores: str = "error"
+    negative_rel: str = "error"
+
+    def __post_init__(self) -> None:
+        for name, choices in _CHOICES.items():
+            value = getattr(self, name)
+            if value not in choices:
+                raise PolicyError(
+                    f"{name}={value!r} is not a valid policy; choose one of {list(choices)}."
+                    + suggest(str(value), choices)
+                )
+
+    def to_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+    @classmethod
+    def from_kwargs(cls, **kwargs: object) -> Policies:
+        unknown = set(kwargs) - set(_CHOICES)
+        if unknown:
+            name = sorted(unknown)[0]
+            raise PolicyError(
+                f"unknown policy {name!r}; valid policies are {sorted(_CHOICES)}."
+                + suggest(name, _CHOICES)
+            )
+        return cls(**kwargs)  # type: ignore[arg-type]
+
+
+POLICY_CHOICES = _CHOICES
