@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import MetricError, UnknownMetricError, suggest
@@ -77,6 +78,9 @@ class MetricDef:
     ``cutoff``: ``"optional"`` (``name`` = whole list, ``name@k``), ``"none"`` (never a cutoff).
     ``aggregate``: ``"mean"`` over evaluated users, or ``"micro"``: sum of per-user numerators
     over sum of per-user denominators (item-level hit rates).
+    ``compute``: for metrics outside the compiled ranking kernel, a function
+    ``compute(spec, packed, context) -> MetricValues`` (see :mod:`receval.engines.plugins`);
+    ``needs`` names the optional inputs it requires (``"train"``, ``"item_features"``, ...).
     """
 
     name: str
@@ -91,6 +95,8 @@ class MetricDef:
     family: str = "ranking"
     reference: str = ""
     example: str = ""
+    compute: Callable[..., Any] | None = None
+    needs: tuple[str, ...] = ()
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -1,0 +1,1 @@
+"""Engines: where packing and kernels run (local, in-process)."""

@@ -1,0 +1,49 @@
+"""The contract for metrics computed outside the compiled ranking kernel.
+
+A metric family registered with ``MetricDef(compute=fn, needs=(...))`` is evaluated by calling
+``fn(spec, packed, context)``, which returns :class:`MetricValues`:
+
+- ``per_user``: one float per evaluated user (row order of ``packed.user_ids``; NaN where the
+  metric is undefined for that user, left out of the mean), or ``None`` for catalogue-level
+  metrics that have only a global value;
+- ``value``: the summary value; when ``None`` the mean of ``per_user`` over non-NaN users is used;
+- ``info``: extra facts to report (e.g. the catalogue size used).
+
+Catalogue metrics should compute from mergeable partial states (counts per item) so that blocks
+of users, or a distributed engine, combine them with the same code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+
+
+@dataclass
+class MetricValues:
+    per_user: np.ndarray | None = None
+    value: float | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Context:
+    """Optional inputs of an evaluation, as the user passed them (validated by their users)."""
+
+    train: Any = None
+    item_features: Any = None
+    catalog: Any = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def require(self, name: str, metric: str) -> Any:
+        value = getattr(self, name)
+        if value is None:
+            raise InputError(
+                f"{metric} needs {name}=...; pass it to evaluate() / Evaluator(), e.g. "
+                f"rv.evaluate(run, truth, [{metric!r}], {name}=...)."
+            )
+        return value

@@ -1,0 +1,5 @@
+"""Result objects: per-user tables, summaries, counts."""
+
+from .result import EvalResult
+
+__all__ = ["EvalResult"]
