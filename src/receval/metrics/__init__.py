@@ -1,7 +1,17 @@
 """Metric definitions, the registry and the canonical-key parser (no array code here)."""
 
 from . import ranking  # noqa: F401  (registers the ranking metrics)
-from .spec import ALIASES, REGISTRY, MetricDef, MetricSpec, Param, metric, parse_metric, parse_metrics, register
+from .spec import (
+    ALIASES,
+    REGISTRY,
+    MetricDef,
+    MetricSpec,
+    Param,
+    metric,
+    parse_metric,
+    parse_metrics,
+    register,
+)
 
 
 def list_metrics() -> list[MetricDef]:

@@ -11,8 +11,8 @@ the parameters that differ from their defaults. Its canonical key is a string th
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import MetricError, UnknownMetricError, suggest
