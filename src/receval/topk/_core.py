@@ -1,0 +1,381 @@
+"""Full ranking: top-k items per user from a score matrix, training items masked.
+
+The standard full-ranking protocol scores every item for every user, removes the items the
+user interacted with in training, and keeps the ``k`` best. Users are processed in blocks so
+that at most ``block_users x n_items`` scores exist at once (a 1M x 100k matrix is never built).
+
+Tie rule (deterministic, independent of block size and backend): score descending, then item
+column index ascending. Items whose score is ``-inf`` (masked training items, or items a model
+marks as never recommendable) are never returned; rows that cannot be filled are padded with
+item ``-1`` and score ``NaN``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import InputError, PolicyError, require, suggest
+
+#: Default number of score cells held per block (about 32 MB of float64).
+BLOCK_ELEMENTS = 1 << 22
+
+_BACKENDS = ("auto", "numpy", "torch")
+_MISSING = ("skip", "zero")
+
+
+class TopK(NamedTuple):
+    """Ranked lists in the packed matrix layout accepted by ``receval.evaluate``.
+
+    ``items[u, j]`` is the item column index at rank ``j + 1`` for user row ``u`` (``-1`` =
+    padding); ``scores[u, j]`` is its score (``NaN`` at padding).
+    """
+
+    items: np.ndarray
+    scores: np.ndarray
+
+
+def _is_torch_tensor(x: Any) -> bool:
+    return type(x).__module__.split(".")[0] == "torch"
+
+
+def _check_k(k: Any) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise InputError(f"k must be a positive integer; got {k!r}. Pass e.g. k=10.")
+    return int(k)
+
+
+def _as_csr(x: Any, name: str, shape: tuple[int, int] | None = None) -> sp.csr_matrix:
+    if not sp.issparse(x):
+        raise InputError(
+            f"{name} must be a scipy.sparse matrix (users x items); got {type(x).__name__}. "
+            "Build one with scipy.sparse.csr_matrix((data, (rows, cols)), shape=(n_users, n_items))."
+        )
+    m = sp.csr_matrix(x)
+    if shape is not None and m.shape != shape:
+        raise InputError(
+            f"{name} has shape {m.shape} but the scores have shape {shape}; "
+            "both must be (n_users x n_items) with the same row and column order."
+        )
+    return m
+
+
+# ----------------------------------------------------------------------------- numpy kernels
+
+
+def _block_topk_dense(s: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Top-k of each row of a dense, already-masked block; ties by column index ascending."""
+    b, n = s.shape
+    kk = min(k, n)
+    if kk == n:
+        idx = np.argsort(-s, axis=1, kind="stable")
+    else:
+        idx = np.argpartition(s, n - kk, axis=1)[:, n - kk :]
+        thresh = np.take_along_axis(s, idx, 1).min(axis=1)[:, None]
+        above = s > thresh
+        greater = above.sum(axis=1)
+        eq = s == thresh
+        ambiguous = greater + eq.sum(axis=1) > kk
+        if ambiguous.any():
+            rows = np.flatnonzero(ambiguous)
+            eqa = eq[rows]
+            need = (kk - greater[rows])[:, None]
+            sel = above[rows] | (eqa & (np.cumsum(eqa, axis=1) <= need))
+            idx[rows] = np.nonzero(sel)[1].reshape(len(rows), kk)
+    vals = np.take_along_axis(s, idx, 1)
+    order = np.lexsort((idx, -vals), axis=-1)
+    idx = np.take_along_axis(idx, order, 1)
+    vals = np.take_along_axis(vals, order, 1)
+    return idx, vals
+
+
+def _block_topk_sparse(
+    data: np.ndarray, indices: np.ndarray, rows: np.ndarray, b: int, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Top-k over the stored entries only (rows = local row of each entry)."""
+    out_i = np.full((b, k), -1, dtype=np.int64)
+    out_s = np.full((b, k), np.nan, dtype=np.float64)
+    if data.size == 0:
+        return out_i, out_s
+    order = np.lexsort((indices, -data, rows))
+    r = rows[order]
+    starts = np.searchsorted(r, np.arange(b))
+    rank = np.arange(r.size) - starts[r]
+    keep = rank < k
+    sel = order[keep]
+    out_i[r[keep], rank[keep]] = indices[sel]
+    out_s[r[keep], rank[keep]] = data[sel]
+    return out_i, out_s
+
+
+def _finish(idx: np.ndarray, vals: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pad to width k, turn -inf (masked) entries into -1 / NaN."""
+    b, kk = idx.shape
+    items = np.full((b, k), -1, dtype=np.int64)
+    scores = np.full((b, k), np.nan, dtype=np.float64)
+    items[:, :kk] = idx
+    scores[:, :kk] = vals
+    dead = np.isneginf(scores)
+    items[dead] = -1
+    scores[dead] = np.nan
+    return items, scores
+
+
+def _check_finite_block(s: np.ndarray, users: np.ndarray) -> None:
+    bad = np.isnan(s) | np.isposinf(s)
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        raise InputError(
+            f"scores contain {int(bad.sum())} NaN or +inf value(s) (first at user row "
+            f"{int(users[r])}, item column {int(c)}: {s[r, c]!r}). Replace them with finite "
+            "scores, or with -inf to mark an item as never recommendable."
+        )
+
+
+# ----------------------------------------------------------------------------- torch kernel
+
+
+def _block_topk_torch(s: Any, k: int, torch: Any) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - needs torch
+    b, n = s.shape
+    kk = min(k, n)
+    top = torch.topk(s, kk, dim=1, largest=True, sorted=True).values
+    thresh = top[:, -1:]
+    above = s > thresh
+    eq = s == thresh
+    need = (kk - above.sum(dim=1))[:, None]
+    sel = above | (eq & (torch.cumsum(eq.to(torch.int32), dim=1) <= need))
+    idx = torch.nonzero(sel)[:, 1].reshape(b, kk)  # row-major, so ascending column per row
+    vals = torch.gather(s, 1, idx)
+    order = torch.sort(vals, dim=1, descending=True, stable=True).indices
+    idx = torch.gather(idx, 1, order)
+    vals = torch.gather(vals, 1, order)
+    return idx.cpu().numpy().astype(np.int64), vals.double().cpu().numpy()
+
+
+# ----------------------------------------------------------------------------- driver
+
+
+def topk_from_scores(
+    scores: np.ndarray | sp.spmatrix | Callable[[np.ndarray], Any] | Any,
+    k: int,
+    *,
+    exclude: sp.spmatrix | None = None,
+    users: np.ndarray | None = None,
+    n_users: int | None = None,
+    missing: str = "skip",
+    block_users: int | None = None,
+    backend: str = "auto",
+    device: str | None = None,
+) -> TopK:
+    """Top-``k`` item columns per user, ranked by score, with training items masked.
+
+    Parameters
+    ----------
+    scores
+        A dense ``(n_users, n_items)`` array (numpy, or a torch tensor), a scipy.sparse matrix
+        of the same shape, or a callable ``score_fn(user_rows) -> (len(user_rows), n_items)``
+        scoring one block of user rows at a time (numpy array or torch tensor).
+    k
+        List length; the output always has ``k`` columns (padded with ``-1``).
+    exclude
+        Sparse ``(n_users, n_items)`` matrix whose stored entries are masked out (the user's
+        training items). Stored explicit zeros are masked too.
+    users
+        Rows to rank (default: all rows, in order); output row ``i`` belongs to ``users[i]``.
+    n_users
+        Number of users; needed only when ``scores`` is a callable and ``users`` is not given.
+    missing
+        Sparse ``scores`` only: ``"skip"`` (default) ranks only stored entries; ``"zero"``
+        treats absent entries as score 0 (blocks are densified).
+    block_users
+        Users per block (default: ``BLOCK_ELEMENTS // n_items``, at least 1). Peak memory is a
+        small multiple of ``block_users * n_items`` scores.
+    backend
+        ``"auto"`` (default: torch when the scores are torch tensors, else numpy),
+        ``"numpy"`` (``numpy.argpartition``), or ``"torch"`` (``torch.topk``; needs the
+        ``torch`` extra).
+    device
+        torch device for ``backend="torch"`` (default ``"cuda"`` when available, else ``"cpu"``).
+
+    Returns
+    -------
+    TopK
+        ``items`` (int64, ``-1`` padding) and ``scores`` (float64, ``NaN`` padding).
+
+    Ties are broken by item column index ascending, so the result does not depend on the
+    block size or backend. ``-inf`` scores are never returned.
+
+    Example
+    -------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> s = np.array([[0.1, 0.9, 0.5, 0.9], [0.3, 0.2, 0.1, 0.0]])
+    >>> train = sp.csr_matrix(([1], ([1], [0])), shape=(2, 4))
+    >>> topk_from_scores(s, 2, exclude=train).items.tolist()
+    [[1, 3], [1, 2]]
+    """
+    k = _check_k(k)
+    if backend not in _BACKENDS:
+        raise PolicyError(
+            f"backend={backend!r} is not valid; choose one of {list(_BACKENDS)}."
+            + suggest(str(backend), _BACKENDS)
+        )
+    if missing not in _MISSING:
+        raise PolicyError(
+            f"missing={missing!r} is not valid; choose one of {list(_MISSING)}."
+            + suggest(str(missing), _MISSING)
+        )
+    is_callable = callable(scores) and not hasattr(scores, "shape")
+    if not is_callable and not hasattr(scores, "shape"):
+        scores = np.asarray(scores)
+    if not is_callable and len(scores.shape) != 2:
+        raise InputError(
+            f"scores must be 2-D (n_users x n_items); got shape {tuple(scores.shape)}."
+        )
+
+    total_users: int
+    if is_callable:
+        if users is None and n_users is None:
+            raise InputError(
+                "scores is a callable, so pass n_users=... (or users=...) to say which rows to score."
+            )
+        total_users = int(n_users) if n_users is not None else -1
+        n_items = None
+    else:
+        total_users, n_items = int(scores.shape[0]), int(scores.shape[1])
+        if n_users is not None and int(n_users) != total_users:
+            raise InputError(f"n_users={n_users} but scores has {total_users} rows.")
+
+    if users is None:
+        user_rows = np.arange(total_users, dtype=np.int64)
+    else:
+        user_rows = np.asarray(users)
+        if user_rows.ndim != 1 or (user_rows.size and user_rows.dtype.kind not in "iu"):
+            raise InputError(f"users must be a 1-D array of row indices; got {user_rows!r:.80}.")
+        user_rows = user_rows.astype(np.int64)
+        hi = total_users if total_users >= 0 else None
+        if user_rows.size and (user_rows.min() < 0 or (hi is not None and user_rows.max() >= hi)):
+            raise InputError(
+                f"users contains row indices outside [0, {hi}); got min {user_rows.min()}, "
+                f"max {user_rows.max()}."
+            )
+
+    excl = None
+    if exclude is not None:
+        excl = _as_csr(exclude, "exclude")
+        if n_items is not None and excl.shape[1] != n_items:
+            raise InputError(
+                f"exclude has {excl.shape[1]} item columns but the scores have {n_items}."
+            )
+        if total_users >= 0 and excl.shape[0] != total_users:
+            raise InputError(
+                f"exclude has {excl.shape[0]} user rows but the scores have {total_users}."
+            )
+        if user_rows.size and user_rows.max() >= excl.shape[0]:
+            raise InputError(
+                f"users refers to row {user_rows.max()} but exclude has {excl.shape[0]} rows."
+            )
+
+    use_torch = backend == "torch" or (
+        backend == "auto" and not is_callable and _is_torch_tensor(scores)
+    )
+    torch = require("torch", "torch") if use_torch else None
+    if torch is not None and device is None:  # pragma: no cover - needs torch
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+
+    m = user_rows.size
+    items_out = np.full((m, k), -1, dtype=np.int64)
+    scores_out = np.full((m, k), np.nan, dtype=np.float64)
+    if m == 0:
+        return TopK(items_out, scores_out)
+
+    sparse_in = not is_callable and sp.issparse(scores)
+    if sparse_in:
+        scores = sp.csr_matrix(scores)
+
+    def _bsize(n_cols: int) -> int:
+        if block_users is not None:
+            if int(block_users) < 1:
+                raise InputError(f"block_users must be >= 1; got {block_users}.")
+            return int(block_users)
+        return max(1, BLOCK_ELEMENTS // max(1, n_cols))
+
+    start = 0
+    step = _bsize(n_items) if n_items is not None else None
+    while start < m:
+        if step is None:  # callable: size the first block from a one-user probe
+            probe = scores(user_rows[:1])
+            n_items = int(probe.shape[1])
+            step = _bsize(n_items)
+            if excl is not None and excl.shape[1] != n_items:
+                raise InputError(
+                    f"exclude has {excl.shape[1]} item columns but score_fn returned {n_items}."
+                )
+        stop = min(m, start + step)
+        rows = user_rows[start:stop]
+        b = rows.size
+
+        if sparse_in and missing == "skip":
+            sub = scores[rows]
+            sub.sum_duplicates()
+            lrow = np.repeat(np.arange(b), np.diff(sub.indptr))
+            data = sub.data.astype(np.float64)
+            ind = sub.indices.astype(np.int64)
+            bad = np.isnan(data) | np.isposinf(data)
+            if bad.any():
+                j = int(np.flatnonzero(bad)[0])
+                raise InputError(
+                    f"scores contain NaN or +inf (user row {int(rows[lrow[j]])}, item column "
+                    f"{int(ind[j])}). Replace them with finite scores or -inf."
+                )
+            keep = ~np.isneginf(data)
+            if excl is not None:
+                ex = excl[rows]
+                ex_keys = np.repeat(np.arange(b), np.diff(ex.indptr)) * n_items + ex.indices
+                keep &= ~np.isin(lrow * n_items + ind, ex_keys)
+            bi, bs = _block_topk_sparse(data[keep], ind[keep], lrow[keep], b, k)
+            items_out[start:stop], scores_out[start:stop] = bi, bs
+            start = stop
+            continue
+
+        if is_callable:
+            block = scores(rows)
+            if tuple(block.shape) != (b, n_items):
+                raise InputError(
+                    f"score_fn returned shape {tuple(block.shape)} for {b} users; expected "
+                    f"({b}, {n_items})."
+                )
+        elif sparse_in:
+            block = scores[rows].toarray()
+        else:
+            block = scores[start:stop] if users is None else scores[rows]
+
+        if use_torch:  # pragma: no cover - needs torch
+            t = block if _is_torch_tensor(block) else torch.as_tensor(np.asarray(block))
+            if not t.is_floating_point():
+                t = t.double()
+            t = t.to(device).clone()
+            if bool(torch.isnan(t).any()) or bool(torch.isposinf(t).any()):
+                _check_finite_block(t.double().cpu().numpy(), rows)
+            if excl is not None:
+                ex = excl[rows]
+                r = torch.as_tensor(np.repeat(np.arange(b), np.diff(ex.indptr)), device=t.device)
+                c = torch.as_tensor(ex.indices.astype(np.int64), device=t.device)
+                t[r, c] = float("-inf")
+            idx, vals = _block_topk_torch(t, k, torch)
+        else:
+            if _is_torch_tensor(block):
+                block = block.detach().cpu().numpy()
+            block = np.asarray(block)
+            dtype = np.float32 if block.dtype == np.float32 else np.float64
+            s = np.array(block, dtype=dtype, copy=True)
+            _check_finite_block(s, rows)
+            if excl is not None:
+                ex = excl[rows]
+                s[np.repeat(np.arange(b), np.diff(ex.indptr)), ex.indices] = -np.inf
+            idx, vals = _block_topk_dense(s, k)
+        items_out[start:stop], scores_out[start:stop] = _finish(idx, vals, k)
+        start = stop
+    return TopK(items_out, scores_out)
