@@ -60,26 +60,13 @@ cdef int _cmp_entry(const void* a, const void* b) noexcept nogil:
     return 0
 
 
-cdef int _cmp_key_idx(const void* a, const void* b) noexcept nogil:
-    cdef const Entry* x = <const Entry*> a
-    cdef const Entry* y = <const Entry*> b
-    if x.key < y.key:
-        return -1
-    if x.key > y.key:
-        return 1
-    if x.score > y.score:
-        return -1
-    if x.score < y.score:
-        return 1
-    return 0
-
-
 def order_groups(const long long[::1] group, long long n_groups, const double[::1] score,
                  const long long[::1] key, long long depth, int dedupe):
     """Order rows within each group by score descending, then key ascending, then row.
 
     ``group`` holds a code in [0, n_groups) per row, or -1 to drop the row. Rows with equal
-    ``key`` inside a group are duplicates: ``dedupe`` 0 keeps them (and counts them),
+    ``|key|`` inside a group are duplicates (keys are item codes, negated for a descending tie
+    break): ``dedupe`` 0 keeps them (and counts them),
     1 keeps the first in sorted order, 2 keeps the first in input order.
     Returns ``(indptr, perm, full_len, n_dup)``: the ordered row indices of group ``g`` are
     ``perm[indptr[g]:indptr[g+1]]``, cut at ``depth`` (0 = no cut); ``full_len[g]`` is the
@@ -114,50 +101,66 @@ def order_groups(const long long[::1] group, long long n_groups, const double[::
         if counts[g + 1] - counts[g] > maxlen:
             maxlen = counts[g + 1] - counts[g]
 
+    cdef long long n_keys = 1
+    for i in range(n):
+        if key[i] >= n_keys:
+            n_keys = key[i] + 1
+        elif key[i] < 0 and -key[i] >= n_keys:
+            n_keys = -key[i] + 1
+
     cdef Entry* buf
-    cdef Entry* buf2
-    cdef long long s, e, m, j, w, kept
+    cdef long long* mark
+    cdef long long s, e, m, j, jj, w, kk, is_sorted
     with nogil, parallel():
         buf = <Entry*> malloc((maxlen + 1) * sizeof(Entry))
-        buf2 = <Entry*> malloc((maxlen + 1) * sizeof(Entry))
+        # mark[key] = last group that used the key: O(1) duplicate detection without sorting
+        mark = <long long*> malloc(n_keys * sizeof(long long))
+        for jj in range(n_keys):
+            mark[jj] = -1
         for g in prange(n_groups, schedule="guided"):
             s = counts[g]
             e = counts[g + 1]
-            m = e - s
-            for j in range(m):
-                buf[j].score = score[rows[s + j]]
-                buf[j].key = key[rows[s + j]]
-                buf[j].idx = rows[s + j]
-            if m > 1:
-                qsort(buf, m, sizeof(Entry), _cmp_entry)
-                # duplicate detection: sort a copy by key, ties by sorted position
-                for j in range(m):
-                    buf2[j].key = buf[j].key
+            m = 0
+            # rows are in input order here (stable counting sort): dedupe=2 keeps the first row
+            for j in range(e - s):
+                kk = key[rows[s + j]]
+                if kk < 0:
+                    kk = -kk
+                if mark[kk] == g:
+                    ndup[g] += 1
                     if dedupe == 2:
-                        buf2[j].score = -<double> buf[j].idx
-                    else:
-                        buf2[j].score = -<double> j
-                    buf2[j].idx = j
-                qsort(buf2, m, sizeof(Entry), _cmp_key_idx)
-                kept = m
-                for j in range(1, m):
-                    if buf2[j].key == buf2[j - 1].key:
-                        ndup[g] += 1
-                        if dedupe != 0:
-                            buf[buf2[j].idx].idx = -1
-                            kept = kept - 1
-                if dedupe != 0 and kept < m:
-                    w = 0
-                    for j in range(m):
-                        if buf[j].idx >= 0:
-                            buf[w] = buf[j]
-                            w = w + 1
-                    m = kept
+                        continue
+                else:
+                    mark[kk] = g
+                buf[m].score = score[rows[s + j]]
+                buf[m].key = key[rows[s + j]]
+                buf[m].idx = rows[s + j]
+                m = m + 1
+            is_sorted = 1
+            for j in range(1, m):
+                if _cmp_entry(&buf[j - 1], &buf[j]) > 0:
+                    is_sorted = 0
+                    break
+            if not is_sorted:
+                qsort(buf, m, sizeof(Entry), _cmp_entry)
+            if dedupe == 1 and ndup[g] > 0:
+                # keep the first occurrence in sorted order (the highest score)
+                w = 0
+                for j in range(m):
+                    kk = buf[j].key
+                    if kk < 0:
+                        kk = -kk
+                    if mark[kk] == -2 - g:
+                        continue
+                    mark[kk] = -2 - g
+                    buf[w] = buf[j]
+                    w = w + 1
+                m = w
             full_len[g] = m
             for j in range(m):
                 rows[s + j] = buf[j].idx
         free(buf)
-        free(buf2)
+        free(mark)
 
     # compact to depth
     cdef cnp.ndarray[cnp.int64_t, ndim=1] indptr_arr = np.zeros(n_groups + 1, dtype=np.int64)
