@@ -55,7 +55,11 @@ def needed_depth(specs: list[MetricSpec], policies: Policies) -> int:
 
 
 def threshold(spec: MetricSpec) -> float:
-    return POSITIVE if spec.name in GRADED else float(spec.get("rel"))
+    """Relevance threshold of a spec: its ``rel`` parameter; any positive relevance for graded
+    metrics and for metrics without a ``rel`` parameter (``num_ret``)."""
+    if spec.name in GRADED or not any(p.name == "rel" for p in spec.definition.params):
+        return POSITIVE
+    return float(spec.get("rel"))
 
 
 def _request(spec: MetricSpec, packed: Packed) -> tuple[int, int, float, float, int]:

@@ -1,0 +1,357 @@
+"""A slow, plain-Python reference for the ranking metrics and the evaluation policies.
+
+Written straight from the formulas in ``receval.metrics.ranking`` and the policy table in
+``receval.policies``; it shares no code with the packing step or the compiled kernel (only the
+metric-key parser is reused, to read names, cutoffs and parameter defaults).
+
+Input rows are plain tuples: run ``(user, item, score)`` and truth ``(user, item, relevance)``.
+``ties="average"`` enumerates every order of the tied items and averages the metric, so keep
+the tie groups small there.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from receval.metrics import parse_metric
+
+GRADED = {"cg", "dcg", "idcg", "ndcg", "err"}
+NOT_AVERAGED = {"first_hit_rank", "err", "bpref"}
+
+
+# --------------------------------------------------------------------------------------------
+# per-list metric formulas
+# --------------------------------------------------------------------------------------------
+
+
+def threshold(spec: Any) -> float:
+    """Relevance threshold: the ``rel`` parameter, or "any positive relevance" without one."""
+    has_rel = any(p.name == "rel" for p in spec.definition.params)
+    return float(spec.get("rel")) if has_rel else 5e-324
+
+
+def _gain(r: float, gain: str) -> float:
+    if r <= 0:
+        return 0.0
+    return 2.0 ** r - 1.0 if gain == "exp" else float(r)
+
+
+def _dcg(rels: Sequence[float], k: int, gain: str) -> float:
+    return sum(_gain(r, gain) / math.log2(i + 2) for i, r in enumerate(rels[:k]))
+
+
+def metric_value(spec: Any, rels: Sequence[float], judged: Sequence[bool],
+                 truth_rels: Sequence[float], max_rel: float) -> float:
+    """One metric for one user.
+
+    ``rels``/``judged``: relevance (0 if not in the truth) and in-truth flag of each item of the
+    user's whole ordered list; ``truth_rels``: every truth relevance of the user.
+    """
+    name = spec.name
+    L = len(rels)
+    k = spec.k if spec.k is not None else L
+    thr = threshold(spec)
+    b = [1 if r >= thr else 0 for r in rels]
+    R = sum(1 for r in truth_rels if r >= thr)
+    N = sum(1 for r in truth_rels if r < thr)
+    top = b[:k]
+    h = sum(top)
+
+    def div(a: float, d: float) -> float:
+        return a / d if d > 0 else 0.0
+
+    if name == "num_rel":
+        return float(R)
+    if name == "num_ret":
+        return float(min(k, L))
+    if name == "hits":
+        return float(h)
+    if name == "precision":
+        den = {"k": k, "list": min(k, L), "min_k_rel": min(k, R)}[spec.get("denominator")]
+        return div(h, den)
+    if name == "recall":
+        den = {"rel": R, "min_k_rel": min(k, R)}[spec.get("denominator")]
+        return div(h, den)
+    if name in ("f1", "fbeta"):
+        beta = 1.0 if name == "f1" else float(spec.get("beta"))
+        p = div(h, k)
+        rc = div(h, R)
+        return div((1 + beta**2) * p * rc, beta**2 * p + rc)
+    if name == "hit_rate":
+        level = spec.get("level")
+        if level == "user":
+            return 1.0 if h > 0 else 0.0
+        if level == "recommended":
+            return div(h, min(k, L))
+        return div(h, R)
+    if name == "mrr":
+        for i, x in enumerate(top):
+            if x:
+                return 1.0 / (i + 1)
+        return 0.0
+    if name == "first_hit_rank":
+        for i, x in enumerate(top):
+            if x:
+                return float(i + 1)
+        return math.nan
+    if name == "map":
+        acc, hh = 0.0, 0
+        for i, x in enumerate(top):
+            if x:
+                hh += 1
+                acc += hh / (i + 1)
+        den = {"rel": R, "min_k_rel": min(k, R), "hits": h}[spec.get("denominator")]
+        return div(acc, den)
+    if name == "mar":
+        if k == 0:
+            return 0.0
+        return sum(div(sum(b[:j]), R) for j in range(1, k + 1)) / k
+    if name == "cg":
+        return sum(_gain(r, spec.get("gain")) for r in rels[:k])
+    if name == "dcg":
+        return _dcg(rels, k, spec.get("gain"))
+    if name in ("idcg", "ndcg"):
+        gain = spec.get("gain")
+        if spec.get("ideal") == "truth":
+            ideal = sorted(truth_rels, reverse=True)
+            kk = spec.k if spec.k is not None else len(ideal)
+        else:
+            ideal = sorted(rels, reverse=True)
+            kk = spec.k if spec.k is not None else L
+        idcg = _dcg(ideal, kk, gain)
+        if name == "idcg":
+            return idcg
+        return div(_dcg(rels, k, gain), idcg)
+    if name == "r_precision":
+        return div(sum(b[:R]), R)
+    if name == "err":
+        grade = spec.get("max_grade")
+        grade = float(grade) if grade is not None else max(max_rel, 5e-324)
+        acc, stay = 0.0, 1.0
+        for i, r in enumerate(rels[:k]):
+            p = _gain(r, "exp") / 2.0 ** grade
+            acc += stay * p / (i + 1)
+            stay *= 1.0 - p
+        return acc
+    if name == "rbp":
+        p = float(spec.get("p"))
+        return (1 - p) * sum(x * p**i for i, x in enumerate(top))
+    if name == "bpref":
+        acc, nonrel_above = 0.0, 0
+        for x, j in zip(top, judged[:k], strict=True):
+            if not j:
+                continue
+            if x:
+                acc += 1.0 - (min(nonrel_above, R) / min(R, N) if nonrel_above else 0.0)
+            else:
+                nonrel_above += 1
+        return div(acc, R)
+    raise KeyError(name)
+
+
+# --------------------------------------------------------------------------------------------
+# ordering and policies
+# --------------------------------------------------------------------------------------------
+
+
+def _sort_key(ties: str):
+    if ties == "trec_eval":
+        return lambda row: (-float(np.float32(row[1])), _Desc(row[0]))
+    return lambda row: (-row[1], row[0])
+
+
+class _Desc:
+    """Wraps an id so that sorting puts larger ids first."""
+
+    def __init__(self, v: Any) -> None:
+        self.v = v
+
+    def __lt__(self, other: _Desc) -> bool:
+        return self.v > other.v
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Desc) and self.v == other.v
+
+
+def _orders(rows: list[tuple[Any, float]], ties: str) -> list[list[Any]]:
+    """The ordered item lists a user's rows stand for: one, or every tie order (average)."""
+    if ties != "average":
+        return [[item for item, _ in sorted(rows, key=_sort_key(ties))]]
+    rows = sorted(rows, key=lambda r: -r[1])
+    groups = [list(g) for _, g in itertools.groupby(rows, key=lambda r: r[1])]
+    perms = [list(itertools.permutations([item for item, _ in g])) for g in groups]
+    return [[i for part in combo for i in part] for combo in itertools.product(*perms)]
+
+
+def evaluate(run: Iterable[tuple], truth: Iterable[tuple], metrics: Sequence[str], *,
+             ties: str = "id", users: str = "truth", empty_truth: str = "skip",
+             duplicates: str = "error", nan_scores: str = "error",
+             negative_rel: str = "error") -> tuple[dict, dict]:
+    """Per-user values ``{user: {key: value}}`` and the summary ``{key: mean}``.
+
+    Raises ``ValueError`` where receval must raise an error (duplicates, NaN scores, negative
+    relevance, empty truth with ``empty_truth='error'``).
+    """
+    specs = [parse_metric(m) for m in metrics]
+    truth = list(truth)
+    run = list(run)
+
+    # truth: user -> {item: rel}
+    t: dict[Any, dict[Any, float]] = {}
+    for u, i, r in truth:
+        r = float(r)
+        if r < 0:
+            if negative_rel == "error":
+                raise ValueError("negative relevance")
+            r = 0.0
+        d = t.setdefault(u, {})
+        if i in d:
+            if duplicates == "error":
+                raise ValueError("duplicate truth row")
+            if duplicates == "max":
+                d[i] = max(d[i], r)
+            continue
+        d[i] = r
+    max_rel = max((r for d in t.values() for r in d.values()), default=0.0)
+
+    # run: user -> {item: score}
+    lists: dict[Any, dict[Any, float]] = {}
+    for u, i, s in run:
+        s = float(s)
+        d = lists.setdefault(u, {})
+        if not math.isfinite(s):
+            if nan_scores == "error":
+                raise ValueError("NaN score")
+            if nan_scores == "drop":
+                continue
+            s = -math.inf
+        if i in d:
+            if duplicates == "error":
+                raise ValueError("duplicate run row")
+            if duplicates == "max":
+                d[i] = max(d[i], s)
+            continue
+        d[i] = s
+
+    truth_users = list(t)
+    run_users = [u for u in lists if u not in t]
+    evaluated = {
+        "truth": truth_users,
+        "intersection": [u for u in truth_users if u in lists],
+        "run": [u for u in truth_users if u in lists] + run_users,
+        "union": truth_users + run_users,
+    }[users]
+
+    per_user: dict[Any, dict[str, float]] = {}
+    for u in evaluated:
+        tr = t.get(u, {})
+        orders = _orders(list(lists.get(u, {}).items()), ties)
+        vals = {}
+        for spec in specs:
+            thr = threshold(spec)
+            if not any(r >= thr for r in tr.values()):
+                if empty_truth == "error":
+                    raise ValueError("empty truth")
+                vals[spec.key] = 0.0 if empty_truth == "zero" else math.nan
+                continue
+            if ties == "average" and spec.name in NOT_AVERAGED:
+                raise ValueError("not averaged")
+            vs = [
+                metric_value(spec, [tr.get(i, 0.0) for i in order], [i in tr for i in order],
+                             list(tr.values()), max_rel)
+                for order in orders
+            ]
+            vals[spec.key] = sum(vs) / len(vs)
+        per_user[u] = vals
+
+    summary = {}
+    for spec in specs:
+        thr = threshold(spec)
+        has_rel = [any(r >= thr for r in t.get(u, {}).values()) for u in evaluated]
+        if empty_truth == "skip":
+            users_in = [u for u, ok in zip(evaluated, has_rel, strict=True) if ok]
+        else:
+            users_in = list(evaluated)
+        if spec.name == "hit_rate" and spec.get("level") != "user":
+            num = den = 0.0
+            for u in users_in:
+                tr = t.get(u, {})
+                orders = _orders(list(lists.get(u, {}).items()), ties)
+                kk = spec.k if spec.k is not None else len(orders[0])
+                hs = [sum(1 for i in o[:kk] if tr.get(i, 0.0) >= thr) for o in orders]
+                num += sum(hs) / len(hs)
+                if spec.get("level") == "recommended":
+                    den += min(kk, len(orders[0]))
+                else:
+                    den += sum(1 for r in tr.values() if r >= thr)
+            summary[spec.key] = num / den if den > 0 else math.nan
+            continue
+        vals = [per_user[u][spec.key] for u in users_in]
+        if spec.name == "first_hit_rank":
+            vals = [v for v in vals if not math.isnan(v)]
+        summary[spec.key] = sum(vals) / len(vals) if vals else math.nan
+    return per_user, summary
+
+
+# --------------------------------------------------------------------------------------------
+# random cases
+# --------------------------------------------------------------------------------------------
+
+ID_KINDS = ("int", "str", "unicode")
+
+
+def make_ids(kind: str, n: int) -> list[Any]:
+    """n distinct ids of one kind; their sorted order differs from their creation order."""
+    if kind == "int":
+        return [int(x) for x in (np.arange(n) * 7919 % 1009 + 3)]
+    if kind == "str":
+        return [f"d{(j * 37) % 101:03d}" for j in range(n)]
+    return [f"ü{chr(0x4E00 + (j * 13) % 97)}é{j}" for j in range(n)]
+
+
+def random_case(rng: np.random.Generator, *, n_users: int = 6, max_list: int = 8,
+                max_truth: int = 6, n_items: int = 14, graded: bool = True,
+                tie_levels: int | None = 3, id_kind: str = "str",
+                negative: bool = False) -> tuple[list[tuple], list[tuple]]:
+    """Random run and truth rows: short and empty lists, users missing from either side,
+    tied scores (``tie_levels`` distinct values, or continuous when None), graded relevance."""
+    users = make_ids(id_kind, n_users + 2)
+    items = make_ids(id_kind, n_items)
+    run, truth = [], []
+    for j, u in enumerate(users):
+        in_run = j != n_users  # user n_users: truth only
+        in_truth = j != n_users + 1  # last user: run only
+        if in_run:
+            m = int(rng.integers(0, max_list + 1))
+            chosen = rng.choice(n_items, size=min(m, n_items), replace=False)
+            for c in chosen:
+                if tie_levels:
+                    s = float(rng.integers(0, tie_levels)) / 2
+                else:
+                    s = float(rng.normal())
+                run.append((u, items[c], s))
+        if in_truth:
+            m = int(rng.integers(0, max_truth + 1))
+            chosen = rng.choice(n_items, size=min(m, n_items), replace=False)
+            for c in chosen:
+                if graded:
+                    r = float(rng.integers(-1 if negative else 0, 4))
+                else:
+                    r = float(rng.integers(0, 2))
+                truth.append((u, items[c], r))
+    return run, truth
+
+
+def to_frame(rows: list[tuple], value: str):
+    import pandas as pd
+
+    return pd.DataFrame({
+        "user": pd.Series([r[0] for r in rows], dtype=object),
+        "item": pd.Series([r[1] for r in rows], dtype=object),
+        value: np.array([r[2] for r in rows], dtype=np.float64),
+    })

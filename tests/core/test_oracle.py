@@ -1,0 +1,171 @@
+"""The compiled fast path against the plain-Python oracle, on random data.
+
+Random cases carry tied scores, empty and short lists, users missing from the run or from the
+truth, graded relevance, and int / str / non-ascii ids; every policy is exercised.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from oracle import ID_KINDS, evaluate, random_case, to_frame
+
+import receval as rv
+
+ALL = [
+    "hits@3", "hits", "precision@3", "precision@5(denominator=list)",
+    "precision@2(denominator=min_k_rel)", "precision", "precision(denominator=min_k_rel)",
+    "recall@3", "recall@2(denominator=min_k_rel)", "recall",
+    "f1@3", "fbeta@4(beta=2)", "fbeta@2(beta=0.5)", "f1",
+    "hit_rate@3", "hit_rate@3(level=recommended)", "hit_rate@2(level=truth)",
+    "hit_rate(level=recommended)", "hit_rate(level=truth)",
+    "mrr", "mrr@2", "first_hit_rank", "first_hit_rank@3",
+    "map", "map@3", "map@3(denominator=min_k_rel)", "map@4(denominator=hits)",
+    "map(denominator=hits)", "mar@3", "mar",
+    "cg@3", "cg@4(gain=exp)", "dcg@3", "dcg(gain=exp)", "idcg@3", "idcg@3(ideal=list)",
+    "idcg(gain=exp)", "idcg(ideal=list)", "ndcg@3", "ndcg", "ndcg@5(gain=exp)",
+    "ndcg@3(ideal=list)", "ndcg(gain=exp,ideal=list)", "ndcg@10",
+    "r_precision", "err@3", "err", "err@4(max_grade=4)", "rbp", "rbp@3(p=0.5)", "bpref",
+    "num_rel", "num_ret@3", "num_ret",
+    "precision@3(rel=2)", "map(rel=2)", "mrr(rel=3)", "recall@4(rel=2)", "bpref(rel=2)",
+    "r_precision(rel=2)", "hit_rate@2(rel=2)", "rbp(rel=2,p=0.9)", "num_rel(rel=2)",
+]
+# only cutoffs: the lists are cut at the deepest k before the kernel runs
+CUT = [
+    "hits@2", "precision@4", "precision@4(denominator=list)", "recall@3", "f1@2",
+    "hit_rate@1", "hit_rate@3(level=recommended)", "mrr@3", "first_hit_rank@2", "map@4",
+    "map@2(denominator=min_k_rel)", "map@3(denominator=hits)", "mar@2", "cg@3", "dcg@4",
+    "idcg@2", "ndcg@4", "ndcg@2(gain=exp)", "err@3", "rbp@4", "num_ret@2", "num_rel",
+]
+NOT_AVERAGED = ("first_hit_rank", "err", "bpref", "(denominator=hits)")
+AVERAGE = [m for m in ALL if not any(x in m for x in NOT_AVERAGED)]
+
+
+def check(run, truth, metrics, **policies) -> None:
+    """rv.evaluate equals the oracle on every user and every summary value."""
+    exp_users, exp_summary = evaluate(run, truth, metrics, **policies)
+    res = rv.evaluate(to_frame(run, "score"), to_frame(truth, "relevance"), metrics, **policies)
+    got_users = list(res.user_ids)
+    assert sorted(map(repr, got_users)) == sorted(map(repr, exp_users))
+    for key_in in metrics:
+        key = rv.metrics.parse_metric(key_in).key
+        col = res.user_values(key)
+        exp = np.array([exp_users[u][key] for u in got_users], dtype=np.float64)
+        np.testing.assert_allclose(col, exp, rtol=1e-10, atol=1e-12, err_msg=key)
+        got_mean, exp_mean = res.summary[key], exp_summary[key]
+        assert (math.isnan(got_mean) and math.isnan(exp_mean)) or math.isclose(
+            got_mean, exp_mean, rel_tol=1e-10, abs_tol=1e-12), (key, got_mean, exp_mean)
+
+
+@pytest.mark.parametrize("id_kind", ID_KINDS)
+@pytest.mark.parametrize("ties", ["id", "trec_eval"])
+def test_all_metrics_random(id_kind, ties):
+    rng = np.random.default_rng(zlib.crc32(f"{id_kind}-{ties}".encode()))
+    for _ in range(7):
+        run, truth = random_case(rng, id_kind=id_kind, tie_levels=int(rng.integers(2, 6)))
+        check(run, truth, ALL, ties=ties)
+        check(run, truth, CUT, ties=ties)
+
+
+@pytest.mark.parametrize("users", ["truth", "run", "union", "intersection"])
+@pytest.mark.parametrize("empty_truth", ["skip", "zero", "nan"])
+def test_user_and_empty_truth_policies(users, empty_truth):
+    rng = np.random.default_rng(zlib.crc32(f"{users}-{empty_truth}".encode()))
+    for _ in range(3):
+        run, truth = random_case(rng, n_users=5, tie_levels=None)
+        check(run, truth, ALL, users=users, empty_truth=empty_truth)
+        check(run, truth, CUT, users=users, empty_truth=empty_truth)
+
+
+def test_binary_truth_and_continuous_scores():
+    rng = np.random.default_rng(3)
+    for _ in range(8):
+        run, truth = random_case(rng, graded=False, tie_levels=None, id_kind="int")
+        check(run, truth, ALL)
+
+
+def test_long_lists_short_truth():
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        run, truth = random_case(rng, n_users=4, max_list=30, n_items=40, max_truth=12,
+                                 tie_levels=8)
+        check(run, truth, ALL + ["ndcg@20", "map@25", "precision@30", "recall@15"])
+
+
+@pytest.mark.parametrize("id_kind", ID_KINDS)
+def test_ties_average_enumerates_orders(id_kind):
+    rng = np.random.default_rng(11)
+    for _ in range(10):
+        run, truth = random_case(rng, n_users=4, max_list=5, n_items=8, max_truth=4,
+                                 tie_levels=2, id_kind=id_kind)
+        check(run, truth, AVERAGE, ties="average")
+
+
+def test_ties_average_one_big_group():
+    # every item tied: the expectation is over all 6! orders
+    items = ["a", "b", "c", "d", "e", "f"]
+    run = [("u", i, 1.0) for i in items]
+    truth = [("u", "b", 1.0), ("u", "e", 2.0), ("u", "z", 3.0)]
+    check(run, truth, AVERAGE, ties="average")
+
+
+@pytest.mark.parametrize("duplicates", ["first", "max"])
+def test_duplicates_policies(duplicates):
+    rng = np.random.default_rng(5)
+    for _ in range(8):
+        run, truth = random_case(rng, tie_levels=3)
+        run = run + [(u, i, s + float(rng.integers(-1, 2))) for u, i, s in run[::3]]
+        truth = truth + [(u, i, float(rng.integers(0, 4))) for u, i, _ in truth[::2]]
+        check(run, truth, ALL, duplicates=duplicates)
+
+
+@pytest.mark.parametrize("nan_scores", ["drop", "last"])
+def test_nan_score_policies(nan_scores):
+    rng = np.random.default_rng(6)
+    for _ in range(8):
+        run, truth = random_case(rng, tie_levels=3)
+        run = [(u, i, (math.nan, math.inf, -math.inf)[j % 3] if j % 4 == 0 else s)
+               for j, (u, i, s) in enumerate(run)]
+        check(run, truth, ALL, nan_scores=nan_scores)
+
+
+def test_negative_relevance_zero():
+    rng = np.random.default_rng(7)
+    for _ in range(8):
+        run, truth = random_case(rng, negative=True)
+        check(run, truth, ALL, negative_rel="zero")
+
+
+ID = st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "é", "字"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    run=st.lists(st.tuples(st.sampled_from(["u1", "u2", "ü3"]), ID,
+                           st.sampled_from([0.0, 0.5, 1.0, 2.0, -1.5])),
+                 max_size=14, unique_by=lambda r: (r[0], r[1])),
+    truth=st.lists(st.tuples(st.sampled_from(["u1", "u2", "u4"]), ID,
+                             st.integers(0, 3).map(float)),
+                   min_size=1, max_size=10, unique_by=lambda r: (r[0], r[1])),
+    users=st.sampled_from(["truth", "run", "union", "intersection"]),
+    empty_truth=st.sampled_from(["skip", "zero", "nan"]),
+    ties=st.sampled_from(["id", "trec_eval"]),
+)
+def test_hypothesis_against_oracle(run, truth, users, empty_truth, ties):
+    check(run, truth, ALL, users=users, empty_truth=empty_truth, ties=ties)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    run=st.lists(st.tuples(st.sampled_from(["u1", "u2"]), ID, st.sampled_from([0.0, 1.0])),
+                 max_size=10, unique_by=lambda r: (r[0], r[1])),
+    truth=st.lists(st.tuples(st.sampled_from(["u1", "u2"]), ID, st.integers(0, 3).map(float)),
+                   min_size=1, max_size=8, unique_by=lambda r: (r[0], r[1])),
+)
+def test_hypothesis_ties_average(run, truth):
+    check(run, truth, AVERAGE, ties="average")
