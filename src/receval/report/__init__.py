@@ -1,0 +1,88 @@
+"""Renderers for results and comparisons: text (rich), Markdown, LaTeX, CSV, JSON, HTML.
+
+>>> rv.report(comparison, format="latex")
+>>> rv.report(comparison, format="html", path="report.html", train=train, runs=runs)
+
+Reports round for display only and never compute statistics.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..errors import InputError, PolicyError, suggest
+from .html import render_html
+from .model import build, definitions
+from .text import latex, markdown, plain_table, rich_table, to_csv
+
+FORMATS = ("text", "plain", "markdown", "latex", "csv", "json", "html")
+_ALIASES = {"md": "markdown", "tex": "latex", "rich": "text", "txt": "plain", "htm": "html"}
+
+
+def report(obj: Any, format: str = "text", path: str | None = None, *, digits: int = 4,
+           title: str | None = None, **html_options: Any) -> str:
+    """Render an EvalResult, a Comparison or a dict of EvalResults; write it to ``path``.
+
+    ``format``: ``text`` (rich box table), ``plain`` (plain text), ``markdown``, ``latex``
+    (booktabs; best value bold, superscripts name the systems a value significantly beats),
+    ``csv`` (full precision), ``json`` (loads back with :func:`load`), ``html`` (self-contained
+    page with plots and metric definitions; ``html_options`` go to
+    :func:`receval.report.render_html`: ``train``, ``runs``, ``curves``, ``longtail_k``).
+    Returns the text.
+    """
+    fmt = _ALIASES.get(str(format).lower(), str(format).lower())
+    if fmt not in FORMATS:
+        raise PolicyError(f"format={format!r} is not valid; choose one of {list(FORMATS)}."
+                          + suggest(str(format), FORMATS))
+    if html_options and fmt != "html":
+        raise PolicyError(f"options {sorted(html_options)} apply to format='html' only.")
+    if fmt == "text":
+        text = rich_table(build(obj, title=title), digits)
+    elif fmt == "plain":
+        text = plain_table(build(obj, title=title), digits) + "\n"
+    elif fmt == "markdown":
+        text = markdown(build(obj, title=title), digits)
+    elif fmt == "latex":
+        text = latex(build(obj, title=title), digits)
+    elif fmt == "csv":
+        text = to_csv(obj)
+    elif fmt == "json":
+        if not hasattr(obj, "to_json"):
+            if isinstance(obj, dict):
+                text = json.dumps({"format": "receval.Results/1",
+                                   "results": {k: v.to_dict() for k, v in obj.items()}})
+            else:
+                raise InputError(f"cannot serialize a {type(obj).__name__} to JSON.")
+        else:
+            text = obj.to_json()
+    else:
+        text = render_html(obj, title=title, digits=digits, **html_options)
+    if path is not None:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    return text
+
+
+def load(text_or_path: str) -> Any:
+    """Load a JSON report back: an EvalResult, a Comparison or a dict of EvalResults."""
+    from ..results import EvalResult
+    from ..stats import Comparison
+
+    text = text_or_path
+    if not text_or_path.lstrip().startswith("{"):
+        with open(text_or_path, encoding="utf-8") as fh:
+            text = fh.read()
+    data = json.loads(text)
+    kind = data.get("format", "")
+    if kind.startswith("receval.Comparison"):
+        return Comparison.from_dict(data)
+    if kind.startswith("receval.EvalResult"):
+        return EvalResult.from_dict(data)
+    if kind.startswith("receval.Results"):
+        return {k: EvalResult.from_dict(v) for k, v in data["results"].items()}
+    raise InputError(f"not a receval JSON document (format={kind!r}).")
+
+
+__all__ = ["FORMATS", "build", "definitions", "latex", "load", "markdown", "plain_table",
+           "render_html", "report", "rich_table", "to_csv"]

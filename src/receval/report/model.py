@@ -1,0 +1,148 @@
+"""What every renderer shows, computed once: the table cells, significance marks, definitions.
+
+Reports never compute statistics: marks come from a :class:`~receval.stats.Comparison`.
+"""
+
+from __future__ import annotations
+
+import math
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InputError
+
+
+@dataclass
+class Cell:
+    value: float
+    best: bool = False
+    beats: list[str] = field(default_factory=list)  # letters of the systems it beats
+    vs_baseline: str = ""  # "+" significantly better than the baseline, "-" worse, "" neither
+
+
+@dataclass
+class TableModel:
+    """Systems (rows) x metrics (columns) with marks; or one system's stats for an EvalResult."""
+
+    title: str
+    systems: list[str]
+    metrics: list[str]
+    cells: dict[tuple[str, str], Cell]
+    letters: dict[str, str]
+    baseline: str | None = None
+    notes: list[str] = field(default_factory=list)
+    comparison: Any = None
+    single: Any = None  # the EvalResult when reporting a single result
+
+    def fmt(self, value: float, digits: int) -> str:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return "–"
+        return f"{value:.{digits}f}"
+
+
+def letters_for(systems: list[str]) -> dict[str, str]:
+    pool = string.ascii_lowercase
+    return {s: (pool[i] if i < 26 else f"s{i}") for i, s in enumerate(systems)}
+
+
+def build(obj: Any, *, title: str | None = None) -> TableModel:
+    """A :class:`TableModel` from a Comparison, an EvalResult or a dict of EvalResults."""
+    from ..results import EvalResult
+    from ..stats import Comparison
+
+    if isinstance(obj, Comparison):
+        return _from_comparison(obj, title)
+    if isinstance(obj, EvalResult):
+        name = obj.name or "system"
+        cells = {(name, m): Cell(float(v)) for m, v in obj.summary.items()}
+        model = TableModel(title or f"receval: {name}", [name], list(obj.metrics), cells,
+                           {name: "a"}, single=obj)
+        c = obj.counts
+        model.notes.append(
+            f"{c.get('evaluated', len(obj.user_ids))} users evaluated, "
+            f"{c.get('missing_from_run', 0)} missing from the run (scored 0), "
+            f"{c.get('skipped_no_relevant', 0)} with no relevant item (skipped)."
+        )
+        return model
+    if isinstance(obj, Mapping) and obj and all(isinstance(v, EvalResult) for v in obj.values()):
+        systems = [str(k) for k in obj]
+        metrics = [m for m in next(iter(obj.values())).metrics
+                   if all(m in r.metrics for r in obj.values())]
+        cells = {(str(s), m): Cell(float(r.summary[m])) for s, r in obj.items() for m in metrics}
+        model = TableModel(title or "receval: systems", systems, metrics, cells,
+                           letters_for(systems))
+        _mark_best(model)
+        model.notes.append("No significance tests: use rv.compare(...) for marks.")
+        return model
+    raise InputError(
+        f"report() needs an EvalResult, a Comparison or a dict of EvalResults, got "
+        f"{type(obj).__name__}."
+    )
+
+
+def _mark_best(model: TableModel) -> None:
+    from ..stats.compare import _higher_is_better
+
+    for m in model.metrics:
+        vals = [model.cells[(s, m)].value for s in model.systems]
+        finite = [v for v in vals if v == v]
+        if len(model.systems) < 2 or not finite:
+            continue
+        top = max(finite) if _higher_is_better(m) else min(finite)
+        for s in model.systems:
+            model.cells[(s, m)].best = model.cells[(s, m)].value == top
+
+
+def _from_comparison(cmp: Any, title: str | None) -> TableModel:
+    from ..stats import TEST_TITLES
+
+    letters = letters_for(cmp.systems)
+    cells = {(s, m): Cell(float(cmp.summary[s][m])) for s in cmp.systems for m in cmp.metrics}
+    model = TableModel(title or "receval comparison", list(cmp.systems), list(cmp.metrics), cells,
+                       letters, baseline=cmp.baseline, comparison=cmp)
+    _mark_best(model)
+    for m in cmp.metrics:
+        for s in cmp.systems:
+            cell = cells[(s, m)]
+            cell.beats = [letters[o] for o in cmp.beats(m, s)]
+            if cmp.baseline is not None and s != cmp.baseline:
+                if cmp.baseline in cmp.beats(m, s):
+                    cell.vs_baseline = "+"
+                elif s in cmp.beats(m, cmp.baseline):
+                    cell.vs_baseline = "-"
+    corr = {"none": "no correction", "bonferroni": "Bonferroni", "holm": "Holm",
+            "bh": "Benjamini-Hochberg", "by": "Benjamini-Yekutieli"}.get(cmp.correction,
+                                                                         cmp.correction)
+    legend = ", ".join(f"{letters[s]} = {s}" for s in cmp.systems)
+    model.notes.append(
+        f"Superscripts name the systems a value is significantly better than ({legend}); "
+        f"{TEST_TITLES.get(cmp.test, cmp.test)}, {corr}"
+        + ("" if cmp.test == "tukey" else f" over each {cmp.options.get('family', 'metric')} family")
+        + f", alpha = {cmp.alpha:g}; {cmp.counts.get('users_compared', '?')} users."
+    )
+    if cmp.baseline is not None:
+        model.notes.append(f"Only pairs with the baseline {cmp.baseline!r} were tested.")
+    return model
+
+
+def definitions(metrics: list[str]) -> list[dict[str, Any]]:
+    """Title, formula, documentation and parameter values of every metric key."""
+    from ..metrics import parse_metric
+
+    out = []
+    for key in metrics:
+        try:
+            spec = parse_metric(key)
+            d = spec.definition
+        except (KeyError, ValueError):
+            out.append({"key": key, "title": key, "formula": "", "doc": "(unknown metric)",
+                        "params": [], "reference": "", "k": None})
+            continue
+        params = [{"name": p.name, "value": spec.get(p.name), "default": p.default,
+                   "doc": p.doc} for p in d.params]
+        out.append({"key": key, "title": d.title, "formula": d.formula, "doc": d.doc,
+                    "params": params, "reference": d.reference, "k": spec.k,
+                    "higher_is_better": d.higher_is_better, "aggregate": d.aggregate})
+    return out

@@ -1,0 +1,222 @@
+"""Terminal (rich), plain text, Markdown, LaTeX (booktabs) and CSV renderers."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from .model import TableModel, build
+
+
+def _marks(model: TableModel, system: str, metric: str) -> str:
+    cell = model.cells[(system, metric)]
+    return "".join(cell.beats)
+
+
+def _single_rows(model: TableModel, digits: int) -> tuple[list[str], list[list[str]]]:
+    res = model.single
+    header = ["metric", "mean", "std", "se", "n", "skipped"]
+    rows = [[r["metric"], model.fmt(r["mean"], digits), model.fmt(r["std"], digits),
+             model.fmt(r["se"], digits), str(r["n"]), str(r["skipped"])] for r in res.stats]
+    return header, rows
+
+
+def _cell_text(model: TableModel, s: str, m: str, digits: int, sup: str) -> str:
+    cell = model.cells[(s, m)]
+    text = model.fmt(cell.value, digits)
+    marks = _marks(model, s, m)
+    if marks:
+        text += sup.format(marks)
+    return text
+
+
+# ---- plain text and rich ------------------------------------------------------------------
+def plain_table(obj: Any, digits: int = 4) -> str:
+    """A plain-text table (no colour); marks as ``^ab``; ``*`` = best."""
+    model = obj if isinstance(obj, TableModel) else build(obj)
+    if model.single is not None:
+        header, rows = _single_rows(model, digits)
+    else:
+        header = ["system"] + model.metrics
+        rows = []
+        for s in model.systems:
+            row = [f"({model.letters[s]}) {s}"]
+            for m in model.metrics:
+                cell = model.cells[(s, m)]
+                row.append(_cell_text(model, s, m, digits, "^{}") + ("*" if cell.best else ""))
+            rows.append(row)
+    widths = [max(len(header[j]), *(len(r[j]) for r in rows)) for j in range(len(header))]
+    lines = ["  ".join(h.ljust(w) if j == 0 else h.rjust(w)
+                       for j, (h, w) in enumerate(zip(header, widths, strict=True)))]
+    lines.append("  ".join("-" * w for w in widths))
+    for r in rows:
+        lines.append("  ".join(c.ljust(w) if j == 0 else c.rjust(w)
+                               for j, (c, w) in enumerate(zip(r, widths, strict=True))))
+    lines += model.notes
+    if model.single is None and len(model.systems) > 1:
+        lines.append("* = best value.")
+    return "\n".join(lines)
+
+
+def rich_table(obj: Any, digits: int = 4, *, width: int | None = None,
+               color: bool = False) -> str:
+    """Render with rich to a string (box-drawn table; colours when ``color``)."""
+    from ..errors import require
+
+    require("rich", "rich")
+    from rich.console import Console
+    from rich.table import Table
+
+    model = obj if isinstance(obj, TableModel) else build(obj)
+    table = Table(title=model.title, show_lines=False)
+    if model.single is not None:
+        header, rows = _single_rows(model, digits)
+        for j, h in enumerate(header):
+            table.add_column(h, justify="left" if j == 0 else "right")
+        for r in rows:
+            table.add_row(*r)
+    else:
+        table.add_column("system", justify="left")
+        for m in model.metrics:
+            table.add_column(m, justify="right")
+        for s in model.systems:
+            row = [f"({model.letters[s]}) {s}"]
+            for m in model.metrics:
+                cell = model.cells[(s, m)]
+                text = _cell_text(model, s, m, digits, " {}")
+                if cell.best:
+                    text = f"[bold]{text}[/bold]"
+                if cell.vs_baseline == "+":
+                    text = f"[green]{text} ▲[/green]"
+                elif cell.vs_baseline == "-":
+                    text = f"[red]{text} ▼[/red]"
+                row.append(text)
+            table.add_row(*row)
+    buf = io.StringIO()
+    console = Console(file=buf, width=width or max(100, 14 * (len(model.metrics) + 2)),
+                      force_terminal=color, color_system="standard" if color else None,
+                      no_color=not color, highlight=False)
+    console.print(table)
+    for note in model.notes:
+        console.print(note, markup=False, highlight=False)
+    if model.single is None and len(model.systems) > 1:
+        console.print("Bold = best value; letters = significantly better than those systems"
+                      + ("; ▲/▼ = significantly better/worse than the baseline."
+                         if model.baseline else "."), markup=False)
+    return buf.getvalue()
+
+
+# ---- Markdown -----------------------------------------------------------------------------
+def markdown(obj: Any, digits: int = 4) -> str:
+    """GitHub-flavoured Markdown table; best in bold, marks as ``<sup>ab</sup>``."""
+    model = obj if isinstance(obj, TableModel) else build(obj)
+    if model.single is not None:
+        header, rows = _single_rows(model, digits)
+        align = ["---"] + ["---:"] * (len(header) - 1)
+    else:
+        header = ["system"] + [f"`{m}`" for m in model.metrics]
+        align = ["---"] + ["---:"] * len(model.metrics)
+        rows = []
+        for s in model.systems:
+            row = [f"({model.letters[s]}) {_md_escape(s)}"]
+            for m in model.metrics:
+                cell = model.cells[(s, m)]
+                value = model.fmt(cell.value, digits)
+                if cell.best:
+                    value = f"**{value}**"
+                marks = _marks(model, s, m)
+                row.append(value + (f"<sup>{marks}</sup>" if marks else ""))
+            rows.append(row)
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    if model.notes:
+        lines.append("")
+        lines += model.notes
+    return "\n".join(lines) + "\n"
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+# ---- LaTeX --------------------------------------------------------------------------------
+_LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+                  "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "\\": r"\textbackslash{}"}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+def latex(obj: Any, digits: int = 4, *, caption: str | None = None,
+          label: str | None = None) -> str:
+    """A booktabs ``table``: best value bold, superscripts name the systems a value beats."""
+    model = obj if isinstance(obj, TableModel) else build(obj)
+    lines = [r"% requires \usepackage{booktabs}", r"\begin{table}[t]", r"\centering"]
+    if caption or model.comparison is not None:
+        text = caption or " ".join(model.notes[:1])
+        lines.append(r"\caption{" + latex_escape(text) + "}")
+    if label:
+        lines.append(r"\label{" + label + "}")
+    if model.single is not None:
+        header, rows = _single_rows(model, digits)
+        lines.append(r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}")
+        lines.append(r"\toprule")
+        lines.append(" & ".join(latex_escape(h) for h in header) + r" \\")
+        lines.append(r"\midrule")
+        for r in rows:
+            lines.append(" & ".join(latex_escape(c) for c in r) + r" \\")
+    else:
+        lines.append(r"\begin{tabular}{l" + "r" * len(model.metrics) + "}")
+        lines.append(r"\toprule")
+        lines.append("System & " + " & ".join(latex_escape(m) for m in model.metrics) + r" \\")
+        lines.append(r"\midrule")
+        for s in model.systems:
+            row = [f"({model.letters[s]}) {latex_escape(s)}"]
+            for m in model.metrics:
+                cell = model.cells[(s, m)]
+                value = model.fmt(cell.value, digits)
+                value = "--" if value == "–" else value
+                if cell.best:
+                    value = r"\textbf{" + value + "}"
+                marks = _marks(model, s, m)
+                if marks:
+                    value += r"$^{\mathrm{" + marks + "}}$"
+                row.append(value)
+            lines.append(" & ".join(row) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+# ---- CSV ----------------------------------------------------------------------------------
+def to_csv(obj: Any) -> str:
+    """Full-precision CSV: the pairwise rows of a Comparison, or one row per metric of a result,
+    or systems x metrics for a dict of results."""
+    from ..results import EvalResult
+    from ..stats import PAIR_COLUMNS, Comparison
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    if isinstance(obj, Comparison):
+        writer.writerow(PAIR_COLUMNS)
+        for row in obj.pairs:
+            writer.writerow([_csv_value(row[c]) for c in PAIR_COLUMNS])
+    elif isinstance(obj, EvalResult):
+        writer.writerow(["metric", "mean", "std", "se", "n", "skipped"])
+        for r in obj.stats:
+            writer.writerow([r["metric"]] + [_csv_value(r[c]) for c in
+                                             ("mean", "std", "se", "n", "skipped")])
+    else:
+        model = build(obj)
+        writer.writerow(["system"] + model.metrics)
+        for s in model.systems:
+            writer.writerow([s] + [_csv_value(model.cells[(s, m)].value) for m in model.metrics])
+    return buf.getvalue()
+
+
+def _csv_value(v: Any) -> Any:
+    if isinstance(v, float):
+        return repr(v)
+    return v

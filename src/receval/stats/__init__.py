@@ -1,0 +1,25 @@
+"""Statistics over per-user values: paired tests, resampling, corrections, effect sizes.
+
+The entry point is :func:`compare`, which returns a :class:`Comparison`. The building blocks
+work on per-user differences and are vectorized over pairs of systems.
+"""
+
+from .compare import PAIR_COLUMNS, TEST_TITLES, TESTS, Comparison, compare
+from .corrections import CORRECTIONS, adjust
+from .paired import (
+    TestResult,
+    bootstrap,
+    cohens_d,
+    paired_ttest,
+    permutation_test,
+    t_interval,
+    wilcoxon,
+    win_tie_loss,
+)
+from .tukey import TukeyResult, tukey_hsd
+
+__all__ = [
+    "CORRECTIONS", "PAIR_COLUMNS", "TESTS", "TEST_TITLES", "Comparison", "TestResult",
+    "TukeyResult", "adjust", "bootstrap", "cohens_d", "compare", "paired_ttest",
+    "permutation_test", "t_interval", "tukey_hsd", "wilcoxon", "win_tie_loss",
+]

@@ -1,0 +1,452 @@
+"""compare(): paired significance tests between systems evaluated on the same users.
+
+>>> cmp = rv.compare({"pop": res_pop, "knn": res_knn}, baseline="pop", test="permutation")
+>>> cmp.table          # one row per (metric, pair): diff, CI, effect size, p-values
+>>> cmp.report("latex")
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError, PolicyError, UnknownMetricError, suggest
+from . import paired
+from .corrections import adjust, check_correction
+from .tukey import tukey_hsd
+
+TESTS = ("t", "wilcoxon", "permutation", "bootstrap", "tukey")
+_TEST_ALIASES = {"ttest": "t", "t-test": "t", "paired_t": "t", "fisher": "permutation",
+                 "randomization": "permutation", "signflip": "permutation", "tukey_hsd": "tukey"}
+TEST_TITLES = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "permutation": "Fisher randomization (sign-flip permutation) test",
+    "bootstrap": "paired bootstrap test",
+    "tukey": "Tukey HSD (all pairs)",
+}
+PAIR_COLUMNS = ("metric", "a", "b", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high",
+                "cohens_d", "wins", "ties", "losses", "statistic", "p_value", "p_adjusted",
+                "significant")
+
+
+def _higher_is_better(key: str) -> bool:
+    try:
+        from ..metrics import parse_metric
+
+        return bool(parse_metric(key).definition.higher_is_better)
+    except (KeyError, ValueError):
+        return True
+
+
+@dataclass
+class Comparison:
+    """Result of :func:`compare`: per-system summaries and one row per (metric, pair).
+
+    Attributes
+    ----------
+    systems : system names in the order given.
+    metrics : metric keys compared.
+    summary : ``{system: {metric: mean}}`` (the systems' own summary values).
+    pairs : list of dicts with the columns of :data:`PAIR_COLUMNS`; ``diff = mean_a - mean_b``
+        over the users both systems have a value for; ``significant`` uses ``p_adjusted``.
+    baseline, test, correction, alpha, n_resamples, seed, options : the settings used.
+    counts : users compared, users dropped per metric, ...
+    results : the :class:`~receval.EvalResult` of every system (per-user values for plots).
+    """
+
+    systems: list[str]
+    metrics: list[str]
+    summary: dict[str, dict[str, float]]
+    pairs: list[dict[str, Any]]
+    baseline: str | None
+    test: str
+    correction: str
+    alpha: float
+    n_resamples: int
+    seed: int | None
+    counts: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    results: dict[str, Any] = field(default_factory=dict)
+
+    # ---- access ---------------------------------------------------------------------------
+    @property
+    def table(self) -> pd.DataFrame:
+        """The pairwise rows as a pandas frame (full precision)."""
+        return pd.DataFrame(self.pairs, columns=list(PAIR_COLUMNS))
+
+    @property
+    def summary_frame(self) -> pd.DataFrame:
+        """Systems x metrics summary values."""
+        return pd.DataFrame(self.summary).T.loc[self.systems, self.metrics]
+
+    def _metric(self, key: str) -> str:
+        if key in self.metrics:
+            return key
+        try:
+            from ..metrics import parse_metric
+
+            canonical = parse_metric(key).key
+        except (KeyError, ValueError):
+            canonical = key
+        if canonical in self.metrics:
+            return canonical
+        raise UnknownMetricError(f"metric {key!r} is not in this comparison; it has "
+                                 f"{self.metrics}." + suggest(key, self.metrics))
+
+    def pair(self, metric: str, a: str, b: str) -> dict[str, Any]:
+        """The row comparing ``a`` and ``b`` on ``metric`` (signs flipped if stored as b, a)."""
+        metric = self._metric(metric)
+        for row in self.pairs:
+            if row["metric"] != metric:
+                continue
+            if (row["a"], row["b"]) == (a, b):
+                return dict(row)
+            if (row["a"], row["b"]) == (b, a):
+                out = dict(row)
+                out.update(a=a, b=b, mean_a=row["mean_b"], mean_b=row["mean_a"],
+                           diff=-row["diff"], ci_low=-row["ci_high"], ci_high=-row["ci_low"],
+                           cohens_d=-row["cohens_d"], wins=row["losses"], losses=row["wins"],
+                           statistic=_neg_stat(row["statistic"], self.test))
+                return out
+        raise KeyError(f"no comparison of {a!r} and {b!r} on {metric!r}; systems are "
+                       f"{self.systems} (baseline={self.baseline!r}).")
+
+    def significant(self, metric: str, a: str, b: str) -> bool:
+        """Whether ``a`` and ``b`` differ significantly on ``metric`` (after correction)."""
+        return bool(self.pair(metric, a, b)["significant"])
+
+    def beats(self, metric: str, system: str) -> list[str]:
+        """Systems that ``system`` is significantly better than on ``metric``."""
+        metric = self._metric(metric)
+        hib = _higher_is_better(metric)
+        out = []
+        for row in self.pairs:
+            if row["metric"] != metric or not row["significant"] or system not in (row["a"], row["b"]):
+                continue
+            other = row["b"] if row["a"] == system else row["a"]
+            diff = row["diff"] if row["a"] == system else -row["diff"]
+            if (diff > 0) == hib and diff != 0:
+                out.append(other)
+        return [s for s in self.systems if s in out]
+
+    def best(self, metric: str) -> list[str]:
+        """The system(s) with the best summary value on ``metric``."""
+        metric = self._metric(metric)
+        vals = {s: self.summary[s].get(metric, float("nan")) for s in self.systems}
+        finite = [v for v in vals.values() if v == v]
+        if not finite:
+            return []
+        top = max(finite) if _higher_is_better(metric) else min(finite)
+        return [s for s, v in vals.items() if v == top]
+
+    # ---- display --------------------------------------------------------------------------
+    def report(self, format: str = "text", path: str | None = None, **kwargs: Any) -> str:
+        """Render with :func:`receval.report.report` (text, markdown, latex, csv, json, html)."""
+        from ..report import report
+
+        return report(self, format=format, path=path, **kwargs)
+
+    def __repr__(self) -> str:
+        from ..report.text import plain_table
+
+        return plain_table(self)
+
+    def _repr_html_(self) -> str:
+        from ..report.html import comparison_tables_html
+
+        return comparison_tables_html(self)
+
+    # ---- serialization --------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": "receval.Comparison/1",
+            "systems": list(self.systems),
+            "metrics": list(self.metrics),
+            "summary": {s: {m: _num(v) for m, v in d.items()} for s, d in self.summary.items()},
+            "pairs": [{k: _num(v) for k, v in row.items()} for row in self.pairs],
+            "baseline": self.baseline,
+            "test": self.test,
+            "correction": self.correction,
+            "alpha": self.alpha,
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+            "counts": self.counts,
+            "options": self.options,
+            "results": {name: r.to_dict() for name, r in self.results.items()},
+        }
+
+    def to_json(self, path: str | None = None, **kwargs: Any) -> str:
+        text = json.dumps(self.to_dict(), **kwargs)
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        return text
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Comparison:
+        from ..results import EvalResult
+
+        if data.get("format") != "receval.Comparison/1":
+            raise InputError(f"not a receval Comparison document (format={data.get('format')!r}).")
+        pairs = [{k: _unnum(k, v) for k, v in row.items()} for row in data["pairs"]]
+        summary = {s: {m: _unnum("mean", v) for m, v in d.items()}
+                   for s, d in data["summary"].items()}
+        results = {name: EvalResult.from_dict(r) for name, r in data.get("results", {}).items()}
+        return cls(list(data["systems"]), list(data["metrics"]), summary, pairs,
+                   data.get("baseline"), data["test"], data["correction"], float(data["alpha"]),
+                   int(data["n_resamples"]), data.get("seed"), data.get("counts", {}),
+                   data.get("options", {}), results)
+
+    @classmethod
+    def from_json(cls, text_or_path: str) -> Comparison:
+        text = text_or_path
+        if not text_or_path.lstrip().startswith("{"):
+            with open(text_or_path, encoding="utf-8") as fh:
+                text = fh.read()
+        return cls.from_dict(json.loads(text))
+
+
+_FLOAT_COLUMNS = {"mean_a", "mean_b", "diff", "ci_low", "ci_high", "cohens_d", "statistic",
+                  "p_value", "p_adjusted", "mean"}
+
+
+def _neg_stat(stat: float, test: str) -> float:
+    """The statistic of (b, a) from that of (a, b): min(W+, W-) is symmetric, others flip."""
+    return stat if test == "wilcoxon" else -stat
+
+
+def _num(v: Any) -> Any:
+    if isinstance(v, (np.floating, float)):
+        v = float(v)
+        if not math.isfinite(v):
+            return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+        return v
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.bool_):
+        return bool(v)
+    return v
+
+
+def _unnum(key: str, v: Any) -> Any:
+    if key in _FLOAT_COLUMNS:
+        return float("nan") if v is None else float(v)
+    return v
+
+
+# ---- compare() ----------------------------------------------------------------------------
+def _check_test(test: str) -> str:
+    name = _TEST_ALIASES.get(test, test)
+    if name not in TESTS:
+        raise PolicyError(f"test={test!r} is not valid; choose one of {list(TESTS)}."
+                          + suggest(str(test), TESTS))
+    return name
+
+
+def _named(results: Any) -> dict[str, Any]:
+    from ..results import EvalResult
+
+    if isinstance(results, Mapping):
+        named = {str(k): v for k, v in results.items()}
+    elif isinstance(results, Sequence) and not isinstance(results, (str, bytes)):
+        named = {}
+        for i, r in enumerate(results):
+            name = getattr(r, "name", None) or f"system{i + 1}"
+            if name in named:
+                raise InputError(f"two results are named {name!r}; pass a dict "
+                                 "{name: result} to compare() to name them.")
+            named[name] = r
+    else:
+        raise InputError("compare() needs a dict {name: EvalResult} or a list of EvalResults, "
+                         f"got {type(results).__name__}.")
+    if len(named) < 2:
+        raise InputError(f"compare() needs at least 2 systems, got {len(named)}.")
+    for name, r in named.items():
+        if not isinstance(r, EvalResult):
+            raise InputError(f"system {name!r} is a {type(r).__name__}, not an EvalResult; "
+                             "evaluate it first with rv.evaluate(run, truth, metrics).")
+    return named
+
+
+def _align(named: dict[str, Any], users: str) -> tuple[np.ndarray, dict[str, np.ndarray], dict]:
+    """Common users and, per system, the row index of each common user."""
+    names = list(named)
+    sets = {n: pd.Index(np.asarray(r.user_ids)) for n, r in named.items()}
+    ref = sets[names[0]]
+    mismatch = [n for n in names[1:]
+                if len(sets[n]) != len(ref) or not sets[n].isin(ref).all()]
+    counts: dict[str, Any] = {"users_per_system": {n: int(len(s)) for n, s in sets.items()}}
+    if mismatch and users != "intersection":
+        detail = ", ".join(
+            f"{n}: {len(sets[n])} users, {int((~sets[n].isin(ref)).sum())} not in {names[0]!r}, "
+            f"{int((~ref.isin(sets[n])).sum())} of {names[0]!r} missing" for n in mismatch)
+        raise InputError(
+            f"the systems were evaluated on different users ({names[0]!r}: {len(ref)} users; "
+            f"{detail}). Paired tests need the same users: evaluate every run against the same "
+            "truth (rv.Evaluator), or pass users='intersection' to compare only the users all "
+            "systems share."
+        )
+    keep = np.ones(len(ref), dtype=bool)
+    for n in names[1:]:
+        keep &= ref.isin(sets[n])
+    order = ref[keep]
+    rows = {n: sets[n].get_indexer(order) for n in names}
+    counts["users_compared"] = int(len(order))
+    counts["users_dropped"] = {n: int(len(sets[n]) - len(order)) for n in names}
+    return np.asarray(order), rows, counts
+
+
+def compare(results: Mapping[str, Any] | Sequence[Any], *, baseline: str | None = None,
+            metrics: Sequence[str] | None = None, test: str = "t",
+            correction: str | None = "holm", alpha: float = 0.05, rng: Any = 0,
+            n_resamples: int = 10000, users: str = "error", family: str = "metric",
+            ci: str = "bootstrap", tie_tol: float = 0.0, wilcoxon_zero_method: str = "wilcox",
+            tukey_design: str = "paired") -> Comparison:
+    """Compare systems with paired tests over the per-user values of the same users.
+
+    Parameters
+    ----------
+    results : ``{name: EvalResult}`` (or a list of results with names).
+    baseline : compare every other system with this one; default ``None`` compares all pairs.
+    metrics : metric keys to compare (default: every metric all systems have).
+    test : ``"t"`` (paired t-test, default), ``"wilcoxon"``, ``"permutation"`` (Fisher
+        randomization, sign flips), ``"bootstrap"`` (paired bootstrap), ``"tukey"`` (Tukey HSD,
+        all pairs; family-wise by itself, so ``correction`` is not applied).
+    correction : ``"holm"`` (default), ``"bonferroni"``, ``"bh"`` (Benjamini-Hochberg),
+        ``"by"``, ``"none"``; applied within each family.
+    family : ``"metric"`` (default: the pairs of one metric form a family) or ``"all"`` (every
+        test of the comparison is one family).
+    alpha : significance level; confidence intervals have level ``1 - alpha``.
+    rng : int seed (default 0) shared by the permutation and bootstrap resampling: random
+        matrices depend only on the seed and the number of users, so a pair's p-value and CI do
+        not depend on the other systems or their order.
+    n_resamples : resamples of the permutation and bootstrap procedures (default 10000).
+    users : ``"error"`` (default: systems must cover the same users) or ``"intersection"``.
+    ci : confidence interval of the mean difference: ``"bootstrap"`` (percentile, default) or
+        ``"t"`` (Student t).
+    tie_tol : a user's difference with ``|d| <= tie_tol`` counts as a tie in win/tie/loss.
+    wilcoxon_zero_method, tukey_design : see :func:`receval.stats.wilcoxon` and
+        :func:`receval.stats.tukey_hsd`.
+
+    Users with NaN for a metric (skipped, e.g. no relevant item) in any system are left out of
+    that metric's tests; ``counts["nan_dropped"]`` says how many. Metrics with no per-user values
+    (catalogue metrics) are summarised but not tested.
+    """
+    named = _named(results)
+    test = _check_test(test)
+    correction = "none" if test == "tukey" else check_correction(correction)
+    if family not in ("metric", "all"):
+        raise PolicyError(f"family={family!r} is not valid; choose 'metric' or 'all'.")
+    if users not in ("error", "intersection"):
+        raise PolicyError(f"users={users!r} is not valid; choose 'error' or 'intersection'.")
+    if ci not in ("bootstrap", "t"):
+        raise PolicyError(f"ci={ci!r} is not valid; choose 'bootstrap' or 't'.")
+    if not 0.0 < float(alpha) < 1.0:
+        raise PolicyError(f"alpha must lie in (0, 1), got {alpha!r}.")
+    if int(n_resamples) < 1:
+        raise PolicyError(f"n_resamples must be a positive integer, got {n_resamples!r}.")
+    names = list(named)
+    if baseline is not None and baseline not in named:
+        raise InputError(f"baseline={baseline!r} is not one of the systems {names}."
+                         + suggest(str(baseline), names))
+    seed = paired.seed_from(rng)
+    if metrics is None:
+        metrics = [m for m in named[names[0]].metrics
+                   if all(m in r.metrics for r in named.values())]
+        if not metrics:
+            raise InputError("the systems share no metric; evaluate them with the same metrics.")
+    else:
+        metrics = [named[names[0]]._key(m) for m in metrics]
+        for r in named.values():
+            for m in metrics:
+                r._key(m)
+    _, rows, counts = _align(named, users)
+    if baseline is not None:
+        pair_list = [(n, baseline) for n in names if n != baseline]
+    else:
+        pair_list = [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
+    counts["nan_dropped"] = {}
+    summary = {n: {m: float(r.summary[r._key(m)]) for m in metrics} for n, r in named.items()}
+    out_rows: list[dict[str, Any]] = []
+    for m in metrics:
+        X = np.column_stack([named[n].user_values(m)[rows[n]] for n in names])
+        keep = np.isfinite(X).all(axis=1)
+        counts["nan_dropped"][m] = int((~keep).sum())
+        X = X[keep]
+        n_users = X.shape[0]
+        if n_users < 2:
+            for a, b in pair_list:
+                out_rows.append(_empty_row(m, a, b, summary, n_users))
+            continue
+        idx = {n: i for i, n in enumerate(names)}
+        D = np.column_stack([X[:, idx[a]] - X[:, idx[b]] for a, b in pair_list])
+        stat, pval = _run_test(test, D, X, pair_list, idx, n_resamples=n_resamples, seed=seed,
+                               alpha=alpha, zero_method=wilcoxon_zero_method,
+                               design=tukey_design)
+        if ci == "bootstrap":
+            boot = paired.bootstrap(D, n_resamples=n_resamples, rng=seed, confidence=1 - alpha)
+            lo, hi = boot.extra["ci_low"], boot.extra["ci_high"]
+        else:
+            lo, hi = paired.t_interval(D, confidence=1 - alpha)
+        d_eff = paired.cohens_d(D)
+        wins, ties, losses = paired.win_tie_loss(D, tol=tie_tol)
+        for j, (a, b) in enumerate(pair_list):
+            out_rows.append({
+                "metric": m, "a": a, "b": b, "n": n_users,
+                "mean_a": float(X[:, idx[a]].mean()), "mean_b": float(X[:, idx[b]].mean()),
+                "diff": float(D[:, j].mean()), "ci_low": float(lo[j]), "ci_high": float(hi[j]),
+                "cohens_d": float(d_eff[j]), "wins": int(wins[j]), "ties": int(ties[j]),
+                "losses": int(losses[j]), "statistic": float(stat[j]), "p_value": float(pval[j]),
+                "p_adjusted": float("nan"), "significant": False,
+            })
+    _apply_correction(out_rows, correction, family, alpha)
+    options = {"family": family, "ci": ci, "tie_tol": tie_tol, "users": users,
+               "wilcoxon_zero_method": wilcoxon_zero_method, "tukey_design": tukey_design}
+    return Comparison(names, list(metrics), summary, out_rows, baseline, test, correction,
+                      float(alpha), int(n_resamples), seed, counts, options, dict(named))
+
+
+def _empty_row(m: str, a: str, b: str, summary: dict, n_users: int) -> dict[str, Any]:
+    nan = float("nan")
+    return {"metric": m, "a": a, "b": b, "n": n_users, "mean_a": summary[a][m],
+            "mean_b": summary[b][m], "diff": summary[a][m] - summary[b][m], "ci_low": nan,
+            "ci_high": nan, "cohens_d": nan, "wins": 0, "ties": 0, "losses": 0,
+            "statistic": nan, "p_value": nan, "p_adjusted": nan, "significant": False}
+
+
+def _run_test(test: str, D: np.ndarray, X: np.ndarray, pair_list: list[tuple[str, str]],
+              idx: dict[str, int], *, n_resamples: int, seed: int | None, alpha: float,
+              zero_method: str, design: str) -> tuple[np.ndarray, np.ndarray]:
+    if test == "t":
+        res = paired.paired_ttest(D)
+    elif test == "wilcoxon":
+        res = paired.wilcoxon(D, zero_method=zero_method)
+    elif test == "permutation":
+        res = paired.permutation_test(D, n_resamples=n_resamples, rng=seed)
+    elif test == "bootstrap":
+        res = paired.bootstrap(D, n_resamples=n_resamples, rng=seed, confidence=1 - alpha)
+    else:
+        tk = tukey_hsd(X, design=design, confidence=1 - alpha)
+        stat = np.array([tk.statistic[idx[a], idx[b]] for a, b in pair_list])
+        pval = np.array([tk.pvalue[idx[a], idx[b]] for a, b in pair_list])
+        return stat, pval
+    return np.asarray(res.statistic, dtype=np.float64), np.asarray(res.pvalue, dtype=np.float64)
+
+
+def _apply_correction(rows: list[dict[str, Any]], correction: str, family: str,
+                      alpha: float) -> None:
+    groups: dict[str, list[int]] = {}
+    for i, row in enumerate(rows):
+        groups.setdefault(row["metric"] if family == "metric" else "", []).append(i)
+    for members in groups.values():
+        adj = adjust(np.array([rows[i]["p_value"] for i in members]), correction)
+        for i, q in zip(members, adj, strict=True):
+            rows[i]["p_adjusted"] = float(q)
+            rows[i]["significant"] = bool(q == q and q <= alpha)
