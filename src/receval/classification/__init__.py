@@ -1,0 +1,35 @@
+"""Classification, rating and curve metrics: confusion counts and rates, ROC / PR curves, the
+AUC family (AUC, GAUC, global AUC, LAUC@k), average precision as an area, 11-point interpolated
+precision, break-even point, log loss, RMSE / MAE / MSE / R^2, and average recall over IoU.
+
+Array functions take ``(y_true, y_score)``; table functions take a run and a truth like
+:func:`receval.evaluate`. Importing :mod:`receval.classification.registered` registers the
+per-user metrics (``gauc``, ``lauc@k``, ``tp@k`` ... ``fpr@k``, ``rmse`` ...) for ``evaluate``.
+"""
+
+from __future__ import annotations
+
+from ._common import Score
+from .auc import auc, gauc, global_auc, lauc, roc_auc, roc_curve
+from .average_recall import average_recall, iou, mean_average_recall, recall_iou_curve
+from .confusion import Confusion, binary_confusion, confusion_at_k
+from .curves import (
+    Curve,
+    Curves,
+    average_precision,
+    break_even_point,
+    eleven_point_average_precision,
+    interpolated_precision,
+    metric_at_k,
+    pr_curve,
+)
+from .probability import log_loss
+from .rating import mae, mse, r2, rating_errors, rmse
+
+__all__ = [
+    "Confusion", "Curve", "Curves", "Score", "auc", "average_precision", "average_recall",
+    "binary_confusion", "break_even_point", "confusion_at_k", "eleven_point_average_precision",
+    "gauc", "global_auc", "interpolated_precision", "iou", "lauc", "log_loss", "mae",
+    "mean_average_recall", "metric_at_k", "mse", "pr_curve", "r2", "rating_errors",
+    "recall_iou_curve", "rmse", "roc_auc", "roc_curve",
+]

@@ -1,0 +1,386 @@
+"""Per-user classification, AUC and rating metrics registered for :func:`receval.evaluate`.
+
+Importing this module registers (as plugin metrics computed from the packed arrays):
+
+- ``tp@k``, ``fp@k``, ``fn@k``, ``tn@k``, ``accuracy@k``, ``specificity@k``, ``fpr@k``: the top k
+  seen as a binary decision (recommended vs not) against the truth (liked vs not);
+- ``gauc`` (alias ``user_auc``): per-user AUC, averaged unweighted or weighted;
+- ``lauc@k``: limited AUC over the top k (seed 001);
+- ``rmse``, ``mae``, ``mse``, ``r2``: the run's scores as predicted ratings against the truth's
+  relevance values as ratings (seeds 001-003).
+
+Notation per user u: ``R_u`` the recommended set (the first ``min(k, L_u)`` items of the list),
+``T_u`` the truth items with relevance >= ``rel``, ``n`` the catalogue size. Catalogue size
+(``tn``, ``accuracy``, ``specificity``, ``fpr``, ``lauc``, ``gauc(candidates=catalog)``), first
+that applies: the metric parameter ``catalog=<int>``; ``evaluate(..., catalog=...)`` (an int,
+or a collection of item ids); else the number of distinct items known to the truth and the run.
+``info[key]["catalog_source"]`` says which one was used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..engines.plugins import Context, MetricValues
+from ..errors import InputError, PolicyError
+from ..metrics.spec import MetricDef, MetricSpec, Param, register
+from ..pack import Packed
+from ..pack.vocab import lookup
+from .auc import _weights, pair_counts
+
+REL = Param("rel", 1.0, "relevance threshold: truth items with relevance >= rel are positives",
+            kind=float, low=0.0, low_open=True)
+CATALOG = Param(
+    "catalog", None,
+    "catalogue size n (auto: evaluate(catalog=...) when given, else the distinct items of the "
+    "truth and the run)", kind=int, low=1)
+AVERAGE = Param("average", "macro",
+                "macro = mean of per-user rates; micro = pooled counts (sum of numerators over "
+                "sum of denominators)", ("macro", "micro"))
+SINGLE = Param("single_class", "skip",
+               "a user with no positive or no negative: skip (left out, counted) | error",
+               ("skip", "error"))
+
+
+# ---- shared helpers --------------------------------------------------------------------------
+
+def _user_of_positions(packed: Packed) -> np.ndarray:
+    return np.repeat(np.arange(len(packed.user_ids), dtype=np.int64), np.diff(packed.indptr))
+
+
+def _rank0(packed: Packed, user: np.ndarray) -> np.ndarray:
+    return np.arange(len(user), dtype=np.int64) - packed.indptr[user]
+
+
+def _truth_positives(packed: Packed, rel: float) -> np.ndarray:
+    n_users = len(packed.user_ids)
+    t_user = np.repeat(np.arange(n_users, dtype=np.int64), np.diff(packed.t_indptr))
+    return np.bincount(t_user, weights=(packed.t_rel >= rel).astype(np.float64),
+                       minlength=n_users)
+
+
+def _catalog_items(value: Any) -> np.ndarray:
+    if hasattr(value, "columns"):  # a frame of items
+        from ..io.frames import ITEM_NAMES
+
+        cols = list(value.columns)
+        name = next((c for c in ITEM_NAMES if c in cols), cols[0] if len(cols) == 1 else None)
+        if name is None:
+            raise InputError(
+                f"catalog: a table must have an item column (one of {list(ITEM_NAMES[:4])}); "
+                f"got columns {cols}."
+            )
+        value = value[name]
+    if isinstance(value, (set, frozenset, dict)):
+        value = list(value)
+    arr = np.asarray(value)
+    if arr.ndim != 1:
+        raise InputError(
+            f"catalog must be an int (its size) or a 1-D collection of item ids, got shape "
+            f"{arr.shape}."
+        )
+    return np.asarray(list(dict.fromkeys(arr.tolist())), dtype=arr.dtype if arr.dtype.kind != "U"
+                      else object)
+
+
+def _catalog(spec: MetricSpec, packed: Packed, context: Context, rec_mask: np.ndarray | None
+             ) -> tuple[int, dict[str, Any]]:
+    """Catalogue size and its provenance; checks the items used lie in a given item collection."""
+    given = spec.get("catalog")
+    if given is not None:
+        return int(given), {"catalog_size": int(given), "catalog_source": "parameter"}
+    value = context.catalog
+    if value is not None and not isinstance(value, bool) and isinstance(value, (int, np.integer)):
+        if value < 1:
+            raise InputError(f"catalog must be a positive item count, got {value!r}.")
+        return int(value), {"catalog_size": int(value), "catalog_source": "evaluate(catalog=int)"}
+    if value is not None:
+        items = _catalog_items(value)
+        outside = 0
+        t_codes = lookup(packed.truth_item_vocab, items)
+        used_t = np.zeros(len(packed.truth_item_vocab), dtype=bool)
+        used_t[packed.t_items] = True
+        outside += int((used_t & (t_codes < 0)).sum())
+        if rec_mask is not None and rec_mask.any():
+            r_codes = np.unique(packed.items[rec_mask])
+            outside += int((lookup(packed.item_vocab[r_codes], items) < 0).sum())
+        if outside:
+            raise InputError(
+                f"{spec.key}: {outside} truth or recommended item(s) are not in the catalog "
+                "passed to evaluate(catalog=...); pass the full item collection (or its size)."
+            )
+        return len(items), {"catalog_size": len(items), "catalog_source": "evaluate(catalog=items)"}
+    extra = int((lookup(packed.item_vocab, packed.truth_item_vocab) < 0).sum())
+    n = len(packed.truth_item_vocab) + extra
+    return n, {"catalog_size": n, "catalog_source": "items of truth and run"}
+
+
+def _single_class(spec: MetricSpec, packed: Packed, npos: np.ndarray, nneg: np.ndarray
+                  ) -> tuple[np.ndarray, dict[str, int]]:
+    no_pos, no_neg = npos <= 0, nneg <= 0
+    bad = no_pos | no_neg
+    counts = {"users_no_positive": int(no_pos.sum()), "users_no_negative": int(no_neg.sum()),
+              "skipped": int(bad.sum())}
+    if bad.any() and spec.get("single_class") == "error":
+        u = int(np.flatnonzero(bad)[0])
+        raise PolicyError(
+            f"{spec.key}: {int(bad.sum())} user(s) have only one class (e.g. user "
+            f"{packed.user_ids[u]!r}: {int(npos[u])} positive(s), {int(nneg[u])} negative(s)); "
+            "AUC is undefined for them. Use single_class='skip' (the default) to leave them out."
+        )
+    return bad, counts
+
+
+def _weighted_mean(values: np.ndarray, weights: np.ndarray, keep: np.ndarray) -> float:
+    w = weights[keep]
+    return float(np.sum(values[keep] * w) / np.sum(w)) if w.sum() > 0 else float("nan")
+
+
+# ---- AUC family ------------------------------------------------------------------------------
+
+def _gauc(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    rel = float(spec.get("rel"))
+    pos = packed.rel >= rel
+    s_pos, s_neg, correct = pair_counts(packed.indptr, packed.scores, pos)
+    info: dict[str, Any] = {"weight": spec.get("weight"), "candidates": spec.get("candidates")}
+    if spec.get("candidates") == "catalog":
+        n, cat = _catalog(spec, packed, context, np.ones(len(pos), dtype=bool))
+        info.update(cat)
+        npos = _truth_positives(packed, rel)
+        nneg = n - npos
+        u_pos, u_neg = npos - s_pos, nneg - s_neg
+        if (u_neg < 0).any():
+            raise InputError(
+                f"{spec.key}: the catalogue size {n} is smaller than the items some users' lists "
+                "and truth hold; pass a larger catalog."
+            )
+        correct = correct + s_pos * u_neg + 0.5 * u_pos * u_neg
+    else:
+        npos, nneg = s_pos, s_neg
+    bad, counts = _single_class(spec, packed, npos, nneg)
+    info.update(counts)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_user = np.where(bad, np.nan, correct / (npos * nneg))
+    w = _weights(spec.get("weight"), npos, nneg)
+    return MetricValues(per_user, _weighted_mean(per_user, w, ~bad), info)
+
+
+def _lauc(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    rel = float(spec.get("rel"))
+    user = _user_of_positions(packed)
+    k = spec.k
+    keep = np.ones(len(user), dtype=bool) if k is None else _rank0(packed, user) < k
+    lens = np.bincount(user[keep], minlength=len(packed.user_ids))
+    indptr = np.r_[0, np.cumsum(lens)].astype(np.int64)
+    pos = packed.rel[keep] >= rel
+    tp_k, fp_k, correct = pair_counts(indptr, packed.scores[keep], pos)
+    n, info = _catalog(spec, packed, context, keep)
+    npos = _truth_positives(packed, rel)
+    nneg = n - npos
+    if (nneg < fp_k).any():
+        raise InputError(
+            f"{spec.key}: the catalogue size {n} is smaller than the items some users' lists and "
+            "truth hold; pass a larger catalog."
+        )
+    bad, counts = _single_class(spec, packed, npos, nneg)
+    info.update(counts)
+    info["tail"] = spec.get("tail")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        area = correct / (npos * nneg)
+        if spec.get("tail") == "linear":
+            area = area + (1.0 - fp_k / nneg) * (tp_k / npos + 1.0) / 2.0
+    per_user = np.where(bad, np.nan, area)
+    return MetricValues(per_user, None, info)
+
+
+register(MetricDef(
+    "gauc", "Per-user AUC (GAUC)",
+    "AUC_u = (1/(P_u N_u)) sum_{p,n} ([s_p > s_n] + 1/2 [s_p = s_n]); "
+    "GAUC = sum_u w_u AUC_u / sum_u w_u",
+    "AUC of each user's scores, averaged over users. candidates: list = the user's scored items "
+    "(positive: truth relevance >= rel) | catalog = every catalogue item, unscored items ranked "
+    "last and tied. weight: none (plain mean) | positives (w_u = P_u) | impressions "
+    "(w_u = P_u + N_u). The per-user column holds AUC_u.",
+    (REL, Param("weight", "none", "none | positives | impressions",
+                ("none", "positives", "impressions")),
+     Param("candidates", "list", "list | catalog", ("list", "catalog")), SINGLE, CATALOG),
+    cutoff="none", family="classification", compute=_gauc,
+    reference="McMahan et al. 2013 (GAUC as used in CTR evaluation); Fawcett 2006",
+    example="scores (0.9, 0.8, 0.7), labels (1, 0, 1): AUC = 1/2",
+), ("user_auc",))
+
+register(MetricDef(
+    "lauc", "Limited AUC@k (LAUC)",
+    "LAUC@k = (1/(P N)) C_k + [tail=linear] (1 - FP_k/N) (TP_k/P + 1) / 2",
+    "ROC area of the top k only (seed 001): C_k counts correctly ordered (positive, negative) "
+    "pairs inside the top k (ties 1/2), P = relevant truth items, N = catalogue size - P, "
+    "TP_k / FP_k the hits / misses in the top k. tail: linear = close the curve with a straight "
+    "line to (1, 1) (items after k in random order; equals gauc(candidates=catalog) on the top-k "
+    "list) | none = no area past the top k.",
+    (REL, Param("tail", "linear", "linear | none", ("linear", "none")), SINGLE, CATALOG),
+    family="classification", compute=_lauc,
+    reference="Schroeder, Thiele, Lehner 2011 (UCERSTI 2)",
+    example="top 2 = (miss, hit), P = 1, N = 3: LAUC@2(tail=none) = 0, tail=linear: 2/3",
+))
+
+
+# ---- confusion matrix at k -------------------------------------------------------------------
+
+def _confusion(spec: MetricSpec, packed: Packed, context: Context, need_tn: bool):
+    rel = float(spec.get("rel"))
+    user = _user_of_positions(packed)
+    keep = np.ones(len(user), dtype=bool) if spec.k is None else _rank0(packed, user) < spec.k
+    n_users = len(packed.user_ids)
+    rec = np.bincount(user[keep], minlength=n_users).astype(np.float64)
+    tp = np.bincount(user[keep], weights=(packed.rel[keep] >= rel).astype(np.float64),
+                     minlength=n_users)
+    fp = rec - tp
+    fn = _truth_positives(packed, rel) - tp
+    info: dict[str, Any] = {}
+    tn = None
+    if need_tn:
+        n, info = _catalog(spec, packed, context, keep)
+        tn = n - tp - fp - fn
+        if (tn < 0).any():
+            u = int(np.flatnonzero(tn < 0)[0])
+            raise InputError(
+                f"{spec.key}: the catalogue size {n} is smaller than the recommended and truth "
+                f"items of user {packed.user_ids[u]!r} ({int(tp[u] + fp[u] + fn[u])}); pass the "
+                "real catalogue size, e.g. catalog=<number of items>."
+            )
+    return tp, fp, fn, tn, info
+
+
+def _count_metric(which: str):
+    def compute(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+        tp, fp, fn, tn, info = _confusion(spec, packed, context, which == "tn")
+        col = {"tp": tp, "fp": fp, "fn": fn, "tn": tn}[which]
+        info = dict(info, total=float(np.sum(col)))
+        return MetricValues(col, None, info)
+    return compute
+
+
+def _rate_metric(which: str):
+    def compute(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+        tp, fp, fn, tn, info = _confusion(spec, packed, context, True)
+        num, den = {
+            "accuracy": (tp + tn, tp + fp + fn + tn),
+            "specificity": (tn, tn + fp),
+            "fpr": (fp, fp + tn),
+        }[which]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per_user = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+        info = dict(info, average=spec.get("average"), undefined=int((den <= 0).sum()))
+        value = None
+        if spec.get("average") == "micro":
+            d = float(np.sum(den))
+            value = float(np.sum(num)) / d if d > 0 else float("nan")
+        return MetricValues(per_user, value, info)
+    return compute
+
+
+_CM_DOC = (" Top k as a binary decision: TP = |R_u & T_u|, FP = |R_u| - TP, FN = |T_u| - TP, "
+           "TN = n - TP - FP - FN (n = catalogue size; see info catalog_source). |R_u| = min(k, "
+           "list length): empty slots of a short list are not recommendations.")
+for _name, _title, _formula in (
+    ("tp", "True positives@k", "TP@k = |R_u & T_u|"),
+    ("fp", "False positives@k", "FP@k = |R_u| - TP"),
+    ("fn", "False negatives@k", "FN@k = |T_u| - TP"),
+    ("tn", "True negatives@k", "TN@k = n - TP - FP - FN"),
+):
+    register(MetricDef(
+        _name, _title, _formula, "Per-user count; the summary is the mean per user (info: total)."
+        + _CM_DOC, (REL, CATALOG) if _name == "tn" else (REL,), bounds=(0.0, None),
+        higher_is_better=_name in ("tp", "tn"), family="classification",
+        compute=_count_metric(_name),
+        example="top 3 (hit, miss, hit), 3 liked, n = 10: TP 2, FP 1, FN 1, TN 6",
+    ))
+
+register(MetricDef(
+    "accuracy", "Accuracy@k", "(TP + TN) / (TP + FP + FN + TN) = (TP + TN) / n",
+    "Share of catalogue items correctly recommended or not (seed 001)." + _CM_DOC
+    + " average: macro = mean of per-user values | micro = pooled counts.",
+    (REL, CATALOG, AVERAGE), family="classification", compute=_rate_metric("accuracy"),
+    example="TP 2, FP 1, FN 1, TN 6: accuracy = 8/10",
+))
+register(MetricDef(
+    "specificity", "Specificity@k (true-negative rate)", "TN / (TN + FP)",
+    "Share of the items a user does not like that were not recommended." + _CM_DOC,
+    (REL, CATALOG, AVERAGE), family="classification", compute=_rate_metric("specificity"),
+    example="FP 1, TN 6: specificity = 6/7",
+), ("tnr",))
+register(MetricDef(
+    "fpr", "False-positive rate@k", "FP / (FP + TN)",
+    "Share of the items a user does not like that were recommended (ROC x axis)." + _CM_DOC,
+    (REL, CATALOG, AVERAGE), higher_is_better=False, family="classification",
+    compute=_rate_metric("fpr"), example="FP 1, TN 6: FPR = 1/7",
+), ("fallout",))
+
+
+# ---- rating prediction -----------------------------------------------------------------------
+
+def _rating(which: str):
+    def compute(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+        n_users = len(packed.user_ids)
+        user = _user_of_positions(packed)
+        sel = packed.judged.astype(bool)
+        u = user[sel]
+        pred, true = packed.scores[sel], packed.rel[sel]
+        n_pairs = np.bincount(u, minlength=n_users).astype(np.float64)
+        missing = np.diff(packed.t_indptr) - n_pairs
+        info: dict[str, Any] = {"pairs": int(n_pairs.sum()), "unpredicted": int(missing.sum()),
+                                "average": spec.get("average")}
+        if missing.sum() > 0 and spec.get("missing") == "error":
+            bad = int(np.flatnonzero(missing > 0)[0])
+            raise PolicyError(
+                f"{spec.key}: {int(missing.sum())} truth rating(s) have no prediction in the run "
+                f"(e.g. user {packed.user_ids[bad]!r}); predict every held-out pair, or pass "
+                f"{spec.name}(missing=skip) to leave them out (counted in info)."
+            )
+        err = pred - true
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if which in ("rmse", "mse", "mae"):
+                e = np.abs(err) if which == "mae" else err * err
+                s = np.bincount(u, weights=e, minlength=n_users)
+                per_user = np.where(n_pairs > 0, s / n_pairs, np.nan)
+                micro = float(e.sum() / len(e)) if len(e) else float("nan")
+                if which == "rmse":
+                    per_user, micro = np.sqrt(per_user), float(np.sqrt(micro))
+            else:  # r2
+                mean_u = np.bincount(u, weights=true, minlength=n_users) / np.maximum(n_pairs, 1)
+                ss_tot = np.bincount(u, weights=(true - mean_u[u]) ** 2, minlength=n_users)
+                ss_res = np.bincount(u, weights=err * err, minlength=n_users)
+                per_user = np.where(ss_tot > 0, 1.0 - ss_res / ss_tot, np.nan)
+                info["users_constant_ratings"] = int(((ss_tot <= 0) & (n_pairs > 0)).sum())
+                tot = float(np.sum((true - true.mean()) ** 2)) if len(true) else 0.0
+                micro = 1.0 - float(np.sum(err * err)) / tot if tot > 0 else float("nan")
+        info["users_without_pairs"] = int((n_pairs == 0).sum())
+        value = micro if spec.get("average") == "micro" else None
+        return MetricValues(per_user, value, info)
+    return compute
+
+
+_RATING_PARAMS = (
+    Param("average", "micro", "micro = over all (user, item) pairs (seed 001) | macro = mean of "
+          "per-user values", ("micro", "macro")),
+    Param("missing", "error", "a truth pair without prediction: error | skip (counted)",
+          ("error", "skip")),
+)
+_RATING_DOC = (" Pairs: (user, item) in both run and truth; the run's score is the predicted "
+               "rating, the truth relevance the true rating. Per-user column: the user's own "
+               "value; summary per `average`.")
+for _name, _title, _formula, _hib, _bounds in (
+    ("rmse", "Root mean squared error", "sqrt((1/|T|) sum_{(u,i) in T} (r^_ui - r_ui)^2)", False,
+     (0.0, None)),
+    ("mse", "Mean squared error", "(1/|T|) sum (r^_ui - r_ui)^2", False, (0.0, None)),
+    ("mae", "Mean absolute error", "(1/|T|) sum |r^_ui - r_ui|", False, (0.0, None)),
+    ("r2", "Coefficient of determination R^2",
+     "1 - sum (r^_ui - r_ui)^2 / sum (r_ui - mean(r))^2", True, (float("-inf"), 1.0)),
+):
+    register(MetricDef(
+        _name, _title, _formula, _title + "." + _RATING_DOC, _RATING_PARAMS, cutoff="none",
+        higher_is_better=_hib, bounds=_bounds, family="rating", compute=_rating(_name),
+        example="predictions (4, 3), ratings (5, 3): RMSE = sqrt(1/2), MAE = 1/2",
+    ))
