@@ -1,0 +1,34 @@
+"""Beyond-accuracy metrics: coverage, entropy, Gini, novelty, diversity, serendipity,
+personalization and popularity bias.
+
+Standalone functions work on plain arrays (lists as ``(indptr, items)``, a (users x k) id array
+with -1 padding, or a list of sequences); :mod:`receval.beyond.registered` registers the same
+metrics as plugin metric families of :func:`receval.evaluate`.
+"""
+
+from .catalogue import (
+    ExposureState,
+    catalog_coverage,
+    effective_coverage,
+    entropy,
+    gini,
+    tail_share,
+)
+from .diversity import (
+    Similarity,
+    intra_list_diversity,
+    intra_list_similarity,
+    similarity_novelty,
+)
+from .inputs import ItemFeatures, as_item_features, as_train, resolve_catalog
+from .personalization import PersonalizationState, personalization
+from .popularity import aplt, arp, novelty, popularity_curve, self_information, tail_mask
+from .serendipity import expected_by_popularity, serendipity
+
+__all__ = [
+    "ExposureState", "ItemFeatures", "PersonalizationState", "Similarity", "aplt", "arp",
+    "as_item_features", "as_train", "catalog_coverage", "effective_coverage", "entropy",
+    "expected_by_popularity", "gini", "intra_list_diversity", "intra_list_similarity",
+    "novelty", "personalization", "popularity_curve", "resolve_catalog", "self_information",
+    "serendipity", "similarity_novelty", "tail_mask", "tail_share",
+]

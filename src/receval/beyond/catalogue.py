@@ -1,0 +1,180 @@
+"""Catalogue-level metrics of exposure: coverage, entropy, Gini, effective coverage, tail share.
+
+Every metric here is a function of the *exposure counts* ``c_i`` (how many of the evaluated
+lists, cut at k, contain item i) and of the catalogue size ``n = |I|``. The counts are a
+mergeable partial state (:class:`ExposureState`): blocks of users, or partitions of a
+distributed engine, each build one and :meth:`ExposureState.merge` adds them, with integer
+arithmetic, so the final value does not depend on how users were split. Items of the catalogue
+that no list contains have ``c_i = 0``; they count in ``n``.
+
+Exposure share ``p_i = c_i / sum_j c_j``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from ._lists import as_csr, truncate
+
+LOG_BASES = {"2": 2.0, "e": float(np.e), "10": 10.0}
+
+
+@dataclass
+class ExposureState:
+    """Partial state of catalogue metrics over a set of users.
+
+    ``counts[i]``: lists containing item code i; ``tail_slots``: positions holding a tail item
+    (when a tail mask was given); ``n_users``, ``n_nonempty``: lists seen / non-empty;
+    ``slots``: recommended positions in total.
+    """
+
+    counts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    n_users: int = 0
+    n_nonempty: int = 0
+    slots: int = 0
+    tail_slots: int = 0
+
+    @classmethod
+    def from_lists(cls, lists, *, k: int | None = None, n_items: int | None = None,
+                   tail: np.ndarray | None = None) -> ExposureState:
+        """State of a block of lists (item codes; a list counts an item once)."""
+        indptr, items = truncate(*as_csr(lists), k)
+        if len(items) and items.min() < 0:
+            raise InputError("lists: item codes must be >= 0.")
+        size = max(int(items.max()) + 1 if len(items) else 0, n_items or 0)
+        counts = np.bincount(_distinct_per_list(indptr, items), minlength=size).astype(np.int64)
+        lens = np.diff(indptr)
+        tail_slots = int(tail[items].sum()) if tail is not None and len(items) else 0
+        return cls(counts, len(lens), int((lens > 0).sum()), int(len(items)), tail_slots)
+
+    def merge(self, other: ExposureState) -> ExposureState:
+        """Sum of two states (exact: integer counts)."""
+        size = max(len(self.counts), len(other.counts))
+        counts = np.zeros(size, dtype=np.int64)
+        counts[: len(self.counts)] += self.counts
+        counts[: len(other.counts)] += other.counts
+        return ExposureState(counts, self.n_users + other.n_users,
+                             self.n_nonempty + other.n_nonempty, self.slots + other.slots,
+                             self.tail_slots + other.tail_slots)
+
+
+def _distinct_per_list(indptr: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """Item codes with repeats inside one list removed (lists normally have none)."""
+    if len(items) < 2:
+        return items
+    user = np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
+    order = np.lexsort((items, user))
+    s_items, s_user = items[order], user[order]
+    first = np.ones(len(items), dtype=bool)
+    first[1:] = (s_items[1:] != s_items[:-1]) | (s_user[1:] != s_user[:-1])
+    return s_items if first.all() else s_items[first]
+
+
+def _counts(counts) -> np.ndarray:
+    c = np.asarray(counts, dtype=np.float64).ravel()
+    if c.size and (c.min() < 0 or not np.isfinite(c).all()):
+        raise InputError("counts: exposure counts must be finite and >= 0.")
+    return c
+
+
+def _n(c: np.ndarray, n_items: int | None, over: str = "catalog") -> int:
+    if over == "recommended":
+        return int((c > 0).sum())
+    n = len(c) if n_items is None else int(n_items)
+    if n < int((c > 0).sum()):
+        raise InputError(
+            f"n_items={n_items}: fewer catalogue items than items with exposure "
+            f"({int((c > 0).sum())})."
+        )
+    return n
+
+
+def catalog_coverage(counts, n_items: int | None = None, *, kind: str = "catalog") -> float:
+    """Catalogue coverage: ``|union_u R_k(u)| / |I|`` (seed 001; Ge et al. 2010).
+
+    ``kind="count"`` returns the numerator ``|union_u R_k(u)|`` (Elliot's ItemCoverage).
+    ``n_items`` is |I| (default: ``len(counts)``).
+
+    >>> catalog_coverage([2, 0, 1, 0])     # 2 of 4 items recommended
+    0.5
+    """
+    c = _counts(counts)
+    covered = int((c > 0).sum())
+    if kind == "count":
+        return float(covered)
+    n = _n(c, n_items)
+    return covered / n if n else float("nan")
+
+
+def entropy(counts, n_items: int | None = None, *, base: float | str = 2,
+            normalize: bool = False, over: str = "catalog") -> float:
+    """Shannon entropy of exposure: ``H = -sum_i p_i log_b p_i`` (seed 001), 0 log 0 = 0.
+
+    ``normalize=True`` divides by ``log_b n`` (n = catalogue size, or the number of recommended
+    items with ``over="recommended"``) so that uniform exposure over the n items gives 1; the
+    base then cancels. (RecBole's ShannonEntropy divides by the number of distinct items
+    instead; that is not a normalization to [0, 1].) Higher = exposure spread over more items.
+
+    >>> entropy([1, 1, 2])                  # p = 1/4, 1/4, 1/2
+    1.5
+    """
+    b = LOG_BASES[base] if isinstance(base, str) else float(base)
+    c = _counts(counts)
+    total = c.sum()
+    if total == 0:
+        return float("nan")
+    p = c[c > 0] / total
+    h = float(-(p * np.log(p)).sum() / np.log(b))
+    h = h + 0.0  # -0.0 -> 0.0
+    if normalize:
+        n = _n(c, n_items, over)
+        return h / (np.log(n) / np.log(b)) if n > 1 else float("nan")
+    return h
+
+
+def effective_coverage(counts, n_items: int | None = None) -> float:
+    """Distributional (effective) coverage: ``exp(H_e) / |I|`` with ``H_e`` in nats.
+
+    ``exp(H)`` is the perplexity of the exposure distribution: the number of equally exposed
+    items that would give the same entropy. It equals plain coverage when the recommended items
+    are exposed equally and falls toward ``1 / |I|`` as exposure concentrates on one item.
+
+    >>> effective_coverage([1, 1, 0, 0])    # two items, equal exposure: 2 / 4
+    0.5
+    """
+    c = _counts(counts)
+    n = _n(c, n_items)
+    h = entropy(c, n, base="e")
+    return float(np.exp(h) / n) if n and h == h else float("nan")
+
+
+def gini(counts, n_items: int | None = None, *, denominator: str = "n-1",
+         over: str = "catalog") -> float:
+    """Gini index of exposure (seed 001): ``G = 1/(n-1) sum_j (2j - n - 1) p_(j)``.
+
+    ``p_(1) <= ... <= p_(n)`` are the exposure shares sorted ascending, over the n catalogue
+    items (``over="recommended"``: only items with exposure). 0 = every item equally exposed;
+    1 = all exposure on one item. **Lower is better** (fairer exposure); Elliot reports
+    ``1 - G``. ``denominator="n"`` gives the classic ``1/n`` form (Lorenz-curve Gini, equal to
+    ``sum_ij |p_i - p_j| / 2n``), whose maximum for one item is ``(n-1)/n``.
+
+    >>> gini([0, 1, 3])                     # p = 0, 1/4, 3/4: (0*0 + 0*1/4 + 2*3/4) / 2
+    0.75
+    """
+    c = _counts(counts)
+    n = _n(c, n_items, over)
+    total = c.sum()
+    if total == 0 or n == 0 or (denominator == "n-1" and n == 1):
+        return float("nan")
+    nz = np.sort(c[c > 0]) / total
+    j = np.arange(n - len(nz) + 1, n + 1, dtype=np.float64)
+    s = float(((2 * j - n - 1) * nz).sum())
+    return s / (n - 1 if denominator == "n-1" else n) + 0.0
+
+
+def tail_share(state: ExposureState) -> float:
+    """Share of all recommended positions that hold a long-tail item."""
+    return state.tail_slots / state.slots if state.slots else float("nan")

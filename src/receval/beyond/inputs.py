@@ -1,0 +1,276 @@
+"""Optional inputs of beyond-accuracy metrics: item features, training interactions, catalogue.
+
+Item features (``item_features=``) may be given as
+
+=====================================  ======================================================
+form                                   item id of each row
+=====================================  ======================================================
+``numpy`` 2-D array (items x dims)     the row number (ids must be integers 0..n-1)
+``scipy.sparse`` matrix                the row number (as for numpy)
+``pandas.DataFrame`` of numbers        the index (any hashable ids); every column is a feature
+``(matrix, ids)`` tuple                ``ids[r]`` for row r (matrix dense or sparse)
+``dict`` / ``pandas.Series``           the key; each value is a collection of tags (a set of
+                                       labels: binary sparse features, suited to Jaccard)
+:class:`ItemFeatures`                  as built
+=====================================  ======================================================
+
+Training interactions (``train=``) are (user, item[, ...]) rows in any table form
+:func:`receval.io.frames.read_columns` reads, or a scipy.sparse (users x items) matrix whose
+non-zero cells are interactions (row and column numbers are the ids). Repeated (user, item) rows
+count as several interactions for row-based popularity and once for user-based popularity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from ..errors import InputError
+from ..io.frames import read_columns
+from ..pack.vocab import factorize
+
+
+@dataclass
+class ItemFeatures:
+    """Feature vectors of items: ``matrix`` row r describes the item ``ids[r]``.
+
+    ``ids`` None means the row number is the item id (integer ids 0..n-1).
+    """
+
+    matrix: np.ndarray | sp.csr_matrix
+    ids: pd.Index | None = None
+
+    @property
+    def n_items(self) -> int:
+        return int(self.matrix.shape[0])
+
+    @property
+    def sparse(self) -> bool:
+        return sp.issparse(self.matrix)
+
+    def rows(self, item_ids: np.ndarray) -> np.ndarray:
+        """Feature row of each raw item id (-1 where the item has no features)."""
+        item_ids = np.asarray(item_ids)
+        if self.ids is not None:
+            if len(item_ids) == 0:
+                return np.zeros(0, dtype=np.int64)
+            return self.ids.get_indexer(pd.Index(item_ids)).astype(np.int64, copy=False)
+        if item_ids.dtype.kind not in "iu":
+            if item_ids.dtype.kind == "f" and np.all(item_ids == np.round(item_ids)):
+                item_ids = item_ids.astype(np.int64)
+            else:
+                raise InputError(
+                    "item_features: a numpy / scipy.sparse matrix is indexed by row number, so "
+                    f"item ids must be integers, but the items are {item_ids.dtype} (e.g. "
+                    f"{item_ids[:3].tolist()}). Pass a pandas DataFrame indexed by item id or a "
+                    "(matrix, ids) tuple."
+                )
+        ids = item_ids.astype(np.int64, copy=False)
+        return np.where((ids >= 0) & (ids < self.n_items), ids, -1)
+
+
+def as_item_features(obj: Any) -> ItemFeatures:
+    """Validate and normalize ``item_features`` (see the module table)."""
+    if isinstance(obj, ItemFeatures):
+        return obj
+    ids: Any = None
+    if isinstance(obj, tuple) and len(obj) == 2:
+        obj, ids = obj
+        ids = pd.Index(np.asarray(ids) if not isinstance(ids, pd.Index) else ids)
+    if isinstance(obj, pd.DataFrame):
+        bad = [c for c in obj.columns if not pd.api.types.is_numeric_dtype(obj[c])
+               and not pd.api.types.is_bool_dtype(obj[c])]
+        if bad:
+            raise InputError(
+                f"item_features: DataFrame columns must be numeric; {bad[:5]} are not (dtype "
+                f"{obj[bad[0]].dtype}). Encode them (e.g. pd.get_dummies) or drop them."
+            )
+        ids = obj.index
+        matrix: Any = obj.to_numpy(dtype=np.float64)
+    elif isinstance(obj, (Mapping, pd.Series)):
+        return _from_tags(obj)
+    elif sp.issparse(obj):
+        matrix = sp.csr_matrix(obj, dtype=np.float64)
+        matrix.sum_duplicates()
+    elif isinstance(obj, np.ndarray):
+        if obj.ndim != 2 or obj.dtype.kind not in "biuf":
+            raise InputError(
+                "item_features: a numpy array must be 2-D (items x features) and numeric, got "
+                f"shape {obj.shape} dtype {obj.dtype}."
+            )
+        matrix = np.ascontiguousarray(obj, dtype=np.float64)
+    else:
+        raise InputError(
+            f"item_features: unsupported type {type(obj).__name__}. Pass a 2-D numpy array (row "
+            "= item id), a pandas DataFrame indexed by item id, a scipy.sparse matrix, a "
+            "(matrix, ids) tuple or a dict {item: collection of tags}."
+        )
+    data = matrix.data if sp.issparse(matrix) else matrix
+    if not np.isfinite(data).all():
+        raise InputError("item_features: the features hold NaN or infinite values; fill them.")
+    if ids is not None:
+        if len(ids) != matrix.shape[0]:
+            raise InputError(
+                f"item_features: {len(ids)} ids for {matrix.shape[0]} feature rows; they must "
+                "match."
+            )
+        if not ids.is_unique:
+            dup = ids[ids.duplicated()][:3].tolist()
+            raise InputError(f"item_features: item ids must be unique; repeated: {dup}.")
+    return ItemFeatures(matrix, ids)
+
+
+def _from_tags(obj: Mapping | pd.Series) -> ItemFeatures:
+    keys = list(obj.keys()) if isinstance(obj, Mapping) else list(obj.index)
+    values = list(obj.values()) if isinstance(obj, Mapping) else list(obj.to_numpy())
+    lens, tags = [], []
+    for v in values:
+        if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+            raise InputError(
+                "item_features: a dict / Series must map each item to a collection of tags "
+                f"(set, list), got {type(v).__name__} ({v!r})."
+            )
+        group = list(dict.fromkeys(v))
+        lens.append(len(group))
+        tags.extend(group)
+    codes, _ = pd.factorize(pd.Series(tags, dtype=object)) if tags else (np.zeros(0, int), [])
+    n_tags = int(codes.max()) + 1 if len(codes) else 0
+    indptr = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum(lens, out=indptr[1:])
+    matrix = sp.csr_matrix((np.ones(len(codes)), codes.astype(np.int64), indptr),
+                           shape=(len(keys), n_tags))
+    return as_item_features((matrix, pd.Index(keys)))
+
+
+@dataclass
+class TrainData:
+    """Training interactions reduced to codes: item popularity and per-user histories."""
+
+    users: np.ndarray        # raw user ids (code -> id)
+    items: np.ndarray        # raw item ids (code -> id)
+    item_rows: np.ndarray    # interactions (rows) per item code
+    item_users: np.ndarray   # distinct users per item code
+    n_rows: int
+    indptr: np.ndarray       # distinct items per user code, CSR (ascending item code)
+    hist: np.ndarray
+
+    @property
+    def n_users(self) -> int:
+        return len(self.users)
+
+    def popularity(self, pop: str) -> np.ndarray:
+        return self.item_users if pop == "users" else self.item_rows
+
+    def total(self, pop: str) -> int:
+        """Normalizer of p(i): users in train (pop='users') or rows (pop='rows')."""
+        return self.n_users if pop == "users" else self.n_rows
+
+
+def as_train(obj: Any, **cols: Any) -> TrainData:
+    """Read training interactions (see the module doc)."""
+    if isinstance(obj, TrainData):
+        return obj
+    if sp.issparse(obj):
+        coo = sp.coo_matrix(obj)
+        nz = coo.data != 0
+        u, i = coo.row[nz].astype(np.int64), coo.col[nz].astype(np.int64)
+        users = np.arange(coo.shape[0], dtype=np.int64)
+        items = np.arange(coo.shape[1], dtype=np.int64)
+    else:
+        c = read_columns(obj, role="train", **cols)
+        u, users = factorize(c.user, what="train user column")
+        i, items = factorize(c.item, what="train item column")
+    n_items = len(items)
+    item_rows = np.bincount(i, minlength=n_items).astype(np.int64)
+    pair = np.unique(u * max(n_items, 1) + i)
+    pu, pi = pair // max(n_items, 1), pair % max(n_items, 1)
+    item_users = np.bincount(pi, minlength=n_items).astype(np.int64)
+    indptr = np.zeros(len(users) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pu, minlength=len(users)), out=indptr[1:])
+    return TrainData(users, items, item_rows, item_users, int(len(u)), indptr, pi)
+
+
+def cooccurrence_features(train: TrainData) -> ItemFeatures:
+    """Binary (items x training users) matrix: item similarity from shared users."""
+    pu = np.repeat(np.arange(train.n_users, dtype=np.int64), np.diff(train.indptr))
+    mat = sp.csr_matrix((np.ones(len(pu)), (train.hist, pu)),
+                        shape=(len(train.items), train.n_users))
+    return ItemFeatures(mat, pd.Index(train.items))
+
+
+@dataclass
+class Catalog:
+    """The item set |I| of catalogue metrics: its size, ids when known, and how it was chosen."""
+
+    size: int
+    ids: pd.Index | None
+    source: str
+
+
+def resolve_catalog(catalog: Any, *, run_items: np.ndarray, truth_items: np.ndarray | None,
+                    train_items: np.ndarray | None, recommended: np.ndarray) -> Catalog:
+    """The catalogue from ``catalog=`` (None/'all', a source name, a count or an id list).
+
+    ``recommended``: raw ids of the items that appear in the evaluated lists (checked to lie
+    inside an explicit catalogue).
+    """
+    sources = {"run": run_items, "truth": truth_items, "train": train_items}
+    if catalog is None or isinstance(catalog, str):
+        text = "all" if catalog is None else catalog.strip().lower()
+        names = ["train", "truth", "run"] if text == "all" else text.split("+")
+        bad = [n for n in names if n not in sources]
+        if bad:
+            raise InputError(
+                f"catalog={catalog!r}: unknown source {bad[0]!r}; use 'all' (train + truth + "
+                "run, the default), a '+'-joined subset such as 'train' or 'train+truth', an "
+                "item count, or a list of item ids."
+            )
+        parts = [sources[n] for n in names if sources[n] is not None]
+        used = [n for n in names if sources[n] is not None]
+        missing = [n for n in names if sources[n] is None]
+        if text != "all" and missing:
+            raise InputError(f"catalog={catalog!r} needs {missing[0]}=...; pass it to evaluate().")
+        ids = _union(parts)
+        out = Catalog(len(ids), ids, "items of " + " + ".join(used))
+    elif isinstance(catalog, (int, np.integer)) and not isinstance(catalog, bool):
+        if catalog <= 0:
+            raise InputError(f"catalog={catalog!r}: an item count must be positive.")
+        if len(recommended) > catalog:
+            raise InputError(
+                f"catalog={catalog}: the lists hold {len(recommended)} distinct items, more than "
+                "the catalogue size; pass the true catalogue size or the item list."
+            )
+        return Catalog(int(catalog), None, f"count given ({catalog})")
+    else:
+        try:
+            ids = pd.Index(np.asarray(catalog)).unique()
+        except TypeError:
+            raise InputError(
+                f"catalog: expected None, a source name, an item count or a list of item ids, "
+                f"got {type(catalog).__name__}."
+            ) from None
+        out = Catalog(len(ids), ids, f"explicit list ({len(ids)} items)")
+    if out.ids is not None and len(recommended):
+        outside = out.ids.get_indexer(pd.Index(recommended)) < 0
+        if outside.any():
+            ex = pd.Index(recommended)[outside][:3].tolist()
+            raise InputError(
+                f"catalog: {int(outside.sum())} recommended item(s) are not in the catalogue "
+                f"({out.source}), e.g. {ex}; add them to the catalogue or filter the run."
+            )
+    if out.size == 0:
+        raise InputError("catalog: the catalogue is empty.")
+    return out
+
+
+def _union(parts: list[np.ndarray]) -> pd.Index:
+    if not parts:
+        return pd.Index([])
+    return pd.Index(pd.unique(pd.Series(np.concatenate([np.asarray(p, dtype=object)
+                                                         if p.dtype != parts[0].dtype else p
+                                                         for p in parts]))))

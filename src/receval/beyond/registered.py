@@ -1,0 +1,564 @@
+"""Beyond-accuracy metrics as plugin metric families of :func:`receval.evaluate`.
+
+Importing this module registers them. Each ``compute(spec, packed, context)`` reads the
+evaluated users' lists from the packed run (cut at the metric's k), and the optional inputs
+``train=``, ``item_features=`` and ``catalog=`` from the evaluation context:
+
+>>> import receval as rv, receval.beyond.registered  # doctest: +SKIP
+>>> rv.evaluate(run, truth, ["coverage@10", "gini@10", "ild@10", "novelty@10"],
+...             train=train, item_features=features)  # doctest: +SKIP
+
+Catalogue-level metrics (coverage, dist_coverage, entropy, gini, tail_share, personalization)
+have one value for the whole run (no per-user column); they are built from mergeable partial
+states over blocks of users. Per-user metrics are NaN where undefined (e.g. ILD of a list with
+fewer than two items, novelty of an empty list) and left out of the mean; ``info`` says how many.
+Only the lists of evaluated users count (see the ``users`` policy).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..engines.plugins import Context, MetricValues
+from ..errors import InputError
+from ..metrics.spec import MetricDef, MetricSpec, Param, register
+from ..pack.packed import Packed
+from ._lists import blocks, ranges, select
+from .catalogue import (
+    LOG_BASES,
+    ExposureState,
+    catalog_coverage,
+    effective_coverage,
+    entropy,
+    gini,
+    tail_share,
+)
+from .diversity import Similarity, history_similarity, pair_sums
+from .inputs import (
+    Catalog,
+    ItemFeatures,
+    TrainData,
+    as_item_features,
+    as_train,
+    cooccurrence_features,
+    resolve_catalog,
+)
+from .personalization import PersonalizationState
+from .popularity import list_mean, self_information, tail_mask
+from .serendipity import expected_by_popularity, serendipity
+
+BLOCK_USERS = 1 << 18  # users per partial state of catalogue metrics
+
+# ----------------------------------------------------------------------------- parameters
+SIM = Param("sim", "cosine",
+            "item similarity: cosine (default) | dot | jaccard (sets of non-zero features) | "
+            "custom (the function passed as evaluate(..., similarity=fn), fn(Xa, Xb) -> one "
+            "similarity per row pair)", ("cosine", "dot", "jaccard", "custom"))
+SOURCE = Param("source", "features",
+               "where item vectors come from: features = item_features=...; cooccurrence = the "
+               "item's column of the binary training user x item matrix (cosine = shared users "
+               "/ sqrt(users_i users_j))", ("features", "cooccurrence"))
+MISSING = Param("missing", "error",
+                "recommended items without features: error | skip (left out of the list before "
+                "comparing)", ("error", "skip"))
+POP = Param("pop", "rows",
+            "training popularity phi(i): rows = interactions of i (p = phi / rows) | users = "
+            "distinct users of i (p = phi / users)", ("rows", "users"))
+HEAD = Param("head", 0.2,
+             "share of the training items (most popular first, ties included) that form the "
+             "head; the rest, and items unseen in training, are the long tail",
+             kind=float, low=0.0, high=1.0, low_open=True, high_open=True)
+REL = Param("rel", 1.0, "relevance threshold: truth items with relevance >= rel are relevant",
+            kind=float, low=0.0, low_open=True)
+OVER = Param("over", "catalog",
+             "items n counted: catalog = every catalogue item (unrecommended ones have zero "
+             "exposure) | recommended = only items with exposure", ("catalog", "recommended"))
+
+
+# ----------------------------------------------------------------------------- helpers
+def _cache(context: Context) -> dict:
+    return context.__dict__.setdefault("_beyond_cache", {})
+
+
+def _cut(packed: Packed, k: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """(indptr, positions into the packed arrays) of the first k items of every list."""
+    lens = np.diff(packed.indptr)
+    new = lens if k is None else np.minimum(lens, k)
+    indptr = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(new, out=indptr[1:])
+    return indptr, ranges(packed.indptr[:-1], new)
+
+
+def _train(context: Context, key: str) -> TrainData:
+    cache = _cache(context)
+    train = context.require("train", key)
+    if cache.get("train_src") is not train:
+        cache["train_src"] = train
+        cache["train"] = as_train(train)
+    return cache["train"]
+
+
+def _per_vocab(context: Context, packed: Packed, name: str, make) -> Any:
+    """Per-run cached array aligned with ``packed.item_vocab``."""
+    cache = _cache(context)
+    entry = cache.get(name)
+    if entry is None or entry[0] is not packed.item_vocab:
+        entry = (packed.item_vocab, make())
+        cache[name] = entry
+    return entry[1]
+
+
+def _train_index(context: Context, packed: Packed, key: str) -> np.ndarray:
+    tr = _train(context, key)
+    return _per_vocab(context, packed, "train_index", lambda: (
+        pd.Index(tr.items).get_indexer(pd.Index(packed.item_vocab)).astype(np.int64)
+        if len(packed.item_vocab) else np.zeros(0, dtype=np.int64)))
+
+
+def _popularity(context: Context, packed: Packed, key: str, pop: str) -> np.ndarray:
+    """Training popularity of each run-vocabulary item (0 when unseen in training)."""
+    tr = _train(context, key)
+    idx = _train_index(context, packed, key)
+    counts = tr.popularity(pop)
+    return np.where(idx >= 0, counts[np.maximum(idx, 0)] if len(counts) else 0, 0)
+
+
+def _tail(context: Context, packed: Packed, spec: MetricSpec) -> np.ndarray:
+    tr = _train(context, spec.key)
+    pop = spec.get("pop")
+    mask_train = tail_mask(tr.popularity(pop), head=float(spec.get("head")))
+    idx = _train_index(context, packed, spec.key)
+    return np.where(idx >= 0, mask_train[np.maximum(idx, 0)] if len(mask_train) else True, True)
+
+
+def _catalog(context: Context, packed: Packed, counts: np.ndarray) -> Catalog:
+    train_items = None
+    if context.train is not None:
+        train_items = _train(context, "catalog").items
+    recommended = packed.item_vocab[np.flatnonzero(counts > 0)]
+    return resolve_catalog(context.catalog, run_items=packed.item_vocab,
+                           truth_items=packed.truth_item_vocab, train_items=train_items,
+                           recommended=recommended)
+
+
+def _exposure(packed: Packed, k: int | None, tail: np.ndarray | None = None) -> ExposureState:
+    """Exposure counts over the run vocabulary, merged from blocks of users."""
+    indptr, pos = _cut(packed, k)
+    items = packed.items[pos]
+    state = ExposureState(np.zeros(len(packed.item_vocab), dtype=np.int64))
+    for lo, hi in blocks(len(indptr) - 1, BLOCK_USERS):
+        ip = indptr[lo:hi + 1] - indptr[lo]
+        part = ExposureState.from_lists((ip, items[indptr[lo]:indptr[hi]]),
+                                        n_items=len(packed.item_vocab), tail=tail)
+        state = state.merge(part)
+    return state
+
+
+def _features(context: Context, spec: MetricSpec) -> ItemFeatures:
+    if spec.get("source") == "cooccurrence":
+        cache = _cache(context)
+        tr = _train(context, spec.key)
+        if cache.get("cooc_src") is not tr:
+            cache["cooc_src"] = tr
+            cache["cooc"] = cooccurrence_features(tr)
+        return cache["cooc"]
+    raw = context.require("item_features", spec.key)
+    cache = _cache(context)
+    if cache.get("feat_src") is not raw:
+        cache["feat_src"] = raw
+        cache["feat"] = as_item_features(raw)
+    return cache["feat"]
+
+
+def _similarity(context: Context, spec: MetricSpec, feats: ItemFeatures) -> Similarity:
+    sim: Any = spec.get("sim")
+    if sim == "custom":
+        sim = context.options.get("similarity")
+        if not callable(sim):
+            raise InputError(
+                f"{spec.key} needs a similarity function: pass evaluate(..., similarity=fn) "
+                "with fn(Xa, Xb) returning one similarity per row pair."
+            )
+    cache = _cache(context)
+    key = ("sim", id(feats), sim if isinstance(sim, str) else id(sim))
+    entry = cache.get(key)
+    if entry is None or entry[0] is not feats:
+        entry = (feats, Similarity(feats, sim))
+        cache[key] = entry
+    return entry[1]
+
+
+def _rows(context: Context, packed: Packed, spec: MetricSpec, feats: ItemFeatures
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(indptr, feature rows, packed positions) of the top-k lists, per the missing policy."""
+    indptr, pos = _cut(packed, spec.k)
+    vocab_rows = _per_vocab(context, packed, ("rows", id(feats)),
+                            lambda: feats.rows(packed.item_vocab))
+    rows = vocab_rows[packed.items[pos]]
+    bad = rows < 0
+    if bad.any():
+        if spec.get("missing") == "error":
+            ex = list(dict.fromkeys(packed.item_vocab[packed.items[pos[bad]]][:50].tolist()))
+            raise InputError(
+                f"{spec.key}: {int(bad.sum())} recommended position(s) hold items without "
+                f"features, e.g. {ex[:3]}. Add their features, or use "
+                f"'{spec.name}@{spec.k or ''}(missing=skip)' to leave them out of the lists."
+            )
+        indptr = select(indptr, ~bad)
+        rows, pos = rows[~bad], pos[~bad]
+    return indptr, rows, pos
+
+
+def _history(context: Context, packed: Packed, spec: MetricSpec, feats: ItemFeatures
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """Each evaluated user's training items as feature rows, CSR aligned with packed users."""
+    tr = _train(context, spec.key)
+    code = pd.Index(tr.users).get_indexer(pd.Index(packed.user_ids)) if len(tr.users) \
+        else np.full(len(packed.user_ids), -1)
+    hl = np.where(code >= 0, np.diff(tr.indptr)[np.maximum(code, 0)] if tr.n_users else 0, 0)
+    h = tr.hist[ranges(np.where(code >= 0, tr.indptr[:-1][np.maximum(code, 0)]
+                                if tr.n_users else 0, 0), hl)]
+    h_indptr = np.zeros(len(hl) + 1, dtype=np.int64)
+    np.cumsum(hl, out=h_indptr[1:])
+    rows = feats.rows(tr.items)[h] if len(h) else np.zeros(0, dtype=np.int64)
+    bad = rows < 0
+    if bad.any():
+        if spec.get("missing") == "error":
+            raise InputError(
+                f"{spec.key}: {int(bad.sum())} training interaction(s) are with items without "
+                f"features, e.g. {tr.items[h[bad]][:3].tolist()}; add their features or pass "
+                "missing=skip."
+            )
+        h_indptr = select(h_indptr, ~bad)
+        rows = rows[~bad]
+    return h_indptr, rows
+
+
+def _undefined(values: np.ndarray) -> dict:
+    return {"undefined_users": int(np.isnan(values).sum())}
+
+
+# ----------------------------------------------------------------------------- compute functions
+def _coverage(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    state = _exposure(packed, spec.k)
+    if spec.get("kind") == "count":
+        return MetricValues(None, catalog_coverage(state.counts, kind="count"),
+                            {"recommended_items": int((state.counts > 0).sum())})
+    cat = _catalog(context, packed, state.counts)
+    return MetricValues(None, catalog_coverage(state.counts, cat.size),
+                        {"catalog": cat.source, "catalog_size": cat.size,
+                         "recommended_items": int((state.counts > 0).sum())})
+
+
+def _dist_coverage(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    state = _exposure(packed, spec.k)
+    cat = _catalog(context, packed, state.counts)
+    return MetricValues(None, effective_coverage(state.counts, cat.size),
+                        {"catalog": cat.source, "catalog_size": cat.size})
+
+
+def _entropy(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    state = _exposure(packed, spec.k)
+    normalize = spec.get("normalize") == "true"
+    info: dict[str, Any] = {"base": spec.get("base")}
+    n = None
+    if normalize and spec.get("over") == "catalog":
+        cat = _catalog(context, packed, state.counts)
+        n = cat.size
+        info.update(catalog=cat.source, catalog_size=cat.size)
+    value = entropy(state.counts[state.counts > 0] if n is None else state.counts, n,
+                    base=LOG_BASES[spec.get("base")], normalize=normalize,
+                    over=spec.get("over") if normalize else "catalog")
+    return MetricValues(None, value, info)
+
+
+def _gini(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    state = _exposure(packed, spec.k)
+    info: dict[str, Any] = {}
+    if spec.get("over") == "catalog":
+        cat = _catalog(context, packed, state.counts)
+        n = cat.size
+        info.update(catalog=cat.source, catalog_size=cat.size)
+    else:
+        n = None
+    return MetricValues(None, gini(state.counts, n, denominator=spec.get("denominator"),
+                                   over=spec.get("over")), info)
+
+
+def _user_coverage(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    indptr, pos = _cut(packed, spec.k)
+    n = len(indptr) - 1
+    if spec.get("kind") == "list":
+        return MetricValues((np.diff(indptr) > 0).astype(np.float64))
+    hit = packed.rel[pos] >= float(spec.get("rel"))
+    user = np.repeat(np.arange(n), np.diff(indptr))
+    return MetricValues((np.bincount(user[hit], minlength=n) > 0).astype(np.float64))
+
+
+def _tail_share(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    tail = _tail(context, packed, spec)
+    state = _exposure(packed, spec.k, tail=tail)
+    return MetricValues(None, tail_share(state),
+                        {"tail_items_in_train": int(tail_mask(_train(context, spec.key)
+                                                              .popularity(spec.get("pop")),
+                                                              head=float(spec.get("head")))
+                                                    .sum()),
+                         "slots": state.slots})
+
+
+def _aplt(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    tail = _tail(context, packed, spec)
+    indptr, pos = _cut(packed, spec.k)
+    values = list_mean(indptr, tail[packed.items[pos]].astype(np.float64))
+    return MetricValues(values, info=_undefined(values))
+
+
+def _arp(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    pop = _popularity(context, packed, spec.key, spec.get("pop")).astype(np.float64)
+    indptr, pos = _cut(packed, spec.k)
+    values = list_mean(indptr, pop[packed.items[pos]])
+    return MetricValues(values, info=_undefined(values))
+
+
+def _novelty(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    tr = _train(context, spec.key)
+    pop_name = spec.get("pop")
+    pop = _popularity(context, packed, spec.key, pop_name)
+    indptr, pos = _cut(packed, spec.k)
+    try:
+        info_bits = self_information(pop[packed.items[pos]], tr.total(pop_name),
+                                     unseen=spec.get("unseen"),
+                                     base=LOG_BASES[spec.get("base")])
+    except InputError as exc:
+        raise InputError(f"{spec.key}: {exc}") from None
+    values = list_mean(indptr, info_bits)
+    info = _undefined(values)
+    info["unseen_positions"] = int((pop[packed.items[pos]] == 0).sum())
+    return MetricValues(values, info=info)
+
+
+def _ils_values(spec: MetricSpec, packed: Packed, context: Context) -> np.ndarray:
+    feats = _features(context, spec)
+    sim = _similarity(context, spec, feats)
+    indptr, rows, _ = _rows(context, packed, spec, feats)
+    total, _ = pair_sums(indptr, rows, sim)
+    lens = np.diff(indptr).astype(np.float64)
+    npairs = lens * (lens - 1) / 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(npairs > 0, total / np.maximum(npairs, 1), np.nan)
+
+
+def _ils(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    values = _ils_values(spec, packed, context)
+    return MetricValues(values, info=_undefined(values))
+
+
+def _ild(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    values = 1.0 - _ils_values(spec, packed, context)
+    return MetricValues(values, info=_undefined(values))
+
+
+def _sim_novelty(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    feats = _features(context, spec)
+    sim = _similarity(context, spec, feats)
+    indptr, rows, _ = _rows(context, packed, spec, feats)
+    if spec.get("reference") == "list":
+        _, per_pos = pair_sums(indptr, rows, sim, per_position=True)
+        lens = np.diff(indptr)
+        denom = np.repeat(lens - 1, lens).astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            nov = np.where(denom > 0, 1.0 - per_pos / np.maximum(denom, 1), np.nan)
+    else:
+        h_indptr, h_rows = _history(context, packed, spec, feats)
+        nov = 1.0 - history_similarity(indptr, rows, h_indptr, h_rows, sim)
+    values = list_mean(indptr, nov)
+    return MetricValues(values, info=_undefined(values))
+
+
+def _serendipity(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    k = spec.k
+    if spec.get("unexpected") == "popularity":
+        top = spec.get("top") or k
+        if top is None:
+            raise InputError(f"{spec.key}: without a cutoff, give the popular list size, e.g. "
+                             "serendipity(unexpected=popularity,top=10).")
+        # popularity ranks are over training items; items unseen in training are unexpected
+        tr = _train(context, spec.key)
+        exp_train = expected_by_popularity(tr.popularity(spec.get("pop")), top=int(top))
+        idx = _train_index(context, packed, spec.key)
+        expected = np.where(idx >= 0, exp_train[np.maximum(idx, 0)] if len(exp_train) else False,
+                            False)
+        indptr, pos = _cut(packed, k)
+        unexp = (~expected[packed.items[pos]]).astype(np.float64)
+    else:
+        feats = _features(context, spec)
+        sim = _similarity(context, spec, feats)
+        indptr, rows, pos = _rows(context, packed, spec, feats)
+        h_indptr, h_rows = _history(context, packed, spec, feats)
+        unexp = 1.0 - history_similarity(indptr, rows, h_indptr, h_rows, sim)
+    relevant = packed.rel[pos] >= float(spec.get("rel"))
+    values = serendipity(indptr, relevant, unexp, k=k)
+    return MetricValues(values, info=_undefined(values))
+
+
+def _personalization(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    indptr, pos = _cut(packed, spec.k)
+    items = packed.items[pos]
+    state = PersonalizationState()
+    for lo, hi in blocks(len(indptr) - 1, BLOCK_USERS):
+        ip = indptr[lo:hi + 1] - indptr[lo]
+        state = state.merge(PersonalizationState.from_lists((ip, items[indptr[lo]:indptr[hi]])))
+    return MetricValues(None, state.value(), {"lists": sum(state.lists.values())})
+
+
+# ----------------------------------------------------------------------------- registration
+def _def(name: str, title: str, formula: str, doc: str, compute, params=(), **kw) -> MetricDef:
+    return MetricDef(name, title, formula, doc, tuple(params), family="beyond", compute=compute,
+                     **kw)
+
+
+register(_def(
+    "coverage", "Catalogue coverage@k", "|union_u R_k(u)| / |I|",
+    "Share of the catalogue that appears in at least one evaluated list (seed 001). The "
+    "catalogue I is evaluate(catalog=...): None/'all' = items of train + truth + run (default), "
+    "'train' (Microsoft Recommenders), 'train+truth', ..., an item count, or an id list. "
+    "kind=count gives the number of distinct recommended items (Elliot ItemCoverage).",
+    _coverage, (Param("kind", "catalog", "catalog = share of |I| | count = distinct items",
+                      ("catalog", "count")),),
+    bounds=(0.0, None), reference="Ge, Delgado-Battenfeld & Jannach, RecSys 2010",
+    example="lists [a, b], [a, c], catalogue of 6 items: 3/6",
+), ("catalog_coverage", "item_coverage"))
+
+register(_def(
+    "dist_coverage", "Distributional (effective) coverage@k", "exp(H_e) / |I|",
+    "Perplexity of the exposure distribution (the number of equally exposed items with the same "
+    "entropy) over the catalogue size; equals coverage when recommended items are exposed "
+    "equally, tends to 1/|I| when one item takes all exposure.",
+    _dist_coverage, example="exposure [1, 1, 0, 0]: 2/4",
+), ("effective_coverage",))
+
+register(_def(
+    "entropy", "Shannon entropy of exposure@k", "H = -sum_i p_i log_b p_i, p_i = c_i / sum_j c_j",
+    "Entropy of how often each item appears in the evaluated top-k lists (seed 001). "
+    "normalize=true divides by log_b n (n = catalogue size, or recommended items with "
+    "over=recommended) so uniform exposure gives 1. Higher = exposure spread more evenly.",
+    _entropy, (Param("base", "2", "logarithm base: 2 (bits) | e (nats) | 10", ("2", "e", "10")),
+               Param("normalize", "false", "divide by log_b n: false | true",
+                     ("false", "true")), OVER),
+    bounds=(0.0, None), reference="Shani & Gunawardana 2011",
+    example="exposure counts [1, 1, 2]: H = 1.5 bits",
+), ("shannon_entropy",))
+
+register(_def(
+    "gini", "Gini index of exposure@k", "G = 1/(n-1) sum_j (2j - n - 1) p_(j), p ascending",
+    "Inequality of exposure over the n catalogue items sorted by exposure ascending (seed 001). "
+    "0 = equal exposure, 1 = everything on one item; lower is better. denominator=n gives the "
+    "classic Lorenz Gini (maximum (n-1)/n). Elliot reports 1 - G.",
+    _gini, (Param("denominator", "n-1", "n-1 (seed 001, maximum 1) | n (classic)",
+                  ("n-1", "n")), OVER),
+    higher_is_better=False, reference="seed 001; Shani & Gunawardana 2011",
+    example="exposure [0, 1, 3]: (2 * 3/4) / 2 = 0.75",
+), ("gini_index",))
+
+register(_def(
+    "user_coverage", "User coverage@k", "kind=list: [|R_k(u)| > 0]; kind=hit: [h_k(u) > 0]",
+    "Share of evaluated users who receive a non-empty list (kind=list) or at least one relevant "
+    "item in the top k (kind=hit, equal to hit_rate@k but averaged over every evaluated user).",
+    _user_coverage, (Param("kind", "list", "list | hit", ("list", "hit")), REL),
+    example="users with lists [a], [] : 1/2",
+))
+
+register(_def(
+    "tail_share", "Long-tail share of exposure@k",
+    "sum_u |R_k(u) & Tail| / sum_u |R_k(u)|",
+    "Share of all recommended positions that hold a long-tail item (tail: every item outside "
+    "the `head` share of most popular training items, see docs).",
+    _tail_share, (HEAD, POP), needs=("train",),
+    reference="Abdollahpouri et al. 2019",
+), ("long_tail",))
+
+register(_def(
+    "aplt", "Average percentage of long-tail items@k", "mean_u |R_k(u) & Tail| / |R_k(u)|",
+    "Per user share of long-tail items in the top k, averaged over users with a list.",
+    _aplt, (HEAD, POP), needs=("train",), reference="Abdollahpouri et al. 2019",
+))
+
+register(_def(
+    "arp", "Average recommendation popularity@k", "mean_u mean_{i in R_k(u)} phi(i)",
+    "Mean training popularity of the recommended items (pop=rows: interactions, pop=users: "
+    "distinct users); lower = less popularity bias.",
+    _arp, (POP,), needs=("train",), bounds=(0.0, None), higher_is_better=False,
+    reference="Yin et al. 2012; Abdollahpouri et al. 2019",
+))
+
+register(_def(
+    "novelty", "Popularity novelty (self-information)@k", "mean_{i in R_k(u)} -log_b p(i)",
+    "Mean self-information of the recommended items, p(i) = phi(i) / N from the training data "
+    "(pop=rows: N = rows; pop=users: p = share of users who know i, Zhou et al. 2010). unseen: "
+    "items absent from training count as seen once (one), are left out (skip) or raise (error).",
+    _novelty, (POP, Param("unseen", "one", "one | skip | error", ("one", "skip", "error")),
+               Param("base", "2", "logarithm base: 2 | e | 10", ("2", "e", "10"))),
+    needs=("train",), bounds=(0.0, None), reference="Zhou et al., PNAS 2010",
+    example="p = 1/2 and 1/4: (1 + 2) / 2 = 1.5 bits",
+), ("self_information",))
+
+_SIM_DOC = (" Pairs are the L(L-1)/2 unordered pairs of the top-k list; lists with fewer than "
+            "two items (after missing=skip) are NaN and left out of the mean. Needs "
+            "item_features=... (source=features) or train=... (source=cooccurrence).")
+
+register(_def(
+    "ils", "Intra-list similarity@k", "ILS = 2/(L(L-1)) sum_{i<j} sim(i, j)",
+    "Mean pairwise similarity of the items of a list (Ziegler et al. 2005, seed 001); lower = "
+    "more diverse." + _SIM_DOC,
+    _ils, (SIM, SOURCE, MISSING), higher_is_better=False, bounds=(-1.0, None),
+    reference="Ziegler et al., WWW 2005",
+), ("intra_list_similarity",))
+
+register(_def(
+    "ild", "Intra-list diversity@k", "ILD = 2/(L(L-1)) sum_{i<j} (1 - sim(i, j)) = 1 - ILS",
+    "Mean pairwise distance 1 - sim of the items of a list (seed 001 Diversity(R(u)) and ILD; "
+    "each unordered pair counted once); overall diversity = mean over users." + _SIM_DOC,
+    _ild, (SIM, SOURCE, MISSING), bounds=(0.0, None),
+    reference="Smyth & McClave 2001; Ziegler et al. 2005",
+    example="two orthogonal items: 1",
+), ("diversity", "intra_list_diversity"))
+
+register(_def(
+    "sim_novelty", "Similarity-based novelty@k",
+    "list: mean_i 1/(L-1) sum_{j != i} (1 - sim(i, j)); history: mean_i mean_{h in H(u)} "
+    "(1 - sim(i, h))",
+    "Seed 001 Novelty_i averaged over the list (reference=list, equal to ILD), or the distance of "
+    "each recommended item to the user's training history (reference=history, Vargas & "
+    "Castells 2011; needs train=...)." + _SIM_DOC,
+    _sim_novelty, (SIM, SOURCE, MISSING,
+                   Param("reference", "list", "compare with: list | history",
+                         ("list", "history"))),
+    bounds=(0.0, None), reference="seed 001; Vargas & Castells, RecSys 2011",
+))
+
+register(_def(
+    "serendipity", "Serendipity@k", "1/k sum_{i in R_k(u)} [rel_i >= rel] * unexp(u, i)",
+    "Relevant and unexpected recommendations. unexpected=history: unexp = 1 - mean similarity "
+    "to the user's training items (NaN for users without history); unexpected=popularity: unexp "
+    "= item not among the `top` most popular training items (default top = k). Denominator k as "
+    "in precision@k.",
+    _serendipity, (Param("unexpected", "history", "history | popularity",
+                         ("history", "popularity")),
+                   Param("top", None, "size of the most-popular list (unexpected=popularity); "
+                         "default: the cutoff k", kind=int, low=1.0),
+                   REL, POP, SIM, SOURCE, MISSING),
+    needs=("train",), bounds=(0.0, None),
+    reference="Ge et al. 2010; Vargas & Castells 2011",
+))
+
+register(_def(
+    "personalization", "Personalization@k", "1 - mean_{u<v} |R(u) & R(v)| / sqrt(|R(u)| |R(v)|)",
+    "1 minus the mean cosine similarity between the binary item vectors of every pair of "
+    "non-empty lists; computed exactly from item counts per list length (no users x users "
+    "matrix, no sampling).",
+    _personalization, reference="recmetrics personalization (exact form)",
+    example="lists [a, b], [a, c], [d, e]: 1 - (1/2) / 3",
+))
