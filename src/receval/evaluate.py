@@ -6,7 +6,6 @@ import time
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from . import __version__
 from .engines.local import evaluate_packed, needed_depth
@@ -65,7 +64,7 @@ class Evaluator:
             for need in spec.definition.needs:
                 if hasattr(self.context, need):
                     self.context.require(need, spec.key)
-        self.sparse_truth = sp.issparse(truth) or isinstance(truth, list)
+        self.sparse_truth = _is_sparse(truth) or isinstance(truth, list)
         if self.sparse_truth:
             self.truth: TruthPack = truth_from_sparse(truth)
         else:
@@ -118,6 +117,11 @@ class Evaluator:
             provenance={"receval": __version__, "seconds": time.perf_counter() - t0,
                         "depth": self.depth},
         )
+
+
+def _is_sparse(obj: Any) -> bool:
+    """scipy.sparse matrix or array, without importing scipy (keeps start-up fast)."""
+    return type(obj).__module__.startswith("scipy.sparse")
 
 
 def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,

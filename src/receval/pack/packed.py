@@ -8,9 +8,9 @@ recommended item's relevance, cuts at the deepest cutoff needed and returns a :c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import InputError, PolicyError
 from ..io.frames import Columns
@@ -118,8 +118,10 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
     )
 
 
-def truth_from_sparse(matrix: sp.spmatrix | sp.sparray | list) -> TruthPack:
+def truth_from_sparse(matrix: Any) -> TruthPack:
     """Truth from a scipy.sparse (users x items) relevance matrix, or a list of item arrays."""
+    import scipy.sparse as sp
+
     if isinstance(matrix, list):
         lens = np.fromiter((len(a) for a in matrix), dtype=np.int64, count=len(matrix))
         indptr = np.zeros(len(matrix) + 1, dtype=np.int64)
