@@ -17,6 +17,14 @@ extensions = [
         extra_link_args=openmp,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     ),
+    Extension(
+        "receval.kernels._packing",
+        ["src/receval/kernels/_packing.pyx"],
+        include_dirs=[np.get_include()],
+        extra_compile_args=["-O3", *openmp],
+        extra_link_args=openmp,
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+    ),
 ]
 
 setup(

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import InputError, PolicyError
 from ..io.frames import Columns
-from ..kernels import lookup_relevance, order_groups
+from ..kernels import order_groups, pack_lists
 from ..policies import Policies
 from .vocab import factorize, kind_of, lookup, order_keys
 
@@ -200,8 +200,7 @@ def run_from_matrix(matrix: np.ndarray) -> RunCodes:
                     np.arange(n_items, dtype=np.int64), score, "rank", "rank", ordered=True)
 
 
-def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
-             need_all_items: bool = False) -> Packed:
+def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int) -> Packed:
     """Order, deduplicate, cut and join one run with the packed truth."""
     if run.users.dtype.kind != truth.users.dtype.kind and len(run.users) and len(truth.users):
         if kind_of(run.users) != kind_of(truth.users):
@@ -232,43 +231,27 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
     t_row[t_sel] = np.arange(len(t_sel))
     run_row = np.where(run_to_truth_user >= 0, t_row[np.maximum(run_to_truth_user, 0)], -1)
     run_row[extra] = len(t_sel) + np.arange(len(extra))
-    row_user = run_row[run.user_codes] if len(run.user_codes) else run.user_codes.copy()
-    if run.ordered:  # padding rows of a matrix run carry user code -1
-        row_user = np.where(run.user_codes < 0, -1, row_user)
 
     score = run.score
     bad = ~np.isfinite(score)
     n_bad = int(bad.sum())
-    if n_bad:
-        if policies.nan_scores == "error":
-            i = int(np.flatnonzero(bad)[0])
-            raise InputError(
-                f"run: column {run.score_name!r} has {n_bad} NaN/infinite value(s) (first at row "
-                f"{i}: {run.score[i]!r}). Pass nan_scores='drop' (remove them, counted) or "
-                "nan_scores='last' (rank them after every finite score), or fix the data."
-            )
-        if policies.nan_scores == "drop":
-            row_user = np.where(bad, -1, row_user)
-        else:
-            score = np.where(bad, -np.inf, score)
-    if policies.ties == "trec_eval":
-        score = score.astype(np.float32).astype(np.float64)
-
-    tiekey = order_keys(run.items, what="run item column")[run.item_codes] if not run.ordered \
-        else run.item_codes
-    if policies.ties == "trec_eval":
-        tiekey = -tiekey
-    mode = _dedupe_mode(policies.duplicates)
-    indptr, perm, list_len, ndup = order_groups(row_user, n_eval, score, tiekey, depth, mode)
-    n_dup = int(ndup.sum())
-    if n_dup and mode == 0:
-        u = int(np.flatnonzero(ndup)[0])
-        uid = truth.users[t_sel[u]] if u < len(t_sel) else run.users[extra[u - len(t_sel)]]
+    if n_bad and policies.nan_scores == "error":
+        i = int(np.flatnonzero(bad)[0])
         raise InputError(
-            f"run: {n_dup} duplicate (user, item) row(s), e.g. for user {uid!r}. Pass "
-            "duplicates='max' (keep the highest score) or duplicates='first' (first row), or "
-            "drop them."
+            f"run: column {run.score_name!r} has {n_bad} NaN/infinite value(s) (first at row "
+            f"{i}: {run.score[i]!r}). Pass nan_scores='drop' (remove them, counted) or "
+            "nan_scores='last' (rank them after every finite score), or fix the data."
         )
+    nan_mode = {"error": 0, "drop": 1, "last": 2}[policies.nan_scores]
+
+    if run.ordered:
+        item_key = np.arange(len(run.items), dtype=np.int64)
+        item_to_truth = np.where(run.items < len(truth.items), run.items, -1)
+    else:
+        item_key = order_keys(run.items, what="run item column")
+        item_to_truth = lookup(run.items, truth.items)
+    if policies.ties == "trec_eval":
+        item_key = -item_key
 
     # truth CSR aligned with evaluated users (run-only users have empty truth)
     t_counts = np.zeros(n_eval, dtype=np.int64)
@@ -281,13 +264,20 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
         idx = _ranges(truth.indptr[t_sel], t_counts[: len(t_sel)])
         t_items, t_rel, t_rel_desc = truth.item_codes[idx], truth.rel[idx], truth.rel_desc[idx]
 
-    item_to_truth = lookup(run.items, truth.items) if not run.ordered else np.where(
-        run.items < len(truth.items), run.items, -1)
-    row_item_t = item_to_truth[run.item_codes] if not run.ordered else np.where(
-        run.item_codes < len(truth.items), run.item_codes, -1)
-    rel, judged = lookup_relevance(indptr, perm, row_item_t, t_indptr, t_items, t_rel)
+    mode = _dedupe_mode(policies.duplicates)
+    indptr, items, pos_scores, rel, judged, list_len, ndup, n_dropped = pack_lists(
+        run.user_codes, run_row, n_eval, score, run.item_codes, item_key, item_to_truth,
+        t_indptr, t_items, t_rel, depth, mode, nan_mode, int(policies.ties == "trec_eval"))
+    n_dup = int(ndup.sum())
+    if n_dup and mode == 0:
+        u = int(np.flatnonzero(ndup)[0])
+        uid = truth.users[t_sel[u]] if u < len(t_sel) else run.users[extra[u - len(t_sel)]]
+        raise InputError(
+            f"run: {n_dup} duplicate (user, item) row(s), e.g. for user {uid!r}. Pass "
+            "duplicates='max' (keep the highest score) or duplicates='first' (first row), or "
+            "drop them."
+        )
 
-    pos_scores = score[perm]
     grp_end = np.zeros(0, dtype=np.int64)
     if policies.ties == "average":
         grp_end = _group_ends(indptr, pos_scores)
@@ -303,11 +293,11 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
         "missing_from_truth": int(len(run_only)),
         "truth_rows": int(truth.n_rows),
         "run_rows": int(len(run.user_codes)),
-        "dropped_nan_scores": n_bad if policies.nan_scores == "drop" else 0,
+        "dropped_nan_scores": int(n_dropped),
         "duplicates_removed": n_dup if mode else 0,
     }
     return Packed(
-        user_ids=user_ids, indptr=indptr, rel=rel, judged=judged, items=run.item_codes[perm],
+        user_ids=user_ids, indptr=indptr, rel=rel, judged=judged, items=items,
         scores=pos_scores, list_len=list_len, grp_end=grp_end, t_indptr=t_indptr,
         t_rel_desc=t_rel_desc, t_items=t_items, t_rel=t_rel, item_vocab=run.items,
         truth_item_vocab=truth.items, in_truth=in_truth, in_run=in_run, counts=counts,

@@ -1,0 +1,210 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Fused packing kernel: group run rows by user, order, deduplicate, cut, join with the truth.
+
+One serial counting pass groups rows by user (stable, so input order survives within a user);
+then each user's rows are gathered, ordered (score descending, tie key ascending; lists that are
+already ordered are not sorted again), deduplicated, cut at ``depth`` and joined with the user's
+truth slice by binary search, in parallel over users. Integers and floats only.
+"""
+
+import numpy as np
+
+cimport numpy as cnp
+from cython.parallel cimport parallel, prange
+from libc.math cimport INFINITY, isfinite
+from libc.stdlib cimport free, malloc, qsort
+
+cnp.import_array()
+
+
+cdef struct Row:
+    double score
+    long long key
+    long long idx
+
+
+cdef int _cmp_row(const void* a, const void* b) noexcept nogil:
+    cdef const Row* x = <const Row*> a
+    cdef const Row* y = <const Row*> b
+    if x.score > y.score:
+        return -1
+    if x.score < y.score:
+        return 1
+    if x.key < y.key:
+        return -1
+    if x.key > y.key:
+        return 1
+    if x.idx < y.idx:
+        return -1
+    if x.idx > y.idx:
+        return 1
+    return 0
+
+
+cdef inline long long _absll(long long v) noexcept nogil:
+    return -v if v < 0 else v
+
+
+def pack_lists(const long long[::1] user_codes, const long long[::1] user_map,
+               long long n_groups, const double[::1] score,
+               const long long[::1] item_codes, const long long[::1] item_key,
+               const long long[::1] item_truth, const long long[::1] t_indptr,
+               const long long[::1] t_items, const double[::1] t_rel,
+               long long depth, int dedupe, int nan_mode, int as_float32):
+    """Packed lists of one run.
+
+    Row i belongs to evaluated user ``user_map[user_codes[i]]`` (dropped when either is -1).
+    ``item_key[c]`` orders tied scores of run item c ascending (its absolute value identifies the
+    item for duplicate detection); ``item_truth[c]`` is its truth code or -1.
+    ``dedupe``: 0 keep and count duplicates, 1 keep the first in sorted order (highest score),
+    2 keep the first in input order. ``nan_mode``: 0 keep, 1 drop rows with non-finite
+    scores, 2 rank them last. ``as_float32``: compare scores as 32-bit floats (trec_eval).
+
+    Returns ``(indptr, items, scores, rel, judged, list_len, n_dup, n_dropped)``.
+    """
+    cdef Py_ssize_t n = user_codes.shape[0], i
+    cdef long long g, u
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] counts_arr = np.zeros(n_groups + 1, dtype=np.int64)
+    cdef long long[::1] counts = counts_arr
+    cdef long long n_dropped = 0
+    for i in range(n):
+        u = user_codes[i]
+        if u < 0:
+            continue
+        g = user_map[u]
+        if g < 0:
+            continue
+        if nan_mode == 1 and not isfinite(score[i]):
+            n_dropped += 1
+            continue
+        counts[g + 1] += 1
+    for g in range(n_groups):
+        counts[g + 1] += counts[g]
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] rows_arr = np.empty(counts[n_groups], dtype=np.int64)
+    cdef long long[::1] rows = rows_arr
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] fill_arr = counts_arr[:n_groups].copy()
+    cdef long long[::1] fill = fill_arr
+    for i in range(n):
+        u = user_codes[i]
+        if u < 0:
+            continue
+        g = user_map[u]
+        if g < 0:
+            continue
+        if nan_mode == 1 and not isfinite(score[i]):
+            continue
+        rows[fill[g]] = i
+        fill[g] += 1
+    del fill_arr
+
+    cdef long long maxlen = 1, n_keys = 1
+    for g in range(n_groups):
+        if counts[g + 1] - counts[g] > maxlen:
+            maxlen = counts[g + 1] - counts[g]
+    for i in range(item_key.shape[0]):
+        if _absll(item_key[i]) >= n_keys:
+            n_keys = _absll(item_key[i]) + 1
+
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] full_arr = np.zeros(n_groups, dtype=np.int64)
+    cdef long long[::1] full_len = full_arr
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] ndup_arr = np.zeros(n_groups, dtype=np.int64)
+    cdef long long[::1] ndup = ndup_arr
+    cdef Row* buf
+    cdef long long* mark
+    cdef long long s, e, m, j, jj, w, kk, is_sorted, r
+    cdef double sc
+    with nogil, parallel():
+        buf = <Row*> malloc(maxlen * sizeof(Row))
+        mark = <long long*> malloc(n_keys * sizeof(long long))
+        for jj in range(n_keys):
+            mark[jj] = -1
+        for g in prange(n_groups, schedule="guided"):
+            s = counts[g]
+            e = counts[g + 1]
+            m = 0
+            for j in range(e - s):
+                r = rows[s + j]
+                kk = item_key[item_codes[r]]
+                if mark[_absll(kk)] == g:
+                    ndup[g] += 1
+                    if dedupe == 2:
+                        continue
+                else:
+                    mark[_absll(kk)] = g
+                sc = score[r]
+                if nan_mode == 2 and not isfinite(sc):
+                    sc = -INFINITY
+                if as_float32:
+                    sc = <double> (<float> sc)
+                buf[m].score = sc
+                buf[m].key = kk
+                buf[m].idx = r
+                m = m + 1
+            is_sorted = 1
+            for j in range(1, m):
+                if _cmp_row(&buf[j - 1], &buf[j]) > 0:
+                    is_sorted = 0
+                    break
+            if not is_sorted:
+                qsort(buf, m, sizeof(Row), _cmp_row)
+            if dedupe == 1 and ndup[g] > 0:
+                w = 0
+                for j in range(m):
+                    if mark[_absll(buf[j].key)] == -2 - g:
+                        continue
+                    mark[_absll(buf[j].key)] = -2 - g
+                    buf[w] = buf[j]
+                    w = w + 1
+                m = w
+            full_len[g] = m
+            for j in range(m):
+                rows[s + j] = buf[j].idx
+        free(buf)
+        free(mark)
+
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] indptr_arr = np.zeros(n_groups + 1, dtype=np.int64)
+    cdef long long[::1] indptr = indptr_arr
+    for g in range(n_groups):
+        m = full_len[g]
+        if depth > 0 and m > depth:
+            m = depth
+        indptr[g + 1] = indptr[g] + m
+    cdef long long total = indptr[n_groups]
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] items_arr = np.empty(total, dtype=np.int64)
+    cdef cnp.ndarray[cnp.float64_t, ndim=1] scores_arr = np.empty(total, dtype=np.float64)
+    cdef cnp.ndarray[cnp.float64_t, ndim=1] rel_arr = np.zeros(total, dtype=np.float64)
+    cdef cnp.ndarray[cnp.int8_t, ndim=1] judged_arr = np.zeros(total, dtype=np.int8)
+    cdef long long[::1] items = items_arr
+    cdef double[::1] scores = scores_arr
+    cdef double[::1] rel = rel_arr
+    cdef signed char[::1] judged = judged_arr
+    cdef long long p, c, lo, hi, mid, tend
+    for g in prange(n_groups, nogil=True, schedule="guided"):
+        tend = t_indptr[g + 1]
+        for j in range(indptr[g + 1] - indptr[g]):
+            r = rows[counts[g] + j]
+            p = indptr[g] + j
+            c = item_codes[r]
+            items[p] = c
+            sc = score[r]
+            if nan_mode == 2 and not isfinite(sc):
+                sc = -INFINITY
+            if as_float32:
+                sc = <double> (<float> sc)
+            scores[p] = sc
+            c = item_truth[c]
+            if c < 0:
+                continue
+            lo = t_indptr[g]
+            hi = tend
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if t_items[mid] < c:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo < tend and t_items[lo] == c:
+                rel[p] = t_rel[lo]
+                judged[p] = 1
+    return (indptr_arr, items_arr, scores_arr, rel_arr, judged_arr, full_arr, ndup_arr,
+            n_dropped)
