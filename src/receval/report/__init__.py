@@ -21,7 +21,8 @@ _ALIASES = {"md": "markdown", "tex": "latex", "rich": "text", "txt": "plain", "h
 
 
 def report(obj: Any, format: str = "text", path: str | None = None, *, digits: int = 4,
-           title: str | None = None, **html_options: Any) -> str:
+           title: str | None = None, metrics: list[str] | None = None,
+           **html_options: Any) -> str:
     """Render an EvalResult, a Comparison or a dict of EvalResults; write it to ``path``.
 
     ``format``: ``text`` (rich box table), ``plain`` (plain text), ``markdown``, ``latex``
@@ -29,6 +30,7 @@ def report(obj: Any, format: str = "text", path: str | None = None, *, digits: i
     ``csv`` (full precision), ``json`` (loads back with :func:`load`), ``html`` (self-contained
     page with plots and metric definitions; ``html_options`` go to
     :func:`receval.report.render_html`: ``train``, ``runs``, ``curves``, ``longtail_k``).
+    ``metrics`` restricts the columns of the text, Markdown, LaTeX and HTML tables.
     Returns the text.
     """
     fmt = _ALIASES.get(str(format).lower(), str(format).lower())
@@ -38,13 +40,13 @@ def report(obj: Any, format: str = "text", path: str | None = None, *, digits: i
     if html_options and fmt != "html":
         raise PolicyError(f"options {sorted(html_options)} apply to format='html' only.")
     if fmt == "text":
-        text = rich_table(build(obj, title=title), digits)
+        text = rich_table(build(obj, title=title, metrics=metrics), digits)
     elif fmt == "plain":
-        text = plain_table(build(obj, title=title), digits) + "\n"
+        text = plain_table(build(obj, title=title, metrics=metrics), digits) + "\n"
     elif fmt == "markdown":
-        text = markdown(build(obj, title=title), digits)
+        text = markdown(build(obj, title=title, metrics=metrics), digits)
     elif fmt == "latex":
-        text = latex(build(obj, title=title), digits)
+        text = latex(build(obj, title=title, metrics=metrics), digits)
     elif fmt == "csv":
         text = to_csv(obj)
     elif fmt == "json":
@@ -57,7 +59,7 @@ def report(obj: Any, format: str = "text", path: str | None = None, *, digits: i
         else:
             text = obj.to_json()
     else:
-        text = render_html(obj, title=title, digits=digits, **html_options)
+        text = render_html(obj, title=title, digits=digits, metrics=metrics, **html_options)
     if path is not None:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(text)

@@ -108,6 +108,7 @@ def curves_figure(title: str, curves: list[Any]) -> str:
     """ROC / precision-recall / other curve objects with a ``plot(ax=...)`` method."""
     fig = _figure(4.6, 3.8)
     ax = fig.add_subplot(1, 1, 1)
+    curves = [thin(c) for c in curves]
     try:
         from ..plots import plot_curves
 
@@ -118,6 +119,20 @@ def curves_figure(title: str, curves: list[Any]) -> str:
         ax.set_title(title)
         ax.legend(fontsize="small")
     return to_svg(fig)
+
+
+def thin(curve: Any, max_points: int = 400) -> Any:
+    """A copy of a curve with at most ``max_points`` points (display only; area unchanged)."""
+    import dataclasses
+
+    n = len(getattr(curve, "x", ()))
+    if n <= max_points or not dataclasses.is_dataclass(curve):
+        return curve
+    idx = np.unique(np.linspace(0, n - 1, max_points).round().astype(np.int64))
+    changes = {"x": np.asarray(curve.x)[idx], "y": np.asarray(curve.y)[idx]}
+    if getattr(curve, "thresholds", None) is not None:
+        changes["thresholds"] = np.asarray(curve.thresholds)[idx]
+    return dataclasses.replace(curve, **changes)
 
 
 def longtail_figure(frames: Mapping[str, Any], systems: list[str]) -> str:

@@ -140,7 +140,7 @@ def _figure_html(kind: str, svg: str, caption: str) -> str:
 def render_html(obj: Any, *, title: str | None = None, digits: int = 4, train: Any = None,
                 runs: Mapping[str, Any] | None = None, curves: Any = None,
                 longtail_k: int | None = None, max_distributions: int = 12,
-                description: str | None = None) -> str:
+                description: str | None = None, metrics: list[str] | None = None) -> str:
     """The whole report as one HTML document.
 
     ``obj``: a Comparison, an EvalResult or a dict of EvalResults. ``train`` and ``runs``
@@ -152,7 +152,7 @@ def render_html(obj: Any, *, title: str | None = None, digits: int = 4, train: A
     from ..results import EvalResult
     from ..stats import Comparison
 
-    model = build(obj, title=title)
+    model = build(obj, title=title, metrics=metrics)
     title = model.title
     if isinstance(obj, Comparison):
         results = obj.results

@@ -47,8 +47,24 @@ def letters_for(systems: list[str]) -> dict[str, str]:
     return {s: (pool[i] if i < 26 else f"s{i}") for i, s in enumerate(systems)}
 
 
-def build(obj: Any, *, title: str | None = None) -> TableModel:
-    """A :class:`TableModel` from a Comparison, an EvalResult or a dict of EvalResults."""
+def build(obj: Any, *, title: str | None = None, metrics: list[str] | None = None) -> TableModel:
+    """A :class:`TableModel` from a Comparison, an EvalResult or a dict of EvalResults;
+    ``metrics`` restricts (and orders) the columns shown."""
+    model = _build(obj, title)
+    if metrics is not None:
+        chosen = []
+        for m in metrics:
+            if m not in model.metrics:
+                from ..errors import UnknownMetricError, suggest
+
+                raise UnknownMetricError(f"metric {m!r} is not in the report; it has "
+                                         f"{model.metrics}." + suggest(m, model.metrics))
+            chosen.append(m)
+        model.metrics = chosen
+    return model
+
+
+def _build(obj: Any, title: str | None) -> TableModel:
     from ..results import EvalResult
     from ..stats import Comparison
 

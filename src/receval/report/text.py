@@ -18,7 +18,8 @@ def _single_rows(model: TableModel, digits: int) -> tuple[list[str], list[list[s
     res = model.single
     header = ["metric", "mean", "std", "se", "n", "skipped"]
     rows = [[r["metric"], model.fmt(r["mean"], digits), model.fmt(r["std"], digits),
-             model.fmt(r["se"], digits), str(r["n"]), str(r["skipped"])] for r in res.stats]
+             model.fmt(r["se"], digits), str(r["n"]), str(r["skipped"])] for r in res.stats
+            if r["metric"] in model.metrics]
     return header, rows
 
 

@@ -1,0 +1,36 @@
+"""Built-in data: a seeded synthetic interaction log and a tiny example run / truth.
+
+- :func:`synthetic_interactions`: realistic implicit-feedback log (Zipf popularity, varied
+  activity, timestamps, graded ratings); :func:`temporal_split`: global time split.
+- :func:`example_path` / :func:`load_example`: the small CSV files shipped with the package
+  (``example_run.csv``, ``example_truth.csv``, ``example_run_b.csv``), used by the README's
+  first commands.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import InputError
+from .synthetic import TemporalSplit, synthetic_interactions, temporal_split
+
+EXAMPLES = ("run", "run_b", "truth", "train")
+
+
+def example_path(name: str = "run") -> Path:
+    """Path of a shipped example file: ``run``, ``run_b``, ``truth`` or ``train``."""
+    if name not in EXAMPLES:
+        raise InputError(f"no example {name!r}; choose one of {list(EXAMPLES)}.")
+    return Path(str(resources.files("receval.datasets").joinpath("data", f"example_{name}.csv")))
+
+
+def load_example(name: str = "run") -> pd.DataFrame:
+    """A shipped example file as a pandas frame."""
+    return pd.read_csv(example_path(name))
+
+
+__all__ = ["EXAMPLES", "TemporalSplit", "example_path", "load_example", "synthetic_interactions",
+           "temporal_split"]
