@@ -93,12 +93,12 @@ def roc_curve(y_true: Any, y_score: Any, *, sample_weight: Any = None,
             f"the ROC curve needs both classes: got {tps[-1]:g} positive and {fps[-1]:g} negative "
             "weight in y_true."
         )
+    if drop_intermediate and len(fps) > 3:
+        # keep the (0, 0) point, the first and last thresholds and every corner (counts, exact)
+        keep = np.ones(len(fps), dtype=bool)
+        keep[2:-1] = (np.diff(fps[1:], 2) != 0) | (np.diff(tps[1:], 2) != 0)
+        thr, fps, tps = thr[keep], fps[keep], tps[keep]
     fpr, tpr = fps / fps[-1], tps / tps[-1]
-    if drop_intermediate and len(fpr) > 2:
-        keep = np.ones(len(fpr), dtype=bool)
-        keep[1:-1] = np.diff(fpr, 2) != 0
-        keep[1:-1] |= np.diff(tpr, 2) != 0
-        thr, fpr, tpr = thr[keep], fpr[keep], tpr[keep]
     return Curve("roc", fpr, tpr, thr, xlabel="False-positive rate", ylabel="True-positive rate",
                  label=label, area=auc(fpr, tpr),
                  info={"positives": float(tps[-1]), "negatives": float(fps[-1])})
