@@ -16,7 +16,7 @@ from ..errors import InputError, PolicyError
 from ..io.frames import Columns
 from ..kernels import order_groups, pack_lists
 from ..policies import Policies
-from .vocab import factorize, kind_of, lookup, order_keys
+from .vocab import factorize, factorize_grouped, kind_of, lookup, order_keys
 
 
 @dataclass
@@ -68,7 +68,7 @@ def _dedupe_mode(policy: str) -> int:
 
 def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
     """Factorize, validate and group the truth."""
-    u_codes, users = factorize(cols.user, what="truth user column")
+    u_codes, users = factorize_grouped(cols.user, what="truth user column")
     i_codes, items = factorize(cols.item, what="truth item column")
     n = len(u_codes)
     rel = np.ones(n, dtype=np.float64) if cols.value is None else cols.value
@@ -172,7 +172,7 @@ class RunCodes:
 
 def run_codes(cols: Columns) -> RunCodes:
     """Factorize a run's ids; ranks become scores (-rank) so that higher is better."""
-    u_codes, users = factorize(cols.user, what="run user column")
+    u_codes, users = factorize_grouped(cols.user, what="run user column")
     i_codes, items = factorize(cols.item, what="run item column")
     assert cols.value is not None
     score = -cols.value if cols.value_kind == "rank" else cols.value
