@@ -1,0 +1,148 @@
+"""``receval evaluate --run RUN --truth TRUTH -m ndcg@10 ...``: a table of metric means."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from .common import (
+    FORMATS,
+    Formatter,
+    Progress,
+    add_column_flags,
+    add_debug_flags,
+    add_output_flags,
+    add_policy_flags,
+    emit,
+    example_epilog,
+    metric_keys,
+    policies_from,
+    render,
+)
+
+EXAMPLES = [
+    "receval evaluate --run run.parquet --truth test.parquet -m ndcg@10 -m map@100 -m mrr",
+    "receval evaluate --run run.csv --truth test.csv -m ndcg@10,P@5,recall@100 --format markdown",
+    "receval evaluate --run bm25.run --truth qrels.txt -m ndcg_cut.10 -m AP --ties trec_eval",
+    "receval evaluate --run run.tsv --truth test.tsv --user-col uid --item-col iid "
+    "--score-col pred -m hit_rate@10",
+    "receval evaluate --run big.parquet --truth test.parquet -m ndcg@10 --stream  # grouped file",
+    "receval evaluate --run run.csv --truth test.csv -m ndcg@10 --per-user --format csv -o u.csv",
+]
+STREAM_BYTES = 1 << 30  # files larger than this are streamed in blocks of users
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "evaluate", help="evaluate a run against held-out truth",
+        description="Evaluate a run file against a truth file and print the mean of every "
+                    "metric (or one row per user with --per-user). Files: TREC run/qrels (plain "
+                    "or .gz), CSV, TSV, Parquet, JSON Lines; the format comes from the extension. "
+                    "Metric names in receval (ndcg@10(gain=exp)), trec_eval (ndcg_cut.10, P.5), "
+                    "ir_measures (nDCG@10, AP, RR@10) or ranx (ndcg@10, mrr) style.",
+        epilog=example_epilog(EXAMPLES), formatter_class=Formatter,
+    )
+    p.add_argument("--run", required=True, help="run file (user, item, score | rank)")
+    p.add_argument("--truth", required=True, help="truth file (user, item[, relevance])")
+    p.add_argument("-m", "--metric", action="append", dest="metrics", metavar="METRIC",
+                   required=True, help="metric key (repeatable, or a comma list): ndcg@10, "
+                   "map@100, mrr, precision@5(denominator=list), ...")
+    p.add_argument("--per-user", action="store_true", help="one row per user")
+    p.add_argument("--name", help="label of the run (default: the file name)")
+    add_output_flags(p, formats=FORMATS)
+    add_column_flags(p)
+    add_policy_flags(p)
+    g = p.add_argument_group("large files")
+    g.add_argument("--stream", action="store_true", default=None,
+                   help="read the run in blocks of whole users (rows of a user must be "
+                        "contiguous); automatic for Parquet/CSV/TSV runs over 1 GiB")
+    g.add_argument("--no-stream", action="store_false", dest="stream",
+                   help="read the whole run at once")
+    g.add_argument("--block-rows", type=int, default=5_000_000,
+                   help="rows per block when streaming (default 5000000)")
+    add_debug_flags(p)
+    p.set_defaults(func=run)
+
+
+def _should_stream(args: argparse.Namespace) -> bool:
+    if args.stream is not None:
+        return bool(args.stream)
+    from ..io.files import detect_format
+
+    try:
+        fmt = detect_format(args.run, args.run_format)
+        return fmt in ("parquet", "csv", "tsv") and os.path.getsize(args.run) > STREAM_BYTES
+    except Exception:
+        return False
+
+
+def evaluate_files(args: argparse.Namespace):
+    """The EvalResult of the run and truth files named by ``args``."""
+    import receval as rv
+
+    from ..io.files import count_rows, detect_format, evaluate_blocks, read_truth
+
+    keys = metric_keys(args.metrics)
+    policies = policies_from(args)
+    name = args.name or os.path.basename(args.run)
+    if _should_stream(args):
+        if args.block_rows <= 0:
+            raise rv.InputError(f"--block-rows must be positive, got {args.block_rows}.")
+        truth = read_truth(args.truth, format=args.truth_format,
+                           user_col=args.truth_user_col or args.user_col,
+                           item_col=args.truth_item_col or args.item_col, rel_col=args.rel_col)
+        fmt = detect_format(args.run, args.run_format, flag="--run-format")
+        bar = Progress(count_rows(args.run, fmt), enabled=not args.quiet)
+        try:
+            return evaluate_blocks(
+                args.run, truth, keys, format=fmt, name=name, user_col=args.user_col,
+                item_col=args.item_col, score_col=args.score_col, rank_col=args.rank_col,
+                block_rows=args.block_rows, progress=bar, **policies)
+        finally:
+            bar.close()
+    from .common import read_inputs
+
+    run, truth = read_inputs(args)
+    kwargs = {}
+    if getattr(run, "columns", None) is not None and "qid" in list(run.columns) and \
+            "docno" in list(run.columns):
+        kwargs = {"score_col": "score"}  # TREC run: rank column is informative only
+    return rv.evaluate(run, truth, keys, name=name, **kwargs, **policies)
+
+
+def run(args: argparse.Namespace) -> int:
+    res = evaluate_files(args)
+    digits = args.digits
+    if args.per_user:
+        headers = ["user"] + list(res.metrics)
+        rows = [[u] + [float(v) for v in row]
+                for u, row in zip(res.user_ids.tolist(), res.values.tolist(), strict=True)]
+        text = render(headers, rows, args.format, digits=digits)
+    elif args.format == "json":
+        import json
+
+        from .common import _json_value
+
+        data = {
+            "name": res.name,
+            "summary": {k: _json_value(v) for k, v in res.summary.items()},
+            "stats": [{k: _json_value(v) for k, v in row.items()} for row in res.stats],
+            "counts": res.counts, "policies": res.policies,
+        }
+        text = json.dumps(data, indent=2)
+    else:
+        headers = ["metric", "mean", "std", "se", "n", "skipped"]
+        rows = [[r["metric"], float(r["mean"]), float(r["std"]), float(r["se"]), int(r["n"]),
+                 int(r["skipped"])] for r in res.stats]
+        c = res.counts
+        footer = None
+        if args.format == "table":
+            footer = (
+                f"users: {c.get('evaluated', 0)} evaluated, {c.get('missing_from_run', 0)} "
+                f"missing from the run (scored 0), {c.get('missing_from_truth', 0)} in the run "
+                f"but not the truth (ignored), {c.get('skipped_no_relevant', 0)} with no "
+                "relevant item (skipped)"
+            )
+        text = render(headers, rows, args.format, digits=digits, footer=footer)
+    emit(text, args.output)
+    return 0

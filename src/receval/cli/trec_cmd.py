@@ -1,0 +1,66 @@
+"""``receval trec QRELS RUN``: trec_eval's flags, measure names and exact output layout."""
+
+from __future__ import annotations
+
+import argparse
+
+from .common import Formatter, add_debug_flags, emit, example_epilog, note
+
+EXAMPLES = [
+    "receval trec qrels.txt run.txt                       # trec_eval's default measures",
+    "receval trec qrels.txt run.txt -m map -m ndcg_cut.10 -m P.5",
+    "receval trec qrels.txt run.txt -m all_trec -q        # every measure, per query too",
+    "receval trec qrels.txt run.txt -m P.5,10 -c -l 2 -M 100",
+    "receval trec qrels.txt.gz run.txt.gz -m 'ndcg.1=1,2=3' -m 'utility.2,-1,0,0'",
+]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "trec", help="trec_eval-compatible evaluation (same flags, names and output)",
+        description="Evaluate a TREC run against TREC qrels and print trec_eval's layout "
+                    "(measure<TAB>qid|all<TAB>value), so that a script calling trec_eval can "
+                    "switch by changing the program name. Measures: trec_eval names with "
+                    "parameters (P.5,10 iprec_at_recall..1,.5 ndcg.1=2 utility.1,-1,0,0 ...) "
+                    "and the sets 'official' (default) and 'all_trec'. Not supported: binG, G, "
+                    "ndcg_rel, Rndcg (left out of all_trec with a note).",
+        epilog=example_epilog(EXAMPLES), formatter_class=Formatter,
+    )
+    p.add_argument("qrels", help="qrels file 'qid iter docno rel' (plain or .gz)")
+    p.add_argument("run", help="run file 'qid Q0 docno rank score tag' (plain or .gz)")
+    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                   help="measure or set (repeatable): map, P.5,10, ndcg_cut.10, all_trec, ...")
+    p.add_argument("-q", action="store_true", dest="per_query",
+                   help="print the value of every query as well as 'all'")
+    p.add_argument("-c", action="store_true", dest="complete",
+                   help="average over every qrels query (queries missing from the run count 0)")
+    p.add_argument("-l", type=float, default=1, dest="level", metavar="LEVEL",
+                   help="relevance level: rel >= LEVEL is relevant (default 1)")
+    p.add_argument("-M", type=int, default=None, dest="max_docs", metavar="N",
+                   help="evaluate only the first N documents of each query")
+    p.add_argument("-N", type=float, default=0.0, dest="num_docs", metavar="N",
+                   help="number of documents in the collection (utility's 4th coefficient)")
+    p.add_argument("-n", action="store_true", dest="no_summary",
+                   help="print no 'all' summary (with -q: per-query values only)")
+    add_debug_flags(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..io.files import read_trec_qrels, read_trec_run
+    from ..trec.evaluate import trec_eval
+    from ..trec.measures import SETS, UNSUPPORTED
+
+    measures = args.measures or ["official"]
+    if any(m.partition(".")[0] == "all_trec" for m in measures):
+        note(args, f"{', '.join(u for u in UNSUPPORTED if u in SETS['all_trec'])} are not "
+                   "supported and were left out of all_trec.")
+    qrels = read_trec_qrels(args.qrels)
+    run_df = read_trec_run(args.run)
+    level = int(args.level) if float(args.level).is_integer() else args.level
+    res = trec_eval(qrels, run_df, measures, level=level, complete=args.complete,
+                    max_docs=args.max_docs, num_docs=args.num_docs)
+    lines = res.lines(per_query=args.per_query, summary=not args.no_summary)
+    if lines:
+        emit("\n".join(lines), None)
+    return 0
