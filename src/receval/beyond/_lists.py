@@ -66,6 +66,7 @@ def as_csr(lists: Any, *, what: str = "lists", ids: bool = False
         return indptr, arr[keep]
     try:
         seqs = [np.asarray(s) for s in lists]
+        seqs = [s if s.size else np.zeros(0, dtype=np.int64) for s in seqs]
     except TypeError:
         raise InputError(
             f"{what}: expected (indptr, items), a (users x k) integer array or a list of item "

@@ -128,7 +128,7 @@ def popularity_curve(train: Any, run: Any, *, k: int | None = None, head: float 
     ``tail`` (long-tail flag, see module doc).
     """
     from ..io.frames import read_columns
-    from ..pack.vocab import factorize
+    from ..pack.vocab import factorize, order_keys
     from .inputs import as_train
 
     tr = as_train(train)
@@ -136,7 +136,8 @@ def popularity_curve(train: Any, run: Any, *, k: int | None = None, head: float 
     u, _ = factorize(rc.user, what="run user column")
     i, run_items = factorize(rc.item, what="run item column")
     score = -rc.value if rc.value_kind == "rank" else rc.value
-    order = np.lexsort((-score, u))
+    # score descending, ties broken by raw item id ascending (as in evaluate)
+    order = np.lexsort((order_keys(run_items, what="run item column")[i], -score, u))
     u_s, i_s = u[order], i[order]
     indptr = np.zeros(int(u.max()) + 2 if len(u) else 1, dtype=np.int64)
     np.cumsum(np.bincount(u_s, minlength=len(indptr) - 1), out=indptr[1:])

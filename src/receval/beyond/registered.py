@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..engines.plugins import Context, MetricValues
 from ..errors import InputError
-from ..metrics.spec import MetricDef, MetricSpec, Param, register
+from ..metrics.spec import MetricDef, MetricSpec, Param, metric, register
 from ..pack.packed import Packed
 from ._lists import blocks, ranges, select
 from .catalogue import (
@@ -205,7 +205,7 @@ def _rows(context: Context, packed: Packed, spec: MetricSpec, feats: ItemFeature
             raise InputError(
                 f"{spec.key}: {int(bad.sum())} recommended position(s) hold items without "
                 f"features, e.g. {ex[:3]}. Add their features, or use "
-                f"'{spec.name}@{spec.k or ''}(missing=skip)' to leave them out of the lists."
+                f"{_with(spec, missing='skip')!r} to leave them out of the lists."
             )
         indptr = select(indptr, ~bad)
         rows, pos = rows[~bad], pos[~bad]
@@ -229,12 +229,17 @@ def _history(context: Context, packed: Packed, spec: MetricSpec, feats: ItemFeat
         if spec.get("missing") == "error":
             raise InputError(
                 f"{spec.key}: {int(bad.sum())} training interaction(s) are with items without "
-                f"features, e.g. {tr.items[h[bad]][:3].tolist()}; add their features or pass "
-                "missing=skip."
+                f"features, e.g. {tr.items[h[bad]][:3].tolist()}; add their features or use "
+                f"{_with(spec, missing='skip')!r}."
             )
         h_indptr = select(h_indptr, ~bad)
         rows = rows[~bad]
     return h_indptr, rows
+
+
+def _with(spec: MetricSpec, **params: Any) -> str:
+    """Key of ``spec`` with some parameters changed."""
+    return metric(spec.name, spec.k, **{**dict(spec.params), **params}).key
 
 
 def _undefined(values: np.ndarray) -> dict:
