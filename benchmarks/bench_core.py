@@ -83,6 +83,35 @@ def time_pytrec(run, truth):
     return elapsed, {k: sum(v[k] for v in per_q.values()) / len(per_q) for k in keys}
 
 
+def _status(field: str) -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(field):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _measure_child(run_path: str, truth_path: str) -> None:
+    """In a fresh process: load the frames, reset the peak-RSS mark, evaluate, report."""
+    import pandas as pd
+
+    import receval as rv
+
+    run, truth = pd.read_parquet(run_path), pd.read_parquet(truth_path)
+    gc.collect()
+    frames = (run.memory_usage(deep=True).sum() + truth.memory_usage(deep=True).sum()) / 2**20
+    with open("/proc/self/clear_refs", "w") as fh:  # reset VmHWM (peak RSS) to the current RSS
+        fh.write("5")
+    base = _status("VmRSS")
+    t = time.perf_counter()
+    rv.evaluate(run, truth, METRICS)
+    elapsed = time.perf_counter() - t
+    peak = _status("VmHWM")
+    print(f"users={len(truth['user'].unique())} frames={frames:.0f} MB rss_before={base:.0f} MB "
+          f"peak={peak:.0f} MB beyond_frames={peak - base:.0f} MB "
+          f"({(peak - base) / frames:.2f}x the frames) seconds={elapsed:.2f}")
+
+
 def memory(n: int) -> None:
     """Peak memory of one evaluation beyond the input frames, in a fresh child process."""
     import subprocess
@@ -93,18 +122,8 @@ def memory(n: int) -> None:
         run.to_parquet(f"{tmp}/run.parquet")
         truth.to_parquet(f"{tmp}/truth.parquet")
         del run, truth
-        child = (
-            "import gc, resource, sys, time; sys.path.insert(0, %r); import pandas as pd; "
-            "import receval as rv; from bench_core import rss_mb, METRICS; "
-            "run = pd.read_parquet(%r); truth = pd.read_parquet(%r); gc.collect(); "
-            "frames = (run.memory_usage(deep=True).sum() + truth.memory_usage(deep=True).sum()) / 2**20; "
-            "base = rss_mb(); t = time.perf_counter(); res = rv.evaluate(run, truth, METRICS); "
-            "el = time.perf_counter() - t; peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024; "
-            "print(f'users={%d} frames={frames:.0f} MB  rss_before={base:.0f} MB  peak={peak:.0f} MB  "
-            "beyond_frames={peak - base:.0f} MB ({(peak - base) / frames:.2f}x frames)  seconds={el:.2f}')"
-        ) % (os.path.dirname(os.path.abspath(__file__)), f"{tmp}/run.parquet",
-             f"{tmp}/truth.parquet", n)
-        subprocess.run([sys.executable, "-c", child], check=True)
+        subprocess.run([sys.executable, __file__, "--child", f"{tmp}/run.parquet",
+                        f"{tmp}/truth.parquet"], check=True)
 
 
 def main() -> None:
@@ -114,7 +133,11 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="receval repetitions (best is kept)")
     ap.add_argument("--memory", type=int, metavar="USERS",
                     help="only measure receval's peak memory beyond the frames at USERS users")
+    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child:
+        _measure_child(*args.child)
+        return
     if args.memory:
         memory(args.memory)
         return
