@@ -7,6 +7,7 @@ from .spec import (
     MetricDef,
     MetricSpec,
     Param,
+    load_plugins,
     metric,
     parse_metric,
     parse_metrics,
@@ -15,11 +16,12 @@ from .spec import (
 
 
 def list_metrics() -> list[MetricDef]:
-    """Every registered metric family, sorted by name."""
+    """Every registered metric family (plugins included), sorted by name."""
+    load_plugins()
     return [REGISTRY[name] for name in sorted(REGISTRY)]
 
 
 __all__ = [
     "ALIASES", "REGISTRY", "MetricDef", "MetricSpec", "Param", "list_metrics", "metric",
-    "parse_metric", "parse_metrics", "register",
+    "load_plugins", "parse_metric", "parse_metrics", "register",
 ]

@@ -155,6 +155,27 @@ def _fmt(value: Any) -> str:
 REGISTRY: dict[str, MetricDef] = {}
 ALIASES: dict[str, str] = {}
 
+# Modules that register metric families outside the ranking kernel. They are imported on first
+# need (an unknown name, or a full listing), so that ``import receval`` stays fast.
+PLUGIN_MODULES = ("receval.classification.registered", "receval.beyond.registered")
+_plugins_loaded = False
+
+
+def load_plugins() -> None:
+    """Import every plugin module once (registering its metrics)."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    import importlib
+
+    for name in PLUGIN_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:  # a plugin package that is not present
+            if exc.name is None or not name.startswith(exc.name):
+                raise
+
 
 def register(defn: MetricDef, aliases: tuple[str, ...] = ()) -> MetricDef:
     """Add a metric family (and name aliases) to the registry."""
@@ -170,6 +191,9 @@ _KEY = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_\-]*)\s*(?:@\s*([^()\s]+))?\s*(?:\(
 def metric(name: str, k: int | None = None, **params: Any) -> MetricSpec:
     """Build a validated spec from keywords: ``metric("ndcg", 10, gain="exp")``."""
     canonical = ALIASES.get(name.lower(), name.lower())
+    if canonical not in REGISTRY and not _plugins_loaded:
+        load_plugins()
+        canonical = ALIASES.get(name.lower(), name.lower())
     if canonical not in REGISTRY:
         valid = sorted(REGISTRY) + sorted(ALIASES)
         raise UnknownMetricError(
