@@ -1,0 +1,65 @@
+"""``receval explain METRIC --run RUN --truth TRUTH --user U``: one value, step by step."""
+
+from __future__ import annotations
+
+import argparse
+
+from .common import (
+    Formatter,
+    add_column_flags,
+    add_debug_flags,
+    emit,
+    example_epilog,
+    policies_from,
+    read_inputs,
+)
+
+EXAMPLES = [
+    "receval explain ndcg@10 --run run.csv --truth test.csv --user 42",
+    "receval explain map@100 --run bm25.run --truth qrels.txt --user 301 --ties trec_eval",
+    "receval explain mrr --run run.parquet --truth test.parquet --user alice --format markdown",
+    "receval explain 'ndcg@5(gain=exp)' --run run.csv --truth test.csv --user 7 --format json",
+]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "explain", help="show how one metric value is made for one user, position by position",
+        description="Recompute one metric for one user in plain steps: the list in tie-policy "
+                    "order with relevance, gain, discount, contribution and running sum; the "
+                    "ideal list and its DCG; P@k at each hit for AP; the first hit for MRR. The "
+                    "result is checked against receval's evaluate (both shown if they differ).",
+        epilog=example_epilog(EXAMPLES), formatter_class=Formatter,
+    )
+    p.add_argument("metric", help="metric key in any style: ndcg@10, AP, RR@10, ndcg_cut.10")
+    p.add_argument("--run", required=True, help="run file")
+    p.add_argument("--truth", required=True, help="truth file")
+    p.add_argument("--user", required=True, help="the user (or query) id")
+    p.add_argument("--format", choices=["table", "markdown", "json"], default="table",
+                   help="output format (default table)")
+    p.add_argument("--digits", type=int, default=4, help="decimals in the tables (default 4)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    add_column_flags(p)
+    from .common import add_policy_flags
+
+    add_policy_flags(p)
+    add_debug_flags(p, quiet=False)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..explain import explain
+
+    run_data, truth = read_inputs(args)
+    kwargs = {}
+    cols = list(getattr(run_data, "columns", []))
+    if "qid" in cols and "docno" in cols and args.score_col is None and args.rank_col is None:
+        kwargs["score_col"] = "score"
+    ex = explain(args.metric, run_data, truth, args.user, **kwargs, **policies_from(args))
+    if args.format == "json":
+        import json
+
+        emit(json.dumps(ex.to_dict(), indent=2), args.output)
+    else:
+        emit(ex.to_text(args.format, args.digits), args.output)
+    return 0 if ex.agrees or ex.reference is None else 1

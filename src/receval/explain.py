@@ -1,0 +1,460 @@
+"""Explain one metric value for one user, position by position.
+
+:func:`explain` recomputes the value with plain, readable Python (no kernel): the user's list in
+the order the tie policy gives, each position's relevance, gain, discount, contribution and
+running sum; the ideal list and its DCG for the DCG family; precision at each hit for AP; the
+first hit for MRR. It then evaluates the same data with :func:`receval.evaluate` and reports both
+values, so a disagreement with another tool can be traced to a position or a convention.
+
+Example
+-------
+>>> run = {"alice": {"banana": 5, "pear": 4, "cherry": 3}}
+>>> truth = {"alice": {"banana": 1, "cherry": 1, "apple": 1}}
+>>> ex = explain("ndcg@3", run, truth, "alice")
+>>> ex.value                      # (1 + 1/2) / (1 + 1/log2(3) + 1/2)
+0.7039180890341347
+>>> print(ex.to_text())           # the tables and the steps
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError
+
+POSITIVE = float(np.nextafter(0.0, 1.0))
+_TIES_TEXT = {
+    "id": "score descending, then item id ascending",
+    "trec_eval": "score as a 32-bit float descending, then item id descending",
+    "average": "score descending, then item id ascending (values under ties='average' are "
+               "expectations over tie orders, so they may differ where scores tie)",
+}
+
+
+@dataclass
+class Explanation:
+    """The step-by-step computation of one metric for one user."""
+
+    metric: str
+    user: Any
+    columns: list[str]
+    rows: list[list[Any]]
+    steps: list[str]
+    value: float
+    reference: float | None = None
+    ideal_columns: list[str] = field(default_factory=list)
+    ideal_rows: list[list[Any]] = field(default_factory=list)
+    ideal_title: str = ""
+    notes: list[str] = field(default_factory=list)
+    computed: bool = True  # False: no step-by-step rule, the value is receval.evaluate's
+
+    @property
+    def agrees(self) -> bool:
+        """True when receval.evaluate gives the same value (both NaN counts as the same)."""
+        if self.reference is None:
+            return False
+        a, b = self.value, self.reference
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+    def to_text(self, fmt: str = "table", digits: int = 4) -> str:
+        """Readable text (``fmt``: table | markdown) of the tables, steps and the check."""
+        from .cli.common import render
+
+        out = [f"{self.metric} for user {self.user!r}"]
+        out += [f"  {n}" for n in self.notes]
+        out.append("")
+        out.append(render(self.columns, self.rows, fmt, digits=digits) if self.rows
+                   else "(the user has no recommended items)")
+        if self.ideal_columns:
+            out += ["", self.ideal_title]
+            out.append(render(self.ideal_columns, self.ideal_rows, fmt, digits=digits)
+                       if self.ideal_rows else "(empty ideal list)")
+        out.append("")
+        out += self.steps
+        out.append(f"value            = {_num(self.value)}")
+        if self.reference is None:
+            out.append("receval.evaluate = (user not evaluated under these policies)")
+        elif self.agrees:
+            out.append(f"receval.evaluate = {_num(self.reference)} (agrees)")
+        else:
+            out.append(f"receval.evaluate = {_num(self.reference)} (DIFFERS from the "
+                       f"step-by-step value {_num(self.value)})")
+        return "\n".join(out)
+
+    def to_dict(self) -> dict[str, Any]:
+        def clean(v: Any) -> Any:
+            if hasattr(v, "item"):
+                v = v.item()
+            return None if isinstance(v, float) and not math.isfinite(v) else v
+
+        return {
+            "metric": self.metric, "user": clean(self.user), "columns": self.columns,
+            "rows": [[clean(v) for v in r] for r in self.rows],
+            "ideal_columns": self.ideal_columns,
+            "ideal_rows": [[clean(v) for v in r] for r in self.ideal_rows],
+            "steps": self.steps, "notes": self.notes, "value": clean(self.value),
+            "reference": clean(self.reference) if self.reference is not None else None,
+            "agrees": self.agrees,
+        }
+
+
+def _num(v: float) -> str:
+    return "nan" if v is None or (isinstance(v, float) and math.isnan(v)) else repr(float(v))
+
+
+def _plain(col: Any) -> np.ndarray:
+    if hasattr(col, "to_numpy"):
+        try:
+            arr = col.to_numpy(zero_copy_only=False)
+        except TypeError:
+            arr = col.to_numpy()
+    else:
+        arr = np.asarray(col)
+    return np.asarray(arr)
+
+
+def _match_user(ids: np.ndarray, user: Any) -> np.ndarray:
+    mask = ids == user
+    if isinstance(mask, np.ndarray) and mask.any():
+        return mask
+    text = str(user)
+    return np.array([str(u) == text for u in ids.tolist()], dtype=bool)
+
+
+def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | None = None,
+            item_col: str | None = None, score_col: str | None = None,
+            rank_col: str | None = None, rel_col: str | None = None,
+            truth_user_col: str | None = None, truth_item_col: str | None = None,
+            ties: str = "id", **policies: Any) -> Explanation:
+    """Step-by-step computation of ``metric`` for ``user`` (see the module docstring).
+
+    ``run`` and ``truth`` are any containers :func:`receval.evaluate` accepts; ``user`` is matched
+    by value, or by its text (``"42"`` finds the integer id 42). Policies are those of
+    :func:`receval.evaluate`.
+    """
+    from .io.frames import read_columns
+    from .metrics import parse_metric
+    from .policies import Policies
+    from .trec.aliases import canonical_key
+
+    spec = parse_metric(canonical_key(metric) if isinstance(metric, str) else metric)
+    pol = Policies.from_kwargs(ties=ties, **policies)
+    rc = read_columns(run, role="run", user_col=user_col, item_col=item_col,
+                      score_col=score_col, rank_col=rank_col)
+    tc = read_columns(truth, role="truth", user_col=truth_user_col or user_col,
+                      item_col=truth_item_col or item_col, rel_col=rel_col)
+    r_users, r_items = _plain(rc.user), _plain(rc.item)
+    t_users, t_items = _plain(tc.user), _plain(tc.item)
+    r_mask, t_mask = _match_user(r_users, user), _match_user(t_users, user)
+    if not r_mask.any() and not t_mask.any():
+        sample = ", ".join(repr(u) for u in list(dict.fromkeys(t_users.tolist()))[:5])
+        raise InputError(
+            f"user {user!r} is in neither the run nor the truth; truth users include {sample}."
+        )
+    uid = (r_users[r_mask][0] if r_mask.any() else t_users[t_mask][0])
+    uid = uid.item() if hasattr(uid, "item") else uid
+    items = r_items[r_mask].tolist()
+    value = np.asarray(rc.value, dtype=np.float64)[r_mask]
+    scores = (-value if rc.value_kind == "rank" else value).tolist()
+    t_rel_all = np.ones(len(t_users)) if tc.value is None else np.asarray(tc.value, np.float64)
+    truth_rel: dict[Any, float] = {}
+    for it, r in zip(t_items[t_mask].tolist(), t_rel_all[t_mask].tolist(), strict=True):
+        if r < 0:
+            if pol.negative_rel == "error":
+                raise InputError(
+                    f"truth: user {uid!r} has a negative relevance ({r!r} for item {it!r}); pass "
+                    "negative_rel='zero' (--negative-rel zero) to treat it as judged non-relevant."
+                )
+            r = 0.0
+        if it in truth_rel:
+            if pol.duplicates == "error":
+                raise InputError(
+                    f"truth: duplicate (user, item) row ({uid!r}, {it!r}); pass duplicates='max' "
+                    "or 'first'."
+                )
+            truth_rel[it] = max(truth_rel[it], r) if pol.duplicates == "max" else truth_rel[it]
+        else:
+            truth_rel[it] = r
+
+    # the user's list, deduplicated and ordered by the tie policy
+    pairs: list[tuple[Any, float]] = []
+    seen: dict[Any, int] = {}
+    for it, s in zip(items, scores, strict=True):
+        if not math.isfinite(s):
+            if pol.nan_scores == "error":
+                raise InputError(
+                    f"run: user {uid!r} has a NaN/infinite score (item {it!r}); pass "
+                    "nan_scores='drop' or 'last'."
+                )
+            if pol.nan_scores == "drop":
+                continue
+            s = -math.inf
+        if it in seen:
+            if pol.duplicates == "error":
+                raise InputError(
+                    f"run: duplicate (user, item) row ({uid!r}, {it!r}); pass duplicates='max' or "
+                    "'first'."
+                )
+            j = seen[it]
+            if pol.duplicates == "max" and s > pairs[j][1]:
+                pairs[j] = (it, s)
+            continue
+        seen[it] = len(pairs)
+        pairs.append((it, s))
+    if pol.ties == "trec_eval":
+        pairs.sort(key=lambda p: p[0], reverse=True)
+        pairs.sort(key=lambda p: -float(np.float32(p[1])))
+    else:
+        pairs.sort(key=lambda p: p[0])
+        pairs.sort(key=lambda p: -p[1])
+
+    notes = [f"order: {_TIES_TEXT[pol.ties]}"]
+    ex = _compute(spec, pairs, truth_rel, notes, t_rel_all)
+    ex.user = uid
+    thr = float(spec.get("rel")) if any(p.name == "rel" for p in spec.definition.params) \
+        else POSITIVE
+    if ex.computed and not any(r >= thr for r in truth_rel.values()):
+        if pol.empty_truth == "zero":
+            ex.value = 0.0
+            ex.steps.append("no relevant truth item: the value is 0 (empty_truth='zero')")
+        else:
+            ex.value = float("nan")
+    # the same number from the library
+    import receval as rv
+
+    kwargs = {k: v for k, v in pol.to_dict().items()}
+    try:
+        res = rv.evaluate(run, truth, [spec.key], user_col=user_col, item_col=item_col,
+                          score_col=score_col, rank_col=rank_col, rel_col=rel_col, **kwargs)
+    except (KeyError, ValueError) as exc:
+        ex.notes.append(f"receval.evaluate failed: {exc}")
+        return ex
+    ids = np.asarray(res.user_ids)
+    hit = np.flatnonzero(np.array([u == uid for u in ids.tolist()], dtype=bool))
+    if len(hit):
+        ex.reference = float(res.user_values(spec.key)[hit[0]])
+        if not ex.computed:
+            ex.value = ex.reference
+    return ex
+
+
+def _compute(spec: Any, pairs: list[tuple[Any, float]], truth_rel: dict[Any, float],
+             notes: list[str], all_truth_rel: np.ndarray) -> Explanation:
+    name, k = spec.name, spec.k
+    defn = spec.definition
+    has_rel = any(p.name == "rel" for p in defn.params)
+    thr = float(spec.get("rel")) if has_rel else POSITIVE
+    L = len(pairs)
+    K = k if k is not None else L
+    shown = pairs[:K] if name not in ("bpref", "r_precision", "num_rel") else pairs
+    rels = [truth_rel.get(it, 0.0) for it, _ in shown]
+    b = [1 if (it in truth_rel and truth_rel[it] >= thr) else 0 for it, _ in shown]
+    R = sum(1 for r in truth_rel.values() if r >= thr)
+    at = f"@{k}" if k is not None else ""
+    key = spec.key
+    cols = ["rank", "item", "score", "relevance", "relevant", "hits"]
+    rows: list[list[Any]] = []
+    h = 0
+    for i, ((it, s), r, bi) in enumerate(zip(shown, rels, b, strict=True), start=1):
+        h += bi
+        rows.append([i, it, float(s), (r if it in truth_rel else "-"), "yes" if bi else "",
+                     h])
+    hk = h if name not in ("bpref", "r_precision") else None
+    steps: list[str] = []
+    if has_rel:
+        steps.append(f"R (truth items with relevance >= {thr:g}) = {R}")
+    value = float("nan")
+    ex = Explanation(key, None, cols, rows, steps, value, notes=notes)
+    if name in ("precision", "recall", "hits", "hit_rate", "f1", "fbeta", "num_ret"):
+        steps.append(f"h{at} (relevant in the top {K}) = {hk}")
+        if name == "precision":
+            den_kind = spec.get("denominator")
+            den = {"k": K, "list": min(K, L), "min_k_rel": min(K, R)}[den_kind]
+            steps.append(f"denominator ({den_kind}) = {den}")
+            value = hk / den if den else 0.0
+            steps.append(f"precision{at} = {hk} / {den}")
+        elif name == "recall":
+            den = R if spec.get("denominator") == "rel" else min(K, R)
+            value = hk / den if den else float("nan")
+            steps.append(f"recall{at} = {hk} / {den}")
+        elif name == "hits":
+            value = float(hk)
+        elif name == "num_ret":
+            value = float(min(K, L))
+            steps.append(f"num_ret{at} = min({K}, {L})")
+        elif name == "hit_rate":
+            level = spec.get("level")
+            if level == "user":
+                value = 1.0 if hk > 0 else 0.0
+                steps.append(f"hit_rate{at} = [h > 0] (the summary is the share of users)")
+            elif level == "recommended":
+                den = min(K, L)
+                value = hk / den if den else float("nan")
+                steps.append(f"this user's ratio = {hk} / {den}; the summary is the micro "
+                             "average sum(h) / sum(min(k, L)) over users")
+            else:
+                value = hk / R if R else float("nan")
+                steps.append(f"this user's ratio = {hk} / {R}; the summary is the micro average "
+                             "sum(h) / sum(R) over users")
+        else:
+            beta = 1.0 if name == "f1" else float(spec.get("beta"))
+            den = beta * beta * R + K
+            value = (1 + beta * beta) * hk / den if den else 0.0
+            steps.append(f"{name}{at} = (1 + {beta:g}^2) * {hk} / ({beta:g}^2 * {R} + {K})")
+        if R == 0 and name != "num_ret":
+            value = float("nan")
+            steps.append("no relevant truth item: the user is skipped (empty_truth='skip')")
+    elif name in ("mrr", "first_hit_rank"):
+        first = next((i for i, bi in enumerate(b, start=1) if bi), None)
+        for row, bi in zip(rows, b, strict=True):
+            row.append("first hit" if bi and row[0] == first else "")
+        cols.append("note")
+        if first is None:
+            steps.append(f"no relevant item in the top {K}")
+            value = 0.0 if name == "mrr" else float("nan")
+        else:
+            steps.append(f"first relevant item at rank {first}")
+            value = 1.0 / first if name == "mrr" else float(first)
+            if name == "mrr":
+                steps.append(f"RR{at} = 1 / {first}")
+        if R == 0:
+            value = float("nan")
+            steps.append("no relevant truth item: the user is skipped (empty_truth='skip')")
+    elif name in ("map", "mar"):
+        if name == "map":
+            cols.append("P@i at hits")
+            total = 0.0
+            for row, bi in zip(rows, b, strict=True):
+                p = row[5] / row[0] if bi else None
+                row.append(p if bi else "")
+                total += p or 0.0
+            den_kind = spec.get("denominator")
+            den = {"rel": R, "min_k_rel": min(K, R), "hits": hk}[den_kind]
+            steps.append(f"sum of P@i over the hits = {_num(total)}")
+            steps.append(f"denominator ({den_kind}) = {den}")
+            value = total / den if den else 0.0
+            steps.append(f"AP{at} = {_num(total)} / {den}")
+        else:
+            cols.append("recall@i")
+            total = 0.0
+            for row in rows:
+                rec = row[5] / R if R else 0.0
+                row.append(rec)
+                total += rec
+            value = total / K if K else 0.0
+            steps.append(f"AR{at} = (sum of recall@i, i = 1..{K}) / {K} = {_num(total)} / {K}")
+        if R == 0:
+            value = float("nan")
+            steps.append("no relevant truth item: the user is skipped (empty_truth='skip')")
+    elif name in ("cg", "dcg", "idcg", "ndcg"):
+        exp = spec.get("gain") == "exp"
+
+        def gain(r: float) -> float:
+            r = max(r, 0.0)
+            return 2.0 ** r - 1.0 if exp else r
+
+        cols += ["gain", "discount", "contribution", "running sum"]
+        dcg = 0.0
+        for row, r in zip(rows, rels, strict=True):
+            g = gain(r)
+            d = 1.0 if name == "cg" else 1.0 / math.log2(row[0] + 1)
+            dcg += g * d
+            row += [g, d, g * d, dcg]
+        gtext = "2^rel - 1" if exp else "rel"
+        steps.append(f"gain = {gtext}; discount = 1 / log2(rank + 1)")
+        steps.append(f"{'CG' if name == 'cg' else 'DCG'}{at} = {_num(dcg)}")
+        value = dcg
+        if name in ("idcg", "ndcg"):
+            ideal_kind = spec.get("ideal")
+            if ideal_kind == "truth":
+                ideal = sorted((r for r in truth_rel.values() if r > 0), reverse=True)
+                ex.ideal_title = "ideal list: all of the user's truth relevances, descending"
+            else:
+                ideal = sorted((truth_rel.get(it, 0.0) for it, _ in pairs), reverse=True)
+                ex.ideal_title = "ideal list: the relevances of the user's own items, descending"
+            if k is not None:
+                ideal = ideal[:k]
+                ex.ideal_title += f", cut at {k}"
+            ex.ideal_columns = ["rank", "relevance", "gain", "discount", "contribution",
+                                "running sum"]
+            idcg = 0.0
+            for i, r in enumerate(ideal, start=1):
+                g, d = gain(r), 1.0 / math.log2(i + 1)
+                idcg += g * d
+                ex.ideal_rows.append([i, r, g, d, g * d, idcg])
+            steps.append(f"IDCG{at} = {_num(idcg)}")
+            if name == "idcg":
+                value = idcg
+            else:
+                value = dcg / idcg if idcg > 0 else 0.0
+                steps.append(f"nDCG{at} = DCG{at} / IDCG{at} = {_num(dcg)} / {_num(idcg)}")
+                if not any(r > 0 for r in truth_rel.values()):
+                    value = float("nan")
+                    steps.append("no relevant truth item: the user is skipped "
+                                 "(empty_truth='skip')")
+    elif name == "r_precision":
+        top = b[:R]
+        steps.append(f"h_R (relevant in the top R = {R}) = {sum(top)}")
+        value = sum(top) / R if R else float("nan")
+        steps.append(f"R-precision = {sum(top)} / {R}")
+    elif name == "rbp":
+        p = float(spec.get("p"))
+        cols += ["weight (1-p) p^(i-1)", "contribution", "running sum"]
+        total = 0.0
+        for row, bi in zip(rows, b, strict=True):
+            w = (1 - p) * p ** (row[0] - 1)
+            total += w * bi
+            row += [w, w * bi, total]
+        value = total
+        steps.append(f"RBP{at} (p = {p:g}) = {_num(total)}")
+        if R == 0:
+            value = float("nan")
+    elif name == "err":
+        grade = spec.get("max_grade")
+        if grade is None:
+            grade = max(float(np.max(all_truth_rel)) if len(all_truth_rel) else 0.0, POSITIVE)
+            notes.append(f"max_grade = {grade:g} (the largest relevance in the whole truth)")
+        cols += ["R_i", "P(reach i)", "contribution", "running sum"]
+        reach, total = 1.0, 0.0
+        for row, r in zip(rows, rels, strict=True):
+            ri = (2.0 ** max(r, 0.0) - 1.0) / 2.0 ** grade
+            c = reach * ri / row[0]
+            total += c
+            row += [ri, reach, c, total]
+            reach *= 1 - ri
+        value = total
+        steps.append(f"ERR{at} = {_num(total)}")
+        if not any(r > 0 for r in truth_rel.values()):
+            value = float("nan")
+    elif name == "bpref":
+        N = sum(1 for r in truth_rel.values() if r < thr)
+        cols += ["judged non-relevant above", "contribution"]
+        nonrel, total = 0, 0.0
+        for row, (it, _), bi in zip(rows, shown, b, strict=True):
+            if it in truth_rel and not bi:
+                nonrel += 1
+                row += [nonrel, ""]
+            elif bi:
+                c = 1.0 - min(nonrel, R) / min(R, N) if nonrel > 0 else 1.0
+                total += c
+                row += [nonrel, c]
+            else:
+                row += ["", ""]
+        steps.append(f"N (judged non-relevant truth items) = {N}")
+        value = total / R if R else float("nan")
+        steps.append(f"bpref = {_num(total)} / {R}")
+    elif name == "num_rel":
+        value = float(R)
+    else:
+        notes.append(f"no step-by-step rule for {name}; the value is receval.evaluate's.")
+        ex.computed = False
+        return ex
+    ex.value = float(value)
+    ex.columns = cols
+    return ex
