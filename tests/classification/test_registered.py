@@ -227,3 +227,39 @@ def test_keys_round_trip_and_unknown_params():
         rv.parse_metric("gauc(wieght=positives)")
     with pytest.raises(rv.MetricError):
         rv.parse_metric("gauc@10")
+
+
+def test_log_loss_through_evaluate():
+    run = {"a": {"x": 0.8, "y": 0.3}, "b": {"x": 0.4}}
+    truth = {"a": {"x": 1}, "b": {"z": 1}}
+    res = rv.evaluate(run, truth, ["log_loss", "log_loss(average=micro)"])
+    la = -(np.log(0.8) + np.log(0.7)) / 2
+    lb = -np.log(0.6)
+    assert res.per_user.loc["a", "log_loss"] == pytest.approx(la, rel=1e-15)
+    assert res["log_loss"] == pytest.approx((la + lb) / 2, rel=1e-15)
+    assert res["log_loss(average=micro)"] == pytest.approx((2 * la + lb) / 3, rel=1e-15)
+    with pytest.raises(InputError, match=r"probabilities in \[0, 1\]"):
+        rv.evaluate({"a": {"x": 2.0}}, truth, ["log_loss"])
+
+
+def test_area_ap_vs_core_map_and_bep_vs_r_precision():
+    from receval.classification import average_precision, break_even_point
+
+    rng = np.random.default_rng(9)
+    for _ in range(20):
+        n = int(rng.integers(3, 30))
+        lab = rng.integers(0, 2, n)
+        lab[0] = 1
+        s = rng.permutation(n).astype(float)  # no ties, every positive scored
+        run = {"u": {i: s[i] for i in range(n)}}
+        truth = {"u": {i: 1 for i in range(n) if lab[i]}}
+        res = rv.evaluate(run, truth, ["map", "r_precision"])
+        assert average_precision(lab, s) == pytest.approx(res["map"], rel=1e-12)
+        assert break_even_point(lab, s) == pytest.approx(res["r_precision"], rel=1e-12)
+    # with a tie the area form differs from the discrete sum (documented example)
+    run = {"u": {"p": 0.8, "n": 0.8}}
+    truth = {"u": {"p": 1}}
+    assert average_precision([1, 0], [0.8, 0.8]) == 1 / 2
+    assert rv.evaluate(run, truth, ["map"], ties="average")["map"] == 3 / 4
+    # the tie rule on raw ids puts "n" before "p": discrete AP = 1/2 here
+    assert rv.evaluate(run, truth, ["map"])["map"] == 1 / 2

@@ -7,7 +7,8 @@ Importing this module registers (as plugin metrics computed from the packed arra
 - ``gauc`` (alias ``user_auc``): per-user AUC, averaged unweighted or weighted;
 - ``lauc@k``: limited AUC over the top k (seed 001);
 - ``rmse``, ``mae``, ``mse``, ``r2``: the run's scores as predicted ratings against the truth's
-  relevance values as ratings (seeds 001-003).
+  relevance values as ratings (seeds 001-003);
+- ``log_loss``: the run's scores as predicted probabilities that an item is relevant.
 
 Notation per user u: ``R_u`` the recommended set (the first ``min(k, L_u)`` items of the list),
 ``T_u`` the truth items with relevance >= ``rel``, ``n`` the catalogue size. Catalogue size
@@ -384,3 +385,47 @@ for _name, _title, _formula, _hib, _bounds in (
         higher_is_better=_hib, bounds=_bounds, family="rating", compute=_rating(_name),
         example="predictions (4, 3), ratings (5, 3): RMSE = sqrt(1/2), MAE = 1/2",
     ))
+
+
+# ---- log loss of scored items ----------------------------------------------------------------
+
+def _log_loss(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    user = _user_of_positions(packed)
+    p = packed.scores
+    bad = ~((p >= 0) & (p <= 1))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"{spec.key}: run scores must be probabilities in [0, 1]; got {int(bad.sum())} "
+            f"outside (e.g. {p[i]!r} for user {packed.user_ids[user[i]]!r}). Calibrate the scores "
+            "(e.g. a sigmoid) first."
+        )
+    eps = spec.get("eps")
+    e = float(np.finfo(np.float64).eps) if eps is None else float(eps)
+    q = np.clip(p, e, 1.0 - e)
+    y = packed.rel >= float(spec.get("rel"))
+    with np.errstate(divide="ignore"):
+        terms = -np.where(y, np.log(q), np.log1p(-q))
+    n_users = len(packed.user_ids)
+    cnt = np.bincount(user, minlength=n_users).astype(np.float64)
+    s = np.bincount(user, weights=terms, minlength=n_users)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_user = np.where(cnt > 0, s / np.where(cnt > 0, cnt, 1.0), np.nan)
+    value = float(terms.mean()) if spec.get("average") == "micro" and len(terms) else None
+    info = {"scored_pairs": int(len(terms)), "users_without_scores": int((cnt == 0).sum()),
+            "average": spec.get("average"), "eps": e}
+    return MetricValues(per_user, value, info)
+
+
+register(MetricDef(
+    "log_loss", "Log loss (binary cross-entropy)",
+    "-(1/n) sum_i [y_i log p_i + (1 - y_i) log(1 - p_i)], p clipped to [eps, 1 - eps]",
+    "The run's scores as probabilities that each scored item is relevant (y_i = truth relevance "
+    ">= rel); only scored items count. Scores outside [0, 1] raise. average: macro = mean of "
+    "per-user losses | micro = over all scored pairs.",
+    (REL, Param("average", "macro", "macro | micro", ("macro", "micro")),
+     Param("eps", None, "clipping (auto: float64 machine epsilon, as scikit-learn)", kind=float,
+           low=0.0, high=0.5, high_open=True)),
+    cutoff="none", higher_is_better=False, bounds=(0.0, None), family="classification",
+    compute=_log_loss, example="scores (0.5, 0.5), labels (1, 0): log 2",
+), ("logloss", "bce"))
