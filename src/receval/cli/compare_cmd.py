@@ -107,6 +107,17 @@ def _read(args: argparse.Namespace):
     return runs, truth, train
 
 
+def _load_plugin_metrics() -> None:
+    """Register the optional metric families (beyond-accuracy, classification) when present."""
+    import importlib
+
+    for module in ("receval.beyond.registered", "receval.classification.registered"):
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            continue
+
+
 def run(args: argparse.Namespace) -> int:
     import receval as rv
 
@@ -117,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
     if len(args.runs) < 2:
         raise InputError(f"compare needs at least two runs, got {len(args.runs)}.")
     names = _names(args)
+    _load_plugin_metrics()
     if args.baseline is not None and args.baseline not in names:
         raise InputError(f"--baseline {args.baseline!r} is not one of the run names {names}; "
                          "name runs with --name.")

@@ -16,7 +16,9 @@ max-width:1100px;padding:0 1rem;color:#222;line-height:1.45}
 h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.25rem;margin-top:2.2rem;
 border-bottom:1px solid #ddd;padding-bottom:.2rem}
 table{border-collapse:collapse;margin:.8rem 0;font-size:.92rem}
-th,td{padding:.3rem .6rem;border-bottom:1px solid #e4e4e4;text-align:right}
+th,td{padding:.3rem .6rem;border-bottom:1px solid #e4e4e4;text-align:right;white-space:nowrap}
+.scroll{overflow-x:auto}
+details summary{cursor:pointer;font-weight:600;margin:.6rem 0}
 th:first-child,td:first-child{text-align:left}
 thead th{border-bottom:2px solid #444}
 td.best{font-weight:700}td.up{background:#e8f6e8}td.down{background:#fbe9e9}
@@ -173,11 +175,15 @@ def render_html(obj: Any, *, title: str | None = None, digits: int = 4, train: A
         parts.append(f"<p>{_e(description)}</p>")
     # ---- table
     parts.append('<section id="summary"><h2>Metrics</h2>')
-    parts.append(metrics_table_html(model, digits))
+    parts.append('<div class="scroll">' + metrics_table_html(model, digits) + "</div>")
     parts += [f'<p class="note">{_e(n)}</p>' for n in model.notes]
     if isinstance(obj, Comparison):
-        parts.append('<h3>Pairwise tests</h3>')
+        is_open = " open" if len(obj.pairs) <= 30 else ""
+        parts.append(f'<details id="pairs"{is_open}><summary>Pairwise tests ({len(obj.pairs)} rows: '
+                     "difference, confidence interval, effect size, win/tie/loss, p-values)"
+                     '</summary><div class="scroll">')
         parts.append(pairs_table_html(obj, digits))
+        parts.append("</div></details>")
         dropped = {m: v for m, v in obj.counts.get("nan_dropped", {}).items() if v}
         if dropped:
             parts.append('<p class="note">Users without a value (skipped) left out of the tests: '

@@ -60,7 +60,8 @@ def _as_2d(d: Any, name: str = "d") -> tuple[np.ndarray, bool]:
             f"{name} contains NaN or inf; drop users without a value first "
             "(compare() does this per metric)."
         )
-    return arr, one
+    # column-major: every column is reduced exactly as it would be alone (same summation order)
+    return np.asfortranarray(arr), one
 
 
 def _out(x: np.ndarray, one: bool) -> Any:
