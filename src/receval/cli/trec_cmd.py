@@ -22,8 +22,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "(measure<TAB>qid|all<TAB>value), so that a script calling trec_eval can "
                     "switch by changing the program name. Measures: trec_eval names with "
                     "parameters (P.5,10 iprec_at_recall..1,.5 ndcg.1=2 utility.1,-1,0,0 ...) "
-                    "and the sets 'official' (default) and 'all_trec'. Not supported: binG, G, "
-                    "ndcg_rel, Rndcg (left out of all_trec with a note).",
+                    "and the sets 'official' (default) and 'all_trec' (every measure of trec_eval's "
+                    "all_trec set is supported; -q output is identical to trec_eval 9.0.8's).",
         epilog=example_epilog(EXAMPLES), formatter_class=Formatter,
     )
     p.add_argument("qrels", help="qrels file 'qid iter docno rel' (plain or .gz)")
@@ -52,9 +52,9 @@ def run(args: argparse.Namespace) -> int:
     from ..trec.measures import SETS, UNSUPPORTED
 
     measures = args.measures or ["official"]
-    if any(m.partition(".")[0] == "all_trec" for m in measures):
-        note(args, f"{', '.join(u for u in UNSUPPORTED if u in SETS['all_trec'])} are not "
-                   "supported and were left out of all_trec.")
+    left_out = [u for u in UNSUPPORTED if u in SETS["all_trec"]]
+    if left_out and any(m.partition(".")[0] == "all_trec" for m in measures):
+        note(args, f"{', '.join(left_out)} are not supported and were left out of all_trec.")
     qrels = read_trec_qrels(args.qrels)
     run_df = read_trec_run(args.run)
     level = int(args.level) if float(args.level).is_integer() else args.level

@@ -40,7 +40,9 @@ set_map, set_F
 relstring.n            relevance codes of the first n documents    numpy
 =====================  ===========================================  ==========================
 
-Not supported (an error names them): binG, G, ndcg_rel, Rndcg and measures outside all_trec.
+binG, G, ndcg_rel, Rndcg  trec_eval's experimental gain measures        numpy
+
+Not supported (an error names them): measures outside all_trec (prefs, yaap, rbp, ...).
 """
 
 from __future__ import annotations
@@ -94,11 +96,11 @@ TABLE: tuple[MeasureDef, ...] = (
     MeasureDef("utility", "params", ("1", "-1", "0", "0"), doc="set utility a h + b (ret-h) + ..."),
     MeasureDef("11pt_avg", "params", tuple(f"{i / 10}" for i in range(11)),
                doc="mean interpolated precision at 11 recall levels"),
-    MeasureDef("binG", "single", doc="(not supported)"),
-    MeasureDef("G", "single", doc="(not supported)"),
+    MeasureDef("binG", "single", doc="binary G: mean over relevant of 1/log2(2 + nonrel above)"),
+    MeasureDef("G", "params", (), doc="normalized gain G (trec_eval, experimental)"),
     MeasureDef("ndcg", "params", (), doc="nDCG over the whole list, gain = relevance level"),
-    MeasureDef("ndcg_rel", "single", doc="(not supported)"),
-    MeasureDef("Rndcg", "single", doc="(not supported)"),
+    MeasureDef("ndcg_rel", "params", (), doc="nDCG averaged over the relevant documents"),
+    MeasureDef("Rndcg", "params", (), doc="nDCG averaged at the R-level boundaries"),
     MeasureDef("ndcg_cut", "cut_long", CUTS, doc="nDCG at k"),
     MeasureDef("map_cut", "cut_long", CUTS, doc="AP over the top k"),
     MeasureDef("relative_P", "cut_long", CUTS, doc="h_k / min(k, R)"),
@@ -112,7 +114,7 @@ TABLE: tuple[MeasureDef, ...] = (
                doc="judged non-relevant documents retrieved"),
 )
 BY_NAME = {m.name: m for m in TABLE}
-UNSUPPORTED = ("binG", "G", "ndcg_rel", "Rndcg")
+UNSUPPORTED: tuple[str, ...] = ()
 ORDER = {m.name: i for i, m in enumerate(TABLE)}
 SETS = {
     "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
@@ -353,6 +355,119 @@ def _ndcg_gains(q: QueryArrays, gains: dict[int, float]) -> np.ndarray:
     return _div(dcg, idcg)
 
 
+def _gain_arrays(q: QueryArrays, gains: dict[int, float]) -> tuple[np.ndarray, ...]:
+    """Gain at each position, the ideal gain at each position (0 past the ideal list), the
+    ideal gains per query (positive gains of judged documents, descending) and its CSR."""
+    def gain_of(levels: np.ndarray) -> np.ndarray:
+        out = levels.astype(np.float64).copy()
+        for lev, g in gains.items():
+            out[levels == lev] = g
+        return out
+
+    g_pos = np.where(q.code >= 0, gain_of(np.where(q.code >= 0, q.rel, 0)), 0.0)
+    g_t = gain_of(q.t_rel)
+    tseg = np.repeat(np.arange(q.n), np.diff(q.t_indptr))
+    keep = g_t > 0
+    g_t, tseg = g_t[keep], tseg[keep]
+    order = np.lexsort((-g_t, tseg))
+    g_t = g_t[order]
+    cnt = np.bincount(tseg, minlength=q.n)
+    tptr = np.concatenate([[0], np.cumsum(cnt)])
+    inside = q.pos < cnt[q.seg]
+    ideal_pos = np.zeros(len(q.pos))
+    ideal_pos[inside] = g_t[tptr[:-1][q.seg[inside]] + q.pos[inside]]
+    return g_pos, ideal_pos, g_t, tptr
+
+
+def _seg_cumsum(q: QueryArrays, x: np.ndarray) -> np.ndarray:
+    c = np.cumsum(x)
+    start = np.concatenate([[0.0], c])[q.indptr[:-1]]
+    return c - start[q.seg]
+
+
+def _binG(q: QueryArrays) -> np.ndarray:
+    isrel = q.isrel
+    ch = q.cumhits()
+    term = np.where(isrel, 1.0 / np.log2(3.0 + q.pos - ch), 0.0)
+    return _div(q.seg_sum(term), q.num_rel)
+
+
+def _G(q: QueryArrays, gains: dict[int, float]) -> np.ndarray:
+    g, ideal, g_t, tptr = _gain_arrays(q, gains)
+    sum_cost = _seg_cumsum(q, np.maximum(ideal, 1.0))
+    sum_res = _seg_cumsum(q, g)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = np.where(g != 0, g / np.log2(2.0 + sum_cost - sum_res), 0.0)
+    tseg = np.repeat(np.arange(q.n), np.diff(tptr))
+    sum_ideal = np.bincount(tseg, weights=g_t, minlength=q.n)
+    return _div(q.seg_sum(term), sum_ideal)
+
+
+def _ndcg_rel(q: QueryArrays, gains: dict[int, float]) -> np.ndarray:
+    g, ideal, g_t, tptr = _gain_arrays(q, gains)
+    disc = 1.0 / np.log2(q.pos + 2.0)
+    res_cum = _seg_cumsum(q, g * disc)
+    ideal_cum = _seg_cumsum(q, ideal * disc)
+    tseg = np.repeat(np.arange(q.n), np.diff(tptr))
+    tpos = np.arange(len(g_t)) - tptr[:-1][tseg]
+    ideal_total = np.bincount(tseg, weights=g_t / np.log2(tpos + 2.0), minlength=q.n)
+    n_pos = np.diff(tptr).astype(np.float64)
+    s = q.seg_sum(np.where(g > 0, _div(res_cum, ideal_cum), 0.0))
+    n_pos_ret = q.seg_sum(g > 0)
+    s = s + (n_pos - n_pos_ret) * _div(q.seg_sum(g * disc), ideal_total)
+    return np.where(s > 0, _div(s, n_pos), 0.0)
+
+
+def _Rndcg(q: QueryArrays, gains: dict[int, float]) -> np.ndarray:
+    """nDCG averaged where the ideal gain level changes (trec_eval's experimental Rndcg)."""
+    g_all, _, g_t, tptr = _gain_arrays(q, gains)
+    R = q.num_rel
+    out = np.zeros(q.n)
+    for u in range(q.n):
+        if R[u] == 0:
+            continue
+        g = g_all[q.indptr[u]:q.indptr[u + 1]].tolist()
+        ideal = g_t[tptr[u]:tptr[u + 1]].tolist()
+        n_ret, n_ideal = len(g), len(ideal)
+        cur = ideal[0] if n_ideal else 0.0
+        old = cur
+        res_dcg = id_dcg = total = 0.0
+        count = 0
+        i = 0
+        while i < n_ret and cur > 0:
+            cur = ideal[i] if i < n_ideal else 0.0
+            if old != cur:
+                if id_dcg > 0:
+                    total += res_dcg / id_dcg
+                    count += 1
+                old = cur
+            if g[i] != 0:
+                res_dcg += g[i] / np.log2(i + 2.0)
+            if cur > 0:
+                id_dcg += cur / np.log2(i + 2.0)
+            i += 1
+        if i < n_ret:
+            while i < n_ret:
+                if g[i] != 0:
+                    res_dcg += g[i] / np.log2(i + 2.0)
+                i += 1
+            if id_dcg > 0:
+                total += res_dcg / id_dcg
+                count += 1
+        while cur > 0:
+            cur = ideal[i] if i < n_ideal else 0.0
+            if old != cur:
+                if id_dcg > 0:
+                    total += res_dcg / id_dcg
+                    count += 1
+                old = cur
+            if cur > 0:
+                id_dcg += cur / np.log2(i + 2.0)
+            i += 1
+        out[u] = total / count if count else 0.0
+    return out
+
+
 def _relstring(q: QueryArrays, n: int) -> list[str]:
     out = []
     for u in range(q.n):
@@ -480,6 +595,14 @@ def compute(measures: list[Measure], q: QueryArrays, core: dict[str, np.ndarray]
         elif n == "set_F":
             p, r = _div(h, ret), _div(h, R)
             vals[cols[0]] = _div(2 * p * r, p + r)
+        elif n == "binG":
+            vals[cols[0]] = _binG(q)
+        elif n == "G":
+            vals[cols[0]] = _G(q, _gain_params(m))
+        elif n == "ndcg_rel":
+            vals[cols[0]] = _ndcg_rel(q, _gain_params(m))
+        elif n == "Rndcg":
+            vals[cols[0]] = _Rndcg(q, _gain_params(m))
         elif n == "relstring":
             try:
                 length = int(float(m.params[0])) if m.params else 10
