@@ -169,3 +169,20 @@ def test_hypothesis_against_oracle(run, truth, users, empty_truth, ties):
 )
 def test_hypothesis_ties_average(run, truth):
     check(run, truth, AVERAGE, ties="average")
+
+
+def test_large_input_takes_the_parallel_path():
+    # more than 32768 rows: ordering, lookup and metrics run on every thread
+    rng = np.random.default_rng(8)
+    n_users, per_user = 1500, 25
+    users = np.repeat(np.arange(n_users), per_user)
+    items = rng.integers(0, 400, size=users.size)
+    scores = rng.integers(0, 6, size=users.size).astype(float)
+    run = list(zip(users.tolist(), items.tolist(), scores.tolist(), strict=True))
+    t_users = np.repeat(np.arange(n_users + 10), 6)
+    truth = list(zip(t_users.tolist(), rng.integers(0, 400, size=t_users.size).tolist(),
+                     rng.integers(0, 4, size=t_users.size).astype(float).tolist(), strict=True))
+    check(run, truth, ["ndcg@10", "map", "precision@5", "mrr", "bpref", "recall@20(rel=2)"],
+          duplicates="first")
+    check(run, truth, ["ndcg@10", "hit_rate@3(level=recommended)"], duplicates="max",
+          users="union")

@@ -14,6 +14,25 @@ from libc.stdlib cimport free, malloc, qsort
 
 cnp.import_array()
 
+cdef extern from *:
+    """
+    #ifdef _OPENMP
+    #include <omp.h>
+    static int receval_max_threads(void) { return omp_get_max_threads(); }
+    #else
+    static int receval_max_threads(void) { return 1; }
+    #endif
+    """
+    int receval_max_threads() nogil
+
+# Below this much work a parallel region costs more than it saves (thread wake-up and barriers
+# take milliseconds on a busy machine), so small inputs run on one thread.
+DEF SMALL_WORK = 32768
+
+
+cdef int _threads(long long work) noexcept nogil:
+    return 1 if work < SMALL_WORK else receval_max_threads()
+
 # Request codes (mirrored in codes.py).
 DEF M_HITS = 0
 DEF M_PRECISION = 1
@@ -111,7 +130,8 @@ def order_groups(const long long[::1] group, long long n_groups, const double[::
     cdef Entry* buf
     cdef long long* mark
     cdef long long s, e, m, j, jj, w, kk, is_sorted
-    with nogil, parallel():
+    cdef int nt = _threads(n)
+    with nogil, parallel(num_threads=nt):
         buf = <Entry*> malloc((maxlen + 1) * sizeof(Entry))
         # mark[key] = last group that used the key: O(1) duplicate detection without sorting
         mark = <long long*> malloc(n_keys * sizeof(long long))
@@ -172,7 +192,7 @@ def order_groups(const long long[::1] group, long long n_groups, const double[::
         indptr[g + 1] = indptr[g] + m
     cdef cnp.ndarray[cnp.int64_t, ndim=1] perm_arr = np.empty(indptr[n_groups], dtype=np.int64)
     cdef long long[::1] perm = perm_arr
-    for g in prange(n_groups, nogil=True, schedule="static"):
+    for g in prange(n_groups, nogil=True, schedule="static", num_threads=nt):
         for j in range(indptr[g + 1] - indptr[g]):
             perm[indptr[g] + j] = rows[counts[g] + j]
     return indptr_arr, perm_arr, full_arr, ndup_arr
@@ -195,7 +215,8 @@ def lookup_relevance(const long long[::1] indptr, const long long[::1] perm,
     cdef signed char[::1] judged = judged_arr
     cdef Py_ssize_t u
     cdef long long p, c, lo, hi, mid
-    for u in prange(n_users, nogil=True, schedule="guided"):
+    cdef int nt = _threads(total)
+    for u in prange(n_users, nogil=True, schedule="guided", num_threads=nt):
         for p in range(indptr[u], indptr[u + 1]):
             c = row_item[perm[p]]
             if c < 0:
@@ -488,7 +509,8 @@ def compute_metrics(const long long[::1] indptr, const double[::1] rel,
             maxlen = indptr[u + 1] - indptr[u]
     cdef double* scratch
     cdef long long* gbuf
-    with nogil, parallel():
+    cdef int nt = _threads(indptr[n_users] * n_req + n_users)
+    with nogil, parallel(num_threads=nt):
         scratch = <double*> malloc(maxlen * sizeof(double))
         gbuf = <long long*> malloc(maxlen * sizeof(long long))
         for u in prange(n_users, schedule="guided"):
