@@ -263,3 +263,18 @@ def test_area_ap_vs_core_map_and_bep_vs_r_precision():
     assert rv.evaluate(run, truth, ["map"], ties="average")["map"] == 3 / 4
     # the tie rule on raw ids puts "n" before "p": discrete AP = 1/2 here
     assert rv.evaluate(run, truth, ["map"])["map"] == 1 / 2
+
+
+def test_confusion_expected_counts_under_average_ties():
+    # a: x .9 (liked), then y, z, w tied at .5 with z liked; k = 2 takes 1 of the 3 tied items
+    run = {"a": {"x": 0.9, "y": 0.5, "z": 0.5, "w": 0.5}}
+    truth = {"a": {"x": 1, "z": 1}}
+    res = rv.evaluate(run, truth, ["tp@2", "fp@2", "fn@2", "tn@2(catalog=10)"], ties="average")
+    pu = res.per_user.loc["a"]
+    assert pu["tp@2"] == 1 + 1 / 3
+    assert pu["fp@2"] == pytest.approx(2 / 3, rel=1e-15)
+    assert pu["fn@2"] == pytest.approx(2 - (1 + 1 / 3), rel=1e-15)
+    assert pu["tn@2(catalog=10)"] == pytest.approx(10 - 2 - 2 / 3, rel=1e-15)
+    # the default tie rule (raw ids ascending) takes w first
+    res = rv.evaluate(run, truth, ["tp@2", "fp@2"])
+    assert res.per_user.loc["a", ["tp@2", "fp@2"]].tolist() == [1, 1]

@@ -232,17 +232,16 @@ register(MetricDef(
 def _confusion(spec: MetricSpec, packed: Packed, context: Context, need_tn: bool):
     rel = float(spec.get("rel"))
     user = _user_of_positions(packed)
-    keep = np.ones(len(user), dtype=bool) if spec.k is None else _rank0(packed, user) < spec.k
+    w = _in_top_k(packed, user, spec.k)
     n_users = len(packed.user_ids)
-    rec = np.bincount(user[keep], minlength=n_users).astype(np.float64)
-    tp = np.bincount(user[keep], weights=(packed.rel[keep] >= rel).astype(np.float64),
-                     minlength=n_users)
+    rec = np.bincount(user, weights=w, minlength=n_users)
+    tp = np.bincount(user, weights=w * (packed.rel >= rel), minlength=n_users)
     fp = rec - tp
     fn = _truth_positives(packed, rel) - tp
     info: dict[str, Any] = {}
     tn = None
     if need_tn:
-        n, info = _catalog(spec, packed, context, keep)
+        n, info = _catalog(spec, packed, context, w > 0)
         tn = n - tp - fp - fn
         if (tn < 0).any():
             u = int(np.flatnonzero(tn < 0)[0])
@@ -252,6 +251,24 @@ def _confusion(spec: MetricSpec, packed: Packed, context: Context, need_tn: bool
                 "real catalogue size, e.g. catalog=<number of items>."
             )
     return tp, fp, fn, tn, info
+
+
+def _in_top_k(packed: Packed, user: np.ndarray, k: int | None) -> np.ndarray:
+    """Weight of each position in the top k: 1 or 0; with ``ties="average"`` (tie groups in
+    ``packed.grp_end``) a tied block straddling rank k gives each of its items the probability
+    ``(k - start) / size`` of landing in the top k (expected counts)."""
+    n = len(user)
+    if k is None:
+        return np.ones(n)
+    rank = _rank0(packed, user)
+    if len(packed.grp_end) != n or n == 0:
+        return (rank < k).astype(np.float64)
+    first = np.r_[True, packed.grp_end[1:] != packed.grp_end[:-1]]
+    first[packed.indptr[:-1][np.diff(packed.indptr) > 0]] = True
+    start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+    base = packed.indptr[user]
+    lo, hi = start - base, packed.grp_end - base
+    return np.clip((k - lo) / (hi - lo), 0.0, 1.0)
 
 
 def _count_metric(which: str):
