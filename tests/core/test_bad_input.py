@@ -1,0 +1,280 @@
+"""Bad input gets a receval error naming what was received and how to fix it."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import receval as rv
+from receval.errors import InputError, MetricError, PolicyError, UnknownMetricError
+
+
+@pytest.fixture
+def run() -> pd.DataFrame:
+    return pd.DataFrame({"user": ["a", "a", "b"], "item": ["x", "y", "x"],
+                         "score": [2.0, 1.0, 1.0]})
+
+
+@pytest.fixture
+def truth() -> pd.DataFrame:
+    return pd.DataFrame({"user": ["a", "b"], "item": ["x", "y"], "rel": [1, 2]})
+
+
+def raises(cls, *fragments):
+    """Context manager: raises ``cls`` and the message holds every fragment."""
+    class _Check:
+        def __enter__(self):
+            self.cm = pytest.raises(cls)
+            self.info = self.cm.__enter__()
+            return self.info
+
+        def __exit__(self, *exc):
+            out = self.cm.__exit__(*exc)
+            msg = str(self.info.value)
+            for f in fragments:
+                assert f in msg, f"{f!r} not in {msg!r}"
+            return out
+    return _Check()
+
+
+# --- errors keep the builtin classes callers expect ----------------------------------------------
+
+
+def test_error_hierarchy():
+    assert issubclass(InputError, ValueError)
+    assert issubclass(MetricError, ValueError)
+    assert issubclass(PolicyError, ValueError)
+    assert issubclass(UnknownMetricError, KeyError)
+    assert issubclass(UnknownMetricError, MetricError)
+
+
+# --- columns --------------------------------------------------------------------------------------
+
+
+def test_missing_item_column(run, truth):
+    with raises(InputError, "run", "no item column", "product", "item_col"):
+        rv.evaluate(run.rename(columns={"item": "product"}), truth, ["ndcg@3"])
+
+
+def test_missing_user_column_in_truth(run, truth):
+    with raises(InputError, "truth", "no user column", "who", "user_col"):
+        rv.evaluate(run, truth.rename(columns={"user": "who"}), ["ndcg@3"])
+
+
+def test_missing_score_and_rank(run, truth):
+    with raises(InputError, "no score or rank column", "['user', 'item']", "score_col"):
+        rv.evaluate(run.drop(columns="score"), truth, ["ndcg@3"])
+
+
+@pytest.mark.parametrize(("kw", "given", "near"), [
+    ("score_col", "scroe", "score"), ("user_col", "usr", "user"), ("item_col", "itme", "item"),
+])
+def test_misnamed_run_column_suggests(run, truth, kw, given, near):
+    with raises(InputError, repr(given), kw, f"Did you mean {near!r}"):
+        rv.evaluate(run, truth, ["ndcg@3"], **{kw: given})
+
+
+def test_misnamed_rel_column_suggests(run, truth):
+    with raises(InputError, "truth", "'relevence'", "rel_col", "Did you mean 'rel'"):
+        rv.evaluate(run, truth, ["ndcg@3"], rel_col="relevence")
+
+
+def test_rank_column_is_used_when_no_score(truth):
+    run = pd.DataFrame({"user": ["a", "a"], "item": ["y", "x"], "rank": [1, 2]})
+    assert rv.evaluate(run, truth, ["mrr"], users="intersection")["mrr"] == 1 / 2
+
+
+# --- types ----------------------------------------------------------------------------------------
+
+
+def test_non_numeric_score(run, truth):
+    bad = run.assign(score=["high", "low", "mid"])
+    with raises(InputError, "'score'", "numeric", "'high'", "to_numeric"):
+        rv.evaluate(bad, truth, ["ndcg@3"])
+
+
+def test_non_numeric_relevance(run, truth):
+    with raises(InputError, "truth", "'rel'", "numeric", "to_numeric"):
+        rv.evaluate(run, truth.assign(rel=["1", "2"]), ["ndcg@3"])
+
+
+def test_unsupported_container(truth):
+    with raises(InputError, "unsupported container list", "dict-of-dicts"):
+        rv.evaluate([("a", "x", 1.0)], truth, ["ndcg@3"])
+
+
+def test_missing_ids(truth):
+    run = pd.DataFrame({"user": ["a", None], "item": ["x", "y"], "score": [1.0, 2.0]})
+    with raises(InputError, "'user'", "1 missing id", "drop or fill"):
+        rv.evaluate(run, truth, ["ndcg@3"])
+
+
+def test_user_id_types_that_never_match(truth):
+    run = pd.DataFrame({"user": [1, 1], "item": ["x", "y"], "score": [1.0, 2.0]})
+    with raises(InputError, "int", "str", "astype(str)"):
+        rv.evaluate(run, truth, ["ndcg@3"])
+
+
+def test_numpy_run_needs_sparse_truth(truth):
+    with raises(InputError, "numpy top-k matrix", "scipy.sparse"):
+        rv.evaluate(np.array([[1, 2]]), truth, ["ndcg@3"])
+
+
+def test_numpy_run_must_be_integer():
+    with raises(InputError, "2-D integer", "float64"):
+        rv.evaluate(np.array([[1.0, 2.0]]), [np.array([1])], ["ndcg@3"])
+
+
+@pytest.mark.xfail(strict=True, reason="an empty truth table ends in a numpy IndexError in "
+                   "pack_run (t_row indexed with no truth users) instead of an InputError")
+def test_empty_truth_table(run, truth):
+    with raises(InputError, "truth"):
+        rv.evaluate(run, truth.iloc[:0], ["ndcg@3"])
+
+
+# --- values ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_nan_or_infinite_score(run, truth, value):
+    bad = run.assign(score=[2.0, value, 1.0])
+    with raises(InputError, "'score'", "1 NaN/infinite", "row 1", "nan_scores='drop'"):
+        rv.evaluate(bad, truth, ["ndcg@3"])
+
+
+def test_nan_relevance(run, truth):
+    with raises(InputError, "truth", "'rel'", "NaN"):
+        rv.evaluate(run, truth.assign(rel=[1.0, math.nan]), ["ndcg@3"])
+
+
+def test_negative_relevance(run, truth):
+    with raises(PolicyError, "negative relevance", "-1", "negative_rel='zero'"):
+        rv.evaluate(run, truth.assign(rel=[1, -1]), ["ndcg@3"])
+
+
+def test_duplicate_run_rows(run, truth):
+    dup = pd.concat([run, run.iloc[[0]]], ignore_index=True)
+    with raises(InputError, "1 duplicate (user, item)", "'a'", "duplicates='max'"):
+        rv.evaluate(dup, truth, ["ndcg@3"])
+
+
+def test_duplicate_truth_rows(run, truth):
+    dup = pd.concat([truth, truth.iloc[[1]]], ignore_index=True)
+    with raises(InputError, "truth", "duplicate (user, item)", "'b'", "duplicates="):
+        rv.evaluate(run, dup, ["ndcg@3"])
+
+
+def test_empty_truth_error_policy(run):
+    truth = pd.DataFrame({"user": ["a", "b"], "item": ["x", "y"], "rel": [1, 0]})
+    with raises(PolicyError, "no relevant truth item", "'b'", "empty_truth='skip'"):
+        rv.evaluate(run, truth, ["ndcg@3"], empty_truth="error")
+
+
+# --- metrics --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("key", "near"), [
+    ("ndgc@10", "ndcg"), ("precison@5", "precision"), ("reciprocal_rnk", "reciprocal_rank"),
+    ("hitrate@10", "hit_rate"),
+])
+def test_unknown_metric_suggests(run, truth, key, near):
+    with raises(UnknownMetricError, "unknown metric", repr(key.split("@")[0]),
+                f"Did you mean {near!r}"):
+        rv.evaluate(run, truth, [key])
+
+
+def test_unknown_parameter_suggests(run, truth):
+    with raises(UnknownMetricError, "unknown parameter 'gian'", "Did you mean 'gain'"):
+        rv.evaluate(run, truth, ["ndcg@10(gian=exp)"])
+
+
+def test_bad_parameter_value_suggests(run, truth):
+    with raises(MetricError, "gain='expo'", "'linear', 'exp'", "Did you mean 'exp'"):
+        rv.evaluate(run, truth, ["ndcg@10(gain=expo)"])
+
+
+@pytest.mark.parametrize("key", ["ndcg@0", "ndcg@-1", "precision@-5"])
+def test_cutoff_must_be_positive(run, truth, key):
+    got = key.split("@")[1]
+    with raises(MetricError, "positive integer", f"got {got}"):
+        rv.evaluate(run, truth, [key])
+
+
+@pytest.mark.parametrize("k", [0, -3, 2.5])
+def test_cutoff_must_be_positive_keyword(k):
+    with raises(MetricError, "positive integer", f"got {k}"):
+        rv.metrics.metric("ndcg", k)
+
+
+@pytest.mark.xfail(strict=True, reason="metric('ndcg', True) is read as ndcg@1 (bool taken as "
+                   "an integer cutoff) instead of an error")
+def test_cutoff_bool_is_rejected():
+    with raises(MetricError, "positive integer"):
+        rv.metrics.metric("ndcg", True)
+
+
+def test_cutoff_not_a_number(run, truth):
+    with raises(MetricError, "'abc'", "positive integer"):
+        rv.evaluate(run, truth, ["ndcg@abc"])
+
+
+def test_cutoff_on_metric_without_one(run, truth):
+    with raises(MetricError, "bpref takes no cutoff", "@10", "'bpref'"):
+        rv.evaluate(run, truth, ["bpref@10"])
+
+
+@pytest.mark.parametrize(("key", "frag"), [
+    ("precision@3(rel=0)", "rel='0'"), ("rbp(p=1)", "p='1'"), ("rbp(p=0)", "p='0'"),
+    ("fbeta@3(beta=-1)", "beta='-1'"), ("err(max_grade=0)", "max_grade='0'"),
+])
+def test_parameter_out_of_range(run, truth, key, frag):
+    with raises(MetricError, frag, "out of range"):
+        rv.evaluate(run, truth, [key])
+
+
+def test_parameter_not_a_number(run, truth):
+    with raises(MetricError, "rbp", "needs a number", "'high'"):
+        rv.evaluate(run, truth, ["rbp(p=high)"])
+
+
+def test_no_metric(run, truth):
+    with raises(MetricError, "no metric"):
+        rv.evaluate(run, truth, [])
+
+
+def test_metric_of_wrong_type(run, truth):
+    with raises(MetricError, "got 3"):
+        rv.evaluate(run, truth, [3])
+
+
+# --- policies -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("ties", "random"), ("users", "all"), ("empty_truth", "drop"), ("duplicates", "last"),
+    ("nan_scores", "zero"), ("negative_rel", "clip"),
+])
+def test_bad_policy_value(run, truth, name, value):
+    with raises(PolicyError, f"{name}={value!r}", "choose one of"):
+        rv.evaluate(run, truth, ["ndcg@3"], **{name: value})
+
+
+def test_bad_policy_value_suggests(run, truth):
+    with raises(PolicyError, "Did you mean 'average'"):
+        rv.evaluate(run, truth, ["ndcg@3"], ties="averge")
+
+
+@pytest.mark.xfail(strict=True, reason="a misspelled policy keyword (tie=...) is swallowed by "
+                   "Evaluator(**options) and silently ignored")
+def test_misspelled_policy_keyword(run, truth):
+    with raises(PolicyError, "tie", "Did you mean 'ties'"):
+        rv.evaluate(run, truth, ["ndcg@3"], tie="average")
+
+
+@pytest.mark.parametrize("key", ["err@3", "bpref", "first_hit_rank", "map(denominator=hits)"])
+def test_ties_average_unavailable(run, truth, key):
+    with raises(PolicyError, "ties='average'", "ties='id'"):
+        rv.evaluate(run, truth, [key], ties="average")
