@@ -7,6 +7,7 @@ display, no global state), so rendering works headless and in threads.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
@@ -83,3 +84,16 @@ def save_curves(curves: list, path: str | Path, *, format: str | None = None,
     plot_curves(curves, fig.add_subplot(1, 1, 1), **style)
     fig.savefig(path, format=fmt, dpi=dpi)
     return path
+
+
+def render_curves(curves: list, *, format: str = "svg", figsize: tuple[float, float] = (5.0, 4.0),
+                  dpi: int = 120, **style: Any) -> bytes:
+    """The rendered figure as bytes (``svg``, ``png`` or ``pdf``), e.g. to embed in HTML."""
+    fmt = format.lower()
+    if fmt not in FORMATS:
+        raise InputError(f"cannot render a plot as {format!r}; use one of {list(FORMATS)}.")
+    fig = _figure(figsize)
+    plot_curves(curves, fig.add_subplot(1, 1, 1), **style)
+    buf = io.BytesIO()
+    fig.savefig(buf, format=fmt, dpi=dpi)
+    return buf.getvalue()

@@ -46,6 +46,8 @@ def test_curve_renders_png_and_svg(tmp_path, make):
     c = make()
     _check_png(c.save(tmp_path / "c.png"))
     _check_svg(c.save(tmp_path / "c.svg"))
+    assert c.render("svg").lstrip().startswith(b"<?xml")
+    assert c.render("png")[:4] == b"\x89PNG"
     d = c.to_dict()
     assert json.loads(json.dumps(d)) == d
     assert d["x"] == [float(v) for v in c.x] and d["kind"] == c.kind

@@ -47,7 +47,8 @@ class Curve:
     ``kind``: ``roc``, ``pr``, ``interpolated_pr``, ``at_k`` or ``recall_iou``; ``area`` is the
     area the producing function reports (AUC, AP, ...). Unpacks as ``thresholds, x, y``.
     ``plot()`` draws it on a matplotlib axes; ``save(path)`` writes PNG / SVG / PDF without a
-    display; ``to_dict()`` gives plain lists for JSON and HTML reports.
+    display; ``render(format)`` returns those bytes; ``to_dict()`` gives plain lists for JSON and
+    HTML reports.
     """
 
     kind: str
@@ -93,6 +94,12 @@ class Curve:
 
         return save_curves([self], path, format=format, **style)
 
+    def render(self, format: str = "svg", **style: Any) -> bytes:
+        """The figure as bytes (svg, png or pdf), for embedding in reports."""
+        from ..plots import render_curves
+
+        return render_curves([self], format=format, **style)
+
 
 class Curves(list):
     """Several curves drawn on one set of axes (e.g. precision@k, recall@k, ndcg@k)."""
@@ -111,6 +118,11 @@ class Curves(list):
         from ..plots import save_curves
 
         return save_curves(list(self), path, format=format, title=self.title, **style)
+
+    def render(self, format: str = "svg", **style: Any) -> bytes:
+        from ..plots import render_curves
+
+        return render_curves(list(self), format=format, title=self.title, **style)
 
     def __getitem__(self, key: Any) -> Any:
         if isinstance(key, str):
