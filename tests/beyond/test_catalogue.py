@@ -118,3 +118,14 @@ def test_bad_input():
         entropy([1, -1])
     with pytest.raises(InputError, match="padding"):
         ExposureState.from_lists(np.array([[-1, 2]]))
+
+
+def test_repeated_items_counted_once_in_equal_and_ragged_lists():
+    from receval.beyond.personalization import PersonalizationState
+
+    equal = ExposureState.from_lists(np.array([[0, 0, 1], [1, 2, 3]]), n_items=4)
+    assert equal.counts.tolist() == [1, 2, 1, 1]
+    ragged = ExposureState.from_lists([[0, 0], [1, 2, 3]], n_items=4)
+    assert ragged.counts.tolist() == [1, 1, 1, 1]
+    st_ = PersonalizationState.from_lists([[0, 0, 1], [0, 1, 2]])
+    assert st_.lists == {2: 1, 3: 1}

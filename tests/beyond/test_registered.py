@@ -218,3 +218,13 @@ def test_users_without_lists(data):
     assert res.info["ild@3"]["undefined_users"] == 1
     assert res.summary["user_coverage@3"] == 2 / 3
     assert res.summary["coverage@3"] == 5 / 6
+
+
+def test_id_type_mismatch_is_reported(data):
+    run, truth, train, feats = data
+    train_str = train.astype({"item": str})
+    with pytest.raises(InputError, match="no recommended item occurs in train"):
+        rv.evaluate(run, truth, ["novelty@3"], train=train_str)
+    train_users = train.assign(user=train["user"].map({"a": 1, "b": 2, "c": 3}))
+    with pytest.raises(InputError, match="no evaluated user occurs in train"):
+        rv.evaluate(run, truth, ["serendipity@3"], train=train_users, item_features=feats)

@@ -2,7 +2,8 @@
 
 A collection of lists is accepted as:
 
-- a pair ``(indptr, items)``: user u's list is ``items[indptr[u]:indptr[u + 1]]`` in rank order;
+- a tuple of two numpy arrays ``(indptr, items)``: user u's list is
+  ``items[indptr[u]:indptr[u + 1]]`` in rank order;
 - a 2-D integer array (users x k) of item ids in rank order, ``-1`` marking padding;
 - a sequence of sequences of item ids (one per user).
 
@@ -36,8 +37,8 @@ def as_csr(lists: Any, *, what: str = "lists", ids: bool = False
     Items must be integer codes unless ``ids=True`` (raw ids of any hashable type, as in a
     sequence of sequences).
     """
-    if isinstance(lists, tuple) and len(lists) == 2 and not np.isscalar(lists[0]) \
-            and np.ndim(lists[0]) == 1 and np.ndim(lists[1]) == 1 \
+    if isinstance(lists, tuple) and len(lists) == 2 and isinstance(lists[0], np.ndarray) \
+            and isinstance(lists[1], np.ndarray) and lists[0].ndim == 1 and lists[1].ndim == 1 \
             and len(lists[0]) > 0 and int(np.asarray(lists[0])[0]) == 0 \
             and int(np.asarray(lists[0])[-1]) == len(lists[1]):
         indptr = np.asarray(lists[0], dtype=np.int64)
@@ -111,3 +112,27 @@ def blocks(n: int, size: int):
     size = max(int(size), 1)
     for start in range(0, n, size):
         yield start, min(start + size, n)
+
+
+def distinct(indptr: np.ndarray, items: np.ndarray, *, assume_distinct: bool = False
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """``(items, user)`` of every position whose item did not occur earlier in its list.
+
+    Lists built by :func:`receval.evaluate` never repeat an item (``assume_distinct=True``
+    skips the check). Lists of equal length are checked with one row-wise sort; ragged lists
+    with a sort by (user, item).
+    """
+    user = user_of_position(indptr)
+    if assume_distinct or len(items) < 2:
+        return items, user
+    lens = np.diff(indptr)
+    if lens.size and (lens == lens[0]).all():
+        width = int(lens[0])
+        rows = np.sort(items.reshape(-1, width), axis=1) if width else items.reshape(-1, 1)
+        if width < 2 or not (rows[:, 1:] == rows[:, :-1]).any():
+            return items, user
+    order = np.lexsort((items, user))
+    s_items, s_user = items[order], user[order]
+    first = np.ones(len(items), dtype=bool)
+    first[1:] = (s_items[1:] != s_items[:-1]) | (s_user[1:] != s_user[:-1])
+    return s_items[first], s_user[first]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
-from ._lists import as_csr, truncate
+from ._lists import as_csr, distinct, truncate
 
 LOG_BASES = {"2": 2.0, "e": float(np.e), "10": 10.0}
 
@@ -39,13 +39,18 @@ class ExposureState:
 
     @classmethod
     def from_lists(cls, lists, *, k: int | None = None, n_items: int | None = None,
-                   tail: np.ndarray | None = None) -> ExposureState:
-        """State of a block of lists (item codes; a list counts an item once)."""
+                   tail: np.ndarray | None = None,
+                   assume_distinct: bool = False) -> ExposureState:
+        """State of a block of lists (item codes; a list counts an item once).
+
+        ``assume_distinct=True`` skips the check for items repeated inside a list.
+        """
         indptr, items = truncate(*as_csr(lists), k)
         if len(items) and items.min() < 0:
             raise InputError("lists: item codes must be >= 0.")
         size = max(int(items.max()) + 1 if len(items) else 0, n_items or 0)
-        counts = np.bincount(_distinct_per_list(indptr, items), minlength=size).astype(np.int64)
+        uniq, _ = distinct(indptr, items, assume_distinct=assume_distinct)
+        counts = np.bincount(uniq, minlength=size).astype(np.int64)
         lens = np.diff(indptr)
         tail_slots = int(tail[items].sum()) if tail is not None and len(items) else 0
         return cls(counts, len(lens), int((lens > 0).sum()), int(len(items)), tail_slots)
@@ -59,18 +64,6 @@ class ExposureState:
         return ExposureState(counts, self.n_users + other.n_users,
                              self.n_nonempty + other.n_nonempty, self.slots + other.slots,
                              self.tail_slots + other.tail_slots)
-
-
-def _distinct_per_list(indptr: np.ndarray, items: np.ndarray) -> np.ndarray:
-    """Item codes with repeats inside one list removed (lists normally have none)."""
-    if len(items) < 2:
-        return items
-    user = np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
-    order = np.lexsort((items, user))
-    s_items, s_user = items[order], user[order]
-    first = np.ones(len(items), dtype=bool)
-    first[1:] = (s_items[1:] != s_items[:-1]) | (s_user[1:] != s_user[:-1])
-    return s_items if first.all() else s_items[first]
 
 
 def _counts(counts) -> np.ndarray:

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ._lists import as_csr, truncate
+from ._lists import as_csr, distinct, truncate
 
 
 @dataclass
@@ -29,15 +29,12 @@ class PersonalizationState:
     counts: dict[int, np.ndarray] = field(default_factory=dict)
 
     @classmethod
-    def from_lists(cls, lists: Any, *, k: int | None = None) -> PersonalizationState:
+    def from_lists(cls, lists: Any, *, k: int | None = None,
+                   assume_distinct: bool = False) -> PersonalizationState:
+        """State of a block of lists (``assume_distinct``: lists never repeat an item)."""
         indptr, items = truncate(*as_csr(lists), k)
         # distinct items per list (the cosine of binary vectors counts each item once)
-        user = np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
-        order = np.lexsort((items, user))
-        s_items, s_user = items[order], user[order]
-        first = np.ones(len(items), dtype=bool)
-        first[1:] = (s_items[1:] != s_items[:-1]) | (s_user[1:] != s_user[:-1])
-        s_items, s_user = s_items[first], s_user[first]
+        s_items, s_user = distinct(indptr, items, assume_distinct=assume_distinct)
         lens = np.bincount(s_user, minlength=len(indptr) - 1)
         size = int(items.max()) + 1 if len(items) else 0
         state = cls()

@@ -113,9 +113,20 @@ def _per_vocab(context: Context, packed: Packed, name: str, make) -> Any:
 
 def _train_index(context: Context, packed: Packed, key: str) -> np.ndarray:
     tr = _train(context, key)
-    return _per_vocab(context, packed, "train_index", lambda: (
-        pd.Index(tr.items).get_indexer(pd.Index(packed.item_vocab)).astype(np.int64)
-        if len(packed.item_vocab) else np.zeros(0, dtype=np.int64)))
+
+    def make() -> np.ndarray:
+        if not len(packed.item_vocab):
+            return np.zeros(0, dtype=np.int64)
+        idx = pd.Index(tr.items).get_indexer(pd.Index(packed.item_vocab)).astype(np.int64)
+        if len(tr.items) and (idx < 0).all():
+            raise InputError(
+                f"{key}: no recommended item occurs in train (run item ids look like "
+                f"{packed.item_vocab[:2].tolist()}, train item ids like {tr.items[:2].tolist()}); "
+                "use the same id type in both, e.g. .astype(str)."
+            )
+        return idx
+
+    return _per_vocab(context, packed, "train_index", make)
 
 
 def _popularity(context: Context, packed: Packed, key: str, pop: str) -> np.ndarray:
@@ -151,8 +162,10 @@ def _exposure(packed: Packed, k: int | None, tail: np.ndarray | None = None) -> 
     state = ExposureState(np.zeros(len(packed.item_vocab), dtype=np.int64))
     for lo, hi in blocks(len(indptr) - 1, BLOCK_USERS):
         ip = indptr[lo:hi + 1] - indptr[lo]
+        # packed lists never repeat an item (duplicates are rejected or removed when packing)
         part = ExposureState.from_lists((ip, items[indptr[lo]:indptr[hi]]),
-                                        n_items=len(packed.item_vocab), tail=tail)
+                                        n_items=len(packed.item_vocab), tail=tail,
+                                        assume_distinct=True)
         state = state.merge(part)
     return state
 
@@ -218,6 +231,12 @@ def _history(context: Context, packed: Packed, spec: MetricSpec, feats: ItemFeat
     tr = _train(context, spec.key)
     code = pd.Index(tr.users).get_indexer(pd.Index(packed.user_ids)) if len(tr.users) \
         else np.full(len(packed.user_ids), -1)
+    if len(tr.users) and len(code) and (code < 0).all():
+        raise InputError(
+            f"{spec.key}: no evaluated user occurs in train (user ids look like "
+            f"{packed.user_ids[:2].tolist()}, train user ids like {tr.users[:2].tolist()}); "
+            "use the same id type in both."
+        )
     hl = np.where(code >= 0, np.diff(tr.indptr)[np.maximum(code, 0)] if tr.n_users else 0, 0)
     h = tr.hist[ranges(np.where(code >= 0, tr.indptr[:-1][np.maximum(code, 0)]
                                 if tr.n_users else 0, 0), hl)]
@@ -415,7 +434,8 @@ def _personalization(spec: MetricSpec, packed: Packed, context: Context) -> Metr
     state = PersonalizationState()
     for lo, hi in blocks(len(indptr) - 1, BLOCK_USERS):
         ip = indptr[lo:hi + 1] - indptr[lo]
-        state = state.merge(PersonalizationState.from_lists((ip, items[indptr[lo]:indptr[hi]])))
+        state = state.merge(PersonalizationState.from_lists((ip, items[indptr[lo]:indptr[hi]]),
+                                                            assume_distinct=True))
     return MetricValues(None, state.value(), {"lists": sum(state.lists.values())})
 
 
