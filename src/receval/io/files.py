@@ -420,7 +420,8 @@ def _batches(path: str, fmt: str, batch_rows: int) -> Iterator[Any]:
         import pyarrow.csv as pcsv
 
         parse = pcsv.ParseOptions(delimiter="," if fmt == "csv" else "\t")
-        read = pcsv.ReadOptions(block_size=1 << 24)
+        # about batch_rows rows per batch (short rows are ~16 bytes)
+        read = pcsv.ReadOptions(block_size=int(min(1 << 24, max(1 << 12, batch_rows * 16))))
         yield from pcsv.open_csv(path, parse_options=parse, read_options=read)
     else:
         raise InputError(
@@ -520,6 +521,8 @@ def evaluate_blocks(path: str | os.PathLike, truth: Any, metrics: Any, *,
                 metric("num_rel", rel=s.get("rel"))
             micro[s.key] = (num.key, den.key)
             extra += [num, den]
+        if s.name == "first_hit_rank":  # NaN also means "no hit": count skipped users apart
+            extra.append(metric("num_rel", rel=s.get("rel")))
     all_specs = list(dict.fromkeys(specs + extra))
     ev = Evaluator(truth, all_specs, user_col=truth_user_col or user_col,
                    item_col=truth_item_col or item_col, rel_col=rel_col, **policies)
@@ -527,6 +530,11 @@ def evaluate_blocks(path: str | os.PathLike, truth: Any, metrics: Any, *,
     ev.policies = dataclasses.replace(ev.policies, users=block_policy)
     p = os.fspath(path)
     fmt = detect_format(p, format, flag="--run-format")
+    if fmt not in ("parquet", "csv", "tsv"):
+        raise InputError(
+            f"{p}: streaming reads Parquet, CSV or TSV files; convert the {fmt} file, or "
+            "evaluate it without --stream."
+        )
     ucol = user_col or _guess_user_col(p, fmt)
     parts = []
     done = 0
@@ -574,6 +582,9 @@ def evaluate_blocks(path: str | os.PathLike, truth: Any, metrics: Any, *,
         skipped = 0
         if empty_policy == "skip" and s.name != "first_hit_rank":
             skipped = len(col) - n
+        elif empty_policy == "skip":
+            nrel = values[:, keys.index(metric("num_rel", rel=s.get("rel")).key)]
+            skipped = int(np.sum(np.isnan(nrel) | (nrel == 0)))
         if empty_policy == "nan" and s.name != "first_hit_rank":
             finite, n = col, len(col)
         if s.key in micro:

@@ -1,0 +1,83 @@
+"""Block-wise evaluation of large grouped files equals the in-memory evaluation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import receval as rv
+from receval.errors import InputError
+from receval.io.files import evaluate_blocks, iter_blocks
+
+
+def _data(n_users=300, k=20, seed=0):
+    rng = np.random.default_rng(seed)
+    users = np.repeat(np.arange(n_users), k)
+    items = np.concatenate([rng.choice(200, k, replace=False) for _ in range(n_users)])
+    run = pd.DataFrame({"user": users, "item": items, "score": rng.random(len(users))})
+    t_users = np.repeat(np.arange(-20, n_users), 5)  # users -20..-1 have no list
+    t_items = rng.integers(0, 200, len(t_users))
+    truth = pd.DataFrame({"user": t_users, "item": t_items,
+                          "relevance": rng.integers(0, 3, len(t_users)).astype(float)})
+    truth = truth.drop_duplicates(["user", "item"])
+    return run, truth
+
+
+METRICS = ["ndcg@10", "map", "mrr@5", "hit_rate@10(level=recommended)",
+           "hit_rate@5(level=truth)", "first_hit_rank", "precision@3"]
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv", "tsv"])
+@pytest.mark.parametrize("users", ["truth", "intersection", "union", "run"])
+def test_blocks_equal_whole(tmp_path, fmt, users):
+    run, truth = _data()
+    path = tmp_path / f"run.{fmt}"
+    if fmt == "parquet":
+        run.to_parquet(path, index=False, row_group_size=700)
+    else:
+        run.to_csv(path, index=False, sep="," if fmt == "csv" else "\t")
+    ref = rv.evaluate(run, truth, METRICS, users=users)
+    done = []
+    got = evaluate_blocks(path, truth, METRICS, block_rows=1000, users=users,
+                          progress=done.append)
+    assert done[-1] == len(run) and len(done) > 3
+    a = ref.per_user.sort_index()
+    b = got.per_user.sort_index()
+    assert list(a.index) == list(b.index)
+    np.testing.assert_allclose(b.to_numpy(), a.to_numpy(), rtol=1e-12, equal_nan=True)
+    for r, g in zip(ref.stats, got.stats, strict=True):
+        assert g["metric"] == r["metric"]
+        assert g["n"] == r["n"] and g["skipped"] == r["skipped"], r["metric"]
+        assert g["mean"] == pytest.approx(r["mean"], rel=1e-12, nan_ok=True), r["metric"]
+        assert g["std"] == pytest.approx(r["std"], rel=1e-9, nan_ok=True)
+    assert got.counts["evaluated"] == ref.counts["evaluated"]
+
+
+def test_blocks_hold_whole_users(tmp_path):
+    run, _ = _data(50, 7)
+    path = tmp_path / "r.parquet"
+    pq.write_table(pa.Table.from_pandas(run, preserve_index=False), path, row_group_size=100)
+    blocks = list(iter_blocks(path, block_rows=60))
+    seen = [set(b.column("user").to_pylist()) for b in blocks]
+    for i in range(len(seen)):
+        for j in range(i + 1, len(seen)):
+            assert not seen[i] & seen[j]
+    assert sum(b.num_rows for b in blocks) == len(run)
+
+
+def test_ungrouped_file_is_refused(tmp_path):
+    run, truth = _data(40, 5)
+    path = tmp_path / "shuffled.csv"
+    run.sample(frac=1.0, random_state=1).to_csv(path, index=False)
+    with pytest.raises(InputError, match="not contiguous"):
+        evaluate_blocks(path, truth, ["ndcg@5"], block_rows=30)
+
+
+def test_stream_refuses_trec_files(tmp_path):
+    p = tmp_path / "r.run"
+    p.write_text("1 Q0 a 1 1.0 t\n")
+    with pytest.raises(InputError, match="streaming reads Parquet, CSV or TSV"):
+        evaluate_blocks(p, {"1": {"a": 1}}, ["ndcg@5"])
