@@ -67,29 +67,36 @@ def _as_csr(x: Any, name: str, shape: tuple[int, int] | None = None) -> sp.csr_m
 
 
 def _block_topk_dense(s: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Top-k of each row of a dense, already-masked block; ties by column index ascending."""
+    """Top-k of each row of a dense, already-masked block; ties by column index ascending.
+
+    ``np.partition`` finds each row's k-th largest score ``t``; every cell ``>= t`` is then
+    collected in row-major order (so columns ascend within a row), and of the cells equal to
+    ``t`` only the first ``k - #{> t}`` are kept. Cost: one partition and two linear passes.
+    """
     b, n = s.shape
     kk = min(k, n)
     if kk == n:
         idx = np.argsort(-s, axis=1, kind="stable")
+        vals = np.take_along_axis(s, idx, 1)
     else:
-        idx = np.argpartition(s, n - kk, axis=1)[:, n - kk :]
-        thresh = np.take_along_axis(s, idx, 1).min(axis=1)[:, None]
-        above = s > thresh
-        greater = above.sum(axis=1)
-        eq = s == thresh
-        ambiguous = greater + eq.sum(axis=1) > kk
-        if ambiguous.any():
-            rows = np.flatnonzero(ambiguous)
-            eqa = eq[rows]
-            need = (kk - greater[rows])[:, None]
-            sel = above[rows] | (eqa & (np.cumsum(eqa, axis=1) <= need))
-            idx[rows] = np.nonzero(sel)[1].reshape(len(rows), kk)
-    vals = np.take_along_axis(s, idx, 1)
+        s = np.ascontiguousarray(s)
+        thresh = np.partition(s, n - kk, axis=1)[:, n - kk]
+        flat = np.flatnonzero(s >= thresh[:, None])
+        r = flat // n
+        v = s.reshape(-1)[flat]
+        is_eq = v == thresh[r]
+        if flat.size == b * kk:  # no surplus ties anywhere
+            keep = slice(None)
+        else:
+            need = kk - np.bincount(r[~is_eq], minlength=b)
+            ce = np.cumsum(is_eq)
+            starts = np.searchsorted(r, np.arange(b))
+            before = np.where(starts > 0, ce[np.maximum(starts - 1, 0)], 0)
+            keep = ~is_eq | (ce - before[r] <= need[r])
+        idx = (flat[keep] % n).reshape(b, kk)
+        vals = v[keep].reshape(b, kk)
     order = np.lexsort((idx, -vals), axis=-1)
-    idx = np.take_along_axis(idx, order, 1)
-    vals = np.take_along_axis(vals, order, 1)
-    return idx, vals
+    return np.take_along_axis(idx, order, 1), np.take_along_axis(vals, order, 1)
 
 
 def _block_topk_sparse(
@@ -125,6 +132,8 @@ def _finish(idx: np.ndarray, vals: np.ndarray, k: int) -> tuple[np.ndarray, np.n
 
 
 def _check_finite_block(s: np.ndarray, users: np.ndarray) -> None:
+    if (s < np.inf).all():  # false for NaN and +inf only
+        return
     bad = np.isnan(s) | np.isposinf(s)
     if bad.any():
         r, c = np.argwhere(bad)[0]
@@ -370,7 +379,8 @@ def topk_from_scores(
                 block = block.detach().cpu().numpy()
             block = np.asarray(block)
             dtype = np.float32 if block.dtype == np.float32 else np.float64
-            s = np.array(block, dtype=dtype, copy=True)
+            # copy only when the block must be written to (masking) or converted
+            s = np.array(block, dtype=dtype, copy=excl is not None or block.dtype != dtype)
             _check_finite_block(s, rows)
             if excl is not None:
                 ex = excl[rows]

@@ -1,0 +1,208 @@
+"""``receval split``: split an interaction file into train and test files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import warnings
+from pathlib import Path
+from typing import Any
+
+METHODS = ("random", "temporal", "user-temporal", "leave-one-out", "kfold", "cold-start")
+_READERS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet",
+            ".jsonl": "jsonl", ".ndjson": "jsonl"}
+
+EPILOG = """examples:
+  receval split ratings.csv -o out --method temporal --at 2023-06-01
+  receval split ratings.csv -o out --method temporal --quantile 0.8
+  receval split ratings.parquet -o out --method leave-one-out --min-user 5
+  receval split ratings.csv -o out --method random --test-size 0.2 --per-user --seed 42
+  receval split ratings.csv -o out --method kfold --folds 5 --by user
+Writes OUT/train.<ext> and OUT/test.<ext> (k-fold: OUT/fold_<i>/train.<ext> ...) and prints
+row counts and leakage counts (test rows older than train rows, test-only users and items).
+"""
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``split`` subcommand to an argparse ``subparsers`` object."""
+    p = subparsers.add_parser(
+        "split",
+        help="split interactions into train and test files",
+        description="Split an interaction table (CSV, TSV, Parquet or JSONL) into train and "
+        "test tables with the same columns. Seeded and deterministic.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("input", help="interaction file: .csv, .tsv, .parquet or .jsonl")
+    p.add_argument("-o", "--output-dir", required=True, help="directory for the output files")
+    p.add_argument("--method", choices=METHODS, default="random", help="split method (default: random)")
+    p.add_argument("--test-size", type=float, default=0.2,
+                   help="random: fraction of rows (or of each user's rows) in test (default 0.2)")
+    p.add_argument("--per-user", action="store_true", help="random: split each user's rows")
+    p.add_argument("--at", help="temporal: rows at or after this date/number go to test")
+    p.add_argument("--quantile", type=float, help="temporal: cut at this quantile of timestamps")
+    p.add_argument("--last-n", type=int, help="user-temporal: each user's last N rows to test")
+    p.add_argument("--fraction", type=float,
+                   help="user-temporal: each user's last fraction of rows to test")
+    p.add_argument("--pick", choices=("last", "random"), default="last",
+                   help="leave-one-out: which row (default: last)")
+    p.add_argument("--min-train", type=int, default=1,
+                   help="per-user methods: rows each user keeps in train (default 1)")
+    p.add_argument("--folds", type=int, default=5, help="kfold: number of folds (default 5)")
+    p.add_argument("--by", choices=("interaction", "user", "user_interactions"),
+                   default="interaction", help="kfold: what is dealt into folds")
+    p.add_argument("--test-users", type=float, default=0.2,
+                   help="cold-start: fraction (<1) or number (>=1) of users held out")
+    p.add_argument("--min-user", type=int, default=1,
+                   help="filter first: keep users with at least this many rows")
+    p.add_argument("--min-item", type=int, default=1,
+                   help="filter first: keep items with at least this many rows")
+    p.add_argument("--iterate", action="store_true",
+                   help="repeat the min-user/min-item filter until stable (k-core)")
+    p.add_argument("--drop-cold", action="store_true",
+                   help="after splitting, drop test rows whose user or item is not in train")
+    p.add_argument("--user-col", default="user")
+    p.add_argument("--item-col", default="item")
+    p.add_argument("--timestamp-col", default="timestamp")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--format", choices=("csv", "tsv", "parquet", "jsonl"),
+                   help="output format (default: the input's)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=run)
+    return p
+
+
+def _read(path: Path) -> tuple[Any, str]:
+    import pandas as pd
+
+    from ..errors import InputError
+
+    kind = _READERS.get(path.suffix.lower())
+    if kind is None:
+        raise InputError(
+            f"cannot tell the format of {str(path)!r}; use a .csv, .tsv, .parquet or .jsonl file."
+        )
+    if not path.exists():
+        raise InputError(f"input file {str(path)!r} does not exist.")
+    if kind == "csv":
+        return pd.read_csv(path), kind
+    if kind == "tsv":
+        return pd.read_csv(path, sep="\t"), kind
+    if kind == "parquet":
+        return pd.read_parquet(path), kind
+    return pd.read_json(path, lines=True), kind
+
+
+def _write(df: Any, path: Path, kind: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "csv":
+        df.to_csv(path, index=False)
+    elif kind == "tsv":
+        df.to_csv(path, sep="\t", index=False)
+    elif kind == "parquet":
+        df.to_parquet(path, index=False)
+    else:
+        df.to_json(path, orient="records", lines=True, date_format="iso")
+
+
+def _split(df: Any, args: argparse.Namespace) -> list[tuple[str, Any]]:
+    from .. import split as S
+    from ..errors import InputError
+
+    cols = {"user_col": args.user_col, "item_col": args.item_col}
+    ts = args.timestamp_col
+    m = args.method
+    if m == "random":
+        out = S.random_split(df, test_size=args.test_size, per_user=args.per_user,
+                             min_train=args.min_train, seed=args.seed, **cols)
+    elif m == "temporal":
+        at: Any = args.at
+        if at is not None and _is_number(at) and not _is_datetime(df, ts):
+            at = float(at)
+        out = S.temporal_split(df, at=at, quantile=args.quantile, timestamp_col=ts, **cols)
+    elif m == "user-temporal":
+        out = S.user_temporal_split(df, last_n=args.last_n, fraction=args.fraction,
+                                    min_train=args.min_train, timestamp_col=ts, **cols)
+    elif m == "leave-one-out":
+        out = S.leave_one_out(df, pick=args.pick, min_train=args.min_train, seed=args.seed,
+                              timestamp_col=ts if ts in df.columns else None, **cols)
+    elif m == "kfold":
+        folds = S.kfold_split(df, n_folds=args.folds, by=args.by, seed=args.seed, **cols)
+        return [(f"fold_{i + 1}", f) for i, f in enumerate(folds)]
+    elif m == "cold-start":
+        n = args.test_users
+        n = int(n) if n >= 1 and float(n).is_integer() else n
+        out = S.cold_start_split(df, test_users=n, seed=args.seed, **cols)
+    else:  # pragma: no cover - argparse restricts the choices
+        raise InputError(f"unknown method {m!r}")
+    return [("", out)]
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_datetime(df: Any, col: str) -> bool:
+    import pandas as pd
+
+    return col in df.columns and pd.api.types.is_datetime64_any_dtype(df[col])
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``receval split``; returns 0. Bad input raises a receval error, which the command
+    line turns into one line on stderr and exit code 1."""
+    import pandas as pd
+
+    from .. import split as S
+    from ..errors import InputError
+
+    path = Path(args.input)
+    df, kind = _read(path)
+    out_kind = args.format or kind
+    ts = args.timestamp_col
+    if ts in df.columns and not (
+        pd.api.types.is_numeric_dtype(df[ts]) or pd.api.types.is_datetime64_any_dtype(df[ts])
+    ):
+        try:
+            with warnings.catch_warnings():  # format inference notes are not the user's problem
+                warnings.simplefilter("ignore", UserWarning)
+                df[ts] = pd.to_datetime(df[ts])
+        except (ValueError, TypeError) as exc:
+            raise InputError(
+                f"timestamp column {ts!r} is neither numeric nor parseable as dates."
+            ) from exc
+    n_in = len(df)
+    if args.min_user > 1 or args.min_item > 1:
+        df = S.filter_min_interactions(df, min_user=args.min_user, min_item=args.min_item,
+                                       iterate=args.iterate, user_col=args.user_col,
+                                       item_col=args.item_col)
+    parts = _split(df, args)
+    summary: dict[str, Any] = {"input_rows": n_in, "rows_after_filter": len(df), "parts": {}}
+    has_time = ts in df.columns
+    for name, sp_ in parts:
+        if args.drop_cold:
+            sp_ = S.drop_cold(sp_, user_col=args.user_col, item_col=args.item_col)
+        rep = S.check_leakage(sp_, user_col=args.user_col, item_col=args.item_col,
+                              timestamp_col=ts if has_time else None, warn=False)
+        folder = Path(args.output_dir) / name if name else Path(args.output_dir)
+        _write(sp_.train, folder / f"train.{out_kind}", out_kind)
+        _write(sp_.test, folder / f"test.{out_kind}", out_kind)
+        summary["parts"][name or "split"] = rep.to_dict()
+
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    print(f"read {summary['input_rows']} rows"
+          + (f", {summary['rows_after_filter']} after filtering"
+             if summary["rows_after_filter"] != summary["input_rows"] else ""))
+    for name, rep in summary["parts"].items():
+        problems = {k: v for k, v in rep.items() if k not in ("n_train", "n_test") and v}
+        print(f"{name}: train {rep['n_train']} rows, test {rep['n_test']} rows")
+        if problems:
+            print("  leakage: " + ", ".join(f"{k}={v}" for k, v in problems.items()))
+    print(f"wrote {args.output_dir}")
+    return 0
