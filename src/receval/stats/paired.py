@@ -32,9 +32,15 @@ from scipy import stats as sps
 
 from ..errors import InputError, PolicyError, suggest
 
-#: Random rows drawn per block in the resampling tests (part of the stream definition: the
-#: p-values for a seed do not depend on anything else).
+#: Random rows drawn per block in the resampling procedures: at most this many, and at most
+#: ``BLOCK_CELLS // n`` so that memory stays bounded for many users. The block size depends only
+#: on ``n``, so the random matrices are a function of (seed, n) alone.
 BLOCK_ROWS = 512
+BLOCK_CELLS = 1 << 22
+
+
+def block_rows(n: int) -> int:
+    return max(1, min(BLOCK_ROWS, BLOCK_CELLS // max(int(n), 1)))
 
 
 @dataclass
@@ -215,8 +221,9 @@ def sign_blocks(n: int, n_resamples: int, seed: int | None):
     """Yield blocks of random +-1 rows (float64), drawn from ``(seed, n)`` only."""
     gen = _generator(seed, 0)
     left = n_resamples
+    rows = block_rows(n)
     while left > 0:
-        b = min(BLOCK_ROWS, left)
+        b = min(rows, left)
         bits = gen.integers(0, 2, size=(b, n), dtype=np.int8)
         yield 1.0 - 2.0 * bits
         left -= b
@@ -274,8 +281,9 @@ def resample_counts(n: int, n_resamples: int, seed: int | None):
     """Yield blocks of bootstrap count rows (how often each user is drawn), from ``(seed, n)``."""
     gen = _generator(seed, 1)
     left = n_resamples
+    rows = block_rows(n)
     while left > 0:
-        b = min(BLOCK_ROWS, left)
+        b = min(rows, left)
         idx = gen.integers(0, n, size=(b, n))
         idx += (np.arange(b) * n)[:, None]
         yield np.bincount(idx.ravel(), minlength=b * n).reshape(b, n).astype(np.float64)
