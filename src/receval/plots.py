@@ -1,6 +1,6 @@
 """Matplotlib rendering of curve objects (ROC, precision-recall, metric@k, recall-IoU).
 
-matplotlib is an optional extra (``pip install 'receval[plots]'``), imported only when a curve
+matplotlib is an optional extra (``pip install 'receval[plot]'``), imported only when a curve
 is drawn. Figures are built with :class:`matplotlib.figure.Figure` directly (no pyplot, no
 display, no global state), so rendering works headless and in threads.
 """
@@ -17,7 +17,7 @@ FORMATS = ("png", "svg", "pdf")
 
 
 def _figure(figsize: tuple[float, float] = (5.0, 4.0)) -> Any:
-    require("matplotlib", "plots")
+    require("matplotlib", "plot")
     from matplotlib.figure import Figure
 
     return Figure(figsize=figsize, layout="constrained")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn import metrics as skm
 
 import receval as rv
@@ -278,3 +280,41 @@ def test_confusion_expected_counts_under_average_ties():
     # the default tie rule (raw ids ascending) takes w first
     res = rv.evaluate(run, truth, ["tp@2", "fp@2"])
     assert res.per_user.loc["a", ["tp@2", "fp@2"]].tolist() == [1, 1]
+
+
+_users = st.lists(
+    st.lists(st.tuples(st.integers(-2, 2), st.booleans()), min_size=1, max_size=8),
+    min_size=1, max_size=5)
+
+
+@settings(max_examples=30, deadline=None)
+@given(_users, st.integers(1, 9), st.integers(0, 4))
+def test_per_user_auc_properties(users, k, extra_items):
+    """gauc and lauc against brute-force pair counting, with tied scores."""
+    run, truth = {}, {}
+    for u, rows in enumerate(users):
+        run[u] = {i: float(s) for i, (s, _) in enumerate(rows)}
+        truth[u] = {i: 1 for i, (_, liked) in enumerate(rows) if liked}
+        truth[u][100 + u] = 1  # one liked item the run never scores
+    n_items = max(len(r) for r in users) + len(users) + extra_items
+    res = rv.evaluate(run, {u: t for u, t in truth.items()},
+                      ["gauc", f"lauc@{k}(catalog={n_items})",
+                       f"gauc(candidates=catalog,catalog={n_items})"])
+    for u, rows in enumerate(users):
+        s = np.array([r[0] for r in rows], dtype=float)
+        lab = np.array([r[1] for r in rows])
+        g = res.per_user.loc[u, "gauc"]
+        if 0 < lab.sum() < len(lab):
+            assert g == pytest.approx(skm.roc_auc_score(lab, s), abs=1e-12)
+        else:
+            assert np.isnan(g)
+        # whole catalogue: unscored items (incl. the unscored liked one) tied at the bottom
+        full_s = np.r_[s, np.full(n_items - len(s), s.min() - 1)]
+        full_lab = np.r_[lab, [True], np.zeros(n_items - len(s) - 1, bool)]
+        if (~full_lab).any():
+            expect = skm.roc_auc_score(full_lab, full_s)
+            assert res.per_user.loc[u, f"gauc(candidates=catalog,catalog={n_items})"] == \
+                pytest.approx(expect, abs=1e-12)
+            if k >= len(s):
+                assert res.per_user.loc[u, f"lauc@{k}(catalog={n_items})"] == pytest.approx(
+                    expect, abs=1e-12)
