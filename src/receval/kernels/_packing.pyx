@@ -16,6 +16,20 @@ from libc.stdlib cimport free, malloc, qsort
 
 cnp.import_array()
 
+cdef extern from *:
+    """
+    #ifdef _OPENMP
+    #include <omp.h>
+    static int receval_pack_threads(void) { return omp_get_max_threads(); }
+    #else
+    static int receval_pack_threads(void) { return 1; }
+    #endif
+    """
+    int receval_pack_threads() nogil
+
+# Below this many rows a parallel region costs more than it saves: run on one thread.
+DEF SMALL_WORK = 32768
+
 
 cdef struct Row:
     double score
@@ -113,7 +127,8 @@ def pack_lists(const long long[::1] user_codes, const long long[::1] user_map,
     cdef long long* mark
     cdef long long s, e, m, j, jj, w, kk, is_sorted, r
     cdef double sc
-    with nogil, parallel():
+    cdef int nt = 1 if n < SMALL_WORK else receval_pack_threads()
+    with nogil, parallel(num_threads=nt):
         buf = <Row*> malloc(maxlen * sizeof(Row))
         mark = <long long*> malloc(n_keys * sizeof(long long))
         for jj in range(n_keys):
@@ -179,7 +194,7 @@ def pack_lists(const long long[::1] user_codes, const long long[::1] user_map,
     cdef double[::1] rel = rel_arr
     cdef signed char[::1] judged = judged_arr
     cdef long long p, c, lo, hi, mid, tend
-    for g in prange(n_groups, nogil=True, schedule="guided"):
+    for g in prange(n_groups, nogil=True, schedule="guided", num_threads=nt):
         tend = t_indptr[g + 1]
         for j in range(indptr[g + 1] - indptr[g]):
             r = rows[counts[g] + j]
