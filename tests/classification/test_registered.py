@@ -318,3 +318,21 @@ def test_per_user_auc_properties(users, k, extra_items):
             if k >= len(s):
                 assert res.per_user.loc[u, f"lauc@{k}(catalog={n_items})"] == pytest.approx(
                     expect, abs=1e-12)
+
+
+def test_catalog_source_names():
+    res = rv.evaluate(RUN, TRUTH, ["tn@3"], catalog="truth+run")
+    assert res.per_user.loc["a", "tn@3"] == 6 - 4
+    assert res.info["tn@3"]["catalog_source"] == "evaluate(catalog='truth+run')"
+    train = {"a": {"t1": 1, "x": 1}, "c": {"t2": 1}}
+    res = rv.evaluate(RUN, TRUTH, ["tn@3"], catalog="all", train=train)
+    assert res.per_user.loc["a", "tn@3"] == 8 - 4  # x y z w v u + t1 t2
+    res = rv.evaluate(RUN, TRUTH, ["fn@3", "tn@3"], catalog="all")  # no train: truth + run
+    assert res.info["tn@3"]["catalog_size"] == 6
+    # the truth's items alone (v x z u) do not hold the recommended y
+    with pytest.raises(InputError, match="not in the catalog"):
+        rv.evaluate(RUN, TRUTH, ["tn@3"], catalog="truth")
+    with pytest.raises(InputError, match="unknown item source"):
+        rv.evaluate(RUN, TRUTH, ["tn@3"], catalog="everything")
+    with pytest.raises(InputError, match="needs train"):
+        rv.evaluate(RUN, TRUTH, ["tn@3"], catalog="train")

@@ -14,7 +14,8 @@ Notation per user u: ``R_u`` the recommended set (the first ``min(k, L_u)`` item
 ``T_u`` the truth items with relevance >= ``rel``, ``n`` the catalogue size. Catalogue size
 (``tn``, ``accuracy``, ``specificity``, ``fpr``, ``lauc``, ``gauc(candidates=catalog)``), first
 that applies: the metric parameter ``catalog=<int>``; ``evaluate(..., catalog=...)`` (an int,
-or a collection of item ids); else the number of distinct items known to the truth and the run.
+a collection of item ids, or the names of item sources: ``"truth"``, ``"run"``, ``"train"``,
+``"truth+run"``, ``"all"``); else the number of distinct items known to the truth and the run.
 ``info[key]["catalog_source"]`` says which one was used.
 """
 
@@ -98,7 +99,12 @@ def _catalog(spec: MetricSpec, packed: Packed, context: Context, rec_mask: np.nd
             raise InputError(f"catalog must be a positive item count, got {value!r}.")
         return int(value), {"catalog_size": int(value), "catalog_source": "evaluate(catalog=int)"}
     if value is not None:
-        items = _catalog_items(value)
+        if isinstance(value, str):
+            items = np.asarray(_source_items(value, packed, context))
+            source = f"evaluate(catalog={value!r})"
+        else:
+            items = _catalog_items(value)
+            source = "evaluate(catalog=items)"
         outside = 0
         t_codes = lookup(packed.truth_item_vocab, items)
         used_t = np.zeros(len(packed.truth_item_vocab), dtype=bool)
@@ -112,10 +118,43 @@ def _catalog(spec: MetricSpec, packed: Packed, context: Context, rec_mask: np.nd
                 f"{spec.key}: {outside} truth or recommended item(s) are not in the catalog "
                 "passed to evaluate(catalog=...); pass the full item collection (or its size)."
             )
-        return len(items), {"catalog_size": len(items), "catalog_source": "evaluate(catalog=items)"}
+        return len(items), {"catalog_size": len(items), "catalog_source": source}
     extra = int((lookup(packed.item_vocab, packed.truth_item_vocab) < 0).sum())
     n = len(packed.truth_item_vocab) + extra
     return n, {"catalog_size": n, "catalog_source": "items of truth and run"}
+
+
+def _source_items(text: str, packed: Packed, context: Context) -> Any:
+    """Distinct item ids of the named sources: 'truth', 'run', 'train', '+'-joined, or 'all'."""
+    import pandas as pd
+
+    names = ["train", "truth", "run"] if text.strip().lower() == "all" else [
+        n.strip() for n in text.lower().split("+")]
+    parts = []
+    for name in names:
+        if name == "truth":
+            parts.append(pd.Index(packed.truth_item_vocab))
+        elif name == "run":
+            parts.append(pd.Index(packed.item_vocab))
+        elif name == "train":
+            if context.train is None:
+                if text.strip().lower() == "all":
+                    continue
+                raise InputError(f"catalog={text!r} needs train=...; pass it to evaluate().")
+            from ..io.frames import read_columns
+
+            cols = read_columns(context.train, role="train")
+            item = cols.item if hasattr(cols.item, "unique") else cols.item.to_pandas()
+            parts.append(pd.Index(item.unique()))
+        else:
+            raise InputError(
+                f"catalog={text!r}: unknown item source {name!r}; use 'truth', 'run', 'train', a "
+                "'+'-joined subset such as 'truth+run', 'all', an item count or a list of ids."
+            )
+    out = parts[0]
+    for part in parts[1:]:
+        out = out.union(part, sort=False)
+    return out
 
 
 def _single_class(spec: MetricSpec, packed: Packed, npos: np.ndarray, nneg: np.ndarray
