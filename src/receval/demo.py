@@ -69,9 +69,9 @@ def _pr_roc_curves(runs: dict[str, pd.DataFrame], test: pd.DataFrame) -> dict[st
         pr.append(pr_curve(labels, scores, label=name))
     out = {}
     if roc:
-        out["ROC over recommended pairs (held-out = positive)"] = roc
+        out["ROC (recommended pairs; held-out = positive)"] = roc
     if pr:
-        out["Precision-recall over recommended pairs"] = pr
+        out["Precision-recall (recommended pairs)"] = pr
     return out
 
 
@@ -139,7 +139,8 @@ def run_demo(*, n_users: int = 4000, n_items: int = 2500, seed: int = 0, k: int 
         )
         report(cmp, format="html", path=html, title="receval demo: four baselines compared",
                train=train[["user", "item"]], runs=runs, longtail_k=10,
-               curves=_pr_roc_curves(runs, held) if curves else None, description=description)
+               curves=_pr_roc_curves(runs, held) if curves else None, description=description,
+               max_distributions=8)
         timings["report"] = time.perf_counter() - t
         path = html
     timings["total"] = time.perf_counter() - t0

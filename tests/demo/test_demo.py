@@ -126,13 +126,13 @@ def _parser(module):
 def test_cli_demo(tmp_path, capsys):
     from receval.cli import demo_cmd
 
-    out = tmp_path / "r.html"
-    args = _parser(demo_cmd).parse_args(["demo", "--users", "400", "--items", "250",
-                                         "--resamples", "200", "-o", str(out),
+    args = _parser(demo_cmd).parse_args(["demo", "--users", "300", "--items", "200",
+                                         "--resamples", "200", "--no-html",
                                          "--format", "plain"])
     assert args.func(args) == 0
     text = capsys.readouterr().out
-    assert "(a) random" in text and "ndcg@10" in text and out.exists()
+    assert "(a) random" in text and "ndcg@10" in text and "finished in" in text
+    assert not (tmp_path / "receval-report.html").exists()
 
 
 def test_cli_compare(tmp_path, capsys):

@@ -162,7 +162,8 @@ def run(args: argparse.Namespace) -> int:
         report(cmp, format="html", path=path, digits=args.digits, **options)
         print(f"receval: wrote {path}", file=sys.stderr)
         return 0
-    text = report(cmp, format=args.format, digits=args.digits)
+    color = args.format == "text" and not args.output and sys.stdout.isatty()
+    text = report(cmp, format=args.format, digits=args.digits, color=color)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(text)

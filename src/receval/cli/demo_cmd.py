@@ -45,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
                    n_resamples=args.resamples, html=None if args.no_html else args.output)
     cmp = out.comparison
     shown = None if args.all_metrics else [m for m in SHOWN if m in cmp.metrics]
-    text = report(cmp, format=args.format, metrics=shown,
+    color = args.format == "text" and sys.stdout.isatty()
+    text = report(cmp, format=args.format, metrics=shown, color=color,
                   title="receval demo: four baselines on a synthetic log")
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     info = out.info

@@ -21,7 +21,7 @@ _ALIASES = {"md": "markdown", "tex": "latex", "rich": "text", "txt": "plain", "h
 
 
 def report(obj: Any, format: str = "text", path: str | None = None, *, digits: int = 4,
-           title: str | None = None, metrics: list[str] | None = None,
+           title: str | None = None, metrics: list[str] | None = None, color: bool = False,
            **html_options: Any) -> str:
     """Render an EvalResult, a Comparison or a dict of EvalResults; write it to ``path``.
 
@@ -30,6 +30,7 @@ def report(obj: Any, format: str = "text", path: str | None = None, *, digits: i
     ``csv`` (full precision), ``json`` (loads back with :func:`load`), ``html`` (self-contained
     page with plots and metric definitions; ``html_options`` go to
     :func:`receval.report.render_html`: ``train``, ``runs``, ``curves``, ``longtail_k``).
+    ``color`` adds terminal colours to ``text`` (bold best, green/red against the baseline).
     ``metrics`` restricts the columns of the text, Markdown, LaTeX and HTML tables.
     Returns the text.
     """
@@ -40,7 +41,7 @@ def report(obj: Any, format: str = "text", path: str | None = None, *, digits: i
     if html_options and fmt != "html":
         raise PolicyError(f"options {sorted(html_options)} apply to format='html' only.")
     if fmt == "text":
-        text = rich_table(build(obj, title=title, metrics=metrics), digits)
+        text = rich_table(build(obj, title=title, metrics=metrics), digits, color=color)
     elif fmt == "plain":
         text = plain_table(build(obj, title=title, metrics=metrics), digits) + "\n"
     elif fmt == "markdown":

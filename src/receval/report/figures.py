@@ -23,7 +23,7 @@ def color(i: int) -> str:
     return _COLORS[i % len(_COLORS)]
 
 
-def _figure(width: float = 5.6, height: float = 3.6) -> Any:
+def _figure(width: float = 5.0, height: float = 3.4) -> Any:
     require("matplotlib", "plot")
     from matplotlib.figure import Figure
 
@@ -79,7 +79,7 @@ def at_k_figure(label: str, keys: list[tuple[int, str]], summary: Mapping[str, M
 def distribution_figure(metric: str, values: Mapping[str, np.ndarray], systems: list[str]) -> str:
     """Per-user distribution: box (quartiles, whiskers at 1.5 IQR, no outlier dots) plus the
     mean (diamond) and the share of users at exactly 0."""
-    fig = _figure(5.6, 0.6 + 0.45 * len(systems) + 0.9)
+    fig = _figure(5.0, 0.9 + 0.32 * len(systems) + 0.5)
     ax = fig.add_subplot(1, 1, 1)
     data = [np.asarray(values[s], dtype=np.float64) for s in systems]
     data = [v[np.isfinite(v)] for v in data]
@@ -106,8 +106,9 @@ def distribution_figure(metric: str, values: Mapping[str, np.ndarray], systems: 
 
 def curves_figure(title: str, curves: list[Any]) -> str:
     """ROC / precision-recall / other curve objects with a ``plot(ax=...)`` method."""
-    fig = _figure(4.6, 3.8)
+    fig = _figure(5.0, 3.8)
     ax = fig.add_subplot(1, 1, 1)
+    ax.set_prop_cycle(color=[color(i) for i in range(len(curves))])
     curves = [thin(c) for c in curves]
     try:
         from ..plots import plot_curves
@@ -138,7 +139,7 @@ def thin(curve: Any, max_points: int = 400) -> Any:
 def longtail_figure(frames: Mapping[str, Any], systems: list[str]) -> str:
     """Cumulative share of recommendations (exposure) against items ranked by training
     popularity, per system, with the training popularity itself for reference."""
-    fig = _figure(5.6, 3.8)
+    fig = _figure(5.0, 3.8)
     ax = fig.add_subplot(1, 1, 1)
     first = None
     for i, s in enumerate(systems):

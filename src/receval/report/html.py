@@ -184,7 +184,12 @@ def render_html(obj: Any, *, title: str | None = None, digits: int = 4, train: A
                      '</summary><div class="scroll">')
         parts.append(pairs_table_html(obj, digits))
         parts.append("</div></details>")
-        dropped = {m: v for m, v in obj.counts.get("nan_dropped", {}).items() if v}
+        users = obj.counts.get("users_compared")
+        dropped = {m: v for m, v in obj.counts.get("nan_dropped", {}).items() if v and v != users}
+        untested = [m for m, v in obj.counts.get("nan_dropped", {}).items() if v and v == users]
+        if untested:
+            parts.append('<p class="note">Not tested (no per-user values, e.g. catalogue metrics): '
+                         + _e(", ".join(untested)) + "</p>")
         if dropped:
             parts.append('<p class="note">Users without a value (skipped) left out of the tests: '
                          + _e(", ".join(f"{m}: {v}" for m, v in dropped.items())) + "</p>")
