@@ -197,9 +197,9 @@ def intra_list_similarity(lists: Any, features: Any, *, k: int | None = None,
     index for a DataFrame); ``features``: see :mod:`receval.beyond.inputs`. NaN for lists of
     fewer than 2 items. Lower = more diverse.
 
-    >>> f = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-    >>> float(intra_list_similarity([[0, 1, 2]], f)[0])   # (0 + 1/sqrt2 + 1/sqrt2) / 3
-    0.4714045207910317
+    >>> f = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 0.0]])
+    >>> float(intra_list_similarity([[0, 1, 2]], f)[0])   # pairs 0, 1, 0: 1/3
+    0.3333333333333333
     """
     indptr, rows, feats = _prepare(lists, features, k, missing)
     s = Similarity(feats, sim)
