@@ -154,3 +154,15 @@ def test_html_self_contained():
     assert not re.search(r"(src|href)\s*=\s*[\"']?(https?:)?//", html)
     for m in ["ndcg@5", "ndcg@10", "recall@10", "mrr"]:
         assert f'id="def-{m}"' in html
+
+
+def test_dict_of_results_json_and_notebook_html():
+    results = _evalresults()
+    back = load(report(results, "json"))
+    assert list(back) == ["random", "better"]
+    assert back["better"].values.tobytes() == results["better"].values.tobytes()
+    md = report(results, "markdown")
+    assert "No significance tests" in md
+    cmp = compare(results, test="t")
+    snippet = cmp._repr_html_()
+    assert 'id="metrics-table"' in snippet and 'id="pairs-table"' in snippet

@@ -257,3 +257,17 @@ def test_corrections_properties(ps):
     assert (bh >= p - 1e-15).all() and (bonf <= 1).all()
     order = np.argsort(p, kind="stable")
     assert (np.diff(holm[order]) >= -1e-15).all() and (np.diff(bh[order]) >= -1e-15).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-1.0, 1.0, allow_nan=False, width=32), min_size=2, max_size=40),
+       st.integers(0, 2**31))
+def test_permutation_properties(values, seed):
+    d = np.array(values, dtype=np.float64)
+    res = permutation_test(d, n_resamples=200, rng=seed)
+    flipped = permutation_test(-d, n_resamples=200, rng=seed)
+    assert res.pvalue == flipped.pvalue
+    low = 1 / 201 if not res.extra["exact"] else 1 / 2 ** len(d)
+    assert low - 1e-15 <= res.pvalue <= 1.0
+    if not d.any():
+        assert res.pvalue == 1.0
