@@ -390,11 +390,9 @@ def _sim_novelty(spec: MetricSpec, packed: Packed, context: Context) -> MetricVa
     sim = _similarity(context, spec, feats)
     indptr, rows, _ = _rows(context, packed, spec, feats)
     if spec.get("reference") == "list":
-        _, per_pos = pair_sums(indptr, rows, sim, per_position=True)
-        lens = np.diff(indptr)
-        denom = np.repeat(lens - 1, lens).astype(np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            nov = np.where(denom > 0, 1.0 - per_pos / np.maximum(denom, 1), np.nan)
+        # mean_i 1/(L-1) sum_{j != i} (1 - sim_ij) = 1 - 2/(L(L-1)) sum_{i<j} sim_ij = ILD
+        values = 1.0 - _ils_values(spec, packed, context)
+        return MetricValues(values, info=_undefined(values))
     else:
         h_indptr, h_rows = _history(context, packed, spec, feats)
         nov = 1.0 - history_similarity(indptr, rows, h_indptr, h_rows, sim)
