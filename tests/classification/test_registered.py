@@ -336,3 +336,19 @@ def test_catalog_source_names():
         rv.evaluate(RUN, TRUTH, ["tn@3"], catalog="everything")
     with pytest.raises(InputError, match="needs train"):
         rv.evaluate(RUN, TRUTH, ["tn@3"], catalog="train")
+
+
+def test_scored_pairs_and_micro_rates_match_core_hit_rate():
+    from receval.classification import pr_curve, scored_pairs
+
+    y, s, info = scored_pairs(RUN, TRUTH)
+    assert sorted(zip(s.tolist(), y.tolist(), strict=True)) == sorted(
+        [(0.9, True), (0.8, False), (0.7, True), (0.6, False), (0.5, False), (0.4, False),
+         (0.3, True)])
+    assert info["unscored_positives"] == 1
+    assert pr_curve(y, s).area == pytest.approx(1 / 3 * (1 + 2 / 3 + 3 / 7), rel=1e-15)
+    # micro precision / recall of the confusion counts are the core item-level hit rates
+    c = confusion_at_k(RUN, TRUTH, 3)
+    res = rv.evaluate(RUN, TRUTH, ["hit_rate@3(level=recommended)", "hit_rate@3(level=truth)"])
+    assert c.precision(average="micro") == res["hit_rate@3(level=recommended)"]
+    assert c.recall(average="micro") == res["hit_rate@3(level=truth)"]

@@ -10,7 +10,7 @@ per-user metrics (``gauc``, ``lauc@k``, ``tp@k`` ... ``fpr@k``, ``rmse`` ...) fo
 from __future__ import annotations
 
 from ._common import Score
-from .auc import auc, gauc, global_auc, lauc, roc_auc, roc_curve
+from .auc import auc, gauc, global_auc, lauc, roc_auc, roc_curve, scored_pairs
 from .average_recall import average_recall, iou, mean_average_recall, recall_iou_curve
 from .confusion import Confusion, binary_confusion, confusion_at_k
 from .curves import (
@@ -31,5 +31,5 @@ __all__ = [
     "binary_confusion", "break_even_point", "confusion_at_k", "eleven_point_average_precision",
     "gauc", "global_auc", "interpolated_precision", "iou", "lauc", "log_loss", "mae",
     "mean_average_recall", "metric_at_k", "mse", "pr_curve", "r2", "rating_errors",
-    "recall_iou_curve", "rmse", "roc_auc", "roc_curve",
+    "recall_iou_curve", "rmse", "roc_auc", "roc_curve", "scored_pairs",
 ]

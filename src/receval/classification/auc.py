@@ -29,7 +29,9 @@ from ._common import (
 )
 from .curves import Curve
 
-__all__ = ["auc", "gauc", "global_auc", "lauc", "pair_counts", "roc_auc", "roc_curve"]
+__all__ = [
+    "auc", "gauc", "global_auc", "lauc", "pair_counts", "roc_auc", "roc_curve", "scored_pairs",
+]
 
 
 def auc(x: Any, y: Any) -> float:
@@ -206,16 +208,17 @@ def lauc(run: Any, truth: Any, k: int, *, rel: float = 1.0, tail: str = "linear"
     return _evaluate_one(run, truth, spec, kwargs)
 
 
-def global_auc(run: Any, truth: Any, *, rel: float = 1.0, user_col: str | None = None,
-               item_col: str | None = None, score_col: str | None = None,
-               rel_col: str | None = None, **policies: Any) -> Score:
-    """AUC over all scored (user, item) pairs pooled together (one ROC curve for everyone).
+def scored_pairs(run: Any, truth: Any, *, rel: float = 1.0, user_col: str | None = None,
+                 item_col: str | None = None, score_col: str | None = None,
+                 rel_col: str | None = None, **policies: Any
+                 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """Labels and scores of every scored (user, item) pair of a run, for the array functions:
+    ``y, s, info = scored_pairs(run, truth); roc_curve(y, s)``.
 
-    A scored pair is positive when the truth gives it relevance >= ``rel``. Scores are compared
-    across users, so they must be on one scale (probabilities, not per-user ranks). Truth pairs
-    the run does not score are left out and counted in ``info["unscored_positives"]``.
-    ``policies`` (``ties``, ``duplicates``, ``nan_scores``, ``users``, ...) go to the packing step
-    as in :func:`receval.evaluate`.
+    A pair is positive when the truth gives it relevance >= ``rel``. ``policies`` (``ties``,
+    ``duplicates``, ``nan_scores``, ``users``, ...) go to the packing step as in
+    :func:`receval.evaluate`. ``info`` counts positives, negatives and the truth pairs the run
+    does not score (``unscored_positives``).
     """
     from ..evaluate import Evaluator
     from . import registered  # noqa: F401
@@ -225,10 +228,21 @@ def global_auc(run: Any, truth: Any, *, rel: float = 1.0, user_col: str | None =
     packed = ev.pack(run, user_col=user_col, item_col=item_col, score_col=score_col)
     labels = packed.rel >= rel
     n_rel_truth = int((packed.t_rel >= rel).sum())
-    value = roc_auc(labels, packed.scores)
     info = {"positives": int(labels.sum()), "negatives": int((~labels).sum()),
             "unscored_positives": n_rel_truth - int(labels.sum()), "rel": float(rel)}
-    return Score("global_auc", value, None, info)
+    return labels, packed.scores, info
+
+
+def global_auc(run: Any, truth: Any, *, rel: float = 1.0, **kwargs: Any) -> Score:
+    """AUC over all scored (user, item) pairs pooled together (one ROC curve for everyone).
+
+    A scored pair is positive when the truth gives it relevance >= ``rel``. Scores are compared
+    across users, so they must be on one scale (probabilities, not per-user ranks). Truth pairs
+    the run does not score are left out and counted in ``info["unscored_positives"]``.
+    ``kwargs``: column names and policies, see :func:`scored_pairs`.
+    """
+    labels, scores, info = scored_pairs(run, truth, rel=rel, **kwargs)
+    return Score("global_auc", roc_auc(labels, scores), None, info)
 
 
 def _weights(kind: str, npos: np.ndarray, nneg: np.ndarray) -> np.ndarray:
