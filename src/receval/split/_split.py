@@ -218,7 +218,8 @@ def leave_one_out(
     item_col: str = "item",
 ) -> Split:
     """One test interaction per user: the latest (``pick="last"``, needs a timestamp) or one at
-    random (``pick="random"``, seeded). A user with at most ``min_train`` rows stays in train."""
+    random (``pick="random"``, seeded; the timestamp column is optional there). A user with at
+    most ``min_train`` rows stays in train."""
     _check_choice("pick", pick, ("last", "random"))
     if pick == "last":
         if timestamp_col is None:
@@ -227,7 +228,10 @@ def leave_one_out(
             data, last_n=1, min_train=min_train, timestamp_col=timestamp_col,
             user_col=user_col, item_col=item_col,
         )
-    df, u, i, t = _prepare(data, user_col, item_col, timestamp_col)
+    df = to_pandas(data)
+    if timestamp_col is not None and timestamp_col not in df.columns:
+        timestamp_col = None  # a random pick does not need times
+    df, u, i, t = _prepare(df, user_col, item_col, timestamp_col)
     rng = np.random.default_rng(_check_seed(seed))
     key = np.empty(u.size)
     key[_canonical(u, i, t)] = rng.random(u.size)

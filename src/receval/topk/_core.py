@@ -358,8 +358,14 @@ def topk_from_scores(
                 )
         elif sparse_in:
             block = scores[rows].toarray()
+        elif users is None:
+            block = scores[start:stop]
+        elif _is_torch_tensor(scores):  # pragma: no cover - needs torch
+            import torch as _torch
+
+            block = scores[_torch.as_tensor(rows, device=scores.device)]
         else:
-            block = scores[start:stop] if users is None else scores[rows]
+            block = scores[rows]
 
         if use_torch:  # pragma: no cover - needs torch
             t = block if _is_torch_tensor(block) else torch.as_tensor(np.asarray(block))
