@@ -423,6 +423,8 @@ def _serendipity(spec: MetricSpec, packed: Packed, context: Context) -> MetricVa
         unexp = 1.0 - history_similarity(indptr, rows, h_indptr, h_rows, sim)
     relevant = packed.rel[pos] >= float(spec.get("rel"))
     values = serendipity(indptr, relevant, unexp, k=k)
+    if spec.get("unexpected") == "history":
+        values[np.diff(h_indptr) == 0] = np.nan  # no history: unexpectedness undefined
     return MetricValues(values, info=_undefined(values))
 
 

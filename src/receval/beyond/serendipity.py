@@ -12,7 +12,8 @@ named by ``unexpected``:
   Murakami et al. 2008 "primitive recommender").
 
 The denominator is k, as for precision@k (a list shorter than k counts the missing ranks as
-not serendipitous); without a cutoff it is the list length. An empty list scores 0.
+not serendipitous); without a cutoff it is the list length. An empty list scores 0, except
+for a user without training history under ``unexpected="history"`` (NaN).
 """
 
 from __future__ import annotations
