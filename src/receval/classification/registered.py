@@ -247,7 +247,8 @@ register(MetricDef(
                 ("none", "positives", "impressions")),
      Param("candidates", "list", "list | catalog", ("list", "catalog")), SINGLE, CATALOG),
     cutoff="none", family="classification", compute=_gauc,
-    reference="McMahan et al. 2013 (GAUC as used in CTR evaluation); Fawcett 2006",
+    reference="Zhou et al. 2018, Deep Interest Network (KDD): GAUC weighted by impressions; "
+              "Fawcett 2006 (ROC analysis)",
     example="scores (0.9, 0.8, 0.7), labels (1, 0, 1): AUC = 1/2",
 ), ("user_auc",))
 
