@@ -155,8 +155,20 @@ def _catalog(context: Context, packed: Packed, counts: np.ndarray) -> Catalog:
                            recommended=recommended)
 
 
-def _exposure(packed: Packed, k: int | None, tail: np.ndarray | None = None) -> ExposureState:
-    """Exposure counts over the run vocabulary, merged from blocks of users."""
+def _exposure(packed: Packed, k: int | None, tail: np.ndarray | None = None,
+              context: Context | None = None) -> ExposureState:
+    """Exposure counts over the run vocabulary, merged from blocks of users.
+
+    Without a tail mask the state is cached per run and cutoff (coverage, Gini and entropy at
+    the same k share it).
+    """
+    if context is not None and tail is None:
+        cache = _cache(context)
+        entry = cache.get(("exposure", k))
+        if entry is None or entry[0] is not packed.items:
+            entry = (packed.items, _exposure(packed, k))
+            cache[("exposure", k)] = entry
+        return entry[1]
     indptr, pos = _cut(packed, k)
     items = packed.items[pos]
     state = ExposureState(np.zeros(len(packed.item_vocab), dtype=np.int64))
@@ -267,7 +279,7 @@ def _undefined(values: np.ndarray) -> dict:
 
 # ----------------------------------------------------------------------------- compute functions
 def _coverage(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
-    state = _exposure(packed, spec.k)
+    state = _exposure(packed, spec.k, context=context)
     if spec.get("kind") == "count":
         return MetricValues(None, catalog_coverage(state.counts, kind="count"),
                             {"recommended_items": int((state.counts > 0).sum())})
@@ -278,14 +290,14 @@ def _coverage(spec: MetricSpec, packed: Packed, context: Context) -> MetricValue
 
 
 def _dist_coverage(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
-    state = _exposure(packed, spec.k)
+    state = _exposure(packed, spec.k, context=context)
     cat = _catalog(context, packed, state.counts)
     return MetricValues(None, effective_coverage(state.counts, cat.size),
                         {"catalog": cat.source, "catalog_size": cat.size})
 
 
 def _entropy(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
-    state = _exposure(packed, spec.k)
+    state = _exposure(packed, spec.k, context=context)
     normalize = spec.get("normalize") == "true"
     info: dict[str, Any] = {"base": spec.get("base")}
     n = None
@@ -300,7 +312,7 @@ def _entropy(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues
 
 
 def _gini(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
-    state = _exposure(packed, spec.k)
+    state = _exposure(packed, spec.k, context=context)
     info: dict[str, Any] = {}
     if spec.get("over") == "catalog":
         cat = _catalog(context, packed, state.counts)
