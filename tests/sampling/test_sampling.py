@@ -133,6 +133,8 @@ def test_link_prediction_sampled_corruptions_exclude_known():
     assert cand.shape == (2, 3)
     assert IRELAND not in cand[0] and ITALY not in cand[0] and THOMAS not in cand[1]
     assert ranks.tail[1] == 1.0  # Thomas outscores every friend_with corruption
+    with pytest.raises(InputError, match="allowed corruptions"):
+        link_prediction_ranks(TEST, score, n_entities=6, side="tail", known=known, n_negatives=5)
 
 
 def test_tie_policies():
@@ -197,23 +199,31 @@ def test_popularity_sampler_matches_weights():
         sample_negatives([0], 1, n_items=5, sampler="uniferm")
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.integers(2, 15), st.integers(1, 6), st.integers(0, 1000), st.booleans())
-def test_sampler_properties(n_items, n_neg, seed, replace):
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 15), st.integers(1, 6), st.integers(0, 1000), st.booleans(), st.booleans())
+def test_sampler_properties(n_items, n_neg, seed, replace, popular):
     rng = np.random.default_rng(seed)
     known = sp.csr_matrix(rng.random((4, n_items)) < 0.3)
-    eligible = n_items - known.toarray().sum(axis=1)
+    pop = rng.integers(0, 3, n_items).astype(float) if popular else None
+    if pop is not None and pop.sum() == 0:
+        pop[0] = 1.0
+    drawable = np.ones(n_items, bool) if pop is None else pop > 0
+    kw = dict(n_items=n_items, known=known, replace=replace,
+              sampler="popularity" if popular else "uniform", popularity=pop)
+    eligible = (drawable & ~known.toarray()).sum(axis=1)
     need = 1 if replace else n_neg
     users = np.arange(4)
     if (eligible < need).any():
-        with pytest.raises(InputError):
-            sample_negatives(users, n_neg, n_items=n_items, known=known, replace=replace)
+        with pytest.raises(InputError, match="can be drawn"):
+            sample_negatives(users, n_neg, **kw)
         return
-    neg = sample_negatives(users, n_neg, n_items=n_items, known=known, replace=replace, seed=seed)
+    neg = sample_negatives(users, n_neg, seed=seed, **kw)
     assert ((neg >= 0) & (neg < n_items)).all()
+    assert drawable[neg].all()  # zero-popularity items are never drawn
     assert not known.toarray()[users[:, None], neg].any()
     if not replace:
         assert all(len(set(r)) == n_neg for r in neg.tolist())
+    np.testing.assert_array_equal(neg, sample_negatives(users, n_neg, seed=seed, **kw))
 
 
 def test_sampled_ranks_with_score_fn():

@@ -110,6 +110,11 @@ def test_leave_one_out_and_min_train():
     assert te.index.tolist() == [2]  # user 1 has one row and keeps it for training
     tr, te = leave_one_out(single, pick="random", seed=3, timestamp_col=None)
     assert len(te) == 1 and te["user"].tolist() == [2]
+    # a random pick works without any timestamp column
+    tr, te = leave_one_out(single.drop(columns="timestamp"), pick="random", seed=3)
+    assert te["user"].tolist() == [2] and len(tr) == 2
+    with pytest.raises(InputError, match="timestamp"):
+        leave_one_out(single.drop(columns="timestamp"))
     with pytest.raises(PolicyError, match="last"):
         leave_one_out(single, pick="lats")
 

@@ -154,10 +154,17 @@ def link_prediction_ranks(
                     (np.ones(rows.size + b), (np.r_[rows, np.arange(b)], np.r_[ents, true_e])),
                     shape=(b, n_entities),
                 )
-                cand = sample_negatives(
-                    np.arange(b), int(n_negatives), n_items=n_entities, known=excl,
-                    seed=np.random.SeedSequence([int(seed), a, col]).generate_state(1)[0],
-                )
+                try:
+                    cand = sample_negatives(
+                        np.arange(b), int(n_negatives), n_items=n_entities, known=excl,
+                        seed=np.random.SeedSequence([int(seed), a, col]).generate_state(1)[0],
+                    )
+                except InputError as exc:
+                    raise InputError(
+                        f"a {s} query of the test triples has fewer than n_negatives="
+                        f"{n_negatives} allowed corruptions ({exc}). Lower n_negatives or use "
+                        "n_negatives=None to rank against every entity."
+                    ) from exc
                 drop = np.zeros(cand.shape, dtype=bool)
             full = np.hstack([true_e[:, None], cand])
             h = np.broadcast_to(q[:, :1], full.shape) if s == "tail" else full

@@ -341,7 +341,7 @@ def topk_from_scores(
                 )
             keep = ~np.isneginf(data)
             if excl is not None:
-                ex = excl[rows]
+                ex = excl[start:stop] if users is None else excl[rows]
                 ex_keys = np.repeat(np.arange(b), np.diff(ex.indptr)) * n_items + ex.indices
                 keep &= ~np.isin(lrow * n_items + ind, ex_keys)
             bi, bs = _block_topk_sparse(data[keep], ind[keep], lrow[keep], b, k)
@@ -375,7 +375,7 @@ def topk_from_scores(
             if bool(torch.isnan(t).any()) or bool(torch.isposinf(t).any()):
                 _check_finite_block(t.double().cpu().numpy(), rows)
             if excl is not None:
-                ex = excl[rows]
+                ex = excl[start:stop] if users is None else excl[rows]
                 r = torch.as_tensor(np.repeat(np.arange(b), np.diff(ex.indptr)), device=t.device)
                 c = torch.as_tensor(ex.indices.astype(np.int64), device=t.device)
                 t[r, c] = float("-inf")
@@ -389,7 +389,7 @@ def topk_from_scores(
             s = np.array(block, dtype=dtype, copy=excl is not None or block.dtype != dtype)
             _check_finite_block(s, rows)
             if excl is not None:
-                ex = excl[rows]
+                ex = excl[start:stop] if users is None else excl[rows]
                 s[np.repeat(np.arange(b), np.diff(ex.indptr)), ex.indices] = -np.inf
             idx, vals = _block_topk_dense(s, k)
         items_out[start:stop], scores_out[start:stop] = _finish(idx, vals, k)
