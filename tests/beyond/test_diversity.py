@@ -200,3 +200,13 @@ def test_bad_features():
         intra_list_similarity([[0, 1]], (E2, [0, 0, 1]))
     with pytest.raises(InputError, match="sim="):
         intra_list_similarity([[0, 1]], E2, sim="euclid")
+
+
+def test_polars_and_arrow_feature_tables():
+    pl = pytest.importorskip("polars")
+    frame = pl.DataFrame({"item_id": ["a", "b", "c"], "x": [1.0, 0.0, 2.0], "y": [0.0, 1.0, 0.0]})
+    lists = [["a", "b", "c"]]
+    assert intra_list_similarity(lists, frame)[0] == pytest.approx(1 / 3, abs=1e-15)
+    assert intra_list_similarity(lists, frame.to_arrow())[0] == pytest.approx(1 / 3, abs=1e-15)
+    with pytest.raises(InputError, match="item id column"):
+        intra_list_similarity(lists, frame.rename({"item_id": "name"}))

@@ -9,6 +9,8 @@ form                                   item id of each row
 ``scipy.sparse`` matrix                the row number (as for numpy)
 ``pandas.DataFrame`` of numbers        the index (any hashable ids); every column is a feature
 ``(matrix, ids)`` tuple                ``ids[r]`` for row r (matrix dense or sparse)
+polars / pyarrow table                 its ``item`` (``item_id``, ...) column; other columns
+                                       are the features
 ``dict`` / ``pandas.Series``           the key; each value is a collection of tags (a set of
                                        labels: binary sparse features, suited to Jaccard)
 :class:`ItemFeatures`                  as built
@@ -79,6 +81,10 @@ def as_item_features(obj: Any) -> ItemFeatures:
     if isinstance(obj, ItemFeatures):
         return obj
     ids: Any = None
+    mod = type(obj).__module__.split(".")[0]
+    if mod in ("polars", "pyarrow") and hasattr(obj, "column_names" if mod == "pyarrow"
+                                                 else "columns"):
+        obj = _frame_with_ids(obj if mod == "pyarrow" else obj.to_arrow())
     if isinstance(obj, tuple) and len(obj) == 2:
         obj, ids = obj
         ids = pd.Index(np.asarray(ids) if not isinstance(ids, pd.Index) else ids)
@@ -123,6 +129,22 @@ def as_item_features(obj: Any) -> ItemFeatures:
             dup = ids[ids.duplicated()][:3].tolist()
             raise InputError(f"item_features: item ids must be unique; repeated: {dup}.")
     return ItemFeatures(matrix, ids)
+
+
+def _frame_with_ids(table: Any) -> pd.DataFrame:
+    """A polars / pyarrow table: its item-id column (``item``, ``item_id``, ...) becomes the
+    index and every other column is a feature."""
+    from ..io.frames import ITEM_NAMES
+
+    names = list(table.column_names)
+    lower = {n.lower(): n for n in names}
+    col = next((lower[c.lower()] for c in ITEM_NAMES if c.lower() in lower), None)
+    if col is None:
+        raise InputError(
+            f"item_features: a polars / pyarrow table needs an item id column named one of "
+            f"{list(ITEM_NAMES[:4])}; its columns are {names[:8]}."
+        )
+    return table.to_pandas().set_index(col)
 
 
 def _from_tags(obj: Mapping | pd.Series) -> ItemFeatures:
