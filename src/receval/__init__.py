@@ -6,7 +6,17 @@ parameter; one compiled pass over packed arrays.
 >>> import receval as rv
 >>> res = rv.evaluate(run, truth, ["ndcg@10", "map@100", "mrr"])
 >>> res.summary, res.per_user, res.counts
+>>> cmp = rv.compare({"pop": res_pop, "knn": res_knn}, baseline="pop")
+>>> rv.report(cmp, format="html", path="report.html")
+
+Heavier parts (statistics, splitting, sampling, top-k, file readers, datasets) load on first
+use, so ``import receval`` stays fast.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
@@ -23,11 +33,50 @@ from .errors import (  # noqa: E402
 from .evaluate import Evaluator, evaluate  # noqa: E402
 from .metrics import MetricSpec, list_metrics, metric, parse_metric, parse_metrics  # noqa: E402
 from .policies import Policies  # noqa: E402
+from .report import report  # noqa: E402  (the function; the package stays receval.report)
 from .results import EvalResult  # noqa: E402
 
+# public name -> module that defines it (imported on first access)
+_LAZY = {
+    "compare": "receval.stats",
+    "Comparison": "receval.stats",
+    "load_report": ("receval.report", "load"),
+    "read_run": "receval.io.files",
+    "read_truth": "receval.io.files",
+    "write_run": "receval.io.files",
+    "write_truth": "receval.io.files",
+    "evaluate_blocks": "receval.io.files",
+    "topk": ("receval.topk", None),
+    "split": ("receval.split", None),
+    "sampling": ("receval.sampling", None),
+    "classification": ("receval.classification", None),
+    "beyond": ("receval.beyond", None),
+    "datasets": ("receval.datasets", None),
+    "baselines": ("receval.baselines", None),
+    "stats": ("receval.stats", None),
+    "run_demo": ("receval.demo", "run_demo"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'receval' has no attribute {name!r}")
+    module_name, attr = (target, name) if isinstance(target, str) else target
+    module = importlib.import_module(module_name)
+    value = module if attr is None else getattr(module, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
 __all__ = [
-    "EvalResult", "Evaluator", "InputError", "MetricError", "MetricSpec",
+    "Comparison", "EvalResult", "Evaluator", "InputError", "MetricError", "MetricSpec",
     "MissingDependencyError", "Policies", "PolicyError", "RecevalError", "RecevalWarning",
-    "TieWarning", "UnknownMetricError", "__version__", "evaluate", "list_metrics", "metric",
-    "parse_metric", "parse_metrics",
+    "TieWarning", "UnknownMetricError", "__version__", "compare", "evaluate", "evaluate_blocks",
+    "list_metrics", "load_report", "metric", "parse_metric", "parse_metrics", "read_run",
+    "read_truth", "report", "write_run", "write_truth",
 ]
