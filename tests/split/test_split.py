@@ -248,3 +248,19 @@ def test_temporal_has_no_time_leak(df):
     # brute-force count of the global leak
     expected = sum(int(t < tr["timestamp"].max()) for t in te["timestamp"]) if len(tr) else 0
     assert rep.test_before_train_end == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(frames, st.integers(1, 3))
+def test_user_temporal_takes_each_users_latest(df, n):
+    tr, te = user_temporal_split(df, last_n=n)
+    counts = df.groupby("user").size()
+    got = te.groupby("user").size().reindex(counts.index, fill_value=0)
+    expected = np.minimum(n, counts - 1)  # min_train=1 keeps one row per user
+    assert (got == expected).all()
+    # brute force: sort each user's rows by (timestamp, item, position); the last ones are test
+    for user, rows in df.groupby("user"):
+        order = sorted(rows.index, key=lambda j: (df.at[j, "timestamp"], df.at[j, "item"], j))
+        assert sorted(order[len(order) - int(expected[user]):]) == sorted(
+            te.index[te["user"] == user]
+        )
