@@ -105,6 +105,11 @@ def test_block_size_invariance_and_users_subset():
     for b in (1, 7, 13):
         part = topk_from_scores(s, 17, exclude=excl, block_users=b)
         np.testing.assert_array_equal(part.items, full.items)
+    for src in (s, sp.csr_matrix(s), lambda r: s[r]):
+        threaded = topk_from_scores(src, 17, exclude=excl, n_users=50, block_users=6, n_threads=3)
+        exp = full if not sp.issparse(src) else topk_from_scores(src, 17, exclude=excl)
+        np.testing.assert_array_equal(threaded.items, exp.items)
+        np.testing.assert_array_equal(threaded.scores, exp.scores)
     rows = np.array([40, 3, 3, 0])
     sub = topk_from_scores(s, 17, exclude=excl, users=rows)
     np.testing.assert_array_equal(sub.items, full.items[rows])
@@ -126,6 +131,8 @@ def test_bad_inputs():
         topk_from_scores(lambda r: np.zeros((1, 3)), 1, n_users=2, block_users=2)
     with pytest.raises(PolicyError, match="numpy"):
         topk_from_scores(s, 1, backend="nump")
+    with pytest.raises(InputError, match="n_threads"):
+        topk_from_scores(s, 1, n_threads=0)
     with pytest.raises(InputError, match="outside"):
         topk_from_scores(s, 1, users=np.array([5]))
 

@@ -178,6 +178,7 @@ def topk_from_scores(
     block_users: int | None = None,
     backend: str = "auto",
     device: str | None = None,
+    n_threads: int = 1,
 ) -> TopK:
     """Top-``k`` item columns per user, ranked by score, with training items masked.
 
@@ -208,6 +209,10 @@ def topk_from_scores(
         ``torch`` extra).
     device
         torch device for ``backend="torch"`` (default ``"cuda"`` when available, else ``"cpu"``).
+    n_threads
+        Blocks processed concurrently on the numpy backend (default 1). numpy's partition
+        releases the GIL, so threads use several cores; a callable ``scores`` must then be
+        thread-safe, and peak memory grows with the number of blocks in flight.
 
     Returns
     -------
@@ -311,17 +316,17 @@ def topk_from_scores(
             return int(block_users)
         return max(1, BLOCK_ELEMENTS // max(1, n_cols))
 
-    start = 0
-    step = _bsize(n_items) if n_items is not None else None
-    while start < m:
-        if step is None:  # callable: size the first block from a one-user probe
-            probe = scores(user_rows[:1])
-            n_items = int(probe.shape[1])
-            step = _bsize(n_items)
-            if excl is not None and excl.shape[1] != n_items:
-                raise InputError(
-                    f"exclude has {excl.shape[1]} item columns but score_fn returned {n_items}."
-                )
+    if n_items is None:  # callable: learn the number of items from a one-user probe
+        n_items = int(scores(user_rows[:1]).shape[1])
+        if excl is not None and excl.shape[1] != n_items:
+            raise InputError(
+                f"exclude has {excl.shape[1]} item columns but score_fn returned {n_items}."
+            )
+    step = _bsize(n_items)
+    if isinstance(n_threads, bool) or not isinstance(n_threads, (int, np.integer)) or n_threads < 1:
+        raise InputError(f"n_threads must be a positive integer; got {n_threads!r}.")
+
+    def run_block(start: int) -> None:
         stop = min(m, start + step)
         rows = user_rows[start:stop]
         b = rows.size
@@ -346,8 +351,7 @@ def topk_from_scores(
                 keep &= ~np.isin(lrow * n_items + ind, ex_keys)
             bi, bs = _block_topk_sparse(data[keep], ind[keep], lrow[keep], b, k)
             items_out[start:stop], scores_out[start:stop] = bi, bs
-            start = stop
-            continue
+            return
 
         if is_callable:
             block = scores(rows)
@@ -393,5 +397,14 @@ def topk_from_scores(
                 s[np.repeat(np.arange(b), np.diff(ex.indptr)), ex.indices] = -np.inf
             idx, vals = _block_topk_dense(s, k)
         items_out[start:stop], scores_out[start:stop] = _finish(idx, vals, k)
-        start = stop
+
+    starts = range(0, m, step)
+    if n_threads == 1 or use_torch or len(starts) == 1:
+        for start in starts:
+            run_block(start)
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=int(n_threads)) as pool:
+            list(pool.map(run_block, starts))  # blocks write disjoint rows of the output
     return TopK(items_out, scores_out)
