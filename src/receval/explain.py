@@ -295,7 +295,7 @@ def _compute(spec: Any, pairs: list[tuple[Any, float]], truth_rel: dict[Any, flo
                 steps.append(f"hit_rate{at} = [h > 0] (the summary is the share of users)")
             elif level == "recommended":
                 den = min(K, L)
-                value = hk / den if den else float("nan")
+                value = hk / den if den else 0.0
                 steps.append(f"this user's ratio = {hk} / {den}; the summary is the micro "
                              "average sum(h) / sum(min(k, L)) over users")
             else:
@@ -347,6 +347,11 @@ def _compute(spec: Any, pairs: list[tuple[Any, float]], truth_rel: dict[Any, flo
                 rec = row[5] / R if R else 0.0
                 row.append(rec)
                 total += rec
+            if len(rows) < K:  # ranks past the end of a short list keep the last recall
+                last = (rows[-1][5] if rows else 0) / R if R else 0.0
+                total += (K - len(rows)) * last
+                steps.append(f"ranks {len(rows) + 1}..{K} are past the end of the list: "
+                             f"recall stays {_num(last)}")
             value = total / K if K else 0.0
             steps.append(f"AR{at} = (sum of recall@i, i = 1..{K}) / {K} = {_num(total)} / {K}")
         if R == 0:

@@ -49,9 +49,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..io.files import read_trec_qrels, read_trec_run
     from ..trec.evaluate import trec_eval
-    from ..trec.measures import SETS, UNSUPPORTED
+    from ..trec.measures import SETS, UNSUPPORTED, parse_measures
 
     measures = args.measures or ["official"]
+    parse_measures(measures)  # check the names before reading the files
     left_out = [u for u in UNSUPPORTED if u in SETS["all_trec"]]
     if left_out and any(m.partition(".")[0] == "all_trec" for m in measures):
         note(args, f"{', '.join(left_out)} are not supported and were left out of all_trec.")

@@ -75,16 +75,22 @@ def canonical_key(text: str) -> str:
     if s in _TREC and s not in ("ndcg", "map", "bpref", "num_ret", "num_rel"):
         name, params = _TREC[s]
         return _key(name, None, params)
-    m = _IRM_RE.match(s)
-    if m and m.group(1).lower() in _IRM:
-        return _irm(s, m.group(1), m.group(2), m.group(3))
     base, at, rest = s.partition("@")
     if base.lower() in _RANX:
         target = _RANX[base.lower()]
         name, _, ptxt = target.partition("(")
         key = name + (at + rest if at else "") + (("(" + ptxt) if ptxt else "")
         return parse_metric(key).key
-    return parse_metric(s).key
+    try:
+        return parse_metric(s).key
+    except (KeyError, ValueError) as exc:
+        m = _IRM_RE.match(s)
+        if m and m.group(1).lower() in _IRM:
+            try:
+                return _irm(s, m.group(1), m.group(2), m.group(3))
+            except (KeyError, ValueError):
+                pass
+        raise exc from None
 
 
 def _irm(text: str, name: str, ptext: str, k: str | None) -> str:
@@ -120,7 +126,13 @@ def canonical_keys(texts: list[str]) -> list[str]:
     out: list[str] = []
     for t in texts:
         for part in _split_keys(t):
-            key = canonical_key(part)
+            try:
+                key = canonical_key(part)
+            except (KeyError, ValueError) as exc:
+                msg = str(exc) if isinstance(exc, ValueError) or not exc.args else str(exc.args[0])
+                if part.strip() not in msg:
+                    msg = f"metric {part.strip()!r}: {msg}"
+                raise type(exc)(msg) from None
             if key not in out:
                 out.append(key)
     if not out:
