@@ -31,6 +31,9 @@ def main() -> None:
     ap.add_argument("--train-per-user", type=int, default=20)
     ap.add_argument("--block-users", type=int, default=None)
     ap.add_argument("--threads", type=int, default=1, help="n_threads of topk_from_scores")
+    ap.add_argument("--copy", action="store_true",
+                    help="copy each score block before masking (default: mask the fresh matmul "
+                         "output in place, copy=False)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
 
@@ -55,12 +58,13 @@ def main() -> None:
 
     block = args.block_users or max(1, BLOCK_ELEMENTS // n_i)
     print(f"users={n_u} items={n_i} k={args.k} dim={args.dim} "
-          f"train nnz={train.nnz} block_users={block} threads={args.threads} dtype=float32")
+          f"train nnz={train.nnz} block_users={block} threads={args.threads} copy={args.copy} "
+          "dtype=float32")
 
     tracemalloc.start()
     w0, c0 = time.perf_counter(), time.process_time()
     top = topk_from_scores(score_fn, args.k, exclude=train, n_users=n_u, block_users=block,
-                           n_threads=args.threads)
+                           n_threads=args.threads, copy=args.copy)
     t_total, c_total = time.perf_counter() - w0, time.process_time() - c0
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()

@@ -117,12 +117,27 @@ def test_block_size_invariance_and_users_subset():
     np.testing.assert_array_equal(sub_fn.items, full.items[rows])
 
 
+def test_copy_flag():
+    base = np.array([[3.0, 1.0, 2.0], [0.5, 0.25, 1.0]])
+    excl = sp.csr_matrix(([1, 1], ([0, 1], [0, 2])), shape=(2, 3))
+    held = base.copy()
+    a = topk_from_scores(lambda r: held[r.min() : r.max() + 1], 2, exclude=excl, n_users=2)
+    np.testing.assert_array_equal(held, base)  # copy=True: the callable's array is untouched
+    b = topk_from_scores(lambda r: held[r.min() : r.max() + 1], 2, exclude=excl, n_users=2,
+                         copy=False)
+    np.testing.assert_array_equal(a.items, b.items)
+    assert a.items.tolist() == [[2, 1], [0, 1]]
+    assert np.isneginf(held[0, 0]) and np.isneginf(held[1, 2])  # copy=False: masked in place
+
+
 def test_bad_inputs():
     s = np.zeros((2, 3))
     with pytest.raises(InputError, match="k must be"):
         topk_from_scores(s, 0)
-    with pytest.raises(InputError, match="NaN"):
-        topk_from_scores(np.array([[0.0, np.nan]]), 1)
+    for bad in (np.nan, np.inf):
+        for k in (1, 5):  # partition path and full-sort path
+            with pytest.raises(InputError, match="user row 1, item column 2"):
+                topk_from_scores(np.array([[0.0, 1.0, 2.0], [0.0, 1.0, bad]]), k)
     with pytest.raises(InputError, match="exclude has 4 item columns"):
         topk_from_scores(s, 1, exclude=sp.csr_matrix((2, 4)))
     with pytest.raises(InputError, match="n_users"):

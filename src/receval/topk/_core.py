@@ -66,6 +66,10 @@ def _as_csr(x: Any, name: str, shape: tuple[int, int] | None = None) -> sp.csr_m
 # ----------------------------------------------------------------------------- numpy kernels
 
 
+class _NonFinite(Exception):
+    """A block holds NaN or +inf; the driver turns this into a detailed InputError."""
+
+
 def _block_topk_dense(s: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Top-k of each row of a dense, already-masked block; ties by column index ascending.
 
@@ -76,11 +80,17 @@ def _block_topk_dense(s: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     b, n = s.shape
     kk = min(k, n)
     if kk == n:
+        if not (s < np.inf).all():
+            raise _NonFinite
         idx = np.argsort(-s, axis=1, kind="stable")
         vals = np.take_along_axis(s, idx, 1)
     else:
         s = np.ascontiguousarray(s)
-        thresh = np.partition(s, n - kk, axis=1)[:, n - kk]
+        upper = np.partition(s, n - kk, axis=1)[:, n - kk :]
+        # NaN and +inf sort last, so they would sit in the upper part: a cheap full check
+        if not (upper < np.inf).all():
+            raise _NonFinite
+        thresh = upper[:, 0]
         flat = np.flatnonzero(s >= thresh[:, None])
         r = flat // n
         v = s.reshape(-1)[flat]
@@ -179,6 +189,7 @@ def topk_from_scores(
     backend: str = "auto",
     device: str | None = None,
     n_threads: int = 1,
+    copy: bool = True,
 ) -> TopK:
     """Top-``k`` item columns per user, ranked by score, with training items masked.
 
@@ -213,6 +224,10 @@ def topk_from_scores(
         Blocks processed concurrently on the numpy backend (default 1). numpy's partition
         releases the GIL, so threads use several cores; a callable ``scores`` must then be
         thread-safe, and peak memory grows with the number of blocks in flight.
+    copy
+        ``True`` (default): score blocks are copied before training items are masked.
+        ``False``: blocks returned by a callable ``scores`` are masked in place (saves one
+        copy per block; only safe when the callable returns a fresh array each call).
 
     Returns
     -------
@@ -390,12 +405,18 @@ def topk_from_scores(
             block = np.asarray(block)
             dtype = np.float32 if block.dtype == np.float32 else np.float64
             # copy only when the block must be written to (masking) or converted
-            s = np.array(block, dtype=dtype, copy=excl is not None or block.dtype != dtype)
-            _check_finite_block(s, rows)
+            writable = not copy and is_callable and block.flags.writeable
+            s = np.array(
+                block, dtype=dtype, copy=(excl is not None and not writable) or block.dtype != dtype
+            )
             if excl is not None:
                 ex = excl[start:stop] if users is None else excl[rows]
                 s[np.repeat(np.arange(b), np.diff(ex.indptr)), ex.indices] = -np.inf
-            idx, vals = _block_topk_dense(s, k)
+            try:
+                idx, vals = _block_topk_dense(s, k)
+            except _NonFinite:
+                _check_finite_block(s, rows)
+                raise  # pragma: no cover - _check_finite_block always raises here
         items_out[start:stop], scores_out[start:stop] = _finish(idx, vals, k)
 
     starts = range(0, m, step)
