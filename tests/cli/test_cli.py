@@ -251,3 +251,52 @@ def test_metrics_lists_every_registered_metric(capsys):
     assert {p["name"]: p["default"] for p in ndcg["params"]} == {"gain": "linear",
                                                                 "ideal": "truth"}
     assert main(["metrics", "nope"]) == 1
+
+
+def test_stream_flag_gives_the_same_table(tmp_path, capsys):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    users = np.repeat(np.arange(200), 10)
+    run = pd.DataFrame({"user": users, "item": rng.integers(0, 50, len(users)),
+                        "score": rng.random(len(users))}).drop_duplicates(["user", "item"])
+    truth = pd.DataFrame({"user": rng.integers(-5, 200, 600), "item": rng.integers(0, 50, 600)})
+    truth = truth.drop_duplicates()
+    rp, tp = tmp_path / "run.parquet", tmp_path / "truth.csv"
+    run.to_parquet(rp, index=False)
+    truth.to_csv(tp, index=False)
+    base = ["evaluate", "--run", str(rp), "--truth", str(tp), "-m",
+            "ndcg@5,map,hit_rate@5(level=recommended)", "--format", "csv"]
+    assert main(base + ["--no-stream"]) == 0
+    whole = capsys.readouterr().out
+    assert main(base + ["--stream", "--block-rows", "300"]) == 0
+    streamed = capsys.readouterr()
+    assert streamed.err == ""  # no progress bar when stderr is not a terminal
+    for a, b in zip(whole.splitlines()[1:], streamed.out.splitlines()[1:], strict=True):
+        fa, fb = a.split(","), b.split(",")
+        assert fa[0] == fb[0] and fa[4:] == fb[4:]
+        assert float(fa[1]) == pytest.approx(float(fb[1]), rel=1e-12)
+
+
+def test_progress_bar_only_on_a_terminal():
+    import io
+
+    from receval.cli.common import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty, pipe = Tty(), io.StringIO()
+    for stream in (tty, pipe):
+        bar = Progress(100, stream=stream, delay=0.0)
+        bar(50)
+        bar(100)
+        bar.close()
+    assert pipe.getvalue() == ""
+    assert "50.0%" in tty.getvalue() and "100.0%" in tty.getvalue()
+    quiet = Tty()
+    bar = Progress(100, stream=quiet, delay=0.0, enabled=False)
+    bar(10)
+    assert quiet.getvalue() == ""
