@@ -538,8 +538,8 @@ def evaluate_blocks(path: str | os.PathLike, truth: Any, metrics: Any, *,
     ucol = user_col or _guess_user_col(p, fmt)
     parts = []
     done = 0
-    counts: dict[str, int] = {"run_rows": 0, "missing_from_truth": 0, "dropped_nan_scores": 0,
-                              "duplicates_removed": 0}
+    counts: dict[str, int] = {"run_rows": 0, "run_users": 0, "missing_from_truth": 0,
+                              "dropped_nan_scores": 0, "duplicates_removed": 0}
     for block in iter_blocks(p, format=fmt, user_col=ucol, block_rows=block_rows):
         res = ev.evaluate(block, user_col=ucol, item_col=item_col, score_col=score_col,
                           rank_col=rank_col)
@@ -602,7 +602,7 @@ def evaluate_blocks(path: str | os.PathLike, truth: Any, metrics: Any, *,
     idx = [keys.index(s.key) for s in specs]
     skipped = max((r["skipped"] for r in stats), default=0)
     counts.update({
-        "truth_users": int(len(truth_users)), "run_users": int(len(seen)),
+        "truth_users": int(len(truth_users)),
         "truth_rows": int(ev.truth.n_rows),
         "missing_from_run": counts.get("missing_from_run", 0),
         "truth_duplicates": int(ev.truth.counts.get("truth_duplicates", 0)),
