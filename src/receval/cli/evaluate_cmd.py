@@ -29,7 +29,8 @@ EXAMPLES = [
     "receval evaluate --run big.parquet --truth test.parquet -m ndcg@10 --stream  # grouped file",
     "receval evaluate --run run.csv --truth test.csv -m ndcg@10 --per-user --format csv -o u.csv",
 ]
-STREAM_BYTES = 1 << 30  # files larger than this are streamed in blocks of users
+STREAM_ROWS = 20_000_000  # Parquet runs with more rows are streamed in blocks of users
+STREAM_BYTES = 512 << 20  # so are CSV / TSV runs larger than this
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -55,7 +56,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     g = p.add_argument_group("large files")
     g.add_argument("--stream", action="store_true", default=None,
                    help="read the run in blocks of whole users (rows of a user must be "
-                        "contiguous); automatic for Parquet/CSV/TSV runs over 1 GiB")
+                        "contiguous); automatic for Parquet runs over 20M rows and CSV/TSV "
+                        "runs over 512 MiB")
     g.add_argument("--no-stream", action="store_false", dest="stream",
                    help="read the whole run at once")
     g.add_argument("--block-rows", type=int, default=5_000_000,
@@ -71,7 +73,11 @@ def _should_stream(args: argparse.Namespace) -> bool:
 
     try:
         fmt = detect_format(args.run, args.run_format)
-        return fmt in ("parquet", "csv", "tsv") and os.path.getsize(args.run) > STREAM_BYTES
+        if fmt == "parquet":
+            from ..io.files import count_rows
+
+            return (count_rows(args.run, fmt) or 0) > STREAM_ROWS
+        return fmt in ("csv", "tsv") and os.path.getsize(args.run) > STREAM_BYTES
     except Exception:
         return False
 
