@@ -9,8 +9,8 @@ import numpy as np
 
 from . import __version__
 from .engines.local import evaluate_packed, needed_depth
-from .engines.plugins import Context
-from .errors import InputError
+from .engines.plugins import OPTION_NAMES, Context
+from .errors import InputError, PolicyError, suggest
 from .io.frames import read_columns
 from .metrics import MetricSpec, parse_metrics
 from .pack import (
@@ -23,7 +23,7 @@ from .pack import (
     run_from_matrix,
     truth_from_sparse,
 )
-from .policies import Policies
+from .policies import POLICY_CHOICES, Policies
 from .results import EvalResult
 
 
@@ -55,6 +55,14 @@ class Evaluator:
                  negative_rel: str = "error", train: Any = None, item_features: Any = None,
                  catalog: Any = None, **options: Any) -> None:
         self.metrics: list[MetricSpec] = parse_metrics(metrics)
+        unknown = sorted(set(options) - set(OPTION_NAMES))
+        if unknown:
+            valid = sorted(POLICY_CHOICES) + sorted(OPTION_NAMES) + [
+                "train", "item_features", "catalog", "user_col", "item_col", "rel_col"]
+            raise PolicyError(
+                f"unknown keyword {unknown[0]!r}; valid keywords are {valid}."
+                + suggest(unknown[0], valid)
+            )
         self.policies = Policies(ties=ties, users=users, empty_truth=empty_truth,
                                  duplicates=duplicates, nan_scores=nan_scores,
                                  negative_rel=negative_rel)
@@ -74,10 +82,16 @@ class Evaluator:
         self.depth = needed_depth(self.metrics, self.policies)
 
     def pack(self, run: Any, *, user_col: str | None = None, item_col: str | None = None,
-             score_col: str | None = None, rank_col: str | None = None) -> Packed:
-        """The packed arrays of one run (what the kernels see)."""
+             score_col: str | None = None, rank_col: str | None = None,
+             lists: bool = True) -> Packed:
+        """The packed arrays of one run (what the kernels see).
+
+        ``lists=False`` leaves out the item and score at each position, which only metrics
+        outside the ranking kernel need (it saves memory on large runs).
+        """
         codes = self._codes(run, user_col, item_col, score_col, rank_col)
-        return pack_run(codes, self.truth, self.policies, depth=self.depth)
+        return pack_run(codes, self.truth, self.policies, depth=self.depth,
+                        keep_items=lists, keep_scores=lists)
 
     def _codes(self, run: Any, user_col: str | None, item_col: str | None,
                score_col: str | None, rank_col: str | None) -> RunCodes:
@@ -102,8 +116,9 @@ class Evaluator:
                  rank_col: str | None = None) -> EvalResult:
         """Evaluate one run; see :func:`receval.evaluate` for the accepted containers."""
         t0 = time.perf_counter()
+        plugins = any(s.definition.compute is not None for s in self.metrics)
         packed = self.pack(run, user_col=user_col, item_col=item_col, score_col=score_col,
-                           rank_col=rank_col)
+                           rank_col=rank_col, lists=plugins)
         out = evaluate_packed(packed, self.metrics, self.policies, self.context)
         counts = dict(packed.counts)
         counts["truth_duplicates"] = self.truth.counts.get("truth_duplicates", 0)

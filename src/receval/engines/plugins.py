@@ -30,6 +30,13 @@ class MetricValues:
     info: dict[str, Any] = field(default_factory=dict)
 
 
+# Extra keyword options of evaluate() / Evaluator() that plugin metrics read from
+# ``context.options``; anything else is rejected as a likely typo.
+OPTION_NAMES: dict[str, str] = {
+    "similarity": "callable sim(a, b) -> float for ILD / ILS with sim=custom (beyond metrics)",
+}
+
+
 @dataclass
 class Context:
     """Optional inputs of an evaluation, as the user passed them (validated by their users)."""

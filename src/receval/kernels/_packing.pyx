@@ -64,7 +64,8 @@ def pack_lists(const long long[::1] user_codes, const long long[::1] user_map,
                const long long[::1] item_codes, const long long[::1] item_key,
                const long long[::1] item_truth, const long long[::1] t_indptr,
                const long long[::1] t_items, const double[::1] t_rel,
-               long long depth, int dedupe, int nan_mode, int as_float32):
+               long long depth, int dedupe, int nan_mode, int as_float32,
+               int keep_items=1, int keep_scores=1):
     """Packed lists of one run.
 
     Row i belongs to evaluated user ``user_map[user_codes[i]]`` (dropped when either is -1).
@@ -185,8 +186,10 @@ def pack_lists(const long long[::1] user_codes, const long long[::1] user_map,
             m = depth
         indptr[g + 1] = indptr[g] + m
     cdef long long total = indptr[n_groups]
-    cdef cnp.ndarray[cnp.int64_t, ndim=1] items_arr = np.empty(total, dtype=np.int64)
-    cdef cnp.ndarray[cnp.float64_t, ndim=1] scores_arr = np.empty(total, dtype=np.float64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] items_arr = np.empty(total if keep_items else 0,
+                                                                dtype=np.int64)
+    cdef cnp.ndarray[cnp.float64_t, ndim=1] scores_arr = np.empty(total if keep_scores else 0,
+                                                                   dtype=np.float64)
     cdef cnp.ndarray[cnp.float64_t, ndim=1] rel_arr = np.zeros(total, dtype=np.float64)
     cdef cnp.ndarray[cnp.int8_t, ndim=1] judged_arr = np.zeros(total, dtype=np.int8)
     cdef long long[::1] items = items_arr
@@ -200,13 +203,15 @@ def pack_lists(const long long[::1] user_codes, const long long[::1] user_map,
             r = rows[counts[g] + j]
             p = indptr[g] + j
             c = item_codes[r]
-            items[p] = c
-            sc = score[r]
-            if nan_mode == 2 and not isfinite(sc):
-                sc = -INFINITY
-            if as_float32:
-                sc = <double> (<float> sc)
-            scores[p] = sc
+            if keep_items:
+                items[p] = c
+            if keep_scores:
+                sc = score[r]
+                if nan_mode == 2 and not isfinite(sc):
+                    sc = -INFINITY
+                if as_float32:
+                    sc = <double> (<float> sc)
+                scores[p] = sc
             c = item_truth[c]
             if c < 0:
                 continue

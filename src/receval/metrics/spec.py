@@ -202,6 +202,8 @@ def metric(name: str, k: int | None = None, **params: Any) -> MetricSpec:
         )
     defn = REGISTRY[canonical]
     if k is not None:
+        if isinstance(k, bool):
+            raise MetricError(f"{canonical}: cutoff k must be a positive integer, got {k!r}.")
         if defn.cutoff == "none":
             raise MetricError(f"{canonical} takes no cutoff, got @{k}; use {canonical!r}.")
         if isinstance(k, bool) or not isinstance(k, int):

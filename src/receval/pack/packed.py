@@ -46,8 +46,8 @@ class Packed:
     indptr: np.ndarray         # positions of user u: indptr[u]:indptr[u+1] (cut at depth)
     rel: np.ndarray            # truth relevance at each position (0 = not relevant / unjudged)
     judged: np.ndarray         # int8: item is in the user's truth
-    items: np.ndarray          # run-vocabulary item code at each position
-    scores: np.ndarray         # score at each position (-rank for rank inputs)
+    items: np.ndarray          # run-vocabulary item code at each position (empty if not kept)
+    scores: np.ndarray         # score at each position, -rank for rank inputs (empty if not kept)
     list_len: np.ndarray       # full list length per user (before the depth cut)
     grp_end: np.ndarray        # tie-group end per position (ties="average"), else empty
     t_indptr: np.ndarray       # truth CSR aligned with user_ids
@@ -68,6 +68,11 @@ def _dedupe_mode(policy: str) -> int:
 
 def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
     """Factorize, validate and group the truth."""
+    if cols.n_rows == 0:
+        raise InputError(
+            "truth: the table has no rows; evaluation needs held-out (user, item[, relevance]) "
+            "rows for at least one user."
+        )
     u_codes, users = factorize_grouped(cols.user, what="truth user column")
     i_codes, items = factorize(cols.item, what="truth item column")
     n = len(u_codes)
@@ -200,8 +205,13 @@ def run_from_matrix(matrix: np.ndarray) -> RunCodes:
                     np.arange(n_items, dtype=np.int64), score, "rank", "rank", ordered=True)
 
 
-def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int) -> Packed:
-    """Order, deduplicate, cut and join one run with the packed truth."""
+def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
+             keep_items: bool = True, keep_scores: bool = True) -> Packed:
+    """Order, deduplicate, cut and join one run with the packed truth.
+
+    ``keep_items`` / ``keep_scores``: also return the item code / score at each position
+    (needed by catalogue and curve metrics, and by ``ties="average"``).
+    """
     if run.users.dtype.kind != truth.users.dtype.kind and len(run.users) and len(truth.users):
         if kind_of(run.users) != kind_of(truth.users):
             overlap = lookup(run.users[:1000], truth.users)
@@ -267,7 +277,8 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int)
     mode = _dedupe_mode(policies.duplicates)
     indptr, items, pos_scores, rel, judged, list_len, ndup, n_dropped = pack_lists(
         run.user_codes, run_row, n_eval, score, run.item_codes, item_key, item_to_truth,
-        t_indptr, t_items, t_rel, depth, mode, nan_mode, int(policies.ties == "trec_eval"))
+        t_indptr, t_items, t_rel, depth, mode, nan_mode, int(policies.ties == "trec_eval"),
+        int(keep_items), int(keep_scores or policies.ties == "average"))
     n_dup = int(ndup.sum())
     if n_dup and mode == 0:
         u = int(np.flatnonzero(ndup)[0])
