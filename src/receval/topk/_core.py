@@ -20,8 +20,11 @@ import scipy.sparse as sp
 
 from ..errors import InputError, PolicyError, require, suggest
 
-#: Default number of score cells held per block (about 32 MB of float64).
-BLOCK_ELEMENTS = 1 << 22
+#: Default number of scores per block of users (64 MB as float32, 128 MB as float64); the
+#: peak working memory of one block is about 2.5 times that. Lower ``block_users`` to bound it
+#: further; larger blocks amortise per-block overhead (measured: 320 users x 50k items ran
+#: about 30% faster than 83 users x 50k).
+BLOCK_ELEMENTS = 1 << 24
 
 _BACKENDS = ("auto", "numpy", "torch")
 _MISSING = ("skip", "zero")
