@@ -51,6 +51,15 @@ def test_padding_when_fewer_items_than_k():
     assert out.items.dtype == np.int64
 
 
+def test_scores_dtype_and_optional():
+    s = np.array([[0.25, 0.5, 0.125]], dtype=np.float32)
+    out = topk_from_scores(s, 2)
+    assert out.scores.dtype == np.float32 and out.scores.tolist() == [[0.5, 0.25]]
+    assert topk_from_scores(s.astype(np.float64), 2).scores.dtype == np.float64
+    lean = topk_from_scores(s, 2, return_scores=False)
+    assert lean.scores is None and lean.items.tolist() == [[1, 0]]
+
+
 def test_neg_inf_never_returned():
     s = np.array([[-np.inf, 1.0, -np.inf]])
     assert topk_from_scores(s, 3).items.tolist() == [[1, -1, -1]]

@@ -34,11 +34,12 @@ class TopK(NamedTuple):
     """Ranked lists in the packed matrix layout accepted by ``receval.evaluate``.
 
     ``items[u, j]`` is the item column index at rank ``j + 1`` for user row ``u`` (``-1`` =
-    padding); ``scores[u, j]`` is its score (``NaN`` at padding).
+    padding); ``scores[u, j]`` is its score (``NaN`` at padding), or ``scores`` is ``None``
+    when it was not asked for.
     """
 
     items: np.ndarray
-    scores: np.ndarray
+    scores: np.ndarray | None
 
 
 def _is_torch_tensor(x: Any) -> bool:
@@ -193,6 +194,7 @@ def topk_from_scores(
     device: str | None = None,
     n_threads: int = 1,
     copy: bool = True,
+    return_scores: bool = True,
 ) -> TopK:
     """Top-``k`` item columns per user, ranked by score, with training items masked.
 
@@ -231,11 +233,15 @@ def topk_from_scores(
         ``True`` (default): score blocks are copied before training items are masked.
         ``False``: blocks returned by a callable ``scores`` are masked in place (saves one
         copy per block; only safe when the callable returns a fresh array each call).
+    return_scores
+        ``True`` (default): also return the scores of the listed items. ``False`` saves the
+        ``n_users x k`` score matrix (800 MB as float64 for 1M users and k = 100).
 
     Returns
     -------
     TopK
-        ``items`` (int64, ``-1`` padding) and ``scores`` (float64, ``NaN`` padding).
+        ``items`` (int64, ``-1`` padding) and ``scores`` (``NaN`` padding; float32 when the
+        scores came in as float32, else float64; ``None`` with ``return_scores=False``).
 
     Ties are broken by item column index ascending, so the result does not depend on the
     block size or backend. ``-inf`` scores are never returned.
@@ -319,9 +325,8 @@ def topk_from_scores(
 
     m = user_rows.size
     items_out = np.full((m, k), -1, dtype=np.int64)
-    scores_out = np.full((m, k), np.nan, dtype=np.float64)
     if m == 0:
-        return TopK(items_out, scores_out)
+        return TopK(items_out, np.full((0, k), np.nan) if return_scores else None)
 
     sparse_in = not is_callable and sp.issparse(scores)
     if sparse_in:
@@ -335,11 +340,22 @@ def topk_from_scores(
         return max(1, BLOCK_ELEMENTS // max(1, n_cols))
 
     if n_items is None:  # callable: learn the number of items from a one-user probe
-        n_items = int(scores(user_rows[:1]).shape[1])
-        if excl is not None and excl.shape[1] != n_items:
-            raise InputError(
-                f"exclude has {excl.shape[1]} item columns but score_fn returned {n_items}."
-            )
+        probe = scores(user_rows[:1])
+        n_items = int(probe.shape[1])
+        in_dtype = getattr(probe, "dtype", None)
+    else:
+        in_dtype = getattr(scores, "dtype", None)
+    float32_in = str(in_dtype) in ("float32", "torch.float32")
+    # scores keep float32 precision when that is what came in (half the memory)
+    scores_out = (
+        np.full((m, k), np.nan, dtype=np.float32 if float32_in else np.float64)
+        if return_scores
+        else None
+    )
+    if excl is not None and excl.shape[1] != n_items:
+        raise InputError(
+            f"exclude has {excl.shape[1]} item columns but score_fn returned {n_items}."
+        )
     step = _bsize(n_items)
     if isinstance(n_threads, bool) or not isinstance(n_threads, (int, np.integer)) or n_threads < 1:
         raise InputError(f"n_threads must be a positive integer; got {n_threads!r}.")
@@ -368,7 +384,9 @@ def topk_from_scores(
                 ex_keys = np.repeat(np.arange(b), np.diff(ex.indptr)) * n_items + ex.indices
                 keep &= ~np.isin(lrow * n_items + ind, ex_keys)
             bi, bs = _block_topk_sparse(data[keep], ind[keep], lrow[keep], b, k)
-            items_out[start:stop], scores_out[start:stop] = bi, bs
+            items_out[start:stop] = bi
+            if scores_out is not None:
+                scores_out[start:stop] = bs
             return
 
         if is_callable:
@@ -420,7 +438,10 @@ def topk_from_scores(
             except _NonFinite:
                 _check_finite_block(s, rows)
                 raise  # pragma: no cover - _check_finite_block always raises here
-        items_out[start:stop], scores_out[start:stop] = _finish(idx, vals, k)
+        bi, bs = _finish(idx, vals, k)
+        items_out[start:stop] = bi
+        if scores_out is not None:
+            scores_out[start:stop] = bs
 
     starts = range(0, m, step)
     if n_threads == 1 or use_torch or len(starts) == 1:
