@@ -127,6 +127,9 @@ def read_trec_run(path: str | os.PathLike) -> Any:
 
     p = os.fspath(path)
     _check_exists(p, "run")
+    fast = _fast_trec(p, RUN_COLUMNS, {"rank": np.float64, "score": np.float64})
+    if fast is not None:
+        return fast
     lines = _read_lines(p)
     parts = [ln.split() for ln in lines]
     bad = [i for i, f in enumerate(parts) if 0 < len(f) < 6]
@@ -161,6 +164,9 @@ def read_trec_qrels(path: str | os.PathLike) -> Any:
 
     p = os.fspath(path)
     _check_exists(p, "qrels")
+    fast = _fast_trec(p, QRELS_COLUMNS, {"relevance": np.int64})
+    if fast is not None:
+        return fast
     lines = _read_lines(p)
     parts = [ln.split() for ln in lines]
     bad = [i for i, f in enumerate(parts) if f and len(f) != 4]
@@ -188,6 +194,36 @@ def read_trec_qrels(path: str | os.PathLike) -> Any:
         "docno": pd.Series(np.array(cols[2], dtype=object), dtype=object),
         "relevance": rel,
     })
+
+
+def _fast_trec(path: str, names: tuple[str, ...], numeric: dict[str, Any]) -> Any:
+    """Read a well-formed TREC file with pandas' C parser; None when the file needs the
+    line-by-line reader (extra fields, malformed lines: it reports them precisely)."""
+    import pandas as pd
+
+    import warnings
+
+    dtypes = {n: numeric.get(n, object) for n in names}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # e.g. extra fields: leave them to the line reader
+            df = pd.read_csv(path, sep=r"\s+", header=None, names=list(names), dtype=dtypes,
+                             engine="c", compression="gzip" if _is_gzip(path) else None,
+                             na_filter=False, skip_blank_lines=True, index_col=False)
+    except Exception:  # malformed or unusual lines: fall back
+        return None
+    if len(df.columns) != len(names) or any(
+            (df[n] == "").any() if n not in numeric else df[n].isna().any() for n in names):
+        return None
+    for n in names:
+        if n not in numeric:
+            df[n] = df[n].astype(object)
+    return df
+
+
+def _is_gzip(path: str) -> bool:
+    with open(path, "rb") as fh:
+        return fh.read(2) == b"\x1f\x8b"
 
 
 def _floats(texts: tuple, path: str, lineno: list[int], what: str) -> np.ndarray:
