@@ -225,20 +225,36 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
             ex.steps.append("no relevant truth item: the value is 0 (empty_truth='zero')")
         else:
             ex.value = float("nan")
-    # the same number from the library
+    # the same number from the library, on this user's rows only (fast on large inputs)
+    import pandas as pd
+
     import receval as rv
 
+    from .metrics import metric as make_metric
+
     kwargs = {k: v for k, v in pol.to_dict().items()}
+    ref_spec = spec
+    if spec.name == "err" and spec.get("max_grade") is None:  # the whole truth's maximum
+        grade = max(float(np.max(np.maximum(t_rel_all, 0.0))) if len(t_rel_all) else 0.0,
+                    POSITIVE)
+        ref_spec = make_metric("err", spec.k, max_grade=grade)
+    sub_run = pd.DataFrame({"user": pd.Series(r_users[r_mask], dtype=object),
+                            "item": pd.Series(r_items[r_mask], dtype=object),
+                            rc.value_kind: np.asarray(rc.value, np.float64)[r_mask]})
+    sub_truth = pd.DataFrame({"user": pd.Series(t_users[t_mask], dtype=object),
+                              "item": pd.Series(t_items[t_mask], dtype=object),
+                              "relevance": t_rel_all[t_mask]})
+    value_col = {"score_col": "score"} if rc.value_kind == "score" else {"rank_col": "rank"}
     try:
-        res = rv.evaluate(run, truth, [spec.key], user_col=user_col, item_col=item_col,
-                          score_col=score_col, rank_col=rank_col, rel_col=rel_col, **kwargs)
+        res = rv.evaluate(sub_run, sub_truth, [ref_spec.key], user_col="user", item_col="item",
+                          rel_col="relevance", **value_col, **kwargs)
     except (KeyError, ValueError) as exc:
         ex.notes.append(f"receval.evaluate failed: {exc}")
         return ex
     ids = np.asarray(res.user_ids)
     hit = np.flatnonzero(np.array([u == uid for u in ids.tolist()], dtype=bool))
     if len(hit):
-        ex.reference = float(res.user_values(spec.key)[hit[0]])
+        ex.reference = float(res.user_values(ref_spec.key)[hit[0]])
         if not ex.computed:
             ex.value = ex.reference
     return ex

@@ -124,7 +124,7 @@ def test_step_by_step_equals_evaluate_for_every_metric(seed, ties):
     t_items = rng.choice(12, size=int(rng.integers(1, 8)), replace=False)
     truth = pd.DataFrame({"user": "u", "item": t_items,
                           "relevance": rng.integers(0, 4, len(t_items)).astype(float)})
-    truth = pd.concat([truth, pd.DataFrame({"user": ["v"], "item": [0], "relevance": [1.0]})])
+    truth = pd.concat([truth, pd.DataFrame({"user": ["v"], "item": [0], "relevance": [5.0]})])
     for key in METRICS:
         ex = explain(key, run, truth, "u", ties=ties)
         assert ex.reference is not None
