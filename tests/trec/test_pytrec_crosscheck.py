@@ -87,3 +87,20 @@ def test_max_docs_equals_truncated_run():
     ref = trec_eval(q, r2, ["all_trec"])
     for name, value in ref.summary.items():
         assert cut.summary[name] == pytest.approx(value), name
+
+
+def test_evaluate_with_trec_policies_equals_trec_measures():
+    """rv.evaluate with ties=trec_eval, users=intersection, empty_truth=zero gives trec_eval's
+    values for the measures that do not look at judged non-relevant documents."""
+    import receval as rv
+
+    qrels, run = _generate(11, neg=False)
+    q, r = _frames(qrels, run)
+    ours = trec_eval(q, r, ["map", "P.5", "ndcg_cut.10", "recip_rank", "recall.20", "Rprec"])
+    res = rv.evaluate(r, q, ["map", "precision@5", "ndcg@10", "mrr", "recall@20",
+                             "r_precision"], ties="trec_eval", users="intersection",
+                      empty_truth="zero", score_col="score")
+    for col, key in [("map", "map"), ("P_5", "precision@5"), ("ndcg_cut_10", "ndcg@10"),
+                     ("recip_rank", "mrr"), ("recall_20", "recall@20"),
+                     ("Rprec", "r_precision")]:
+        assert res[key] == pytest.approx(ours.summary[col], rel=1e-12), key
