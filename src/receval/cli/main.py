@@ -25,12 +25,9 @@ examples:
 
 
 def _version() -> str:
-    try:
-        from importlib.metadata import version
+    from .. import __version__
 
-        return version("receval")
-    except Exception:  # pragma: no cover - not installed
-        return "unknown"
+    return __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
