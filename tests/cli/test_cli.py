@@ -300,3 +300,16 @@ def test_progress_bar_only_on_a_terminal():
     bar = Progress(100, stream=quiet, delay=0.0, enabled=False)
     bar(10)
     assert quiet.getvalue() == ""
+
+
+def test_error_empty_files(tmp_path, files):
+    run, truth = files
+    empty = tmp_path / "empty.run"
+    empty.write_text("")
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("1 0 a 1\n")
+    _one_line_error(run_cli("trec", qrels, empty), "empty.run", "has no rows")
+    empty_csv = tmp_path / "empty.csv"
+    empty_csv.write_text("user,item\n")
+    _one_line_error(run_cli("evaluate", "--run", run, "--truth", empty_csv, "-m", "mrr"),
+                    "empty.csv", "truth file has no rows")

@@ -96,7 +96,18 @@ def read_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
                        item_col=args.truth_item_col or args.item_col, rel_col=args.rel_col)
     run = read_run(args.run, format=args.run_format, user_col=args.user_col,
                    item_col=args.item_col, score_col=args.score_col, rank_col=args.rank_col)
+    check_not_empty(truth, args.truth, "truth")
+    check_not_empty(run, args.run, "run")
     return run, truth
+
+
+def check_not_empty(table: Any, path: str, role: str) -> None:
+    """An empty input file is almost always a mistake: say so, naming the file."""
+    from ..errors import InputError
+
+    n = table.num_rows if hasattr(table, "num_rows") else len(table)
+    if n == 0:
+        raise InputError(f"{path}: the {role} file has no rows; check the file (or the path).")
 
 
 def metric_keys(values: Sequence[str] | None, default: Sequence[str] = ()) -> list[str]:

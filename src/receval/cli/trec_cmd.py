@@ -56,8 +56,12 @@ def run(args: argparse.Namespace) -> int:
     left_out = [u for u in UNSUPPORTED if u in SETS["all_trec"]]
     if left_out and any(m.partition(".")[0] == "all_trec" for m in measures):
         note(args, f"{', '.join(left_out)} are not supported and were left out of all_trec.")
+    from .common import check_not_empty
+
     qrels = read_trec_qrels(args.qrels)
     run_df = read_trec_run(args.run)
+    check_not_empty(qrels, args.qrels, "qrels")
+    check_not_empty(run_df, args.run, "run")
     level = int(args.level) if float(args.level).is_integer() else args.level
     res = trec_eval(qrels, run_df, measures, level=level, complete=args.complete,
                     max_docs=args.max_docs, num_docs=args.num_docs)
