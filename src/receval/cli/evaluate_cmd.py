@@ -112,7 +112,8 @@ def evaluate_files(args: argparse.Namespace):
     kwargs = {}
     if getattr(run, "columns", None) is not None and "qid" in list(run.columns) and \
             "docno" in list(run.columns):
-        kwargs = {"score_col": "score"}  # TREC run: rank column is informative only
+        # TREC run: the score orders the list (trec_eval ignores the rank column)
+        kwargs = {"rank_col": "rank"} if args.rank_col else {"score_col": "score"}
     return rv.evaluate(run, truth, keys, name=name, **kwargs, **policies)
 
 
