@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from ..errors import InputError, PolicyError, suggest
 
 _SAMPLERS = ("uniform", "popularity")
+_CHUNK_CELLS = 1 << 22  # sampled cells held at once
 
 
 def _item_probabilities(
@@ -126,28 +127,64 @@ def sample_negatives(
         )
 
     rng = np.random.default_rng(seed)
-    out = np.full((u.size, m), -1, dtype=np.int64)
+    out = np.empty((u.size, m), dtype=np.int64)
+    step = max(1, _CHUNK_CELLS // m)  # bounded memory; a fixed chunking keeps runs reproducible
+    for a in range(0, u.size, step):
+        out[a : a + step] = _fill_rows(
+            u[a : a + step], m, rng, n_items, cdf, last, drawable, p, known_keys, replace,
+            max_rounds,
+        )
+    return out
+
+
+def _is_known(keys: np.ndarray, known_keys: np.ndarray) -> np.ndarray:
+    """Membership of ``keys`` in the sorted ``known_keys`` (binary search, no re-sorting)."""
+    pos = np.searchsorted(known_keys, keys)
+    hit = pos < known_keys.size
+    hit[hit] = known_keys[pos[hit]] == keys[hit]
+    return hit
+
+
+def _fill_rows(
+    u: np.ndarray,
+    m: int,
+    rng: np.random.Generator,
+    n_items: int,
+    cdf: np.ndarray | None,
+    last: int,
+    drawable: np.ndarray,
+    p: np.ndarray | None,
+    known_keys: np.ndarray,
+    replace: bool,
+    max_rounds: int,
+) -> np.ndarray:
+    """Rejection sampling for one chunk of rows: redraw cells that hit a known positive or
+    (without replacement) repeat an item already in the row; finish stubborn rows exactly."""
+    flat = np.full(u.size * m, -1, dtype=np.int64)
     for _ in range(max_rounds):
-        empty = np.flatnonzero(out.ravel() < 0)
+        empty = np.flatnonzero(flat < 0)
         if empty.size == 0:
             break
-        flat = out.ravel()
         flat[empty] = _draw(rng, empty.size, n_items, cdf, last)
-        row = empty // m
-        bad = np.isin(u[row] * n_items + flat[empty], known_keys) if known_keys.size else None
-        if bad is not None:
+        if known_keys.size:
+            bad = _is_known(u[empty // m] * n_items + flat[empty], known_keys)
             flat[empty[bad]] = -1
         if not replace:
-            filled = np.flatnonzero(flat >= 0)
-            key = (filled // m) * n_items + flat[filled]
-            is_new = np.isin(filled, empty)
-            order = np.lexsort((is_new, key))  # accepted cells first among equal keys
-            dup = np.zeros(order.size, dtype=bool)
-            dup[1:] = key[order][1:] == key[order][:-1]
-            flat[filled[order[dup]]] = -1
-        out = flat.reshape(u.size, m)
-    rest = np.flatnonzero((out < 0).any(axis=1))
-    for j in rest:  # rare: very few eligible items left; finish these rows exactly
+            # only rows that received new cells can hold a duplicate; sort each such row by
+            # (item, new after accepted) and reject every repeat of the item before it
+            rows = np.unique(empty // m)
+            sub = flat.reshape(-1, m)[rows]
+            is_new = np.zeros(sub.shape, dtype=np.int64)
+            is_new[np.searchsorted(rows, empty // m), empty % m] = 1
+            comb = np.where(sub >= 0, sub * 2 + is_new, -1 - np.arange(m))
+            order = np.argsort(comb, axis=1)
+            sc = np.take_along_axis(comb, order, 1)
+            dup = np.zeros(sc.shape, dtype=bool)
+            dup[:, 1:] = (sc[:, :-1] >= 0) & (sc[:, 1:] // 2 == sc[:, :-1] // 2)
+            r_idx, c_idx = np.nonzero(dup)
+            flat[rows[r_idx] * m + order[r_idx, c_idx]] = -1
+    out = flat.reshape(u.size, m)
+    for j in np.flatnonzero((out < 0).any(axis=1)):  # rare: few eligible items left
         ok = drawable.copy()
         if known_keys.size:
             lo, hi = np.searchsorted(known_keys, [u[j] * n_items, (u[j] + 1) * n_items])
