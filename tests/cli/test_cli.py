@@ -313,3 +313,15 @@ def test_error_empty_files(tmp_path, files):
     empty_csv.write_text("user,item\n")
     _one_line_error(run_cli("evaluate", "--run", run, "--truth", empty_csv, "-m", "mrr"),
                     "empty.csv", "truth file has no rows")
+
+
+def test_trec_run_orders_by_score_unless_rank_col(tmp_path, capsys):
+    run = tmp_path / "g.run"
+    run.write_text("1 Q0 a 2 0.9 t\n1 Q0 b 1 0.1 t\n")  # rank column disagrees with the score
+    qrels = tmp_path / "g.qrels"
+    qrels.write_text("1 0 b 1\n")
+    base = ["evaluate", "--run", str(run), "--truth", str(qrels), "-m", "mrr", "--format", "json"]
+    assert main(base) == 0
+    assert json.loads(capsys.readouterr().out)["summary"]["mrr"] == 0.5
+    assert main(base + ["--rank-col", "rank"]) == 0
+    assert json.loads(capsys.readouterr().out)["summary"]["mrr"] == 1.0

@@ -199,9 +199,9 @@ def read_trec_qrels(path: str | os.PathLike) -> Any:
 def _fast_trec(path: str, names: tuple[str, ...], numeric: dict[str, Any]) -> Any:
     """Read a well-formed TREC file with pandas' C parser; None when the file needs the
     line-by-line reader (extra fields, malformed lines: it reports them precisely)."""
-    import pandas as pd
-
     import warnings
+
+    import pandas as pd
 
     dtypes = {n: numeric.get(n, object) for n in names}
     try:
