@@ -318,3 +318,15 @@ def test_least_squares_unbiased_when_exact():
         corrected_metric([1.5], "ndcg", n_items=8, n_negatives=7)
     with pytest.raises(InputError, match="1..8"):
         corrected_metric([9], "ndcg", n_items=8, n_negatives=7)
+
+
+def test_sampler_chunks_keep_constraints(monkeypatch):
+    from receval.sampling import _samplers
+
+    monkeypatch.setattr(_samplers, "_CHUNK_CELLS", 7)  # rows processed 1 at a time
+    known = sp.random(30, 12, density=0.4, random_state=8, format="csr")
+    neg = sample_negatives(np.arange(30), 5, n_items=12, known=known, seed=2)
+    assert not (known.toarray() != 0)[np.arange(30)[:, None], neg].any()
+    assert all(len(set(r)) == 5 for r in neg.tolist())
+    np.testing.assert_array_equal(neg, sample_negatives(np.arange(30), 5, n_items=12,
+                                                        known=known, seed=2))
