@@ -324,9 +324,11 @@ def test_sampler_chunks_keep_constraints(monkeypatch):
     from receval.sampling import _samplers
 
     monkeypatch.setattr(_samplers, "_CHUNK_CELLS", 7)  # rows processed 1 at a time
-    known = sp.random(30, 12, density=0.4, random_state=8, format="csr")
-    neg = sample_negatives(np.arange(30), 5, n_items=12, known=known, seed=2)
-    assert not (known.toarray() != 0)[np.arange(30)[:, None], neg].any()
-    assert all(len(set(r)) == 5 for r in neg.tolist())
-    np.testing.assert_array_equal(neg, sample_negatives(np.arange(30), 5, n_items=12,
+    rows = np.repeat(np.arange(30), 4)
+    cols = (rows + np.tile(np.arange(4), 30)) % 12  # each user knows 4 consecutive items
+    known = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(30, 12))
+    neg = sample_negatives(np.arange(30), 6, n_items=12, known=known, seed=2)
+    assert not known.toarray()[np.arange(30)[:, None], neg].any()
+    assert all(len(set(r)) == 6 for r in neg.tolist())
+    np.testing.assert_array_equal(neg, sample_negatives(np.arange(30), 6, n_items=12,
                                                         known=known, seed=2))
