@@ -258,7 +258,8 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
         item_key = np.arange(len(run.items), dtype=np.int64)
         item_to_truth = np.where(run.items < len(truth.items), run.items, -1)
     else:
-        item_key = order_keys(run.items, what="run item column")
+        item_key = order_keys(run.items, what="run item column",
+                              as_text=policies.ties == "trec_eval")
         item_to_truth = lookup(run.items, truth.items)
     if policies.ties == "trec_eval":
         item_key = -item_key

@@ -100,19 +100,43 @@ def _plain(uniques: np.ndarray) -> np.ndarray:
     return uniques
 
 
-def order_keys(uniques: np.ndarray, *, what: str) -> np.ndarray:
-    """Rank of each unique raw id in ascending raw order (the deterministic tie key)."""
+def order_keys(uniques: np.ndarray, *, what: str, as_text: bool = False) -> np.ndarray:
+    """Rank of each unique raw id in ascending raw order (the deterministic tie key).
+
+    ``as_text`` orders ids by their text (byte order of UTF-8, as C's ``strcmp``) even when
+    they are integers, as trec_eval does with docnos.
+    """
+    if as_text and uniques.dtype.kind != "O":
+        uniques = uniques.astype(str).astype(object)
+    order = _argsort_ids(uniques, what)
+    keys = np.empty(len(uniques), dtype=np.int64)
+    keys[order] = np.arange(len(uniques), dtype=np.int64)
+    return keys
+
+
+def _argsort_ids(uniques: np.ndarray, what: str) -> np.ndarray:
+    if uniques.dtype.kind == "O" and len(uniques):
+        try:  # Arrow sorts strings far faster than numpy's object comparisons
+            import pyarrow as pa
+            import pyarrow.compute as pc
+        except ImportError:
+            pa = None
+        if pa is not None:
+            try:
+                arr = pa.array(uniques)
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                arr = None
+            if arr is not None and (pa.types.is_string(arr.type)
+                                    or pa.types.is_large_string(arr.type)):
+                return pc.sort_indices(arr).to_numpy().astype(np.int64, copy=False)
     try:
-        order = np.argsort(uniques, kind="stable")
+        return np.argsort(uniques, kind="stable")
     except TypeError:
         kinds = sorted({type(v).__name__ for v in uniques[:1000]})
         raise InputError(
             f"{what}: ids mix types {kinds}, so they cannot be ordered for tie breaking; "
             "use one type (e.g. convert every id with .astype(str))."
         ) from None
-    keys = np.empty(len(uniques), dtype=np.int64)
-    keys[order] = np.arange(len(uniques), dtype=np.int64)
-    return keys
 
 
 def lookup(uniques: np.ndarray, vocab: np.ndarray) -> np.ndarray:
