@@ -46,6 +46,11 @@ _LAZY = {
     "write_run": "receval.io.files",
     "write_truth": "receval.io.files",
     "evaluate_blocks": "receval.io.files",
+    "trec_eval": "receval.trec",
+    "topk_from_scores": "receval.topk",
+    "TopK": "receval.topk",
+    "check_leakage": "receval.split",
+    "LeakageWarning": "receval.split",
     "topk": ("receval.topk", None),
     "split": ("receval.split", None),
     "sampling": ("receval.sampling", None),
@@ -78,5 +83,5 @@ __all__ = [
     "MissingDependencyError", "Policies", "PolicyError", "RecevalError", "RecevalWarning",
     "TieWarning", "UnknownMetricError", "__version__", "compare", "evaluate", "evaluate_blocks",
     "list_metrics", "load_report", "metric", "parse_metric", "parse_metrics", "read_run",
-    "read_truth", "report", "write_run", "write_truth",
+    "read_truth", "report", "topk_from_scores", "trec_eval", "write_run", "write_truth",
 ]
