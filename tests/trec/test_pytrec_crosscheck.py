@@ -106,11 +106,9 @@ def test_evaluate_with_trec_policies_equals_trec_measures():
         assert res[key] == pytest.approx(ours.summary[col], rel=1e-12), key
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "core: ties='trec_eval' breaks ties on integer ids numerically (10 before 9, descending), "
-    "while trec_eval compares docnos as strings (strcmp: '9' before '10'). receval trec reads "
-    "ids as strings, so only rv.evaluate / receval evaluate with integer ids differ."))
 def test_trec_eval_ties_compare_integer_ids_as_text():
+    # trec_eval compares docnos as strings (strcmp: '9' sorts after '10', so with a descending
+    # tie break '9' comes first); ties="trec_eval" does the same for integer ids.
     import receval as rv
 
     run = pd.DataFrame({"user": [1, 1], "item": [9, 10], "score": [1.0, 1.0]})
