@@ -207,8 +207,8 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
             continue
         seen[it] = len(pairs)
         pairs.append((it, s))
-    if pol.ties == "trec_eval":
-        pairs.sort(key=lambda p: p[0], reverse=True)
+    if pol.ties == "trec_eval":  # ids compared as text, like trec_eval's strcmp on docnos
+        pairs.sort(key=lambda p: str(p[0]), reverse=True)
         pairs.sort(key=lambda p: -float(np.float32(p[1])))
     else:
         pairs.sort(key=lambda p: p[0])
