@@ -18,9 +18,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
-
-from .errors import (  # noqa: E402
+from ._version import __version__
+from .errors import (
     InputError,
     MetricError,
     MissingDependencyError,
@@ -30,11 +29,11 @@ from .errors import (  # noqa: E402
     TieWarning,
     UnknownMetricError,
 )
-from .evaluate import Evaluator, evaluate  # noqa: E402
-from .metrics import MetricSpec, list_metrics, metric, parse_metric, parse_metrics  # noqa: E402
-from .policies import Policies  # noqa: E402
-from .report import report  # noqa: E402  (the function; the package stays receval.report)
-from .results import EvalResult  # noqa: E402
+from .evaluate import Evaluator, evaluate
+from .metrics import MetricSpec, list_metrics, metric, parse_metric, parse_metrics
+from .policies import Policies
+from .report import report  # the function; the package stays receval.report
+from .results import EvalResult
 
 # public name -> module that defines it (imported on first access)
 _LAZY = {

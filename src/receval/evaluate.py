@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__
+from ._version import __version__
 from .engines.local import evaluate_packed, needed_depth
 from .engines.plugins import OPTION_NAMES, Context
 from .errors import InputError, PolicyError, suggest
