@@ -166,10 +166,11 @@ def _sort_key(ties: str):
 
 
 class _Desc:
-    """Wraps an id so that sorting puts larger ids first."""
+    """Wraps an id so that sorting puts it in trec_eval's order: the id's text (UTF-8 bytes, as
+    C's strcmp compares docnos) descending, for integer ids too."""
 
     def __init__(self, v: Any) -> None:
-        self.v = v
+        self.v = str(v).encode()
 
     def __lt__(self, other: _Desc) -> bool:
         return self.v > other.v
@@ -257,8 +258,12 @@ def evaluate(run: Iterable[tuple], truth: Iterable[tuple], metrics: Sequence[str
             if not any(r >= thr for r in tr.values()):
                 if empty_truth == "error":
                     raise ValueError("empty truth")
-                vals[spec.key] = 0.0 if empty_truth == "zero" else math.nan
-                continue
+                if empty_truth != "zero":
+                    vals[spec.key] = math.nan
+                    continue
+                if spec.name not in ("num_ret", "num_rel", "hits"):
+                    vals[spec.key] = 0.0
+                    continue
             if ties == "average" and spec.name in NOT_AVERAGED:
                 raise ValueError("not averaged")
             vs = [

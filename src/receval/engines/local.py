@@ -23,6 +23,8 @@ _CODES = {
     "num_ret": C.NRET,
 }
 GRADED = {"cg", "dcg", "idcg", "ndcg", "err"}
+# counts that stay defined for a user without relevant items (empty_truth='zero' keeps them)
+COUNTS = {"num_ret", "num_rel", "hits"}
 _OPTS = {
     ("precision", "denominator"): {"k": 0, "list": 1, "min_k_rel": 2},
     ("recall", "denominator"): {"rel": 0, "min_k_rel": 1},
@@ -145,7 +147,10 @@ def evaluate_packed(packed: Packed, specs: list[MetricSpec], policies: Policies,
                         f"{uid!r}); empty_truth='error' forbids that. Use empty_truth='skip' "
                         "(default), 'zero' or 'nan'."
                     )
-                col[no_rel] = 0.0 if policies.empty_truth == "zero" else np.nan
+                if policies.empty_truth != "zero":
+                    col[no_rel] = np.nan
+                elif s.name not in COUNTS:
+                    col[no_rel] = 0.0  # counts keep their true value (trec_eval num_ret)
             values[:, j] = col
             evaluated = has_rel if policies.empty_truth in ("skip",) else np.ones(n_users, bool)
             skipped = n_empty if policies.empty_truth == "skip" else 0
