@@ -1,0 +1,88 @@
+"""receval against ranx on one random run without tied scores (ranx breaks ties its own way).
+
+ranx compiles its numba kernels on first use (tens of seconds on a cold machine, cached on disk
+afterwards), so it is called once per module, for every metric at the same time. bpref is
+checked against pytrec_eval instead (ranx reads no judged non-relevant items here).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import receval as rv
+
+ranx = pytest.importorskip("ranx")
+# numba's compile-time notes about ranx's own casts are not receval's concern
+pytestmark = pytest.mark.filterwarnings("ignore:unsafe cast:Warning")
+
+# ranx metric -> receval key
+PAIRS = {
+    "ndcg@5": "ndcg@5",
+    "ndcg@10": "ndcg@10",
+    "ndcg": "ndcg",
+    "ndcg_burges@10": "ndcg@10(gain=exp)",
+    "ndcg_burges": "ndcg(gain=exp)",
+    "map": "map",
+    "map@5": "map@5",
+    "mrr": "mrr",
+    "mrr@3": "mrr@3",
+    "precision@5": "precision@5",
+    "recall@10": "recall@10",
+    "hit_rate@3": "hit_rate@3",
+    "hits@5": "hits@5",
+    "f1@5": "f1@5",
+    "r-precision": "r_precision",
+    "precision@5-l2": "precision@5(rel=2)",
+    "map-l2": "map(rel=2)",
+    "mrr-l3": "mrr(rel=3)",
+}
+
+
+def _data(seed: int = 0) -> tuple[dict, dict]:
+    rng = np.random.default_rng(seed)
+    docs = [f"doc{j}" for j in range(40)]
+    run, qrels = {}, {}
+    for q in range(40):
+        qid = f"q{q:02d}"
+        chosen = rng.choice(len(docs), size=int(rng.integers(1, 25)), replace=False)
+        scores = rng.permutation(len(chosen)) + rng.random()  # distinct scores: no ties
+        run[qid] = {docs[c]: float(s) for c, s in zip(chosen, scores, strict=True)}
+        judged = rng.choice(len(docs), size=int(rng.integers(1, 10)), replace=False)
+        rels = rng.integers(0, 4, size=len(judged))
+        rels[0] = max(int(rels[0]), 3)  # every query has an item of each threshold used
+        qrels[qid] = {docs[c]: int(r) for c, r in zip(judged, rels, strict=True)}
+    return run, qrels
+
+
+@pytest.fixture(scope="module")
+def ranx_scores() -> tuple[dict, dict, dict]:
+    run, qrels = _data()
+    r_run, r_qrels = ranx.Run(run), ranx.Qrels(qrels)
+    ranx.evaluate(r_qrels, r_run, list(PAIRS), make_comparable=True)
+    return run, qrels, {m: dict(r_run.scores[m]) for m in PAIRS}
+
+
+@pytest.mark.parametrize("ranx_metric", list(PAIRS))
+def test_matches_ranx(ranx_scores, ranx_metric):
+    run, qrels, scores = ranx_scores
+    key = PAIRS[ranx_metric]
+    res = rv.evaluate(run, qrels, [key])
+    got = dict(zip(res.user_ids, res.user_values(key), strict=True))
+    exp = scores[ranx_metric]
+    assert set(got) == set(exp)
+    for qid, value in exp.items():
+        assert got[qid] == pytest.approx(value, rel=1e-9, abs=1e-12), (qid, ranx_metric)
+
+
+def test_rbp_matches_ranx_on_binary_truth(ranx_scores):
+    # ranx's RBP sums the raw relevance grades; with 0/1 judgements it is Moffat & Zobel's RBP
+    run, qrels, _ = ranx_scores
+    binary = {q: {d: int(r >= 1) for d, r in docs.items()} for q, docs in qrels.items()}
+    r_run = ranx.Run(run)
+    ranx.evaluate(ranx.Qrels(binary), r_run, ["rbp.8", "rbp.5"], make_comparable=True)
+    res = rv.evaluate(run, binary, ["rbp(p=0.8)", "rbp(p=0.5)"])
+    for metric, key in (("rbp.8", "rbp(p=0.8)"), ("rbp.5", "rbp(p=0.5)")):
+        got = dict(zip(res.user_ids, res.user_values(key), strict=True))
+        for qid, value in r_run.scores[metric].items():
+            assert got[qid] == pytest.approx(value, rel=1e-9, abs=1e-12), (qid, metric)
