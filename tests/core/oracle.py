@@ -261,6 +261,9 @@ def evaluate(run: Iterable[tuple], truth: Iterable[tuple], metrics: Sequence[str
                 if empty_truth != "zero":
                     vals[spec.key] = math.nan
                     continue
+                if spec.name == "first_hit_rank":
+                    vals[spec.key] = math.nan  # no hit, hence no rank
+                    continue
                 if spec.name not in ("num_ret", "num_rel", "hits"):
                     vals[spec.key] = 0.0
                     continue

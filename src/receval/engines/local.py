@@ -149,6 +149,8 @@ def evaluate_packed(packed: Packed, specs: list[MetricSpec], policies: Policies,
                     )
                 if policies.empty_truth != "zero":
                     col[no_rel] = np.nan
+                elif s.name == "first_hit_rank":
+                    col[no_rel] = np.nan  # no hit: no rank (0 would read as the best rank)
                 elif s.name not in COUNTS:
                     col[no_rel] = 0.0  # counts keep their true value (trec_eval num_ret)
             values[:, j] = col
@@ -182,6 +184,8 @@ def _stats(spec: MetricSpec, col: np.ndarray, mean: float | None, skipped: int) 
     """
     finite = col[~np.isnan(col)] if spec.name == "first_hit_rank" or spec.definition.compute \
         else col
+    # sorted first: the sums no longer depend on the user order, i.e. on the input row order
+    finite = np.sort(finite)
     n = len(finite)
     m = float(np.mean(finite)) if n else float("nan")
     std = float(np.std(finite, ddof=1)) if n > 1 else float("nan")
