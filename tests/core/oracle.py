@@ -298,6 +298,8 @@ def evaluate(run: Iterable[tuple], truth: Iterable[tuple], metrics: Sequence[str
                 else:
                     den += sum(1 for r in tr.values() if r >= thr)
             summary[spec.key] = num / den if den > 0 else math.nan
+            if empty_truth == "nan" and not all(has_rel):
+                summary[spec.key] = math.nan
             continue
         vals = [per_user[u][spec.key] for u in users_in]
         if spec.name == "first_hit_rank":

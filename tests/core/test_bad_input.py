@@ -272,3 +272,11 @@ def test_misspelled_policy_keyword(run, truth):
 def test_ties_average_unavailable(run, truth, key):
     with raises(PolicyError, "ties='average'", "ties='id'"):
         rv.evaluate(run, truth, [key], ties="average")
+
+
+def test_err_max_grade_below_the_data(run):
+    truth = pd.DataFrame({"user": ["a"], "item": ["x"], "rel": [3]})
+    with raises(MetricError, "max_grade=1", "largest relevance", "3"):
+        rv.evaluate(run, truth, ["err(max_grade=1)"])
+    res = rv.evaluate(run, truth, ["err(max_grade=3)"], users="intersection")
+    assert res["err(max_grade=3)"] == (2**3 - 1) / 2**3

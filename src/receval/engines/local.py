@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import PolicyError
+from ..errors import MetricError, PolicyError
 from ..kernels import codes as C
 from ..kernels import compute_metrics
 from ..metrics import MetricSpec
@@ -78,6 +78,13 @@ def _request(spec: MetricSpec, packed: Packed) -> tuple[int, int, float, float, 
     elif name == "err":
         grade = spec.get("max_grade")
         par = float(grade) if grade is not None else max(packed.max_rel, POSITIVE)
+        if par < packed.max_rel:
+            raise MetricError(
+                f"{spec.key}: max_grade={grade!r} is below the largest relevance in the truth "
+                f"({packed.max_rel!r}), so a stopping probability (2^rel - 1) / 2^max_grade "
+                "would exceed 1. Set max_grade to the top of the relevance scale, or leave it "
+                "out (the truth maximum is used)."
+            )
     if name in ("cg", "dcg", "idcg", "ndcg"):
         opt = (1 if spec.get("gain") == "exp" else 0)
         if name in ("idcg", "ndcg"):
@@ -160,6 +167,8 @@ def evaluate_packed(packed: Packed, specs: list[MetricSpec], policies: Policies,
                 num = out[evaluated, micro_index[s]].sum()
                 den = out[evaluated, micro_index[s] + 1].sum()
                 mean = float(num / den) if den > 0 else float("nan")
+                if n_empty and policies.empty_truth == "nan":
+                    mean = float("nan")  # as for every other metric under 'nan'
             else:
                 mean = None
             rows.append(_stats(s, col[evaluated], mean, skipped))
