@@ -16,6 +16,13 @@ settings.register_profile("receval", deadline=None, max_examples=50, derandomize
 settings.load_profile("receval")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # hypothesis' failure report touches mypy_extensions.TypedDict, whose DeprecationWarning
+    # (an error under filterwarnings=error) would hide the falsifying example
+    config.addinivalue_line(
+        "filterwarnings", "ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning")
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     """The project's shared folder (``X/shared`` beside the ``X/main`` checkout), or skip."""
