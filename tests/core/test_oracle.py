@@ -155,13 +155,13 @@ def test_negative_relevance_zero():
 ID = st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "é", "字"])
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     run=st.lists(st.tuples(st.sampled_from(["u1", "u2", "ü3"]), ID,
-                           st.sampled_from([0.0, 0.5, 1.0, 2.0, -1.5])),
+                           st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0, -1.5, 1e-300])),
                  max_size=14, unique_by=lambda r: (r[0], r[1])),
     truth=st.lists(st.tuples(st.sampled_from(["u1", "u2", "u4"]), ID,
-                             st.integers(0, 3).map(float)),
+                             st.sampled_from([0.0, 0.5, 1.0, 2.0, 2.5, 3.0])),
                    min_size=1, max_size=10, unique_by=lambda r: (r[0], r[1])),
     users=st.sampled_from(["truth", "run", "union", "intersection"]),
     empty_truth=st.sampled_from(["skip", "zero", "nan"]),
@@ -171,15 +171,18 @@ def test_hypothesis_against_oracle(run, truth, users, empty_truth, ties):
     check(run, truth, ALL, users=users, empty_truth=empty_truth, ties=ties)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     run=st.lists(st.tuples(st.sampled_from(["u1", "u2"]), ID, st.sampled_from([0.0, 1.0])),
                  max_size=10, unique_by=lambda r: (r[0], r[1])),
-    truth=st.lists(st.tuples(st.sampled_from(["u1", "u2"]), ID, st.integers(0, 3).map(float)),
+    truth=st.lists(st.tuples(st.sampled_from(["u1", "u2", "u3"]), ID,
+                             st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0])),
                    min_size=1, max_size=8, unique_by=lambda r: (r[0], r[1])),
+    users=st.sampled_from(["truth", "run", "union", "intersection"]),
+    empty_truth=st.sampled_from(["skip", "zero", "nan"]),
 )
-def test_hypothesis_ties_average(run, truth):
-    check(run, truth, AVERAGE, ties="average")
+def test_hypothesis_ties_average(run, truth, users, empty_truth):
+    check(run, truth, AVERAGE, ties="average", users=users, empty_truth=empty_truth)
 
 
 def test_large_input_takes_the_parallel_path():
