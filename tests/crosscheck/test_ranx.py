@@ -1,8 +1,7 @@
 """receval against ranx on one random run without tied scores (ranx breaks ties its own way).
 
 ranx compiles its numba kernels on first use (tens of seconds on a cold machine, cached on disk
-afterwards), so it is called once per module, for every metric at the same time. bpref is
-checked against pytrec_eval instead (ranx reads no judged non-relevant items here).
+afterwards), so it is called once per module, for every metric at the same time.
 """
 
 from __future__ import annotations
@@ -86,3 +85,21 @@ def test_rbp_matches_ranx_on_binary_truth(ranx_scores):
         got = dict(zip(res.user_ids, res.user_values(key), strict=True))
         for qid, value in r_run.scores[metric].items():
             assert got[qid] == pytest.approx(value, rel=1e-9, abs=1e-12), (qid, metric)
+
+
+def test_bpref_matches_ranx(ranx_scores):
+    # ranx returns NaN for a query without judged non-relevant items (it divides by
+    # min(R, N) = 0 even when no such item is ranked); receval follows trec_eval there
+    run, qrels, _ = ranx_scores
+    r_run = ranx.Run(run)
+    ranx.evaluate(ranx.Qrels(qrels), r_run, ["bpref"])
+    res = rv.evaluate(run, qrels, ["bpref"])
+    got = dict(zip(res.user_ids, res.user_values("bpref"), strict=True))
+    compared = 0
+    for qid, value in r_run.scores["bpref"].items():
+        if np.isnan(value):
+            assert min(qrels[qid].values()) >= 1, qid
+            continue
+        compared += 1
+        assert got[qid] == pytest.approx(value, rel=1e-9, abs=1e-12), qid
+    assert compared >= 10
