@@ -171,6 +171,8 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
                     f"truth: user {uid!r} has a negative relevance ({r!r} for item {it!r}); pass "
                     "negative_rel='zero' (--negative-rel zero) to treat it as judged non-relevant."
                 )
+            if pol.negative_rel == "drop":
+                continue
             r = 0.0
         if it in truth_rel:
             if pol.duplicates == "error":

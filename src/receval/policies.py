@@ -22,7 +22,9 @@ policy             default                     choices
                                                (remove those rows, counted), ``"last"`` (rank
                                                them after every finite score).
 ``negative_rel``   ``"error"``                 relevance below 0: ``"error"``, ``"zero"`` (judged
-                                               non-relevant, as trec_eval does).
+                                               non-relevant), ``"drop"`` (remove those truth
+                                               rows: the items count as unjudged, as in
+                                               trec_eval's bpref).
 =================  ==========================  ===================================================
 """
 
@@ -38,7 +40,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "empty_truth": ("skip", "zero", "nan", "error"),
     "duplicates": ("error", "first", "max"),
     "nan_scores": ("error", "drop", "last"),
-    "negative_rel": ("error", "zero"),
+    "negative_rel": ("error", "zero", "drop"),
 }
 
 

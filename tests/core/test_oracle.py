@@ -62,16 +62,8 @@ def check(run, truth, metrics, **policies) -> None:
             got_mean, exp_mean, rel_tol=1e-10, abs_tol=1e-12), (key, got_mean, exp_mean)
 
 
-TEXT_TIES_XFAIL = pytest.mark.xfail(
-    strict=True, reason="ties='trec_eval' compares integer ids as text only for int64 columns; "
-    "integer ids held in an object column (dict-of-dicts input) still tie numerically "
-    "(vocab.order_keys skips as_text for object arrays)")
-
-
 @pytest.mark.parametrize(("id_kind", "ties"), [
-    (kind, ties) if (kind, ties) != ("int", "trec_eval")
-    else pytest.param(kind, ties, marks=TEXT_TIES_XFAIL)
-    for kind in ID_KINDS for ties in ("id", "trec_eval")
+    (kind, ties) for kind in ID_KINDS for ties in ("id", "trec_eval")
 ])
 def test_all_metrics_random(id_kind, ties):
     rng = np.random.default_rng(zlib.crc32(f"{id_kind}-{ties}".encode()))

@@ -133,10 +133,8 @@ def test_frames_and_dicts_agree():
     np.testing.assert_array_equal(a.values, b.values)
 
 
-@pytest.mark.xfail(strict=True, reason="negative_rel='zero' makes a negative judgement judged "
-                   "non-relevant, but trec_eval's bpref skips it as unjudged; a policy "
-                   "negative_rel='drop' (drop those truth rows) would reproduce trec_eval")
 def test_bpref_negative_judgements():
+    # trec_eval's bpref treats a negative judgement as unjudged: negative_rel="drop"
     run = {"q": {"n": 3.0, "a": 2.0, "m": 1.0}}
     qrels = {"q": {"a": 1, "n": -1, "m": 0, "z": 1}}
     exp = pytrec_eval.RelevanceEvaluator(qrels, {"bpref"}).evaluate(run)["q"]["bpref"]

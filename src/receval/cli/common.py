@@ -14,17 +14,12 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..policies import POLICY_CHOICES
+
 FORMATS = ("table", "markdown", "csv", "json", "latex")
 FILE_FORMATS = ("trec", "csv", "tsv", "parquet", "jsonl")
 
-POLICY_FLAGS = {
-    "ties": ("id", "average", "trec_eval"),
-    "users": ("truth", "run", "union", "intersection"),
-    "empty_truth": ("skip", "zero", "nan", "error"),
-    "duplicates": ("error", "first", "max"),
-    "nan_scores": ("error", "drop", "last"),
-    "negative_rel": ("error", "zero"),
-}
+POLICY_FLAGS = POLICY_CHOICES  # one source of truth: receval.policies
 POLICY_HELP = {
     "ties": "order of tied scores: id = item id ascending (default), average = expected value "
             "over tie orders, trec_eval = score as float32 then item id descending",
@@ -33,7 +28,8 @@ POLICY_HELP = {
     "empty_truth": "a user with no relevant truth item: skip (default, counted), zero, nan, error",
     "duplicates": "repeated (user, item) rows: error (default), first, max",
     "nan_scores": "NaN/inf scores: error (default), drop, last",
-    "negative_rel": "relevance below 0: error (default), zero (judged non-relevant)",
+    "negative_rel": "relevance below 0: error (default), zero (judged non-relevant), drop "
+                    "(unjudged)",
 }
 
 

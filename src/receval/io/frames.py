@@ -142,14 +142,15 @@ def _value_column(frame: Any, kind: str, name: str, role: str) -> np.ndarray:
             )
         arr = col.to_numpy().astype(np.float64, copy=False) if col.null_count == 0 else \
             np.asarray(col.to_pandas(), dtype=np.float64)
-        return arr
+        return np.ascontiguousarray(arr)
     if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)):
         sample = col.iloc[0] if len(col) else None
         raise InputError(
             f"{role}: column {name!r} must be numeric, got dtype {col.dtype} (first value "
             f"{sample!r}); convert it with pd.to_numeric(df[{name!r}])."
         )
-    return np.asarray(col.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
+    return np.ascontiguousarray(col.to_numpy(dtype=np.float64, na_value=np.nan),
+                                dtype=np.float64)
 
 
 def read_columns(data: Any, *, role: str, user_col: str | None = None,

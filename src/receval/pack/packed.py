@@ -92,9 +92,14 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
             raise PolicyError(
                 f"truth: column {relname!r} has {int(neg.sum())} negative relevance value(s) "
                 f"(first at row {i}: {rel[i]!r}). Pass negative_rel='zero' to treat them as judged "
-                "non-relevant (as trec_eval does), or fix the data."
+                "non-relevant, negative_rel='drop' to remove them (unjudged), or fix the data."
             )
-        rel = np.where(neg, 0.0, rel)
+        if policies.negative_rel == "drop":
+            keep = ~neg
+            u_codes, i_codes, rel = u_codes[keep], i_codes[keep], rel[keep]
+            n = len(rel)
+        else:
+            rel = np.where(neg, 0.0, rel)
     # per user ascending item code; duplicates -> policy
     mode = _dedupe_mode(policies.duplicates)
     zero = np.zeros(n, dtype=np.float64)

@@ -33,7 +33,7 @@ def factorize(col: Any, *, what: str) -> tuple[np.ndarray, np.ndarray]:
         codes, uniques = pd.factorize(col, sort=False)
     except TypeError as exc:
         raise InputError(f"{what}: ids must be hashable (strings or integers): {exc}") from None
-    return codes.astype(np.int64, copy=False), _plain(np.asarray(uniques))
+    return np.ascontiguousarray(codes, dtype=np.int64), _plain(np.asarray(uniques))
 
 
 def factorize_grouped(col: Any, *, what: str) -> tuple[np.ndarray, np.ndarray]:
@@ -106,7 +106,7 @@ def order_keys(uniques: np.ndarray, *, what: str, as_text: bool = False) -> np.n
     ``as_text`` orders ids by their text (byte order of UTF-8, as C's ``strcmp``) even when
     they are integers, as trec_eval does with docnos.
     """
-    if as_text and uniques.dtype.kind != "O":
+    if as_text:  # integers (also inside an object column) become their decimal text
         uniques = uniques.astype(str).astype(object)
     order = _argsort_ids(uniques, what)
     keys = np.empty(len(uniques), dtype=np.int64)
