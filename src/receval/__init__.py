@@ -26,7 +26,6 @@ from .errors import (
     PolicyError,
     RecevalError,
     RecevalWarning,
-    TieWarning,
     UnknownMetricError,
 )
 from .evaluate import Evaluator, evaluate
@@ -80,7 +79,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "Comparison", "EvalResult", "Evaluator", "InputError", "MetricError", "MetricSpec",
     "MissingDependencyError", "Policies", "PolicyError", "RecevalError", "RecevalWarning",
-    "TieWarning", "UnknownMetricError", "__version__", "compare", "evaluate", "evaluate_blocks",
+    "UnknownMetricError", "__version__", "compare", "evaluate", "evaluate_blocks",
     "list_metrics", "load_report", "metric", "parse_metric", "parse_metrics", "read_run",
     "read_truth", "report", "topk_from_scores", "trec_eval", "write_run", "write_truth",
 ]

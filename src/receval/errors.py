@@ -42,10 +42,6 @@ class RecevalWarning(UserWarning):
     """Base class of receval warnings."""
 
 
-class TieWarning(RecevalWarning):
-    """Tied scores straddle a cutoff, so the value depends on the tie policy."""
-
-
 def suggest(name: str, valid: Iterable[str]) -> str:
     """Return ``" Did you mean 'x'?"`` for the nearest valid name, or ``""``."""
     close = difflib.get_close_matches(name, list(valid), n=1, cutoff=0.5)

@@ -90,8 +90,9 @@ class Evaluator:
         outside the ranking kernel need (it saves memory on large runs).
         """
         codes = self._codes(run, user_col, item_col, score_col, rank_col)
+        cutoffs = tuple({s.k for s in self.metrics if s.k})
         return pack_run(codes, self.truth, self.policies, depth=self.depth,
-                        keep_items=lists, keep_scores=lists)
+                        keep_items=lists, keep_scores=lists, cutoffs=cutoffs)
 
     def _codes(self, run: Any, user_col: str | None, item_col: str | None,
                score_col: str | None, rank_col: str | None) -> RunCodes:

@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 
 import receval as rv
-from receval.errors import TieWarning
 
 log2 = math.log2
 
@@ -171,11 +170,12 @@ def test_negative_relevance_zero_is_judged_non_relevant():
     assert res["num_rel"] == 1
 
 
-def test_tie_warning_is_not_raised_without_ties():
-    run = {"u": {"a": 2.0, "b": 1.0}}
-    truth = {"u": {"a": 1}}
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", TieWarning)
-        assert rv.evaluate(run, truth, ["precision@1"])["precision@1"] == 1.0
+def test_users_tied_at_cutoff_are_counted():
+    truth = {"u": {"a": 1}, "v": {"a": 1}, "w": {"a": 1}}
+    run = {"u": {"a": 2.0, "b": 1.0},            # no tie
+           "v": {"a": 1.0, "b": 1.0, "c": 0.5},  # ranks 1 and 2 tied: straddles @1
+           "w": {"a": 3.0, "b": 1.0, "c": 1.0}}  # ranks 2 and 3 tied: straddles @2 only
+    assert rv.evaluate(run, truth, ["precision@1"]).counts["users_tied_at_cutoff"] == 1
+    assert rv.evaluate(run, truth, ["precision@1", "ndcg@2"]).counts["users_tied_at_cutoff"] == 2
+    assert rv.evaluate(run, truth, ["precision@3"]).counts["users_tied_at_cutoff"] == 0
+    assert rv.evaluate(run, truth, ["mrr"]).counts["users_tied_at_cutoff"] == 0

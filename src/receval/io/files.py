@@ -575,7 +575,8 @@ def evaluate_blocks(path: str | os.PathLike, truth: Any, metrics: Any, *,
     parts = []
     done = 0
     counts: dict[str, int] = {"run_rows": 0, "run_users": 0, "missing_from_truth": 0,
-                              "dropped_nan_scores": 0, "duplicates_removed": 0}
+                              "dropped_nan_scores": 0, "duplicates_removed": 0,
+                              "users_tied_at_cutoff": 0}
     for block in iter_blocks(p, format=fmt, user_col=ucol, block_rows=block_rows):
         res = ev.evaluate(block, user_col=ucol, item_col=item_col, score_col=score_col,
                           rank_col=rank_col)

@@ -124,7 +124,7 @@ def pack_lists(const long long[::1] user_codes, const long long[::1] user_map,
                const long long[::1] item_truth, const long long[::1] t_indptr,
                const long long[::1] t_items, const double[::1] t_rel,
                long long depth, int dedupe, int nan_mode, int as_float32,
-               int keep_items=1, int keep_scores=1):
+               int keep_items=1, int keep_scores=1, const long long[::1] cutoffs=None):
     """Packed lists of one run.
 
     Row i belongs to evaluated user ``user_map[user_codes[i]]`` (dropped when either is -1).
@@ -183,6 +183,12 @@ def pack_lists(const long long[::1] user_codes, const long long[::1] user_map,
     cdef long long[::1] full_len = full_arr
     cdef cnp.ndarray[cnp.int64_t, ndim=1] ndup_arr = np.zeros(n_groups, dtype=np.int64)
     cdef long long[::1] ndup = ndup_arr
+    cdef cnp.ndarray[cnp.int8_t, ndim=1] tied_arr = np.zeros(n_groups, dtype=np.int8)
+    cdef signed char[::1] tied = tied_arr
+    if cutoffs is None:
+        cutoffs = np.zeros(0, dtype=np.int64)
+    cdef Py_ssize_t n_cut = cutoffs.shape[0], ci
+    cdef long long ck
     cdef Row* buf
     cdef long long* mark
     cdef long long s, e, m, j, jj, w, kk, is_sorted, r
@@ -231,6 +237,11 @@ def pack_lists(const long long[::1] user_codes, const long long[::1] user_map,
                     buf[w] = buf[j]
                     w = w + 1
                 m = w
+            for ci in range(n_cut):
+                ck = cutoffs[ci]
+                if ck < m and buf[ck - 1].score == buf[ck].score:
+                    tied[g] = 1
+                    break
             full_len[g] = m
             for j in range(m):
                 rows[s + j] = buf[j].idx
@@ -286,4 +297,4 @@ def pack_lists(const long long[::1] user_codes, const long long[::1] user_map,
                 rel[p] = t_rel[lo]
                 judged[p] = 1
     return (indptr_arr, items_arr, scores_arr, rel_arr, judged_arr, full_arr, ndup_arr,
-            n_dropped)
+            n_dropped, tied_arr)

@@ -211,11 +211,14 @@ def run_from_matrix(matrix: np.ndarray) -> RunCodes:
 
 
 def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
-             keep_items: bool = True, keep_scores: bool = True) -> Packed:
+             keep_items: bool = True, keep_scores: bool = True,
+             cutoffs: tuple[int, ...] = ()) -> Packed:
     """Order, deduplicate, cut and join one run with the packed truth.
 
     ``keep_items`` / ``keep_scores``: also return the item code / score at each position
     (needed by catalogue and curve metrics, and by ``ties="average"``).
+    ``cutoffs``: ranks at which tied scores are counted (``counts["users_tied_at_cutoff"]``:
+    users whose value at one of these cutoffs depends on the tie policy).
     """
     if run.users.dtype.kind != truth.users.dtype.kind and len(run.users) and len(truth.users):
         if kind_of(run.users) != kind_of(truth.users):
@@ -281,10 +284,11 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
         t_items, t_rel, t_rel_desc = truth.item_codes[idx], truth.rel[idx], truth.rel_desc[idx]
 
     mode = _dedupe_mode(policies.duplicates)
-    indptr, items, pos_scores, rel, judged, list_len, ndup, n_dropped = pack_lists(
+    cut_arr = np.array(sorted({int(c) for c in cutoffs if c and c > 0}), dtype=np.int64)
+    indptr, items, pos_scores, rel, judged, list_len, ndup, n_dropped, tied = pack_lists(
         run.user_codes, run_row, n_eval, score, run.item_codes, item_key, item_to_truth,
         t_indptr, t_items, t_rel, depth, mode, nan_mode, int(policies.ties == "trec_eval"),
-        int(keep_items), int(keep_scores or policies.ties == "average"))
+        int(keep_items), int(keep_scores or policies.ties == "average"), cut_arr)
     n_dup = int(ndup.sum())
     if n_dup and mode == 0:
         u = int(np.flatnonzero(ndup)[0])
@@ -312,6 +316,7 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
         "run_rows": int(len(run.user_codes)),
         "dropped_nan_scores": int(n_dropped),
         "duplicates_removed": n_dup if mode else 0,
+        "users_tied_at_cutoff": int(tied.sum()),
     }
     return Packed(
         user_ids=user_ids, indptr=indptr, rel=rel, judged=judged, items=items,
