@@ -118,9 +118,9 @@ cdef inline long long _absll(long long v) noexcept nogil:
     return -v if v < 0 else v
 
 
-def pack_lists(const long long[::1] user_codes, const long long[::1] user_map,
+def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
                long long n_groups, const double[::1] score,
-               const long long[::1] item_codes, const long long[::1] item_key,
+               const int[::1] item_codes, const long long[::1] item_key,
                const long long[::1] item_truth, const long long[::1] t_indptr,
                const long long[::1] t_items, const double[::1] t_rel,
                long long depth, int dedupe, int nan_mode, int as_float32,
@@ -128,6 +128,7 @@ def pack_lists(const long long[::1] user_codes, const long long[::1] user_map,
     """Packed lists of one run.
 
     Row i belongs to evaluated user ``user_map[user_codes[i]]`` (dropped when either is -1).
+    Row codes are int32 (half the memory of int64 on runs of 1e8 rows).
     ``item_key[c]`` orders tied scores of run item c ascending (its absolute value identifies the
     item for duplicate detection); ``item_truth[c]`` is its truth code or -1.
     ``dedupe``: 0 keep and count duplicates, 1 keep the first in sorted order (highest score),

@@ -16,7 +16,7 @@ from ..errors import InputError, PolicyError
 from ..io.frames import Columns
 from ..kernels import order_groups, pack_lists
 from ..policies import Policies
-from .vocab import factorize, factorize_grouped, kind_of, lookup, order_keys
+from .vocab import CODE, factorize, factorize_grouped, kind_of, lookup, order_keys
 
 
 @dataclass
@@ -104,6 +104,8 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
     mode = _dedupe_mode(policies.duplicates)
     zero = np.zeros(n, dtype=np.float64)
     key_rel = rel if mode == 1 else zero  # 'max' keeps the highest relevance
+    u_codes = u_codes.astype(np.int64)
+    i_codes = i_codes.astype(np.int64)
     indptr, perm, full_len, ndup = order_groups(u_codes, len(users), key_rel, i_codes, 0, mode)
     n_dup = int(ndup.sum())
     if n_dup and mode == 0:
@@ -199,8 +201,10 @@ def run_from_matrix(matrix: np.ndarray) -> RunCodes:
             f"(-1 = padding), got shape {arr.shape} dtype {arr.dtype}."
         )
     n_users, k = arr.shape
-    flat = arr.astype(np.int64, copy=False).ravel()
-    user = np.repeat(np.arange(n_users, dtype=np.int64), k)
+    if arr.size and int(arr.max()) >= 2**31 - 1:
+        raise InputError("run: item ids of a numpy run must be below 2**31 - 1.")
+    flat = arr.astype(CODE, copy=False).ravel()
+    user = np.repeat(np.arange(n_users, dtype=CODE), k)
     score = -np.tile(np.arange(1, k + 1, dtype=np.float64), n_users)
     keep = flat >= 0
     if not keep.all():
