@@ -124,7 +124,8 @@ def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
                const long long[::1] item_truth, const long long[::1] t_indptr,
                const long long[::1] t_items, const double[::1] t_rel,
                long long depth, int dedupe, int nan_mode, int as_float32,
-               int keep_items=1, int keep_scores=1, const long long[::1] cutoffs=None):
+               int keep_items=1, int keep_scores=1, const long long[::1] cutoffs=None,
+               int keep_rows=0):
     """Packed lists of one run.
 
     Row i belongs to evaluated user ``user_map[user_codes[i]]`` (dropped when either is -1).
@@ -263,6 +264,9 @@ def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
                                                                    dtype=np.float64)
     cdef cnp.ndarray[cnp.float64_t, ndim=1] rel_arr = np.zeros(total, dtype=np.float64)
     cdef cnp.ndarray[cnp.int8_t, ndim=1] judged_arr = np.zeros(total, dtype=np.int8)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] perm_arr = np.empty(total if keep_rows else 0,
+                                                               dtype=np.int64)
+    cdef long long[::1] perm = perm_arr
     cdef long long[::1] items = items_arr
     cdef double[::1] scores = scores_arr
     cdef double[::1] rel = rel_arr
@@ -273,6 +277,8 @@ def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
         for j in range(indptr[g + 1] - indptr[g]):
             r = rows[counts[g] + j]
             p = indptr[g] + j
+            if keep_rows:
+                perm[p] = r
             c = item_codes[r]
             if keep_items:
                 items[p] = c
@@ -298,4 +304,4 @@ def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
                 rel[p] = t_rel[lo]
                 judged[p] = 1
     return (indptr_arr, items_arr, scores_arr, rel_arr, judged_arr, full_arr, ndup_arr,
-            n_dropped, tied_arr)
+            n_dropped, tied_arr, perm_arr)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import InputError, PolicyError
 from ..io.frames import Columns
-from ..kernels import order_groups, pack_lists
+from ..kernels import pack_lists
 from ..policies import Policies
 from .vocab import CODE, factorize, factorize_grouped, kind_of, lookup, order_keys
 
@@ -66,6 +66,23 @@ def _dedupe_mode(policy: str) -> int:
     return {"error": 0, "max": 1, "first": 2}[policy]
 
 
+def _order(group: np.ndarray, n_groups: int, score: np.ndarray, key: np.ndarray,
+           dedupe: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows grouped by ``group``, each group by score descending then ``key`` ascending.
+
+    ``key`` holds non-negative codes (equal keys in a group are duplicates, see
+    :func:`receval.kernels.pack_lists`). Returns ``(indptr, rows, n_dup)``.
+    """
+    n_keys = int(key.max()) + 1 if len(key) else 1
+    none = np.full(n_keys, -1, dtype=np.int64)
+    out = pack_lists(group.astype(CODE, copy=False), np.arange(n_groups, dtype=np.int64),
+                     n_groups, np.ascontiguousarray(score, dtype=np.float64),
+                     key.astype(CODE, copy=False), np.arange(n_keys, dtype=np.int64), none,
+                     np.zeros(n_groups + 1, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                     np.zeros(0, dtype=np.float64), 0, dedupe, 0, 0, 0, 0, None, 1)
+    return out[0], out[9], out[6]
+
+
 def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
     """Factorize, validate and group the truth."""
     if cols.n_rows == 0:
@@ -104,9 +121,7 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
     mode = _dedupe_mode(policies.duplicates)
     zero = np.zeros(n, dtype=np.float64)
     key_rel = rel if mode == 1 else zero  # 'max' keeps the highest relevance
-    u_codes = u_codes.astype(np.int64)
-    i_codes = i_codes.astype(np.int64)
-    indptr, perm, full_len, ndup = order_groups(u_codes, len(users), key_rel, i_codes, 0, mode)
+    indptr, perm, ndup = _order(u_codes, len(users), key_rel, i_codes, mode)
     n_dup = int(ndup.sum())
     if n_dup and mode == 0:
         u = int(np.flatnonzero(ndup)[0])
@@ -115,14 +130,12 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
             "duplicates='max' (keep the highest relevance) or duplicates='first', or drop them."
         )
     # the kernel ordered by (rel desc, item asc) when mode == 1; re-sort by item within users
+    grp = np.repeat(np.arange(len(users), dtype=CODE), np.diff(indptr))
     if mode == 1:
-        grp = np.repeat(np.arange(len(users), dtype=np.int64), np.diff(indptr))
-        sub = order_groups(grp, len(users), zero[: len(perm)], i_codes[perm], 0, 0)
-        perm = perm[sub[1]]
-    item_sorted = i_codes[perm]
+        perm = perm[_order(grp, len(users), zero[: len(perm)], i_codes[perm])[1]]
+    item_sorted = i_codes[perm].astype(np.int64)
     rel_sorted = rel[perm]
-    grp = np.repeat(np.arange(len(users), dtype=np.int64), np.diff(indptr))
-    _, perm_desc, _, _ = order_groups(grp, len(users), rel_sorted, item_sorted, 0, 0)
+    perm_desc = _order(grp, len(users), rel_sorted, item_sorted)[1]
     return TruthPack(
         users=users, items=items, indptr=indptr, item_codes=item_sorted, rel=rel_sorted,
         rel_desc=rel_sorted[perm_desc], n_rows=n,
@@ -159,8 +172,8 @@ def truth_from_sparse(matrix: Any) -> TruthPack:
     n_users = csr.shape[0]
     indptr = csr.indptr.astype(np.int64)
     items = csr.indices.astype(np.int64)
-    grp = np.repeat(np.arange(n_users, dtype=np.int64), np.diff(indptr))
-    _, perm_desc, _, _ = order_groups(grp, n_users, rel, items, 0, 0)
+    grp = np.repeat(np.arange(n_users, dtype=CODE), np.diff(indptr))
+    perm_desc = _order(grp, n_users, rel, items)[1]
     return TruthPack(
         users=np.arange(n_users, dtype=np.int64), items=np.arange(csr.shape[1], dtype=np.int64),
         indptr=indptr, item_codes=items, rel=rel, rel_desc=rel[perm_desc], n_rows=len(rel),
@@ -289,7 +302,7 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
 
     mode = _dedupe_mode(policies.duplicates)
     cut_arr = np.array(sorted({int(c) for c in cutoffs if c and c > 0}), dtype=np.int64)
-    indptr, items, pos_scores, rel, judged, list_len, ndup, n_dropped, tied = pack_lists(
+    indptr, items, pos_scores, rel, judged, list_len, ndup, n_dropped, tied, _ = pack_lists(
         run.user_codes, run_row, n_eval, score, run.item_codes, item_key, item_to_truth,
         t_indptr, t_items, t_rel, depth, mode, nan_mode, int(policies.ties == "trec_eval"),
         int(keep_items), int(keep_scores or policies.ties == "average"), cut_arr)
