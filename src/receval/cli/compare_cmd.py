@@ -20,15 +20,8 @@ CORRECTIONS = ("holm", "bonferroni", "bh", "by", "none")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    try:
-        from .common import Formatter, add_column_flags, add_debug_flags, add_policy_flags
-        from .common import example_epilog as _epilog
-    except ImportError:  # pragma: no cover - the shared helpers ship with the CLI
-        Formatter, add_column_flags, add_policy_flags = argparse.HelpFormatter, None, None
-        add_debug_flags = None
-
-        def _epilog(lines: list[str]) -> str:
-            return "examples:\n" + "\n".join("  " + s for s in lines)
+    from .common import Formatter, add_column_flags, add_debug_flags, add_policy_flags
+    from .common import example_epilog as _epilog
 
     p = subparsers.add_parser(
         "compare", help="compare runs with paired significance tests",
@@ -67,10 +60,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write the output to FILE (html default: receval-report.html)")
     p.add_argument("--digits", type=int, default=4, help="decimals shown (default 4)")
-    if add_column_flags is not None:
-        add_column_flags(p)
-        add_policy_flags(p)
-        add_debug_flags(p)
+    add_column_flags(p)
+    add_policy_flags(p)
+    add_debug_flags(p)
     p.set_defaults(func=run)
 
 
@@ -107,17 +99,6 @@ def _read(args: argparse.Namespace):
     return runs, truth, train
 
 
-def _load_plugin_metrics() -> None:
-    """Register the optional metric families (beyond-accuracy, classification) when present."""
-    import importlib
-
-    for module in ("receval.beyond.registered", "receval.classification.registered"):
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            continue
-
-
 def run(args: argparse.Namespace) -> int:
     import receval as rv
 
@@ -128,18 +109,13 @@ def run(args: argparse.Namespace) -> int:
     if len(args.runs) < 2:
         raise InputError(f"compare needs at least two runs, got {len(args.runs)}.")
     names = _names(args)
-    _load_plugin_metrics()
     if args.baseline is not None and args.baseline not in names:
         raise InputError(f"--baseline {args.baseline!r} is not one of the run names {names}; "
                          "name runs with --name.")
-    try:
-        from .common import metric_keys, policies_from
+    from .common import metric_keys, policies_from
 
-        keys = metric_keys(args.metrics)
-        policies = policies_from(args)
-    except ImportError:  # pragma: no cover - the shared helpers ship with the CLI
-        keys = [k for m in args.metrics for k in m.split(",") if k.strip()]
-        policies = {}
+    keys = metric_keys(args.metrics)
+    policies = policies_from(args)
     runs, truth, train = _read(args)
     extra = {"train": train} if train is not None else {}
     ev = rv.Evaluator(truth, keys, **policies, **extra)
