@@ -12,6 +12,7 @@ from .spec import (
     parse_metric,
     parse_metrics,
     register,
+    resolve_key,
 )
 
 
@@ -23,5 +24,5 @@ def list_metrics() -> list[MetricDef]:
 
 __all__ = [
     "ALIASES", "REGISTRY", "MetricDef", "MetricSpec", "Param", "list_metrics", "metric",
-    "load_plugins", "parse_metric", "parse_metrics", "register",
+    "load_plugins", "parse_metric", "parse_metrics", "register", "resolve_key",
 ]

@@ -276,6 +276,24 @@ def parse_metrics(metrics: str | MetricSpec | list | tuple) -> list[MetricSpec]:
     return specs
 
 
+def resolve_key(key: str, keys: list[str], where: str) -> str:
+    """The entry of ``keys`` that ``key`` names (exactly, or through an alias / other spelling).
+
+    Raises :class:`UnknownMetricError` naming ``where`` (e.g. "this result") and the nearest key.
+    """
+    if key in keys:
+        return key
+    try:
+        canonical = parse_metric(key).key
+    except (KeyError, ValueError):
+        canonical = key
+    if canonical in keys:
+        return canonical
+    raise UnknownMetricError(
+        f"metric {key!r} is not in {where}; it has {keys}." + suggest(key, keys)
+    )
+
+
 def _split_keys(text: str) -> list[str]:
     """Split 'ndcg@10,map(denominator=hits),mrr' on commas outside parentheses."""
     out, depth, cur = [], 0, ""

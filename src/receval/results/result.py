@@ -15,8 +15,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import UnknownMetricError, suggest
-
 
 @dataclass
 class EvalResult:
@@ -51,20 +49,9 @@ class EvalResult:
         return {row["metric"]: row["mean"] for row in self.stats}
 
     def _key(self, key: str) -> str:
-        if key in self.metrics:
-            return key
-        from ..metrics import parse_metric
+        from ..metrics import resolve_key
 
-        try:
-            canonical = parse_metric(key).key
-        except (KeyError, ValueError):
-            canonical = key
-        if canonical in self.metrics:
-            return canonical
-        raise UnknownMetricError(
-            f"metric {key!r} is not in this result; it has {self.metrics}."
-            + suggest(key, self.metrics)
-        )
+        return resolve_key(key, self.metrics, "this result")
 
     def __getitem__(self, key: str) -> float:
         return self.summary[self._key(key)]

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, PolicyError, UnknownMetricError, suggest
+from ..errors import InputError, PolicyError, suggest
 from . import paired
 from .corrections import adjust, check_correction
 from .tukey import tukey_hsd
@@ -87,18 +87,9 @@ class Comparison:
         return pd.DataFrame(self.summary).T.loc[self.systems, self.metrics]
 
     def _metric(self, key: str) -> str:
-        if key in self.metrics:
-            return key
-        try:
-            from ..metrics import parse_metric
+        from ..metrics import resolve_key
 
-            canonical = parse_metric(key).key
-        except (KeyError, ValueError):
-            canonical = key
-        if canonical in self.metrics:
-            return canonical
-        raise UnknownMetricError(f"metric {key!r} is not in this comparison; it has "
-                                 f"{self.metrics}." + suggest(key, self.metrics))
+        return resolve_key(key, self.metrics, "this comparison")
 
     def pair(self, metric: str, a: str, b: str) -> dict[str, Any]:
         """The row comparing ``a`` and ``b`` on ``metric`` (signs flipped if stored as b, a)."""
