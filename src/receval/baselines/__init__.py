@@ -17,6 +17,7 @@ as a :class:`~receval.topk.TopK`.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
@@ -55,8 +56,8 @@ def interaction_matrix(rows: Any, *, user_col: str = "user", item_col: str = "it
     return X, uidx, iidx
 
 
-class Recommender:
-    """Base class: ``fit``, ``score``, ``recommend``."""
+class Recommender(ABC):
+    """Base class: ``fit``, ``score`` (each subclass), ``recommend``."""
 
     name = "recommender"
     X: sp.csr_matrix
@@ -73,8 +74,9 @@ class Recommender:
         if not hasattr(self, "X"):
             raise InputError(f"{type(self).__name__} is not fitted; call fit(X) first.")
 
-    def score(self, users: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def score(self, users: np.ndarray) -> np.ndarray:
+        """Scores (len(users) x n_items) of every item for each user row."""
 
     def recommend(self, users: Any, k: int = 10, *, exclude_seen: bool = True) -> Any:
         """Top ``k`` items of each user row in ``users`` (training items removed)."""
