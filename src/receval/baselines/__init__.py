@@ -67,8 +67,8 @@ class Recommender(ABC):
         self._fit()
         return self
 
-    def _fit(self) -> None:
-        pass
+    def _fit(self) -> None:  # noqa: B027 - optional hook: most baselines learn nothing more
+        """Learn from ``self.X`` after ``fit`` stored it (nothing by default)."""
 
     def _check(self) -> None:
         if not hasattr(self, "X"):
