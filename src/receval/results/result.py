@@ -7,7 +7,6 @@ and provenance. Never rounds; serializes to JSON and back without loss.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -118,11 +117,9 @@ class EvalResult:
         }
 
     def to_json(self, path: str | None = None, **kwargs: Any) -> str:
-        text = json.dumps(self.to_dict(), **kwargs)
-        if path is not None:
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        return text
+        from .jsonio import dump
+
+        return dump(self.to_dict(), path, **kwargs)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EvalResult:
@@ -139,11 +136,9 @@ class EvalResult:
 
     @classmethod
     def from_json(cls, text_or_path: str) -> EvalResult:
-        text = text_or_path
-        if not text_or_path.lstrip().startswith("{"):
-            with open(text_or_path, encoding="utf-8") as fh:
-                text = fh.read()
-        return cls.from_dict(json.loads(text))
+        from .jsonio import load
+
+        return cls.from_dict(load(text_or_path))
 
 
 def _fmt(value: float, digits: int) -> str:

@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -174,11 +173,9 @@ class Comparison:
         }
 
     def to_json(self, path: str | None = None, **kwargs: Any) -> str:
-        text = json.dumps(self.to_dict(), **kwargs)
-        if path is not None:
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        return text
+        from ..results.jsonio import dump
+
+        return dump(self.to_dict(), path, **kwargs)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Comparison:
@@ -197,11 +194,9 @@ class Comparison:
 
     @classmethod
     def from_json(cls, text_or_path: str) -> Comparison:
-        text = text_or_path
-        if not text_or_path.lstrip().startswith("{"):
-            with open(text_or_path, encoding="utf-8") as fh:
-                text = fh.read()
-        return cls.from_dict(json.loads(text))
+        from ..results.jsonio import load
+
+        return cls.from_dict(load(text_or_path))
 
 
 _FLOAT_COLUMNS = {"mean_a", "mean_b", "diff", "ci_low", "ci_high", "cohens_d", "statistic",
