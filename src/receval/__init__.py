@@ -28,7 +28,7 @@ from .errors import (
     RecevalWarning,
     UnknownMetricError,
 )
-from .evaluate import Evaluator, evaluate
+from .evaluate import Evaluator, evaluate, evaluate_blocks
 from .metrics import MetricSpec, list_metrics, metric, parse_metric, parse_metrics
 from .policies import Policies
 from .report import report  # the function; the package stays receval.report
@@ -43,7 +43,6 @@ _LAZY = {
     "read_truth": "receval.io.files",
     "write_run": "receval.io.files",
     "write_truth": "receval.io.files",
-    "evaluate_blocks": "receval.io.files",
     "trec_eval": "receval.trec",
     "topk_from_scores": "receval.topk",
     "TopK": "receval.topk",

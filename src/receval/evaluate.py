@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 
 from ._version import __version__
-from .engines.local import evaluate_packed, needed_depth
+from .engines.aggregate import MetricState
+from .engines.local import BlockValues, evaluate_packed
+from .engines.plan import Plan
 from .engines.plugins import OPTION_NAMES, Context
 from .errors import InputError, PolicyError, suggest
 from .io.frames import read_columns
@@ -79,23 +83,30 @@ class Evaluator:
             cols = read_columns(truth, role="truth", user_col=user_col, item_col=item_col,
                                 rel_col=rel_col)
             self.truth = pack_truth(cols, self.policies)
-        self.depth = needed_depth(self.metrics, self.policies)
+        self.plan = Plan(self.metrics, self.policies)
+        self.depth = self.plan.depth
 
     def pack(self, run: Any, *, user_col: str | None = None, item_col: str | None = None,
              score_col: str | None = None, rank_col: str | None = None,
              lists: bool = True) -> Packed:
-        """The packed arrays of one run (what the kernels see).
+        """The packed arrays of one run (what the kernels see), users chosen by the policy.
 
         ``lists=False`` leaves out the item and score at each position, which only metrics
         outside the ranking kernel need (it saves memory on large runs).
         """
         codes = self._codes(run, user_col, item_col, score_col, rank_col)
-        cutoffs = tuple({s.k for s in self.metrics if s.k})
-        return pack_run(codes, self.truth, self.policies, depth=self.depth,
-                        keep_items=lists, keep_scores=lists, cutoffs=cutoffs)
+        return self._pack(codes, self.policies, lists=lists)
+
+    def _pack(self, codes: RunCodes, policies: Policies, *, lists: bool,
+              only_truth: np.ndarray | None = None) -> Packed:
+        return pack_run(codes, self.truth, policies, depth=self.plan.depth,
+                        keep_items=lists, keep_scores=lists, cutoffs=self.plan.cutoffs,
+                        only_truth=only_truth)
 
     def _codes(self, run: Any, user_col: str | None, item_col: str | None,
                score_col: str | None, rank_col: str | None) -> RunCodes:
+        if isinstance(run, RunCodes):
+            return run
         if isinstance(run, np.ndarray) and run.dtype.names is None:
             if not self.sparse_truth:
                 raise InputError(
@@ -116,23 +127,165 @@ class Evaluator:
                  item_col: str | None = None, score_col: str | None = None,
                  rank_col: str | None = None) -> EvalResult:
         """Evaluate one run; see :func:`receval.evaluate` for the accepted containers."""
+        return self._execute([run], True, name=name, user_col=user_col, item_col=item_col,
+                             score_col=score_col, rank_col=rank_col)
+
+    def evaluate_blocks(self, blocks: Iterable[Any], *, name: str | None = None,
+                        user_col: str | None = None, item_col: str | None = None,
+                        score_col: str | None = None, rank_col: str | None = None,
+                        progress: Callable[[int], None] | None = None) -> EvalResult:
+        """Evaluate a run given as blocks of whole users (any container :meth:`evaluate` takes).
+
+        Each user's rows must all be in one block. The result equals :meth:`evaluate` on the
+        concatenated blocks, bit for bit: the same per-user values in the same row order, the
+        same counts, and summaries from the same exact aggregator
+        (:mod:`receval.engines.aggregate`). Truth users that no block holds are evaluated at
+        the end with an empty list (``users="truth"`` / ``"union"``). Metrics with a global,
+        non-mergeable value (catalogue metrics) need the whole run at once and raise here.
+        ``progress(rows_done)`` is called after each block.
+        """
+        return self._execute(blocks, False, name=name, user_col=user_col, item_col=item_col,
+                             score_col=score_col, rank_col=rank_col, progress=progress)
+
+    def _execute(self, blocks: Iterable[Any], whole: bool, *, name: str | None,
+                 user_col: str | None, item_col: str | None, score_col: str | None,
+                 rank_col: str | None,
+                 progress: Callable[[int], None] | None = None) -> EvalResult:
+        """The block executor: pack + kernel per block, merge states, order rows canonically.
+
+        ``whole``: the only block is the whole run; it is packed with the ``users`` policy
+        itself (plugin metrics then see every evaluated user at once).
+        """
         t0 = time.perf_counter()
-        plugins = any(s.definition.compute is not None for s in self.metrics)
-        packed = self.pack(run, user_col=user_col, item_col=item_col, score_col=score_col,
-                           rank_col=rank_col, lists=plugins)
-        out = evaluate_packed(packed, self.metrics, self.policies, self.context)
-        counts = dict(packed.counts)
-        counts["truth_duplicates"] = self.truth.counts.get("truth_duplicates", 0)
-        skipped = max((row["skipped"] for row in out["stats"]), default=0)
+        acc = _Accumulator(self)
+        block_policies = self.policies if whole else dataclasses.replace(
+            self.policies, users="run" if self.policies.users in ("run", "union")
+            else "intersection")
+        for block in blocks:
+            codes = self._codes(block, user_col, item_col, score_col, rank_col)
+            packed = self._pack(codes, block_policies, lists=self.plan.keep_lists)
+            acc.add(packed, evaluate_packed(packed, self.plan, self.context), whole)
+            if progress is not None:
+                progress(acc.counts["run_rows"])
+        if not whole and self.policies.users in ("truth", "union"):
+            missing = np.flatnonzero(~acc.seen_truth)
+            if len(missing):
+                packed = self._pack(RunCodes.empty(self.truth), self.policies,
+                                    lists=self.plan.keep_lists, only_truth=missing)
+                acc.add(packed, evaluate_packed(packed, self.plan, self.context), False)
+                acc.counts["missing_from_run"] = int(len(missing))
+        return acc.result(name, {"receval": __version__, "seconds": time.perf_counter() - t0,
+                                 "depth": self.plan.depth, "blocks": acc.n_blocks})
+
+
+class _Accumulator:
+    """Per-block outputs collected into one result: rows, merged states, summed counts."""
+
+    _SUMMED = ("run_rows", "dropped_nan_scores", "duplicates_removed", "users_tied_at_cutoff")
+
+    def __init__(self, ev: Evaluator) -> None:
+        self.ev = ev
+        self.seen_truth = np.zeros(ev.truth.n_users, dtype=bool)
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.run_only: list[np.ndarray] = []
+        self.states: list[MetricState] | None = None
+        self.overrides: dict[int, float] = {}
+        self.info: dict[str, Any] = {}
+        self.counts: dict[str, int] = dict.fromkeys(self._SUMMED, 0)
+        self.counts.update(missing_from_run=0, run_users_in_truth=0)
+        self.n_blocks = 0
+        self.n_extra = 0
+
+    def add(self, packed: Packed, block: BlockValues, whole: bool) -> None:
+        self.n_blocks += 1
+        if block.overrides and not whole:
+            keys = [self.ev.plan.specs[j].key for j in block.overrides]
+            raise InputError(
+                f"{keys}: these metrics have a catalogue-wide value that needs the whole run at "
+                "once; evaluate them without blocks (rv.evaluate / without --stream)."
+            )
+        t_idx = packed.truth_index
+        truth_rows = t_idx[t_idx >= 0]
+        if self.seen_truth[truth_rows].any():
+            uid = self.ev.truth.users[truth_rows[self.seen_truth[truth_rows]][0]]
+            raise InputError(
+                f"the rows of user {_plain(uid)!r} are not contiguous (they are in two blocks); "
+                "each user's rows must be in one block: sort the run by user, or evaluate it "
+                "in memory."
+            )
+        self.seen_truth[truth_rows] = True
+        # canonical row order: truth users in truth order, then run-only users as first seen
+        key = t_idx.copy()
+        extra = t_idx < 0
+        key[extra] = self.ev.truth.n_users + self.n_extra + np.arange(int(extra.sum()))
+        self.n_extra += int(extra.sum())
+        self.parts.append((key, packed.user_ids, block.values))
+        self.run_only.append(packed.run_only)
+        for name in self._SUMMED:
+            self.counts[name] += int(packed.counts.get(name, 0))
+        self.counts["run_users_in_truth"] += int(np.sum(packed.in_run & packed.in_truth))
+        if whole:
+            self.counts["missing_from_run"] += int(packed.counts.get("missing_from_run", 0))
+        self.states = block.states if self.states is None else [
+            a.merge(b) for a, b in zip(self.states, block.states, strict=True)]
+        self.overrides.update(block.overrides)
+        self.info.update(block.info)
+
+    def result(self, name: str | None, provenance: dict[str, Any]) -> EvalResult:
+        ev = self.ev
+        specs = ev.plan.specs
+        if len(self.parts) == 1:
+            key, user_ids, values = self.parts[0]
+        else:
+            key = np.concatenate([p[0] for p in self.parts])
+            user_ids = np.concatenate([p[1] for p in self.parts])
+            values = np.concatenate([p[2] for p in self.parts])
+        if len(key) > 1 and not bool(np.all(key[1:] > key[:-1])):
+            order = np.argsort(key, kind="stable")
+            user_ids, values = user_ids[order], values[order]
+        if len(self.parts) > 1 and ev.policies.users in ("run", "union"):
+            extra_ids = user_ids[key >= ev.truth.n_users] if len(key) else user_ids
+            if len(extra_ids) != len(_unique(extra_ids)):
+                raise InputError(
+                    "the rows of a run-only user are not contiguous (they are in two blocks); each "
+                    "user's rows must be in one block: sort the run by user, or evaluate it in "
+                    "memory."
+                )
+        run_only = _unique(np.concatenate(self.run_only)) if self.run_only else []
+        stats = []
+        for j, s in enumerate(specs):
+            row = (self.states[j] if self.states else MetricState()).summary(
+                s.key, self.overrides.get(j))
+            if j in self.overrides and s.definition.kernel is None and np.isnan(values[:, j]).all():
+                row.update(std=float("nan"), se=float("nan"), n=len(user_ids))
+            stats.append(row)
+        counts = {
+            "truth_users": int(ev.truth.n_users),
+            "run_users": int(self.counts["run_users_in_truth"] + len(run_only)),
+            "missing_from_run": int(self.counts["missing_from_run"]),
+            "missing_from_truth": int(len(run_only)),
+            "truth_rows": int(ev.truth.n_rows),
+            **{k: int(self.counts[k]) for k in self._SUMMED},
+            "truth_duplicates": int(ev.truth.counts.get("truth_duplicates", 0)),
+        }
+        skipped = max((row["skipped"] for row in stats), default=0)
         counts["skipped_no_relevant"] = int(skipped)
-        counts["evaluated"] = int(len(packed.user_ids) - skipped)
+        counts["evaluated"] = int(len(user_ids) - skipped)
         return EvalResult(
-            metrics=[s.key for s in self.metrics], user_ids=packed.user_ids,
-            values=out["values"], stats=out["stats"], counts=counts,
-            policies=self.policies.to_dict(), info=out["info"], name=name,
-            provenance={"receval": __version__, "seconds": time.perf_counter() - t0,
-                        "depth": self.depth},
+            metrics=[s.key for s in specs], user_ids=user_ids, values=values, stats=stats,
+            counts=counts, policies=ev.policies.to_dict(), info=self.info, name=name,
+            provenance=provenance,
         )
+
+
+def _unique(ids: np.ndarray) -> np.ndarray:
+    import pandas as pd
+
+    return pd.unique(pd.Series(ids, dtype=object if ids.dtype == object else ids.dtype))
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if hasattr(value, "item") else value
 
 
 def _is_sparse(obj: Any) -> bool:
@@ -174,3 +327,39 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
                    **kwargs)
     return ev.evaluate(run, name=name, user_col=user_col, item_col=item_col,
                        score_col=score_col, rank_col=rank_col)
+
+
+def evaluate_blocks(source: Any, truth: Any, metrics: Any, *, format: str | None = None,
+                    name: str | None = None, user_col: str | None = None,
+                    item_col: str | None = None, score_col: str | None = None,
+                    rank_col: str | None = None, rel_col: str | None = None,
+                    truth_user_col: str | None = None, truth_item_col: str | None = None,
+                    block_rows: int = 5_000_000, progress: Any = None,
+                    **kwargs: Any) -> EvalResult:
+    """Evaluate a large run in blocks of whole users, with bounded memory.
+
+    ``source``: a run file grouped by user (Parquet, CSV or TSV; read ``block_rows`` rows at a
+    time by :func:`receval.io.files.iter_blocks`), or any iterable of run blocks. The truth is
+    packed once; the result is bit-identical to ``rv.evaluate`` on the whole run (see
+    :meth:`Evaluator.evaluate_blocks`). ``progress(rows_done)`` is called after each block.
+    """
+    import os
+
+    from .io.files import detect_format, guess_user_col, iter_blocks
+
+    ev = Evaluator(truth, metrics, user_col=truth_user_col or user_col,
+                   item_col=truth_item_col or item_col, rel_col=rel_col, **kwargs)
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        fmt = detect_format(path, format, flag="--run-format")
+        if fmt not in ("parquet", "csv", "tsv"):
+            raise InputError(
+                f"{path}: streaming reads Parquet, CSV or TSV files; convert the {fmt} file, or "
+                "evaluate it without --stream."
+            )
+        user_col = user_col or guess_user_col(path, fmt)
+        source = iter_blocks(path, format=fmt, user_col=user_col, block_rows=block_rows)
+    res = ev.evaluate_blocks(source, name=name, user_col=user_col, item_col=item_col,
+                             score_col=score_col, rank_col=rank_col, progress=progress)
+    res.provenance.update(streamed=True, block_rows=block_rows)
+    return res

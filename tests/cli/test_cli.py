@@ -249,7 +249,8 @@ def test_metrics_lists_every_registered_metric(capsys):
     data = json.loads(capsys.readouterr().out)
     ndcg = next(d for d in data if d["name"] == "ndcg")
     assert {p["name"]: p["default"] for p in ndcg["params"]} == {"gain": "linear",
-                                                                "ideal": "truth"}
+                                                                "ideal": "truth",
+                                                                "discount": "log2"}
     assert main(["metrics", "nope"]) == 1
 
 

@@ -10,7 +10,8 @@ import pytest
 
 import receval as rv
 from receval.errors import InputError
-from receval.io.files import evaluate_blocks, iter_blocks
+from receval import evaluate_blocks
+from receval.io.files import iter_blocks
 
 
 def _data(n_users=300, k=20, seed=0):

@@ -86,7 +86,8 @@ def evaluate_files(args: argparse.Namespace):
     """The EvalResult of the run and truth files named by ``args``."""
     import receval as rv
 
-    from ..io.files import count_rows, detect_format, evaluate_blocks, read_truth
+    from ..evaluate import evaluate_blocks
+    from ..io.files import count_rows, detect_format, read_truth
 
     keys = metric_keys(args.metrics)
     policies = policies_from(args)

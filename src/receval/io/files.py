@@ -472,7 +472,7 @@ def iter_blocks(path: str | os.PathLike, *, format: str | None = None, user_col:
 
     The rows of one user must be contiguous in the file (grouped by user). A block ends at the
     last user boundary; the rows of the user that runs on are carried into the next block.
-    Callers check that no user appears in two blocks (:func:`evaluate_blocks` does).
+    Callers check that no user appears in two blocks (``Evaluator.evaluate_blocks`` does).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -517,143 +517,7 @@ def iter_blocks(path: str | os.PathLike, *, format: str | None = None, user_col:
         yield pa.Table.from_batches(pending)
 
 
-def evaluate_blocks(path: str | os.PathLike, truth: Any, metrics: Any, *,
-                    format: str | None = None, name: str | None = None,
-                    user_col: str | None = None, item_col: str | None = None,
-                    score_col: str | None = None, rank_col: str | None = None,
-                    rel_col: str | None = None, truth_user_col: str | None = None,
-                    truth_item_col: str | None = None, block_rows: int = 5_000_000,
-                    progress: Any = None, **policies: Any) -> Any:
-    """Evaluate a large run file grouped by user, block by block, with bounded memory.
-
-    The truth is packed once; each block of whole users is evaluated on its own and the
-    per-user values are concatenated. Summary statistics are recomputed from the merged
-    per-user values (mean over evaluated users; micro-averaged ``hit_rate`` levels from the
-    summed numerators and denominators). Users of the truth that never appear in the run are
-    evaluated at the end with an empty list (``users="truth"`` / ``"union"``), as
-    :func:`receval.evaluate` does. Equal to ``rv.evaluate(read_run(path), truth, metrics)`` up
-    to the row order of users. ``progress(rows_done)`` is called after each block.
-    """
-    import dataclasses
-
-    from ..evaluate import Evaluator
-    from ..metrics import metric, parse_metrics
-
-    specs = parse_metrics(metrics)
-    bad = [s.key for s in specs if s.definition.compute is not None]
-    if bad:
-        raise InputError(
-            f"{bad}: catalogue / plugin metrics need the whole run at once; evaluate them "
-            "without streaming."
-        )
-    users_policy = policies.get("users", "truth")
-    # internal numerator / denominator columns of micro-averaged metrics
-    extra = []
-    micro = {}
-    for s in specs:
-        if s.name == "hit_rate" and s.get("level") != "user":
-            num = metric("hits", s.k, rel=s.get("rel"))
-            den = metric("num_ret", s.k) if s.get("level") == "recommended" else \
-                metric("num_rel", rel=s.get("rel"))
-            micro[s.key] = (num.key, den.key)
-            extra += [num, den]
-        if s.name == "first_hit_rank":  # NaN also means "no hit": count skipped users apart
-            extra.append(metric("num_rel", rel=s.get("rel")))
-    all_specs = list(dict.fromkeys(specs + extra))
-    ev = Evaluator(truth, all_specs, user_col=truth_user_col or user_col,
-                   item_col=truth_item_col or item_col, rel_col=rel_col, **policies)
-    block_policy = "intersection" if users_policy in ("truth", "intersection") else "run"
-    ev.policies = dataclasses.replace(ev.policies, users=block_policy)
-    p = os.fspath(path)
-    fmt = detect_format(p, format, flag="--run-format")
-    if fmt not in ("parquet", "csv", "tsv"):
-        raise InputError(
-            f"{p}: streaming reads Parquet, CSV or TSV files; convert the {fmt} file, or "
-            "evaluate it without --stream."
-        )
-    ucol = user_col or _guess_user_col(p, fmt)
-    parts = []
-    done = 0
-    counts: dict[str, int] = {"run_rows": 0, "run_users": 0, "missing_from_truth": 0,
-                              "dropped_nan_scores": 0, "duplicates_removed": 0,
-                              "users_tied_at_cutoff": 0}
-    for block in iter_blocks(p, format=fmt, user_col=ucol, block_rows=block_rows):
-        res = ev.evaluate(block, user_col=ucol, item_col=item_col, score_col=score_col,
-                          rank_col=rank_col)
-        parts.append((res.user_ids, res.values))
-        for key in counts:
-            counts[key] += int(res.counts.get(key, 0))
-        done += block.num_rows
-        if progress is not None:
-            progress(done)
-    seen = np.concatenate([u for u, _ in parts]) if parts else np.zeros(0, dtype=object)
-    if len(seen) != len(np.unique(seen)):
-        raise InputError(
-            f"{p}: some users' rows are not contiguous (a user appears in two blocks), so the "
-            "file cannot be streamed. Sort it by user first, or evaluate it without --stream."
-        )
-    truth_users = ev.truth.users
-    if users_policy in ("truth", "union"):
-        import pandas as pd
-
-        missing = ~pd.Index(truth_users).isin(pd.Index(seen)) if len(seen) else \
-            np.ones(len(truth_users), dtype=bool)
-        if missing.any():
-            ev.policies = dataclasses.replace(ev.policies, users="truth")
-            empty = {"user": truth_users[:0], "item": truth_users[:0],
-                     "score": np.zeros(0, dtype=np.float64)}
-            res = ev.evaluate(empty)
-            keep = np.flatnonzero(missing)
-            parts.append((res.user_ids[keep], res.values[keep]))
-            counts["missing_from_run"] = int(missing.sum())
-    user_ids = np.concatenate([u for u, _ in parts]) if parts else truth_users[:0]
-    values = np.concatenate([v for _, v in parts]) if parts else \
-        np.zeros((0, len(all_specs)))
-    keys = [s.key for s in all_specs]
-    stats = []
-    empty_policy = policies.get("empty_truth", "skip")
-    for s in specs:
-        col = values[:, keys.index(s.key)]
-        finite = col[~np.isnan(col)]
-        n = len(finite)
-        skipped = 0
-        if empty_policy == "skip" and s.name != "first_hit_rank":
-            skipped = len(col) - n
-        elif empty_policy == "skip":
-            nrel = values[:, keys.index(metric("num_rel", rel=s.get("rel")).key)]
-            skipped = int(np.sum(np.isnan(nrel) | (nrel == 0)))
-        if empty_policy == "nan" and s.name != "first_hit_rank":
-            finite, n = col, len(col)
-        if s.key in micro:
-            num_key, den_key = micro[s.key]
-            ok = ~np.isnan(col)
-            num = values[ok, keys.index(num_key)].sum()
-            den = values[ok, keys.index(den_key)].sum()
-            mean = float(num / den) if den > 0 else float("nan")
-        else:
-            mean = float(np.mean(finite)) if n else float("nan")
-        std = float(np.std(finite, ddof=1)) if n > 1 else float("nan")
-        stats.append({"metric": s.key, "mean": mean, "std": std,
-                      "se": std / np.sqrt(n) if n > 1 else float("nan"), "n": n,
-                      "skipped": skipped})
-    idx = [keys.index(s.key) for s in specs]
-    skipped = max((r["skipped"] for r in stats), default=0)
-    counts.update({
-        "truth_users": int(len(truth_users)),
-        "truth_rows": int(ev.truth.n_rows),
-        "missing_from_run": counts.get("missing_from_run", 0),
-        "truth_duplicates": int(ev.truth.counts.get("truth_duplicates", 0)),
-        "skipped_no_relevant": int(skipped), "evaluated": int(len(user_ids) - skipped),
-    })
-    from ..results import EvalResult
-
-    pol = dataclasses.replace(ev.policies, users=users_policy).to_dict()
-    return EvalResult(metrics=[s.key for s in specs], user_ids=user_ids, values=values[:, idx],
-                      stats=stats, counts=counts, policies=pol, name=name,
-                      provenance={"streamed": True, "block_rows": block_rows})
-
-
-def _guess_user_col(path: str, fmt: str) -> str:
+def guess_user_col(path: str, fmt: str) -> str:
     """The user column of a tabular file, by the same names :mod:`receval.io.frames` tries."""
     from .frames import USER_NAMES
 

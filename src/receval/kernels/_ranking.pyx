@@ -2,15 +2,15 @@
 """Compiled kernel: every ranking metric at every cutoff for every user, in one pass.
 
 Pure array code: integers and floats in, arrays out. Nothing here knows about ids,
-frames or metric names; the request codes are defined in ``receval.kernels.codes``.
+frames or metric names; metric definitions bind to the ``Request`` codes below.
 """
 
 import numpy as np
 
 cimport numpy as cnp
 from cython.parallel cimport parallel, prange
-from libc.math cimport INFINITY, NAN, log2, pow
-from libc.stdlib cimport free, malloc, qsort
+from libc.math cimport INFINITY, NAN, fabs, fma, isnan, log, log2, log10, pow
+from libc.stdlib cimport free, malloc, qsort, realloc
 
 cnp.import_array()
 
@@ -33,26 +33,59 @@ DEF SMALL_WORK = 32768
 cdef int _threads(long long work) noexcept nogil:
     return 1 if work < SMALL_WORK else receval_max_threads()
 
-# Request codes (mirrored in codes.py).
-DEF M_HITS = 0
-DEF M_PRECISION = 1
-DEF M_RECALL = 2
-DEF M_FBETA = 3
-DEF M_HIT_RATE = 4
-DEF M_RR = 5
-DEF M_FIRST_HIT = 6
-DEF M_AP = 7
-DEF M_MAR = 8
-DEF M_CG = 9
-DEF M_DCG = 10
-DEF M_IDCG = 11
-DEF M_NDCG = 12
-DEF M_RPREC = 13
-DEF M_ERR = 14
-DEF M_RBP = 15
-DEF M_BPREF = 16
-DEF M_NREL = 17
-DEF M_NRET = 18
+# Request codes: the one definition. Python reads them as ``receval.kernels.Request``.
+cpdef enum Request:
+    HITS = 0
+    PRECISION = 1
+    RECALL = 2
+    FBETA = 3
+    HIT_RATE = 4
+    RR = 5
+    FIRST_HIT = 6
+    AP = 7
+    MAR = 8
+    CG = 9
+    DCG = 10
+    IDCG = 11
+    NDCG = 12
+    RPREC = 13
+    ERR = 14
+    RBP = 15
+    BPREF = 16
+    NREL = 17
+    NRET = 18
+
+# A request's options are indexes into these tuples (metric parameters take their choices from
+# here, so a choice's position is its kernel value by construction).
+VARIANTS = {
+    PRECISION: ("k", "list", "min_k_rel"),      # denominator
+    RECALL: ("rel", "min_k_rel"),               # denominator
+    AP: ("rel", "min_k_rel", "hits"),           # denominator
+    HIT_RATE: ("user", "recommended", "truth"),  # level
+}
+GAINS = ("linear", "exp")
+IDEALS = ("truth", "list")
+DISCOUNTS = ("log2", "log2_max2", "ln", "log10")
+
+cdef enum:
+    V_FIRST = 0
+    V_SECOND = 1
+    V_THIRD = 2
+    D_LOG2 = 0
+    D_LOG2_MAX2 = 1
+    D_LN = 2
+    D_LOG10 = 3
+
+
+cdef inline double _disc(long long i, int kind) noexcept nogil:
+    """Discount denominator of 0-based position i (the gain is divided by it)."""
+    if kind == D_LOG2_MAX2:
+        return log2(i + 1.0) if i >= 1 else 1.0
+    if kind == D_LN:
+        return log(i + 2.0)
+    if kind == D_LOG10:
+        return log10(i + 2.0)
+    return log2(i + 2.0)
 
 
 cdef inline double _gain(double r, int exp_gain) noexcept nogil:
@@ -73,7 +106,8 @@ cdef int _cmp_desc(const void* a, const void* b) noexcept nogil:
     return 0
 
 
-cdef double _metric(int code, long long k, double thr, double par, int opt,
+cdef double _metric(int code, long long k, double thr, double par, int opt, int gain,
+                    int ideal, int disc,
                     const double* rel, const signed char* judged, const long long* grp_end,
                     long long n_avail, long long list_len,
                     const double* trel, long long n_truth, double* scratch) noexcept nogil:
@@ -90,50 +124,50 @@ cdef double _metric(int code, long long k, double thr, double par, int opt,
             nrel += 1
         else:
             nnonrel += 1
-    if code == M_NREL:
+    if code == NREL:
         return <double> nrel
     kk = k if k > 0 else list_len
     n = n_avail if n_avail < kk else kk
-    if code == M_NRET:
+    if code == NRET:
         return <double> (list_len if list_len < kk else kk)
 
-    if code == M_IDCG or code == M_NDCG:
-        # ideal DCG over k positions: from truth (opt bit 2 clear) or from the list
-        m = k if k > 0 else (n_truth if (opt & 2) == 0 else n_avail)
-        if (opt & 2) == 0:
+    if code == IDCG or code == NDCG:
+        # ideal DCG over k positions: from the truth (ideal=truth) or from the list
+        m = k if k > 0 else (n_truth if ideal == 0 else n_avail)
+        if ideal == 0:
             for i in range(n_truth if n_truth < m else m):
-                acc += _gain(trel[i], opt & 1) / log2(i + 2.0)
+                acc += _gain(trel[i], gain) / _disc(i, disc)
         else:
             for i in range(n_avail):
                 scratch[i] = rel[i]
             qsort(scratch, n_avail, sizeof(double), _cmp_desc)
             for i in range(n_avail if n_avail < m else m):
-                acc += _gain(scratch[i], opt & 1) / log2(i + 2.0)
-        if code == M_IDCG:
+                acc += _gain(scratch[i], gain) / _disc(i, disc)
+        if code == IDCG:
             return acc
         den = acc
         acc = 0.0
         if avg:
-            _avg_gain(rel, grp_end, n_avail, 0.0, 1, opt & 1, scratch)
+            _avg_gain(rel, grp_end, n_avail, 0.0, 1, gain, scratch)
             for i in range(n):
-                acc += scratch[i] / log2(i + 2.0)
+                acc += scratch[i] / _disc(i, disc)
         else:
             for i in range(n):
-                acc += _gain(rel[i], opt & 1) / log2(i + 2.0)
+                acc += _gain(rel[i], gain) / _disc(i, disc)
         return acc / den if den > 0 else 0.0
 
-    if code == M_CG or code == M_DCG:
+    if code == CG or code == DCG:
         if avg:
-            _avg_gain(rel, grp_end, n_avail, 0.0, 1, opt & 1, scratch)
+            _avg_gain(rel, grp_end, n_avail, 0.0, 1, gain, scratch)
             for i in range(n):
-                acc += scratch[i] if code == M_CG else scratch[i] / log2(i + 2.0)
+                acc += scratch[i] if code == CG else scratch[i] / _disc(i, disc)
         else:
             for i in range(n):
-                x = _gain(rel[i], opt & 1)
-                acc += x if code == M_CG else x / log2(i + 2.0)
+                x = _gain(rel[i], gain)
+                acc += x if code == CG else x / _disc(i, disc)
         return acc
 
-    if code == M_ERR:
+    if code == ERR:
         p_ = 1.0
         y = pow(2.0, par)
         for i in range(n):
@@ -142,7 +176,7 @@ cdef double _metric(int code, long long k, double thr, double par, int opt,
             p_ = p_ * (1.0 - x)
         return acc
 
-    if code == M_BPREF:
+    if code == BPREF:
         s = 0
         for i in range(n):
             if not judged[i]:
@@ -158,7 +192,7 @@ cdef double _metric(int code, long long k, double thr, double par, int opt,
                 s += 1
         return acc / nrel if nrel > 0 else 0.0
 
-    if code == M_RPREC:
+    if code == RPREC:
         kk = nrel
         n = n_avail if n_avail < kk else kk
 
@@ -169,7 +203,7 @@ cdef double _metric(int code, long long k, double thr, double par, int opt,
         for i in range(n):
             scratch[i] = 1.0 if rel[i] >= thr else 0.0
 
-    if code == M_RR and avg:
+    if code == RR and avg:
         # exact expectation of 1/rank of the first relevant item over tie orders
         i = 0
         while i < n:
@@ -188,7 +222,7 @@ cdef double _metric(int code, long long k, double thr, double par, int opt,
             i = grp_end[i]
         return 0.0
 
-    if code == M_HIT_RATE and opt == 0 and avg:
+    if code == HIT_RATE and opt == 0 and avg:
         i = 0
         while i < n:
             t = grp_end[i] - i
@@ -202,7 +236,7 @@ cdef double _metric(int code, long long k, double thr, double par, int opt,
             i = grp_end[i]
         return 0.0
 
-    if code == M_AP and avg:
+    if code == AP and avg:
         x = 0.0  # relevant before the group (expected = exact count)
         i = 0
         while i < n:
@@ -229,10 +263,10 @@ cdef double _metric(int code, long long k, double thr, double par, int opt,
     for i in range(n):
         x += scratch[i]
     # x = hits in top n (expected hits when averaged)
-    if code == M_HITS:
+    if code == HITS:
         return x
-    if code == M_PRECISION or code == M_RPREC:
-        if code == M_RPREC:
+    if code == PRECISION or code == RPREC:
+        if code == RPREC:
             den = <double> nrel
         elif opt == 0:
             den = <double> kk
@@ -241,13 +275,13 @@ cdef double _metric(int code, long long k, double thr, double par, int opt,
         else:
             den = <double> (kk if kk < nrel else nrel)
         return x / den if den > 0 else 0.0
-    if code == M_RECALL:
+    if code == RECALL:
         den = <double> (nrel if opt == 0 else (kk if kk < nrel else nrel))
         return x / den if den > 0 else 0.0
-    if code == M_FBETA:
+    if code == FBETA:
         den = par * par * nrel + kk
         return (1.0 + par * par) * x / den if den > 0 else 0.0
-    if code == M_HIT_RATE:
+    if code == HIT_RATE:
         if opt == 0:
             return 1.0 if x > 0 else 0.0
         if opt == 1:
@@ -255,12 +289,12 @@ cdef double _metric(int code, long long k, double thr, double par, int opt,
         else:
             den = <double> nrel
         return x / den if den > 0 else 0.0
-    if code == M_RR or code == M_FIRST_HIT:
+    if code == RR or code == FIRST_HIT:
         for i in range(n):
             if scratch[i] > 0:
-                return 1.0 / (i + 1.0) if code == M_RR else i + 1.0
-        return 0.0 if code == M_RR else NAN
-    if code == M_AP:
+                return 1.0 / (i + 1.0) if code == RR else i + 1.0
+        return 0.0 if code == RR else NAN
+    if code == AP:
         h = 0
         for i in range(n):
             if scratch[i] > 0:
@@ -273,14 +307,14 @@ cdef double _metric(int code, long long k, double thr, double par, int opt,
         else:
             den = <double> h
         return acc / den if den > 0 else 0.0
-    if code == M_MAR:
+    if code == MAR:
         y = 0.0
         for i in range(kk):
             if i < n:
                 y += scratch[i]
             acc += y / nrel if nrel > 0 else 0.0
         return acc / kk if kk > 0 else 0.0
-    if code == M_RBP:
+    if code == RBP:
         q = 1.0
         for i in range(n):
             acc += scratch[i] * q
@@ -313,7 +347,8 @@ def compute_metrics(const long long[::1] indptr, const double[::1] rel,
                     const long long[::1] list_len, const long long[::1] t_indptr,
                     const double[::1] t_rel_desc, const int[::1] codes,
                     const long long[::1] ks, const double[::1] thrs, const double[::1] pars,
-                    const int[::1] opts):
+                    const int[::1] opts, const int[::1] gains, const int[::1] ideals,
+                    const int[::1] discounts):
     """Every requested metric for every user in one parallel pass.
 
     ``grp_end`` is empty unless ties are averaged; otherwise ``grp_end[p]`` is the absolute
@@ -340,7 +375,8 @@ def compute_metrics(const long long[::1] indptr, const double[::1] rel,
                 for j in range(e - s):
                     gbuf[j] = grp_end[s + j] - s
             for q in range(n_req):
-                out[u, q] = _metric(codes[q], ks[q], thrs[q], pars[q], opts[q],
+                out[u, q] = _metric(codes[q], ks[q], thrs[q], pars[q], opts[q], gains[q],
+                                    ideals[q], discounts[q],
                                     &rel[s] if e > s else NULL,
                                     &judged[s] if e > s else NULL,
                                     gbuf if avg else NULL,
@@ -350,3 +386,56 @@ def compute_metrics(const long long[::1] indptr, const double[::1] rel,
         free(scratch)
         free(gbuf)
     return out_arr
+
+
+def exact_partials(const double[::1] x, int square=0):
+    """Non-overlapping partials whose exact sum is the exact sum of ``x`` (NaN values skipped).
+
+    ``square=1`` sums the exact squares: each ``x*x`` enters as its rounded product plus the
+    product's rounding error (``fma``), so nothing is lost. Partials of several arrays merge by
+    concatenation; ``math.fsum`` of the merged partials is the correctly rounded total, whatever
+    the order or the split of the values (Shewchuk, "Adaptive precision floating-point
+    arithmetic", 1997; the algorithm behind Python's ``math.fsum``).
+    """
+    cdef Py_ssize_t n = x.shape[0], i, j, k, m = 0, t
+    cdef double* p = <double*> malloc((64 + 1) * sizeof(double))
+    cdef Py_ssize_t cap = 64
+    cdef double v, a, b, hi, lo, terms[2]
+    cdef int nterms
+    cdef double* grown
+    try:
+        for i in range(n):
+            v = x[i]
+            if isnan(v):
+                continue
+            if square:
+                terms[0] = v * v
+                terms[1] = fma(v, v, -terms[0])
+                nterms = 2
+            else:
+                terms[0] = v
+                nterms = 1
+            for t in range(nterms):
+                a = terms[t]
+                j = 0
+                for k in range(m):
+                    b = p[k]
+                    if fabs(a) < fabs(b):
+                        a, b = b, a
+                    hi = a + b
+                    lo = b - (hi - a)
+                    if lo != 0.0:
+                        p[j] = lo
+                        j += 1
+                    a = hi
+                if j >= cap:
+                    cap *= 2
+                    grown = <double*> realloc(p, (cap + 1) * sizeof(double))
+                    if grown == NULL:
+                        raise MemoryError()
+                    p = grown
+                p[j] = a
+                m = j + 1
+        return [p[i] for i in range(m)]
+    finally:
+        free(p)

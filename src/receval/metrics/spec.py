@@ -72,6 +72,61 @@ class Param:
 
 
 @dataclass(frozen=True)
+class Kernel:
+    """How the compiled ranking kernel computes a metric family: the family's binding.
+
+    The engine is generic: everything it needs to know about a kernel metric is here.
+
+    ``request``: the kernel's request code (:class:`receval.kernels.Request`).
+    ``graded``: relevance is graded (a gain); relevant means relevance > 0 and the family has no
+    ``rel`` threshold.
+    ``count``: a count that stays defined for a user without relevant items (``empty_truth=
+    'zero'`` keeps its true value instead of 0).
+    ``undefined_without_hit``: the value is NaN when nothing relevant is retrieved (no value,
+    left out of the mean; ``n`` counts users that have one).
+    ``ranked``: needs the ranked positions (``False``: a truth-only count such as ``num_rel``).
+    ``whole_list``: parameter values that need the whole list whatever the cutoff
+    (``(("ideal", "list"),)``).
+    ``variant``: the parameter whose choice index is the kernel's variant (denominator, level).
+    ``par``: the request's numeric parameter from ``(spec, largest truth relevance)``.
+    ``average``: ``ties="average"`` has an exact form; ``not_average`` lists parameter values
+    without one.
+    ``micro``: ``(variant choice, numerator request, denominator request)`` entries: for that
+    choice the summary is the sum of numerators over the sum of denominators, not a mean.
+
+    Options named ``gain``, ``ideal`` and ``discount`` are passed to the kernel as the index of
+    their value in :data:`receval.kernels.GAINS` / ``IDEALS`` / ``DISCOUNTS``.
+    """
+
+    request: int
+    graded: bool = False
+    count: bool = False
+    undefined_without_hit: bool = False
+    ranked: bool = True
+    whole_list: tuple[tuple[str, Any], ...] = ()
+    variant: str | None = None
+    par: Callable[[Any, float], float] | None = None
+    average: bool = True
+    not_average: tuple[tuple[str, Any], ...] = ()
+    micro: tuple[tuple[str, int, int], ...] = ()
+
+    def micro_requests(self, spec: Any) -> tuple[int, int] | None:
+        """(numerator, denominator) requests of a micro-averaged spec, else None."""
+        choice = spec.get(self.variant) if self.variant else None
+        for value, num, den in self.micro:
+            if value == choice:
+                return num, den
+        return None
+
+    def exact_under_average(self, spec: Any) -> bool:
+        """Whether ``ties="average"`` has an exact form for this spec."""
+        return self.average and not any(spec.get(p) == v for p, v in self.not_average)
+
+    def needs_whole_list(self, spec: Any) -> bool:
+        return spec.k is None or any(spec.get(p) == v for p, v in self.whole_list)
+
+
+@dataclass(frozen=True)
 class MetricDef:
     """A metric family: name, cutoff rule, parameters, summary rule and documentation.
 
@@ -81,6 +136,7 @@ class MetricDef:
     ``compute``: for metrics outside the compiled ranking kernel, a function
     ``compute(spec, packed, context) -> MetricValues`` (see :mod:`receval.engines.plugins`);
     ``needs`` names the optional inputs it requires (``"train"``, ``"item_features"``, ...).
+    ``kernel``: for metrics of the compiled ranking kernel, their :class:`Kernel` binding.
     """
 
     name: str
@@ -97,6 +153,7 @@ class MetricDef:
     example: str = ""
     compute: Callable[..., Any] | None = None
     needs: tuple[str, ...] = ()
+    kernel: Kernel | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:

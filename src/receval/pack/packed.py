@@ -60,6 +60,10 @@ class Packed:
     in_run: np.ndarray         # bool per user: has run rows
     counts: dict[str, int]
     max_rel: float
+    truth_index: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    # per user: its row in the truth (-1: a run-only user)
+    run_only: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    # raw ids of the run's users that have no truth rows (evaluated or not)
 
 
 def _dedupe_mode(policy: str) -> int:
@@ -194,6 +198,13 @@ class RunCodes:
     score_name: str
     ordered: bool = False  # rows already in rank order within each user (matrix input)
 
+    @classmethod
+    def empty(cls, truth: TruthPack) -> RunCodes:
+        """A run without rows (truth users evaluated with it have empty lists)."""
+        none = np.zeros(0, dtype=CODE)
+        return cls(none, truth.users[:0], none, truth.items[:0], np.zeros(0, dtype=np.float64),
+                   "score", "score")
+
 
 def run_codes(cols: Columns) -> RunCodes:
     """Factorize a run's ids; ranks become scores (-rank) so that higher is better."""
@@ -229,13 +240,15 @@ def run_from_matrix(matrix: np.ndarray) -> RunCodes:
 
 def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
              keep_items: bool = True, keep_scores: bool = True,
-             cutoffs: tuple[int, ...] = ()) -> Packed:
+             cutoffs: tuple[int, ...] = (), only_truth: np.ndarray | None = None) -> Packed:
     """Order, deduplicate, cut and join one run with the packed truth.
 
     ``keep_items`` / ``keep_scores``: also return the item code / score at each position
     (needed by catalogue and curve metrics, and by ``ties="average"``).
     ``cutoffs``: ranks at which tied scores are counted (``counts["users_tied_at_cutoff"]``:
     users whose value at one of these cutoffs depends on the tie policy).
+    ``only_truth``: evaluate exactly these truth users (row numbers in the truth), whatever the
+    ``users`` policy (block executors use it for truth users that no block holds).
     """
     if run.users.dtype.kind != truth.users.dtype.kind and len(run.users) and len(truth.users):
         if kind_of(run.users) != kind_of(truth.users):
@@ -252,7 +265,9 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
     run_only = np.flatnonzero(run_to_truth_user < 0)
 
     # evaluated users: truth users (some maybe without run rows) + run-only users per policy
-    if policies.users == "truth":
+    if only_truth is not None:
+        t_sel, extra = np.asarray(only_truth, dtype=np.int64), run_only[:0]
+    elif policies.users == "truth":
         t_sel, extra = np.arange(truth.n_users), run_only[:0]
     elif policies.users == "intersection":
         t_sel, extra = np.flatnonzero(in_run_t), run_only[:0]
@@ -341,6 +356,8 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
         t_rel_desc=t_rel_desc, t_items=t_items, t_rel=t_rel, item_vocab=run.items,
         truth_item_vocab=truth.items, in_truth=in_truth, in_run=in_run, counts=counts,
         max_rel=truth.max_rel,
+        truth_index=np.concatenate([t_sel, np.full(len(extra), -1, dtype=np.int64)]),
+        run_only=run.users[run_only],
     )
 
 

@@ -97,6 +97,7 @@ def trec_eval(qrels: Any, run: Any, measures: list[str] | None = None, *, level:
     every qrels query (missing queries count 0). ``num_docs`` (``-N``) is utility's collection size.
     """
     from ..engines.local import evaluate_packed
+    from ..engines.plan import Plan
     from ..engines.plugins import Context
     from ..evaluate import Evaluator
     from ..policies import Policies
@@ -143,10 +144,10 @@ def trec_eval(qrels: Any, run: Any, measures: list[str] | None = None, *, level:
     if specs and q.n:
         pol = Policies(ties="trec_eval", users="intersection", empty_truth="zero",
                        negative_rel="error", duplicates="error")
-        out = evaluate_packed(packed, list(dict.fromkeys(specs.values())), pol, Context())
         keys = list(dict.fromkeys(specs.values()))
+        values = evaluate_packed(packed, Plan(keys, pol), Context()).values
         for name, spec in specs.items():
-            core[name] = out["values"][:, keys.index(spec)]
+            core[name] = values[:, keys.index(spec)]
     elif specs:
         core = {name: np.zeros(0) for name in specs}
     vals = compute(ms, q, core, num_docs=num_docs)

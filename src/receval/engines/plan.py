@@ -1,0 +1,157 @@
+"""The plan of an evaluation: what to pack and which kernel requests to run, from specs + policies.
+
+One module turns a list of :class:`~receval.metrics.MetricSpec` and the
+:class:`~receval.policies.Policies` into
+
+- what packing must keep: the depth (deepest cutoff; 0 = the whole list), the item and score at
+  each position (plugin metrics, ``ties="average"``), the cutoffs where ties are counted;
+- the kernel requests: one per kernel spec, plus the auxiliary columns every executor needs to
+  summarise (relevant-item counts per threshold for the empty-truth policy, numerator and
+  denominator of micro-averaged specs).
+
+Everything metric-specific comes from the spec's :class:`~receval.metrics.spec.Kernel` binding;
+this module names no metric.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import PolicyError
+from ..kernels import DISCOUNTS, GAINS, IDEALS, VARIANTS, Request
+from ..metrics import MetricSpec
+from ..metrics.ranking import POSITIVE
+from ..policies import Policies
+
+
+def threshold(spec: MetricSpec) -> float:
+    """Relevance threshold of a kernel spec: its ``rel`` parameter; any positive relevance for
+    graded families and families without a ``rel`` parameter (``num_ret``)."""
+    binding = spec.definition.kernel
+    if (binding is not None and binding.graded) or not any(
+            p.name == "rel" for p in spec.definition.params):
+        return POSITIVE
+    return float(spec.get("rel"))
+
+
+@dataclass(frozen=True)
+class KernelRequest:
+    """One kernel request: code, cutoff (0 = whole list), threshold, numeric parameter, options."""
+
+    code: int
+    k: int = 0
+    thr: float = POSITIVE
+    par: float = 0.0
+    variant: int = 0
+    gain: int = 0
+    ideal: int = 0
+    discount: int = 0
+
+
+@dataclass
+class Plan:
+    """What to pack and what to ask the kernel, for one list of specs under one set of policies.
+
+    Attributes
+    ----------
+    specs : every requested spec, in request order.
+    kernel_specs, plugin_specs : the specs computed by the compiled kernel / by plugin functions.
+    depth : deepest position any kernel spec reads (0 = the whole list).
+    keep_lists : pack the item and score at each position (plugin metrics need them).
+    cutoffs : ranks at which ties are counted (``counts["users_tied_at_cutoff"]``).
+    """
+
+    specs: list[MetricSpec]
+    policies: Policies
+    kernel_specs: list[MetricSpec] = field(init=False)
+    plugin_specs: list[MetricSpec] = field(init=False)
+    depth: int = field(init=False)
+    keep_lists: bool = field(init=False)
+    cutoffs: tuple[int, ...] = field(init=False)
+    thresholds: list[float] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.kernel_specs = [s for s in self.specs if s.definition.kernel is not None]
+        self.plugin_specs = [s for s in self.specs if s.definition.kernel is None]
+        if self.policies.ties == "average":
+            bad = [s.key for s in self.kernel_specs
+                   if not s.definition.kernel.exact_under_average(s)]
+            if bad:
+                raise PolicyError(
+                    f"ties='average' (expected value over tie orders) is not available for {bad};"
+                    " use ties='id' or ties='trec_eval' for them, or evaluate them separately."
+                )
+        self.depth = self._depth()
+        self.keep_lists = bool(self.plugin_specs)
+        self.cutoffs = tuple(sorted({s.k for s in self.specs if s.k}))
+        self.thresholds = sorted({threshold(s) for s in self.kernel_specs} | {POSITIVE})
+
+    def _depth(self) -> int:
+        if self.policies.ties == "average":
+            return 0
+        depth = 0
+        for s in self.kernel_specs:
+            binding = s.definition.kernel
+            if not binding.ranked:
+                continue
+            if binding.needs_whole_list(s):
+                return 0
+            depth = max(depth, s.k)
+        return depth
+
+    def requests(self, max_rel: float) -> Requests:
+        """The kernel requests (``max_rel``: the truth's largest relevance, for ERR's default)."""
+        reqs: list[KernelRequest] = [_request(s, max_rel) for s in self.kernel_specs]
+        nrel = {}
+        for t in self.thresholds:
+            nrel[t] = len(reqs)
+            reqs.append(KernelRequest(Request.NREL, 0, t))
+        micro = {}
+        for s in self.kernel_specs:
+            pair = s.definition.kernel.micro_requests(s)
+            if pair is not None:
+                micro[s] = len(reqs)
+                reqs += [KernelRequest(pair[0], s.k or 0, threshold(s)),
+                         KernelRequest(pair[1], s.k or 0, threshold(s))]
+        return Requests(reqs, {s: i for i, s in enumerate(self.kernel_specs)}, nrel, micro)
+
+
+@dataclass
+class Requests:
+    """Kernel requests with the column of each spec and of each auxiliary value."""
+
+    items: list[KernelRequest]
+    column: dict[MetricSpec, int]      # kernel spec -> output column
+    nrel_column: dict[float, int]      # threshold -> column of the user's relevant-item count
+    micro_column: dict[MetricSpec, int]  # micro spec -> numerator column (denominator: + 1)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The request arrays :func:`receval.kernels.compute_metrics` takes."""
+        def col(name: str, dtype: type) -> np.ndarray:
+            return np.array([getattr(r, name) for r in self.items], dtype=dtype)
+
+        return {"codes": col("code", np.int32), "ks": col("k", np.int64),
+                "thrs": col("thr", np.float64), "pars": col("par", np.float64),
+                "opts": col("variant", np.int32), "gains": col("gain", np.int32),
+                "ideals": col("ideal", np.int32), "discounts": col("discount", np.int32)}
+
+
+def _index(spec: MetricSpec, name: str, choices: tuple[str, ...]) -> int:
+    if not any(p.name == name for p in spec.definition.params):
+        return 0
+    return choices.index(spec.get(name))
+
+
+def _request(spec: MetricSpec, max_rel: float) -> KernelRequest:
+    binding = spec.definition.kernel
+    variant = 0
+    if binding.variant is not None:
+        variant = VARIANTS[binding.request].index(spec.get(binding.variant))
+    return KernelRequest(
+        code=binding.request, k=spec.k or 0, thr=threshold(spec),
+        par=binding.par(spec, max_rel) if binding.par is not None else 0.0,
+        variant=variant, gain=_index(spec, "gain", GAINS), ideal=_index(spec, "ideal", IDEALS),
+        discount=_index(spec, "discount", DISCOUNTS),
+    )
