@@ -37,7 +37,7 @@ from .results import EvalResult
 # public name -> module that defines it (imported on first access)
 _LAZY = {
     "compare": "receval.stats",
-    "Comparison": "receval.stats",
+    "Comparison": "receval.results",
     "load_report": ("receval.report", "load"),
     "read_run": "receval.io.files",
     "read_truth": "receval.io.files",

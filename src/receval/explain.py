@@ -64,7 +64,7 @@ class Explanation:
 
     def to_text(self, fmt: str = "table", digits: int = 4) -> str:
         """Readable text (``fmt``: table | markdown) of the tables, steps and the check."""
-        from .cli.common import render
+        from .report.tables import render
 
         out = [f"{self.metric} for user {self.user!r}"]
         out += [f"  {n}" for n in self.notes]
@@ -139,9 +139,8 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
     :func:`receval.evaluate`.
     """
     from .io.frames import read_columns
-    from .metrics import parse_metric
+    from .metrics import canonical_key, parse_metric
     from .policies import Policies
-    from .trec.aliases import canonical_key
 
     spec = parse_metric(canonical_key(metric) if isinstance(metric, str) else metric)
     pol = Policies.from_kwargs(ties=ties, **policies)
@@ -230,8 +229,7 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
     # the same number from the library, on this user's rows only (fast on large inputs)
     import pandas as pd
 
-    import receval as rv
-
+    from .evaluate import evaluate as run_evaluate
     from .metrics import metric as make_metric
 
     kwargs = {k: v for k, v in pol.to_dict().items()}
@@ -248,7 +246,7 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
                               "relevance": t_rel_all[t_mask]})
     value_col = {"score_col": "score"} if rc.value_kind == "score" else {"rank_col": "rank"}
     try:
-        res = rv.evaluate(sub_run, sub_truth, [ref_spec.key], user_col="user", item_col="item",
+        res = run_evaluate(sub_run, sub_truth, [ref_spec.key], user_col="user", item_col="item",
                           rel_col="relevance", **value_col, **kwargs)
     except (KeyError, ValueError) as exc:
         ex.notes.append(f"receval.evaluate failed: {exc}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from receval.errors import MetricError
-from receval.trec.aliases import canonical_key, canonical_keys
+from receval.metrics import canonical_key, canonical_keys
 from receval.trec.measures import parse_measures
 
 

@@ -22,11 +22,10 @@ from ._common import (
     as_binary,
     as_float_array,
     as_weights,
-    check_choice,
     order_desc,
     same_length,
-    tie_groups,
 )
+from ._pairs import pair_counts
 from .curves import Curve
 
 __all__ = [
@@ -131,38 +130,8 @@ def roc_auc(y_true: Any, y_score: Any, *, sample_weight: Any = None) -> float:
     return float(correct[0] / (npos[0] * nneg[0]))
 
 
-def pair_counts(indptr: np.ndarray, scores: np.ndarray, pos: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per group (user) of a CSR layout whose positions are sorted by score descending within
-    each group: the number of positives ``P``, of negatives ``N`` and of correctly ordered
-    (positive, negative) pairs ``C = sum_n (#positives scored above n + 1/2 #positives tied with
-    n)``. Vectorized over all groups; ``C / (P N)`` is each group's AUC."""
-    indptr = np.asarray(indptr, dtype=np.int64)
-    n_groups = len(indptr) - 1
-    lens = np.diff(indptr)
-    n = int(indptr[-1]) if n_groups else 0
-    user = np.repeat(np.arange(n_groups, dtype=np.int64), lens)
-    posf = np.asarray(pos, dtype=np.float64)[:n]
-    npos = np.bincount(user, weights=posf, minlength=n_groups)
-    nneg = lens.astype(np.float64) - npos
-    if n == 0:
-        return npos, nneg, np.zeros(n_groups)
-    gid = tie_groups(scores[:n], indptr[:-1][lens > 0])
-    n_tie = int(gid[-1]) + 1
-    gpos = np.bincount(gid, weights=posf, minlength=n_tie)
-    before = np.cumsum(posf) - posf  # positives at earlier positions (all groups)
-    gstart = np.flatnonzero(np.r_[True, gid[1:] != gid[:-1]])
-    above = before[gstart] - before[indptr[user[gstart]]]
-    contrib = (above[gid] + 0.5 * gpos[gid]) * (1.0 - posf)
-    correct = np.bincount(user, weights=contrib, minlength=n_groups)
-    return npos, nneg, correct
-
-
-# ---- tables: (user, item, score) runs against (user, item[, relevance]) truth ---------------
-
 def _evaluate_one(run: Any, truth: Any, spec: Any, kwargs: dict) -> Score:
     from ..evaluate import evaluate
-    from . import registered  # noqa: F401  (registers the plugin metrics)
 
     res = evaluate(run, truth, [spec], **kwargs)
     key = res.metrics[0]
@@ -184,7 +153,6 @@ def gauc(run: Any, truth: Any, *, weight: str = "none", rel: float = 1.0,
     :func:`receval.evaluate`. Returns a :class:`Score` with per-user AUC values.
     """
     from ..metrics import metric
-    from . import registered  # noqa: F401
 
     spec = metric("gauc", None, weight=weight, rel=rel, candidates=candidates,
                   single_class=single_class, catalog=catalog)
@@ -202,7 +170,6 @@ def lauc(run: Any, truth: Any, k: int, *, rel: float = 1.0, tail: str = "linear"
     See :func:`gauc` for the other keywords.
     """
     from ..metrics import metric
-    from . import registered  # noqa: F401
 
     spec = metric("lauc", k, rel=rel, tail=tail, single_class=single_class, catalog=catalog)
     return _evaluate_one(run, truth, spec, kwargs)
@@ -221,7 +188,6 @@ def scored_pairs(run: Any, truth: Any, *, rel: float = 1.0, user_col: str | None
     does not score (``unscored_positives``).
     """
     from ..evaluate import Evaluator
-    from . import registered  # noqa: F401
 
     ev = Evaluator(truth, ["gauc"], user_col=user_col, item_col=item_col, rel_col=rel_col,
                    **policies)
@@ -243,10 +209,3 @@ def global_auc(run: Any, truth: Any, *, rel: float = 1.0, **kwargs: Any) -> Scor
     """
     labels, scores, info = scored_pairs(run, truth, rel=rel, **kwargs)
     return Score("global_auc", roc_auc(labels, scores), None, info)
-
-
-def _weights(kind: str, npos: np.ndarray, nneg: np.ndarray) -> np.ndarray:
-    check_choice("weight", kind, ("none", "positives", "impressions"))
-    if kind == "none":
-        return np.ones_like(npos)
-    return npos if kind == "positives" else npos + nneg

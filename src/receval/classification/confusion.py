@@ -150,7 +150,6 @@ def confusion_at_k(run: Any, truth: Any, k: int | None, *, rel: float = 1.0,
     """
     from ..evaluate import evaluate
     from ..metrics import metric
-    from . import registered  # noqa: F401
 
     specs = [metric(name, k, rel=rel) for name in ("tp", "fp", "fn", "tn")]
     res = evaluate(run, truth, specs, catalog=catalog, **kwargs)

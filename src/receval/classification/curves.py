@@ -84,19 +84,19 @@ class Curve:
 
     def plot(self, ax: Any = None, **style: Any) -> Any:
         """Draw on ``ax`` (a new Figure's axes when ``None``); returns the axes."""
-        from ..plots import plot_curves
+        from ..report.display import plot_curves
 
         return plot_curves([self], ax=ax, **style)
 
     def save(self, path: str | Path, *, format: str | None = None, **style: Any) -> Path:
         """Render to a file (format from the suffix: png, svg, pdf) with the Agg backend."""
-        from ..plots import save_curves
+        from ..report.display import save_curves
 
         return save_curves([self], path, format=format, **style)
 
     def render(self, format: str = "svg", **style: Any) -> bytes:
         """The figure as bytes (svg, png or pdf), for embedding in reports."""
-        from ..plots import render_curves
+        from ..report.display import render_curves
 
         return render_curves([self], format=format, **style)
 
@@ -110,17 +110,17 @@ class Curves(list):
         return {"title": self.title, "curves": [c.to_dict() for c in self]}
 
     def plot(self, ax: Any = None, **style: Any) -> Any:
-        from ..plots import plot_curves
+        from ..report.display import plot_curves
 
         return plot_curves(list(self), ax=ax, title=self.title, **style)
 
     def save(self, path: str | Path, *, format: str | None = None, **style: Any) -> Path:
-        from ..plots import save_curves
+        from ..report.display import save_curves
 
         return save_curves(list(self), path, format=format, title=self.title, **style)
 
     def render(self, format: str = "svg", **style: Any) -> bytes:
-        from ..plots import render_curves
+        from ..report.display import render_curves
 
         return render_curves(list(self), format=format, title=self.title, **style)
 

@@ -30,7 +30,7 @@ from ..errors import InputError, PolicyError
 from ..metrics.spec import MetricDef, MetricSpec, Param, register
 from ..pack import Packed
 from ..pack.vocab import lookup
-from .auc import _weights, pair_counts
+from ._pairs import _weights, pair_counts
 
 REL = Param("rel", 1.0, "relevance threshold: truth items with relevance >= rel are positives",
             kind=float, low=0.0, low_open=True)

@@ -127,17 +127,7 @@ def run(args: argparse.Namespace) -> int:
                 for u, row in zip(res.user_ids.tolist(), res.values.tolist(), strict=True)]
         text = render(headers, rows, args.format, digits=digits)
     elif args.format == "json":
-        import json
-
-        from .common import _json_value
-
-        data = {
-            "name": res.name,
-            "summary": {k: _json_value(v) for k, v in res.summary.items()},
-            "stats": [{k: _json_value(v) for k, v in row.items()} for row in res.stats],
-            "counts": res.counts, "policies": res.policies,
-        }
-        text = json.dumps(data, indent=2)
+        text = res.to_json(indent=2)  # the document EvalResult.from_json / rv.load_report read
     else:
         headers = ["metric", "mean", "std", "se", "n", "skipped"]
         rows = [[r["metric"], float(r["mean"]), float(r["std"]), float(r["se"]), int(r["n"]),

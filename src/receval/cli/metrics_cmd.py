@@ -37,8 +37,7 @@ def _params(defn) -> str:
 
 def _defs(names: list[str]):
     from ..errors import UnknownMetricError, suggest
-    from ..metrics import ALIASES, REGISTRY, list_metrics
-    from ..trec.aliases import canonical_key
+    from ..metrics import ALIASES, REGISTRY, canonical_key, list_metrics
 
     if not names:
         return list_metrics()

@@ -1,6 +1,14 @@
 """Metric definitions, the registry and the canonical-key parser (no array code here)."""
 
 from . import ranking  # noqa: F401  (registers the ranking metrics)
+from .names import (
+    canonical_key,
+    canonical_keys,
+    higher_is_better,
+    parse_metric,
+    parse_metrics,
+    resolve_key,
+)
 from .spec import (
     ALIASES,
     REGISTRY,
@@ -9,10 +17,7 @@ from .spec import (
     Param,
     load_plugins,
     metric,
-    parse_metric,
-    parse_metrics,
     register,
-    resolve_key,
 )
 
 
@@ -23,6 +28,6 @@ def list_metrics() -> list[MetricDef]:
 
 
 __all__ = [
-    "ALIASES", "REGISTRY", "MetricDef", "MetricSpec", "Param", "list_metrics", "metric",
+    "ALIASES", "REGISTRY", "canonical_key", "canonical_keys", "higher_is_better", "MetricDef", "MetricSpec", "Param", "list_metrics", "metric",
     "load_plugins", "parse_metric", "parse_metrics", "register", "resolve_key",
 ]

@@ -69,8 +69,7 @@ def report(obj: Any, format: str = "text", path: str | None = None, *, digits: i
 
 def load(text_or_path: str) -> Any:
     """Load a JSON report back: an EvalResult, a Comparison or a dict of EvalResults."""
-    from ..results import EvalResult
-    from ..stats import Comparison
+    from ..results import Comparison, EvalResult
 
     text = text_or_path
     if not text_or_path.lstrip().startswith("{"):

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import require
+from .plots import new_figure
 
 _COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf"]
@@ -24,10 +24,7 @@ def color(i: int) -> str:
 
 
 def _figure(width: float = 5.0, height: float = 3.4) -> Any:
-    require("matplotlib", "plot")
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=(width, height), layout="constrained")
+    return new_figure((width, height))
 
 
 def to_svg(fig: Any) -> str:
@@ -111,7 +108,7 @@ def curves_figure(title: str, curves: list[Any]) -> str:
     ax.set_prop_cycle(color=[color(i) for i in range(len(curves))])
     curves = [thin(c) for c in curves]
     try:
-        from ..plots import plot_curves
+        from .plots import plot_curves
 
         plot_curves(list(curves), ax=ax, title=title)
     except ImportError:  # pragma: no cover - the plots module is part of the package

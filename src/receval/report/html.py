@@ -151,8 +151,7 @@ def render_html(obj: Any, *, title: str | None = None, digits: int = 4, train: A
     from :mod:`receval.classification`) adds curve plots. Sections whose data is absent are
     left out.
     """
-    from ..results import EvalResult
-    from ..stats import Comparison
+    from ..results import Comparison, EvalResult
 
     model = build(obj, title=title, metrics=metrics)
     title = model.title

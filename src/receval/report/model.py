@@ -65,8 +65,7 @@ def build(obj: Any, *, title: str | None = None, metrics: list[str] | None = Non
 
 
 def _build(obj: Any, title: str | None) -> TableModel:
-    from ..results import EvalResult
-    from ..stats import Comparison
+    from ..results import Comparison, EvalResult
 
     if isinstance(obj, Comparison):
         return _from_comparison(obj, title)
@@ -99,14 +98,14 @@ def _build(obj: Any, title: str | None) -> TableModel:
 
 
 def _mark_best(model: TableModel) -> None:
-    from ..stats.compare import _higher_is_better
+    from ..metrics import higher_is_better
 
     for m in model.metrics:
         vals = [model.cells[(s, m)].value for s in model.systems]
         finite = [v for v in vals if v == v]
         if len(model.systems) < 2 or not finite:
             continue
-        top = max(finite) if _higher_is_better(m) else min(finite)
+        top = max(finite) if higher_is_better(m) else min(finite)
         for s in model.systems:
             model.cells[(s, m)].best = model.cells[(s, m)].value == top
 

@@ -195,8 +195,7 @@ def latex(obj: Any, digits: int = 4, *, caption: str | None = None,
 def to_csv(obj: Any) -> str:
     """Full-precision CSV: the pairwise rows of a Comparison, or one row per metric of a result,
     or systems x metrics for a dict of results."""
-    from ..results import EvalResult
-    from ..stats import PAIR_COLUMNS, Comparison
+    from ..results import PAIR_COLUMNS, Comparison, EvalResult
 
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")

@@ -14,6 +14,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError
+from .jsonio import FORMAT_EVALRESULT, decode_ids, encode_ids, number, unnumber
+
 
 @dataclass
 class EvalResult:
@@ -102,34 +105,41 @@ class EvalResult:
 
     # ---- serialization ------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
+        """The JSON document (see :mod:`receval.results.jsonio` for NaN and id encoding)."""
         return {
-            "format": "receval.EvalResult/1",
+            "format": FORMAT_EVALRESULT,
             "name": self.name,
             "metrics": list(self.metrics),
-            "user_ids": [_py(u) for u in self.user_ids.tolist()],
-            "values": [[_num(v) for v in row] for row in self.values.tolist()],
-            "stats": [{k: _num(v) if isinstance(v, float) else v for k, v in r.items()}
-                      for r in self.stats],
-            "counts": dict(self.counts),
+            "summary": {k: number(v) for k, v in self.summary.items()},
+            "user_ids": encode_ids(np.asarray(self.user_ids)),
+            "values": [[number(v) for v in row] for row in self.values.tolist()],
+            "stats": [{k: number(v) for k, v in r.items()} for r in self.stats],
+            "counts": {k: number(v) for k, v in self.counts.items()},
             "policies": dict(self.policies),
             "info": self.info,
             "provenance": self.provenance,
         }
 
     def to_json(self, path: str | None = None, **kwargs: Any) -> str:
+        """The JSON text of :meth:`to_dict` (also written to ``path`` when given)."""
         from .jsonio import dump
 
         return dump(self.to_dict(), path, **kwargs)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EvalResult:
-        values = np.array([[_unnum(v) for v in row] for row in data["values"]], dtype=np.float64)
-        values = values.reshape(len(data["user_ids"]), len(data["metrics"]))
-        stats = [{k: _unnum(v) if k in ("mean", "std", "se") else v for k, v in r.items()}
+        if not isinstance(data, dict) or data.get("format") != FORMAT_EVALRESULT:
+            fmt = data.get("format") if isinstance(data, dict) else type(data).__name__
+            raise InputError(f"not a receval EvalResult document (format={fmt!r}).")
+        missing = [k for k in ("metrics", "user_ids", "values", "stats", "counts", "policies")
+                   if k not in data]
+        if missing:
+            raise InputError(f"incomplete EvalResult document: it has no {missing}.")
+        user_ids = decode_ids(data["user_ids"])
+        values = np.array([[unnumber(v) for v in row] for row in data["values"]],
+                          dtype=np.float64).reshape(len(user_ids), len(data["metrics"]))
+        stats = [{k: unnumber(v) if k in ("mean", "std", "se") else v for k, v in r.items()}
                  for r in data["stats"]]
-        users = data["user_ids"]
-        user_ids = np.array(users, dtype=object if any(isinstance(u, str) for u in users)
-                            else np.int64) if users else np.zeros(0, dtype=np.int64)
         return cls(list(data["metrics"]), user_ids, values, stats, dict(data["counts"]),
                    dict(data["policies"]), data.get("info", {}), data.get("name"),
                    data.get("provenance", {}))
@@ -144,18 +154,3 @@ class EvalResult:
 def _fmt(value: float, digits: int) -> str:
     return "nan" if value is None or (isinstance(value, float) and math.isnan(value)) \
         else f"{value:.{digits}f}"
-
-
-def _num(v: Any) -> Any:
-    """JSON has no NaN/inf: encode them as strings so that the round trip is exact."""
-    if isinstance(v, float) and not math.isfinite(v):
-        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-    return v
-
-
-def _unnum(v: Any) -> float:
-    return float(v) if v is not None else float("nan")
-
-
-def _py(v: Any) -> Any:
-    return v.item() if hasattr(v, "item") else v

@@ -4,7 +4,8 @@ The entry point is :func:`compare`, which returns a :class:`Comparison`. The bui
 work on per-user differences and are vectorized over pairs of systems.
 """
 
-from .compare import PAIR_COLUMNS, TEST_TITLES, TESTS, Comparison, compare
+from ..results.comparison import PAIR_COLUMNS, Comparison
+from .compare import TEST_TITLES, TESTS, compare
 from .corrections import CORRECTIONS, adjust
 from .paired import (
     TestResult,

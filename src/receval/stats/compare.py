@@ -2,20 +2,19 @@
 
 >>> cmp = rv.compare({"pop": res_pop, "knn": res_knn}, baseline="pop", test="permutation")
 >>> cmp.table          # one row per (metric, pair): diff, CI, effect size, p-values
->>> cmp.report("latex")
+>>> rv.report(cmp, "latex")
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError, PolicyError, suggest
+from ..results.comparison import Comparison
 from . import paired
 from .corrections import adjust, check_correction
 from .tukey import tukey_hsd
@@ -30,201 +29,6 @@ TEST_TITLES = {
     "bootstrap": "paired bootstrap test",
     "tukey": "Tukey HSD (all pairs)",
 }
-PAIR_COLUMNS = ("metric", "a", "b", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high",
-                "cohens_d", "wins", "ties", "losses", "statistic", "p_value", "p_adjusted",
-                "significant")
-
-
-def _higher_is_better(key: str) -> bool:
-    try:
-        from ..metrics import parse_metric
-
-        return bool(parse_metric(key).definition.higher_is_better)
-    except (KeyError, ValueError):
-        return True
-
-
-@dataclass
-class Comparison:
-    """Result of :func:`compare`: per-system summaries and one row per (metric, pair).
-
-    Attributes
-    ----------
-    systems : system names in the order given.
-    metrics : metric keys compared.
-    summary : ``{system: {metric: mean}}`` (the systems' own summary values).
-    pairs : list of dicts with the columns of :data:`PAIR_COLUMNS`; ``diff = mean_a - mean_b``
-        over the users both systems have a value for; ``significant`` uses ``p_adjusted``.
-    baseline, test, correction, alpha, n_resamples, seed, options : the settings used.
-    counts : users compared, users dropped per metric, ...
-    results : the :class:`~receval.EvalResult` of every system (per-user values for plots).
-    """
-
-    systems: list[str]
-    metrics: list[str]
-    summary: dict[str, dict[str, float]]
-    pairs: list[dict[str, Any]]
-    baseline: str | None
-    test: str
-    correction: str
-    alpha: float
-    n_resamples: int
-    seed: int | None
-    counts: dict[str, Any] = field(default_factory=dict)
-    options: dict[str, Any] = field(default_factory=dict)
-    results: dict[str, Any] = field(default_factory=dict)
-
-    # ---- access ---------------------------------------------------------------------------
-    @property
-    def table(self) -> pd.DataFrame:
-        """The pairwise rows as a pandas frame (full precision)."""
-        return pd.DataFrame(self.pairs, columns=list(PAIR_COLUMNS))
-
-    @property
-    def summary_frame(self) -> pd.DataFrame:
-        """Systems x metrics summary values."""
-        return pd.DataFrame(self.summary).T.loc[self.systems, self.metrics]
-
-    def _metric(self, key: str) -> str:
-        from ..metrics import resolve_key
-
-        return resolve_key(key, self.metrics, "this comparison")
-
-    def pair(self, metric: str, a: str, b: str) -> dict[str, Any]:
-        """The row comparing ``a`` and ``b`` on ``metric`` (signs flipped if stored as b, a)."""
-        metric = self._metric(metric)
-        for row in self.pairs:
-            if row["metric"] != metric:
-                continue
-            if (row["a"], row["b"]) == (a, b):
-                return dict(row)
-            if (row["a"], row["b"]) == (b, a):
-                out = dict(row)
-                out.update(a=a, b=b, mean_a=row["mean_b"], mean_b=row["mean_a"],
-                           diff=-row["diff"], ci_low=-row["ci_high"], ci_high=-row["ci_low"],
-                           cohens_d=-row["cohens_d"], wins=row["losses"], losses=row["wins"],
-                           statistic=_neg_stat(row["statistic"], self.test))
-                return out
-        raise KeyError(f"no comparison of {a!r} and {b!r} on {metric!r}; systems are "
-                       f"{self.systems} (baseline={self.baseline!r}).")
-
-    def significant(self, metric: str, a: str, b: str) -> bool:
-        """Whether ``a`` and ``b`` differ significantly on ``metric`` (after correction)."""
-        return bool(self.pair(metric, a, b)["significant"])
-
-    def beats(self, metric: str, system: str) -> list[str]:
-        """Systems that ``system`` is significantly better than on ``metric``."""
-        metric = self._metric(metric)
-        hib = _higher_is_better(metric)
-        out = []
-        for row in self.pairs:
-            if row["metric"] != metric or not row["significant"] or system not in (row["a"], row["b"]):
-                continue
-            other = row["b"] if row["a"] == system else row["a"]
-            diff = row["diff"] if row["a"] == system else -row["diff"]
-            if (diff > 0) == hib and diff != 0:
-                out.append(other)
-        return [s for s in self.systems if s in out]
-
-    def best(self, metric: str) -> list[str]:
-        """The system(s) with the best summary value on ``metric``."""
-        metric = self._metric(metric)
-        vals = {s: self.summary[s].get(metric, float("nan")) for s in self.systems}
-        finite = [v for v in vals.values() if v == v]
-        if not finite:
-            return []
-        top = max(finite) if _higher_is_better(metric) else min(finite)
-        return [s for s, v in vals.items() if v == top]
-
-    # ---- display --------------------------------------------------------------------------
-    def report(self, format: str = "text", path: str | None = None, **kwargs: Any) -> str:
-        """Render with :func:`receval.report.report` (text, markdown, latex, csv, json, html)."""
-        from ..report import report
-
-        return report(self, format=format, path=path, **kwargs)
-
-    def __repr__(self) -> str:
-        from ..report.text import plain_table
-
-        return plain_table(self)
-
-    def _repr_html_(self) -> str:
-        from ..report.html import comparison_tables_html
-
-        return comparison_tables_html(self)
-
-    # ---- serialization --------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": "receval.Comparison/1",
-            "systems": list(self.systems),
-            "metrics": list(self.metrics),
-            "summary": {s: {m: _num(v) for m, v in d.items()} for s, d in self.summary.items()},
-            "pairs": [{k: _num(v) for k, v in row.items()} for row in self.pairs],
-            "baseline": self.baseline,
-            "test": self.test,
-            "correction": self.correction,
-            "alpha": self.alpha,
-            "n_resamples": self.n_resamples,
-            "seed": self.seed,
-            "counts": self.counts,
-            "options": self.options,
-            "results": {name: r.to_dict() for name, r in self.results.items()},
-        }
-
-    def to_json(self, path: str | None = None, **kwargs: Any) -> str:
-        from ..results.jsonio import dump
-
-        return dump(self.to_dict(), path, **kwargs)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Comparison:
-        from ..results import EvalResult
-
-        if data.get("format") != "receval.Comparison/1":
-            raise InputError(f"not a receval Comparison document (format={data.get('format')!r}).")
-        pairs = [{k: _unnum(k, v) for k, v in row.items()} for row in data["pairs"]]
-        summary = {s: {m: _unnum("mean", v) for m, v in d.items()}
-                   for s, d in data["summary"].items()}
-        results = {name: EvalResult.from_dict(r) for name, r in data.get("results", {}).items()}
-        return cls(list(data["systems"]), list(data["metrics"]), summary, pairs,
-                   data.get("baseline"), data["test"], data["correction"], float(data["alpha"]),
-                   int(data["n_resamples"]), data.get("seed"), data.get("counts", {}),
-                   data.get("options", {}), results)
-
-    @classmethod
-    def from_json(cls, text_or_path: str) -> Comparison:
-        from ..results.jsonio import load
-
-        return cls.from_dict(load(text_or_path))
-
-
-_FLOAT_COLUMNS = {"mean_a", "mean_b", "diff", "ci_low", "ci_high", "cohens_d", "statistic",
-                  "p_value", "p_adjusted", "mean"}
-
-
-def _neg_stat(stat: float, test: str) -> float:
-    """The statistic of (b, a) from that of (a, b): min(W+, W-) is symmetric, others flip."""
-    return stat if test == "wilcoxon" else -stat
-
-
-def _num(v: Any) -> Any:
-    if isinstance(v, (np.floating, float)):
-        v = float(v)
-        if not math.isfinite(v):
-            return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-        return v
-    if isinstance(v, np.integer):
-        return int(v)
-    if isinstance(v, np.bool_):
-        return bool(v)
-    return v
-
-
-def _unnum(key: str, v: Any) -> Any:
-    if key in _FLOAT_COLUMNS:
-        return float("nan") if v is None else float(v)
-    return v
 
 
 # ---- compare() ----------------------------------------------------------------------------

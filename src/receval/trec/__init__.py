@@ -1,6 +1,6 @@
 """trec_eval compatibility: measure names and aliases, trec_eval's measures and output layout."""
 
-from .aliases import canonical_key, canonical_keys
+from ..metrics import canonical_key, canonical_keys
 from .evaluate import TrecResult, trec_eval
 from .measures import parse_measures
 

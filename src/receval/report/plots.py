@@ -11,12 +11,13 @@ import io
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError, require
+from ..errors import InputError, require
 
 FORMATS = ("png", "svg", "pdf")
 
 
-def _figure(figsize: tuple[float, float] = (5.0, 4.0)) -> Any:
+def new_figure(figsize: tuple[float, float] = (5.0, 4.0)) -> Any:
+    """A matplotlib Figure with constrained layout (the one figure factory of the reports)."""
     require("matplotlib", "plot")
     from matplotlib.figure import Figure
 
@@ -34,7 +35,7 @@ def plot_curves(curves: list, ax: Any = None, *, title: str = "", diagonal: bool
     if not curves:
         raise InputError("plot_curves needs at least one curve.")
     if ax is None:
-        ax = _figure().add_subplot(1, 1, 1)
+        ax = new_figure().add_subplot(1, 1, 1)
     kinds = {c.kind for c in curves}
     for c in curves:
         text = c.label or c.kind
@@ -80,7 +81,7 @@ def save_curves(curves: list, path: str | Path, *, format: str | None = None,
             f"cannot save a plot as {fmt or 'a file without suffix'!r}; use one of {list(FORMATS)} "
             "(give the path a suffix or pass format=...)."
         )
-    fig = _figure(figsize)
+    fig = new_figure(figsize)
     plot_curves(curves, fig.add_subplot(1, 1, 1), **style)
     fig.savefig(path, format=fmt, dpi=dpi)
     return path
@@ -92,7 +93,7 @@ def render_curves(curves: list, *, format: str = "svg", figsize: tuple[float, fl
     fmt = format.lower()
     if fmt not in FORMATS:
         raise InputError(f"cannot render a plot as {format!r}; use one of {list(FORMATS)}.")
-    fig = _figure(figsize)
+    fig = new_figure(figsize)
     plot_curves(curves, fig.add_subplot(1, 1, 1), **style)
     buf = io.BytesIO()
     fig.savefig(buf, format=fmt, dpi=dpi)

@@ -1,0 +1,238 @@
+"""Metric names in the styles people already type, mapped to receval's canonical keys.
+
+=================  ==============================  ========================================
+style              examples                        canonical key
+=================  ==============================  ========================================
+trec_eval          ``ndcg_cut.10``, ``P.5``,       ``ndcg@10``, ``precision@5``,
+                   ``recall_100``, ``map``,        ``recall@100``, ``map``, ``mrr``,
+                   ``recip_rank``, ``Rprec``,      ``r_precision``, ``hit_rate@10``,
+                   ``success.10``, ``map_cut.10``  ``map@10``
+ir_measures        ``nDCG@10``, ``P@5``, ``AP``,   ``ndcg@10``, ``precision@5``, ``map``,
+                   ``RR@10``, ``R@100``,           ``mrr@10``, ``recall@100``,
+                   ``P(rel=2)@5``,                 ``precision@5(rel=2)``,
+                   ``nDCG(dcg='exp-log2')@10``     ``ndcg@10(gain=exp)``
+ranx               ``ndcg@10``, ``map@100``,       ``ndcg@10``, ``map@100``, ``mrr``,
+                   ``mrr``, ``r-precision``,       ``r_precision``, ``ndcg@10(gain=exp)``
+                   ``ndcg_burges@10``
+receval            ``ndcg@10(gain=exp)``           itself
+=================  ==============================  ========================================
+
+Note the conventions behind a name can differ between tools even when the name maps: ranx and
+ir_measures cut AP at k with denominator R (receval's default), as trec_eval's ``map_cut`` does.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import MetricError, UnknownMetricError, suggest
+from .spec import _KEY, MetricSpec, metric
+
+# trec_eval base name -> (receval name, fixed parameters)
+_TREC: dict[str, tuple[str, dict[str, str]]] = {
+    "P": ("precision", {}), "recall": ("recall", {}), "map": ("map", {}),
+    "map_cut": ("map", {}), "ndcg": ("ndcg", {}), "ndcg_cut": ("ndcg", {}),
+    "success": ("hit_rate", {}), "relative_P": ("precision", {"denominator": "min_k_rel"}),
+    "recip_rank": ("mrr", {}), "Rprec": ("r_precision", {}), "bpref": ("bpref", {}),
+    "num_ret": ("num_ret", {}), "num_rel": ("num_rel", {}), "num_rel_ret": ("hits", {}),
+}
+_TREC_RE = re.compile(r"^(P|recall|map_cut|ndcg_cut|success|relative_P)[._](\d+)$")
+
+# ir_measures name (lower case) -> receval name
+_IRM = {
+    "ndcg": "ndcg", "p": "precision", "r": "recall", "ap": "map", "rr": "mrr",
+    "rprec": "r_precision", "success": "hit_rate", "bpref": "bpref", "err": "err", "rbp": "rbp",
+    "numret": "num_ret", "numrel": "num_rel", "numrelret": "hits", "judged": None,
+}
+_IRM_RE = re.compile(r"^([A-Za-z_]+)\((.*)\)(?:@(\d+))?$")
+
+# ranx names that differ from receval's
+_RANX = {
+    "r-precision": "r_precision", "ndcg_burges": "ndcg(gain=exp)",
+    "dcg_burges": "dcg(gain=exp)", "hit_rate": "hit_rate", "hits": "hits",
+}
+
+
+
+
+def _foreign(s: str) -> MetricSpec | None:
+    """The spec of a trec_eval, ranx or ir_measures name, or None if it is none of them."""
+    m = _TREC_RE.match(s)
+    if m:
+        name, params = _TREC[m.group(1)]
+        return metric(name, int(m.group(2)), **params)
+    if s in _TREC:
+        name, params = _TREC[s]
+        return metric(name, None, **params)
+    base, at, rest = s.partition("@")
+    if base.lower() in _RANX:
+        name, _, ptxt = _RANX[base.lower()].partition("(")
+        return _parse_receval(name + (at + rest if at else "") + (("(" + ptxt) if ptxt else ""))
+    m = _IRM_RE.match(s)
+    if m and m.group(1).lower() in _IRM:
+        return _irm(s, m.group(1), m.group(2), m.group(3))
+    return None
+
+
+def _irm(text: str, name: str, ptext: str, k: str | None) -> MetricSpec:
+    target = _IRM[name.lower()]
+    if target is None:
+        raise MetricError(f"{text!r}: ir_measures' {name} has no receval equivalent yet.")
+    params: dict[str, str] = {}
+    for part in [p for p in ptext.split(",") if p.strip()]:
+        pname, eq, value = part.partition("=")
+        pname, value = pname.strip(), value.strip().strip("'\"")
+        if not eq:
+            raise MetricError(f"{text!r}: parameter {part!r} must be written name=value.")
+        if pname == "rel":
+            params["rel"] = value
+        elif pname == "dcg" and target in ("ndcg",):
+            if value not in ("log2", "exp-log2"):
+                raise MetricError(
+                    f"{text!r}: dcg={value!r} is not supported; use 'log2' or 'exp-log2'."
+                )
+            if value == "exp-log2":
+                params["gain"] = "exp"
+        elif pname == "p" and target == "rbp":
+            params["p"] = value
+        else:
+            raise MetricError(f"{text!r}: ir_measures parameter {pname!r} is not supported.")
+    return metric(target, int(k) if k else None, **params)
+
+
+def parse_metric(key: str | MetricSpec) -> MetricSpec:
+    """The spec a metric name means, in any style the module docstring lists.
+
+    ``ndcg@10(gain=exp)``, an alias (``mrr@10``), a trec_eval name (``ndcg_cut.10``), an
+    ir_measures name (``nDCG@10``, ``P(rel=2)@5``) or a ranx name (``ndcg_burges@10``). An
+    unknown name raises :class:`~receval.errors.UnknownMetricError` with the nearest valid one.
+    """
+    if isinstance(key, MetricSpec):
+        return key
+    if not isinstance(key, str):
+        raise MetricError(f"a metric must be a string key or a MetricSpec, got {key!r}.")
+    try:
+        return _parse_receval(key)
+    except MetricError as exc:
+        ours = _KEY.match(key) is not None
+        if ours and not isinstance(exc, UnknownMetricError):
+            raise  # a receval key with a bad cutoff or parameter value
+        try:
+            foreign = _foreign(key.strip())
+        except MetricError:
+            if ours:
+                raise exc from None
+            raise
+        if foreign is None:
+            msg = exc.args[0] if exc.args else str(exc)
+            if key.strip() not in msg:
+                raise type(exc)(f"metric {key.strip()!r}: {msg}") from None
+            raise exc from None
+        return foreign
+
+
+def _parse_receval(key: str) -> MetricSpec:
+    """receval's own grammar: ``name[@k][(param=value,...)]`` (names and aliases)."""
+    m = _KEY.match(key)
+    if not m:
+        raise MetricError(
+            f"cannot parse metric key {key!r}; expected name[@k][(param=value,...)], "
+            "for example 'ndcg@10(gain=exp)'."
+        )
+    name, k_text, params_text = m.groups()
+    k: int | None = None
+    if k_text is not None:
+        try:
+            k_float = float(k_text)
+        except ValueError:
+            raise MetricError(f"{key!r}: cutoff must be a positive integer, got {k_text!r}.") from None
+        if k_float != int(k_float):
+            raise MetricError(f"{key!r}: cutoff must be a positive integer, got {k_text!r}.")
+        k = int(k_float)
+    params: dict[str, str] = {}
+    if params_text:
+        for part in params_text.split(","):
+            if not part.strip():
+                continue
+            if "=" not in part:
+                raise MetricError(f"{key!r}: parameter {part.strip()!r} must be written name=value.")
+            pname, value = part.split("=", 1)
+            params[pname.strip()] = value.strip()
+    return metric(name, k, **params)
+
+
+def parse_metrics(metrics: str | MetricSpec | list | tuple) -> list[MetricSpec]:
+    """Parse one key, a comma-separated string of simple keys, or a list of keys/specs."""
+    if isinstance(metrics, (str, MetricSpec)):
+        metrics = _split_keys(metrics) if isinstance(metrics, str) else [metrics]
+    specs: list[MetricSpec] = []
+    for m in metrics:
+        spec = parse_metric(m)
+        if spec not in specs:
+            specs.append(spec)
+    if not specs:
+        raise MetricError("no metric was requested; pass e.g. ['ndcg@10', 'map'].")
+    return specs
+
+
+def resolve_key(key: str, keys: list[str], where: str) -> str:
+    """The entry of ``keys`` that ``key`` names (exactly, or through an alias / other spelling).
+
+    Raises :class:`UnknownMetricError` naming ``where`` (e.g. "this result") and the nearest key.
+    """
+    if key in keys:
+        return key
+    try:
+        canonical = parse_metric(key).key
+    except (KeyError, ValueError):
+        canonical = key
+    if canonical in keys:
+        return canonical
+    raise UnknownMetricError(
+        f"metric {key!r} is not in {where}; it has {keys}." + suggest(key, keys)
+    )
+
+
+def canonical_key(text: str) -> str:
+    """The canonical key of a metric name in any accepted style.
+
+    >>> canonical_key("ndcg_cut.10"), canonical_key("nDCG@10"), canonical_key("RR@10")
+    ('ndcg@10', 'ndcg@10', 'mrr@10')
+    """
+    return parse_metric(text).key
+
+
+def canonical_keys(texts: list[str]) -> list[str]:
+    """Canonical keys of several names (each item may be a comma-separated list), deduplicated."""
+    out: list[str] = []
+    for t in texts:
+        for part in _split_keys(t):
+            key = parse_metric(part).key
+            if key not in out:
+                out.append(key)
+    if not out:
+        raise MetricError("no metric was requested; pass e.g. -m ndcg@10 -m map.")
+    return out
+
+
+def _split_keys(text: str) -> list[str]:
+    """Split 'ndcg@10,map(denominator=hits),mrr' on commas outside parentheses."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur)
+    return [s for s in (x.strip() for x in out) if s]
+
+
+def higher_is_better(key: str) -> bool:
+    """Whether larger values of the metric named ``key`` are better (True for unknown names)."""
+    try:
+        return bool(parse_metric(key).definition.higher_is_better)
+    except MetricError:
+        return True

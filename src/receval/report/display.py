@@ -1,0 +1,52 @@
+"""The display hook: how result objects render themselves (``repr``, Jupyter, ``.plot()``).
+
+Result and curve objects live below the reports and must not depend on them; their display
+methods call this module lazily, at display time only. It is the one place where a lower layer
+reaches the reports (the import contract whitelists exactly this module).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def text(obj: Any) -> str:
+    """Plain-text table of an EvalResult or Comparison (``repr``)."""
+    from .text import plain_table
+
+    return plain_table(obj)
+
+
+def html(obj: Any) -> str:
+    """HTML tables of a Comparison (Jupyter's ``_repr_html_``)."""
+    from .html import comparison_tables_html
+
+    return comparison_tables_html(obj)
+
+
+def render(obj: Any, format: str = "text", path: str | None = None, **kwargs: Any) -> str:
+    """:func:`receval.report.report` of ``obj``."""
+    from . import report
+
+    return report(obj, format=format, path=path, **kwargs)
+
+
+def plot_curves(*args: Any, **kwargs: Any) -> Any:
+    """Draw curves (see :func:`receval.report.plots.plot_curves`)."""
+    from .plots import plot_curves as draw
+
+    return draw(*args, **kwargs)
+
+
+def save_curves(*args: Any, **kwargs: Any) -> Any:
+    """Save curves to an image file (see :func:`receval.report.plots.save_curves`)."""
+    from .plots import save_curves as save
+
+    return save(*args, **kwargs)
+
+
+def render_curves(*args: Any, **kwargs: Any) -> Any:
+    """Curves as image bytes (see :func:`receval.report.plots.render_curves`)."""
+    from .plots import render_curves as draw
+
+    return draw(*args, **kwargs)
