@@ -41,8 +41,19 @@ def _gain(r: float, gain: str) -> float:
     return 2.0 ** r - 1.0 if gain == "exp" else float(r)
 
 
-def _dcg(rels: Sequence[float], k: int, gain: str) -> float:
-    return sum(_gain(r, gain) / math.log2(i + 2) for i, r in enumerate(rels[:k]))
+def discount(rank: int, kind: str) -> float:
+    """The discount of a 1-based rank, as the ``discount`` parameter defines it."""
+    if kind == "log2_max2":
+        return 1.0 / math.log2(max(rank, 2))
+    if kind == "ln":
+        return 1.0 / math.log(rank + 1)
+    if kind == "log10":
+        return 1.0 / math.log10(rank + 1)
+    return 1.0 / math.log2(rank + 1)
+
+
+def _dcg(rels: Sequence[float], k: int, gain: str, disc: str = "log2") -> float:
+    return sum(_gain(r, gain) * discount(i + 1, disc) for i, r in enumerate(rels[:k]))
 
 
 def metric_value(spec: Any, rels: Sequence[float], judged: Sequence[bool],
@@ -114,19 +125,19 @@ def metric_value(spec: Any, rels: Sequence[float], judged: Sequence[bool],
     if name == "cg":
         return sum(_gain(r, spec.get("gain")) for r in rels[:k])
     if name == "dcg":
-        return _dcg(rels, k, spec.get("gain"))
+        return _dcg(rels, k, spec.get("gain"), spec.get("discount"))
     if name in ("idcg", "ndcg"):
-        gain = spec.get("gain")
+        gain, disc = spec.get("gain"), spec.get("discount")
         if spec.get("ideal") == "truth":
             ideal = sorted(truth_rels, reverse=True)
             kk = spec.k if spec.k is not None else len(ideal)
         else:
             ideal = sorted(rels, reverse=True)
             kk = spec.k if spec.k is not None else L
-        idcg = _dcg(ideal, kk, gain)
+        idcg = _dcg(ideal, kk, gain, disc)
         if name == "idcg":
             return idcg
-        return div(_dcg(rels, k, gain), idcg)
+        return div(_dcg(rels, k, gain, disc), idcg)
     if name == "r_precision":
         return div(sum(b[:R]), R)
     if name == "err":

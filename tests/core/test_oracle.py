@@ -11,39 +11,22 @@ import zlib
 
 import numpy as np
 import pytest
+from cases import exact_under_average, metric_cases
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import ID_KINDS, evaluate, random_case, to_frame
 
 import receval as rv
 
-ALL = [
-    "hits@3", "hits", "precision@3", "precision@5(denominator=list)",
-    "precision@2(denominator=min_k_rel)", "precision", "precision(denominator=min_k_rel)",
-    "recall@3", "recall@2(denominator=min_k_rel)", "recall",
-    "f1@3", "fbeta@4(beta=2)", "fbeta@2(beta=0.5)", "f1",
-    "hit_rate@3", "hit_rate@3(level=recommended)", "hit_rate@2(level=truth)",
-    "hit_rate(level=recommended)", "hit_rate(level=truth)",
-    "mrr", "mrr@2", "first_hit_rank", "first_hit_rank@3",
-    "map", "map@3", "map@3(denominator=min_k_rel)", "map@4(denominator=hits)",
-    "map(denominator=hits)", "mar@3", "mar",
-    "cg@3", "cg@4(gain=exp)", "dcg@3", "dcg(gain=exp)", "idcg@3", "idcg@3(ideal=list)",
-    "idcg(gain=exp)", "idcg(ideal=list)", "ndcg@3", "ndcg", "ndcg@5(gain=exp)",
-    "ndcg@3(ideal=list)", "ndcg(gain=exp,ideal=list)", "ndcg@10",
-    "r_precision", "err@3", "err", "err@4(max_grade=4)", "rbp", "rbp@3(p=0.5)", "bpref",
-    "num_rel", "num_ret@3", "num_ret",
-    "precision@3(rel=2)", "map(rel=2)", "mrr(rel=3)", "recall@4(rel=2)", "bpref(rel=2)",
-    "r_precision(rel=2)", "hit_rate@2(rel=2)", "rbp(rel=2,p=0.9)", "num_rel(rel=2)",
+# every kernel family at several cutoffs and with every choice of every parameter (from the
+# registry), plus combinations of parameters
+ALL = metric_cases(cutoffs=(2, 3, 5)) + [
+    "ndcg(gain=exp,ideal=list)", "ndcg@3(gain=exp,discount=log2_max2)", "rbp(rel=2,p=0.9)",
+    "map@4(denominator=hits,rel=2)", "hit_rate@2(level=truth,rel=2)",
 ]
 # only cutoffs: the lists are cut at the deepest k before the kernel runs
-CUT = [
-    "hits@2", "precision@4", "precision@4(denominator=list)", "recall@3", "f1@2",
-    "hit_rate@1", "hit_rate@3(level=recommended)", "mrr@3", "first_hit_rank@2", "map@4",
-    "map@2(denominator=min_k_rel)", "map@3(denominator=hits)", "mar@2", "cg@3", "dcg@4",
-    "idcg@2", "ndcg@4", "ndcg@2(gain=exp)", "err@3", "rbp@4", "num_ret@2", "num_rel",
-]
-NOT_AVERAGED = ("first_hit_rank", "err", "bpref", "(denominator=hits)")
-AVERAGE = [m for m in ALL if not any(x in m for x in NOT_AVERAGED)]
+CUT = [k for k in metric_cases(cutoffs=(2, 4)) if "@" in k or k.startswith("num_rel")]
+AVERAGE = [m for m in ALL if exact_under_average(m)]
 
 
 def check(run, truth, metrics, **policies) -> None:

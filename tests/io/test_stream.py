@@ -9,8 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import receval as rv
-from receval.errors import InputError
 from receval import evaluate_blocks
+from receval.errors import InputError
 from receval.io.files import iter_blocks
 
 
