@@ -1,10 +1,11 @@
 """Explain one metric value for one user, position by position.
 
-:func:`explain` recomputes the value with plain, readable Python (no kernel): the user's list in
-the order the tie policy gives, each position's relevance, gain, discount, contribution and
-running sum; the ideal list and its DCG for the DCG family; precision at each hit for AP; the
-first hit for MRR. It then evaluates the same data with :func:`receval.evaluate` and reports both
-values, so a disagreement with another tool can be traced to a position or a convention.
+:func:`explain` packs the user's rows exactly as :func:`receval.evaluate` does (same policies,
+same order), then recomputes the value with plain, readable Python: the user's ordered list,
+each position's relevance, gain, discount, contribution and running sum; the ideal list and its
+DCG for the DCG family; precision at each hit for AP; the first hit for MRR. It reports the
+kernel's value for the same packed rows beside it, so a disagreement with another tool can be
+traced to a position or a convention.
 
 Example
 -------
@@ -104,6 +105,21 @@ class Explanation:
         }
 
 
+_DISCOUNT_TEXT = {"log2": "1 / log2(rank + 1)", "log2_max2": "1 / log2(max(rank, 2))",
+                  "ln": "1 / ln(rank + 1)", "log10": "1 / log10(rank + 1)"}
+
+
+def _discount(rank: int, kind: str) -> float:
+    """The discount of a 1-based rank (the ``discount`` parameter of the DCG family)."""
+    if kind == "log2_max2":
+        return 1.0 / math.log2(max(rank, 2))
+    if kind == "ln":
+        return 1.0 / math.log(rank + 1)
+    if kind == "log10":
+        return 1.0 / math.log10(rank + 1)
+    return 1.0 / math.log2(rank + 1)
+
+
 def _num(v: float) -> str:
     return "nan" if v is None or (isinstance(v, float) and math.isnan(v)) else repr(float(v))
 
@@ -158,62 +174,45 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
         )
     uid = (r_users[r_mask][0] if r_mask.any() else t_users[t_mask][0])
     uid = uid.item() if hasattr(uid, "item") else uid
-    items = r_items[r_mask].tolist()
-    value = np.asarray(rc.value, dtype=np.float64)[r_mask]
-    scores = (-value if rc.value_kind == "rank" else value).tolist()
     t_rel_all = np.ones(len(t_users)) if tc.value is None else np.asarray(tc.value, np.float64)
-    truth_rel: dict[Any, float] = {}
-    for it, r in zip(t_items[t_mask].tolist(), t_rel_all[t_mask].tolist(), strict=True):
-        if r < 0:
-            if pol.negative_rel == "error":
-                raise InputError(
-                    f"truth: user {uid!r} has a negative relevance ({r!r} for item {it!r}); pass "
-                    "negative_rel='zero' (--negative-rel zero) to treat it as judged non-relevant."
-                )
-            if pol.negative_rel == "drop":
-                continue
-            r = 0.0
-        if it in truth_rel:
-            if pol.duplicates == "error":
-                raise InputError(
-                    f"truth: duplicate (user, item) row ({uid!r}, {it!r}); pass duplicates='max' "
-                    "or 'first'."
-                )
-            truth_rel[it] = max(truth_rel[it], r) if pol.duplicates == "max" else truth_rel[it]
-        else:
-            truth_rel[it] = r
+    if not t_mask.any():
+        raise InputError(
+            f"user {uid!r} has no truth rows: no metric is defined for this user (it is counted "
+            "in missing_from_truth and evaluated only with users='run' or 'union', as an empty "
+            "truth)."
+        )
+    ref_spec = spec
+    if spec.definition.kernel is not None and spec.name == "err" and \
+            spec.get("max_grade") is None:  # ERR's default scale: the whole truth's maximum
+        from .metrics import metric as make_metric
 
-    # the user's list, deduplicated and ordered by the tie policy
-    pairs: list[tuple[Any, float]] = []
-    seen: dict[Any, int] = {}
-    for it, s in zip(items, scores, strict=True):
-        if not math.isfinite(s):
-            if pol.nan_scores == "error":
-                raise InputError(
-                    f"run: user {uid!r} has a NaN/infinite score (item {it!r}); pass "
-                    "nan_scores='drop' or 'last'."
-                )
-            if pol.nan_scores == "drop":
-                continue
-            s = -math.inf
-        if it in seen:
-            if pol.duplicates == "error":
-                raise InputError(
-                    f"run: duplicate (user, item) row ({uid!r}, {it!r}); pass duplicates='max' or "
-                    "'first'."
-                )
-            j = seen[it]
-            if pol.duplicates == "max" and s > pairs[j][1]:
-                pairs[j] = (it, s)
-            continue
-        seen[it] = len(pairs)
-        pairs.append((it, s))
-    if pol.ties == "trec_eval":  # ids compared as text, like trec_eval's strcmp on docnos
-        pairs.sort(key=lambda p: str(p[0]), reverse=True)
-        pairs.sort(key=lambda p: -float(np.float32(p[1])))
-    else:
-        pairs.sort(key=lambda p: p[0])
-        pairs.sort(key=lambda p: -p[1])
+        grade = max(float(np.max(np.maximum(t_rel_all, 0.0))) if len(t_rel_all) else 0.0,
+                    POSITIVE)
+        ref_spec = make_metric("err", spec.k, max_grade=grade)
+
+    # pack this user's rows exactly as rv.evaluate does: the same policies, the same order
+    import pandas as pd
+
+    from .engines.local import evaluate_packed
+    from .evaluate import Evaluator
+
+    sub_run = pd.DataFrame({"user": pd.Series(r_users[r_mask], dtype=object),
+                            "item": pd.Series(r_items[r_mask], dtype=object),
+                            rc.value_kind: np.asarray(rc.value, np.float64)[r_mask]})
+    sub_truth = pd.DataFrame({"user": pd.Series(t_users[t_mask], dtype=object),
+                              "item": pd.Series(t_items[t_mask], dtype=object),
+                              "relevance": t_rel_all[t_mask]})
+    value_col = {"score_col": "score"} if rc.value_kind == "score" else {"rank_col": "rank"}
+    ev = Evaluator(sub_truth, [ref_spec], user_col="user", item_col="item",
+                   rel_col="relevance", **pol.to_dict())
+    packed = ev.pack(sub_run, user_col="user", item_col="item", **value_col)
+    row = int(np.flatnonzero(packed.truth_index >= 0)[0])
+    s, e = packed.indptr[row], packed.indptr[row + 1]
+    pairs = list(zip(packed.item_vocab[packed.items[s:e]].tolist(),
+                     packed.scores[s:e].tolist(), strict=True))
+    t0, t1 = packed.t_indptr[row], packed.t_indptr[row + 1]
+    truth_rel = dict(zip(packed.truth_item_vocab[packed.t_items[t0:t1]].tolist(),
+                         packed.t_rel[t0:t1].tolist(), strict=True))
 
     notes = [f"order: {_TIES_TEXT[pol.ties]}"]
     ex = _compute(spec, pairs, truth_rel, notes, t_rel_all)
@@ -226,37 +225,10 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
             ex.steps.append("no relevant truth item: the value is 0 (empty_truth='zero')")
         else:
             ex.value = float("nan")
-    # the same number from the library, on this user's rows only (fast on large inputs)
-    import pandas as pd
-
-    from .evaluate import evaluate as run_evaluate
-    from .metrics import metric as make_metric
-
-    kwargs = {k: v for k, v in pol.to_dict().items()}
-    ref_spec = spec
-    if spec.name == "err" and spec.get("max_grade") is None:  # the whole truth's maximum
-        grade = max(float(np.max(np.maximum(t_rel_all, 0.0))) if len(t_rel_all) else 0.0,
-                    POSITIVE)
-        ref_spec = make_metric("err", spec.k, max_grade=grade)
-    sub_run = pd.DataFrame({"user": pd.Series(r_users[r_mask], dtype=object),
-                            "item": pd.Series(r_items[r_mask], dtype=object),
-                            rc.value_kind: np.asarray(rc.value, np.float64)[r_mask]})
-    sub_truth = pd.DataFrame({"user": pd.Series(t_users[t_mask], dtype=object),
-                              "item": pd.Series(t_items[t_mask], dtype=object),
-                              "relevance": t_rel_all[t_mask]})
-    value_col = {"score_col": "score"} if rc.value_kind == "score" else {"rank_col": "rank"}
-    try:
-        res = run_evaluate(sub_run, sub_truth, [ref_spec.key], user_col="user", item_col="item",
-                          rel_col="relevance", **value_col, **kwargs)
-    except (KeyError, ValueError) as exc:
-        ex.notes.append(f"receval.evaluate failed: {exc}")
-        return ex
-    ids = np.asarray(res.user_ids)
-    hit = np.flatnonzero(np.array([u == uid for u in ids.tolist()], dtype=bool))
-    if len(hit):
-        ex.reference = float(res.user_values(ref_spec.key)[hit[0]])
-        if not ex.computed:
-            ex.value = ex.reference
+    # the library's number for the same packed rows
+    ex.reference = float(evaluate_packed(packed, ev.plan, ev.context).values[row, 0])
+    if not ex.computed:
+        ex.value = ex.reference
     return ex
 
 
@@ -375,6 +347,7 @@ def _compute(spec: Any, pairs: list[tuple[Any, float]], truth_rel: dict[Any, flo
             steps.append("no relevant truth item: the user is skipped (empty_truth='skip')")
     elif name in ("cg", "dcg", "idcg", "ndcg"):
         exp = spec.get("gain") == "exp"
+        disc = spec.get("discount") if name != "cg" else "log2"
 
         def gain(r: float) -> float:
             r = max(r, 0.0)
@@ -384,11 +357,11 @@ def _compute(spec: Any, pairs: list[tuple[Any, float]], truth_rel: dict[Any, flo
         dcg = 0.0
         for row, r in zip(rows, rels, strict=True):
             g = gain(r)
-            d = 1.0 if name == "cg" else 1.0 / math.log2(row[0] + 1)
+            d = 1.0 if name == "cg" else _discount(row[0], disc)
             dcg += g * d
             row += [g, d, g * d, dcg]
         gtext = "2^rel - 1" if exp else "rel"
-        steps.append(f"gain = {gtext}; discount = 1 / log2(rank + 1)")
+        steps.append(f"gain = {gtext}; discount = {_DISCOUNT_TEXT[disc]}")
         steps.append(f"{'CG' if name == 'cg' else 'DCG'}{at} = {_num(dcg)}")
         value = dcg
         if name in ("idcg", "ndcg"):
@@ -406,7 +379,7 @@ def _compute(spec: Any, pairs: list[tuple[Any, float]], truth_rel: dict[Any, flo
                                 "running sum"]
             idcg = 0.0
             for i, r in enumerate(ideal, start=1):
-                g, d = gain(r), 1.0 / math.log2(i + 1)
+                g, d = gain(r), _discount(i, disc)
                 idcg += g * d
                 ex.ideal_rows.append([i, r, g, d, g * d, idcg])
             steps.append(f"IDCG{at} = {_num(idcg)}")

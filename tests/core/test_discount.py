@@ -63,3 +63,12 @@ def test_dcg_matches_scikit_learn_log_base(discount, base):
         want = sklearn_metrics.dcg_score(y_true[u:u + 1], y_score[u:u + 1], k=5, log_base=base)
         got = res.user_values(f"dcg@5(discount={discount})")[list(res.user_ids).index(u)]
         assert got == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("discount", ["log2", "log2_max2", "ln", "log10"])
+def test_explain_shows_the_discount_and_agrees(discount):
+    from receval.explain import explain
+
+    for name in ("dcg@3", "idcg@3", "ndcg@3"):
+        ex = explain(f"{name}(discount={discount})", RUN, TRUTH, "u")
+        assert ex.computed and ex.agrees, ex.to_text()
