@@ -71,17 +71,24 @@ class MetricState:
            den: np.ndarray | None = None) -> MetricState:
         """State of one block: per-user values, statuses and (micro) numerators/denominators."""
         inside = status == IN
-        x = np.ascontiguousarray(values[inside], dtype=np.float64)
-        inf = np.isinf(x)
-        nonfinite = float(np.sum(x[inf])) if inf.any() else 0.0
-        if inf.any():
-            x = np.where(inf, np.nan, x)
-        state = cls(n=int(inside.sum()), skipped=int((status == SKIPPED).sum()),
-                    nan=int(np.isnan(values[inside]).sum()), total=exact_partials(x),
-                    squares=exact_partials(x, 1), nonfinite=nonfinite)
+        whole = bool(inside.all())
+        x = np.ascontiguousarray(values if whole else values[inside], dtype=np.float64)
+        nonfinite = 0.0
+        n_nan = 0
+        if not np.isfinite(x).all():
+            n_nan = int(np.isnan(x).sum())
+            inf = np.isinf(x)
+            if inf.any():
+                nonfinite = float(np.sum(x[inf]))
+                x = np.where(inf, np.nan, x)
+        state = cls(n=len(x), skipped=0 if whole else int((status == SKIPPED).sum()),
+                    nan=n_nan, total=exact_partials(x), squares=exact_partials(x, 1),
+                    nonfinite=nonfinite)
         if num is not None and den is not None:
-            state.num = exact_partials(np.ascontiguousarray(num[inside], dtype=np.float64))
-            state.den = exact_partials(np.ascontiguousarray(den[inside], dtype=np.float64))
+            state.num = exact_partials(np.ascontiguousarray(num if whole else num[inside],
+                                                            dtype=np.float64))
+            state.den = exact_partials(np.ascontiguousarray(den if whole else den[inside],
+                                                            dtype=np.float64))
         return state
 
     def merge(self, other: MetricState) -> MetricState:

@@ -392,7 +392,7 @@ def exact_partials(const double[::1] x, int square=0):
     """Non-overlapping partials whose exact sum is the exact sum of ``x`` (NaN values skipped).
 
     ``square=1`` sums the exact squares: each ``x*x`` enters as its rounded product plus the
-    product's rounding error (``fma``), so nothing is lost. Partials of several arrays merge by
+    product's rounding error (Dekker's exact product), so nothing is lost. Partials of several arrays merge by
     concatenation; ``math.fsum`` of the merged partials is the correctly rounded total, whatever
     the order or the split of the values (Shewchuk, "Adaptive precision floating-point
     arithmetic", 1997; the algorithm behind Python's ``math.fsum``).
@@ -409,8 +409,15 @@ def exact_partials(const double[::1] x, int square=0):
             if isnan(v):
                 continue
             if square:
+                # exact square: rounded product + its error (Dekker's product, Veltkamp split)
                 terms[0] = v * v
-                terms[1] = fma(v, v, -terms[0])
+                if fabs(v) < 1e150:
+                    a = 134217729.0 * v
+                    hi = a - (a - v)
+                    lo = v - hi
+                    terms[1] = ((hi * hi - terms[0]) + 2.0 * hi * lo) + lo * lo
+                else:
+                    terms[1] = fma(v, v, -terms[0])
                 nterms = 2
             else:
                 terms[0] = v
