@@ -85,6 +85,9 @@ class _Weights:
         if key not in self._cache:
             if who == "b" and kind in self.log.propensity:
                 self._cache[key] = self.log.propensity[kind]
+            elif who == "b" and self.log.propensity and (self.log.slate_len == 1).all():
+                # single-slot slates: marginal, prefix and joint propensities coincide
+                self._cache[key] = next(iter(self.log.propensity.values()))
             elif who == "b" and kind == "joint" and "prefix" in self.log.propensity:
                 self._cache[key] = _joint(self.log.propensity["prefix"], self.log.offsets)
             elif who == "b" and self.logging is None:
