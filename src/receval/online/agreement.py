@@ -77,35 +77,41 @@ def exact_tau_pvalue(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean(np.abs(taus) >= abs(obs) - 1e-12))
 
 
+def york_rows(X: np.ndarray, Y: np.ndarray, SX: np.ndarray, SY: np.ndarray,
+              n_iter: int = 100) -> tuple[np.ndarray, np.ndarray]:
+    """York (2004) slopes and intercepts for every row of (B x E) arrays, with per-point
+    uncorrelated errors ``SX``, ``SY``; ordinary least squares where every error is zero."""
+    X, Y = np.atleast_2d(X).astype(float), np.atleast_2d(Y).astype(float)
+    SX = np.broadcast_to(np.nan_to_num(np.atleast_2d(SX)), X.shape)
+    SY = np.broadcast_to(np.nan_to_num(np.atleast_2d(SY)), X.shape)
+    xc = X - X.mean(axis=1, keepdims=True)
+    vx = (xc * xc).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        b = (xc * (Y - Y.mean(axis=1, keepdims=True))).sum(axis=1) / vx
+        ols = (SX.sum(axis=1) == 0) & (SY.sum(axis=1) == 0)
+        for _ in range(n_iter):
+            Wt = 1.0 / np.maximum(SY ** 2 + b[:, None] ** 2 * SX ** 2, 1e-300)
+            xb = (Wt * X).sum(axis=1, keepdims=True) / Wt.sum(axis=1, keepdims=True)
+            yb = (Wt * Y).sum(axis=1, keepdims=True) / Wt.sum(axis=1, keepdims=True)
+            U, V = X - xb, Y - yb
+            beta = Wt * (U * SY ** 2 + b[:, None] * V * SX ** 2)
+            nb = (Wt * beta * V).sum(axis=1) / (Wt * beta * U).sum(axis=1)
+            nb = np.where(ols | ~np.isfinite(nb), b, nb)
+            done = np.all((np.abs(nb - b) <= 1e-13 * np.maximum(1.0, np.abs(b))) | ~np.isfinite(b))
+            b = nb
+            if done:
+                break
+        Wt = 1.0 / np.maximum(SY ** 2 + b[:, None] ** 2 * SX ** 2, 1e-300)
+        xb = (Wt * X).sum(axis=1) / Wt.sum(axis=1)
+        yb = (Wt * Y).sum(axis=1) / Wt.sum(axis=1)
+    return b, yb - b * xb
+
+
 def york(x: np.ndarray, y: np.ndarray, sx: np.ndarray, sy: np.ndarray,
          n_iter: int = 100) -> tuple[float, float]:
-    """York (2004) slope and intercept with per-point errors ``sx``, ``sy`` (uncorrelated);
-    ordinary least squares when every ``sx`` and ``sy`` is zero or missing."""
-    sx = np.nan_to_num(sx)
-    sy = np.nan_to_num(sy)
-    xc = x - x.mean()
-    vx = float((xc * xc).sum())
-    b = float((xc * (y - y.mean())).sum() / vx) if vx > 0 else math.nan
-    if not np.isfinite(b) or (sx.sum() == 0 and sy.sum() == 0):
-        return b, float(y.mean() - b * x.mean()) if np.isfinite(b) else math.nan
-    for _ in range(n_iter):
-        var = sy ** 2 + b * b * sx ** 2
-        Wt = 1.0 / np.maximum(var, 1e-300)
-        xb, yb = (Wt * x).sum() / Wt.sum(), (Wt * y).sum() / Wt.sum()
-        U, V = x - xb, y - yb
-        beta = Wt * (U * sy ** 2 + b * V * sx ** 2)
-        den = float((Wt * beta * U).sum())
-        if den == 0:
-            break
-        nb = float((Wt * beta * V).sum() / den)
-        if abs(nb - b) <= 1e-12 * max(1.0, abs(b)):
-            b = nb
-            break
-        b = nb
-    var = sy ** 2 + b * b * sx ** 2
-    Wt = 1.0 / np.maximum(var, 1e-300)
-    xb, yb = (Wt * x).sum() / Wt.sum(), (Wt * y).sum() / Wt.sum()
-    return b, float(yb - b * xb)
+    """York slope and intercept of one set of points (see :func:`york_rows`)."""
+    b, a = york_rows(x[None], y[None], sx[None], sy[None], n_iter)
+    return float(b[0]), float(a[0])
 
 
 def auc(score: np.ndarray, positive: np.ndarray) -> float:
@@ -155,7 +161,7 @@ def agreement(ledger: Ledger, *, offline_metrics: Sequence[str] | None = None,
                              f"{ledger.metrics('offline')}.")
         off = ledger.wide("offline", m)
         common = [e for e in off.index if e in on.index]
-        both = off.loc[common].join(on.loc[common], lsuffix="_off", rsuffix="_on")
+        both = off.loc[common].add_suffix("_off").join(on.loc[common].add_suffix("_on"))
         ok = np.isfinite(both["delta_off"]) & np.isfinite(both["delta_on"])
         skipped[m] = int(len(off) - ok.sum())
         both = both[ok]
@@ -182,8 +188,7 @@ def agreement(ledger: Ledger, *, offline_metrics: Sequence[str] | None = None,
         boots[m] = tb
         q = [0.5 - confidence / 2, 0.5 + confidence / 2]
         slope, icpt = york(x, y, sx, sy)
-        sl_b = np.array([york(Xb[i], Yb[i], sx[idx[i]], sy[idx[i]], n_iter=30)[0]
-                         for i in range(min(n_resamples, 500))])
+        sl_b = york_rows(Xb, Yb, sx[idx], sy[idx])[0]
         resid = y - icpt - slope * x
         rsd = math.sqrt(float((resid ** 2).sum()) / (E - 2)) if E > 2 else math.nan
         r_on, r_off = _reliability(y, sy), _reliability(x, sx)
