@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import receval as rv
-from receval.cli.main import main
+from receval.cli import main
 
 
 def test_import_receval_does_not_import_online():
