@@ -350,3 +350,50 @@ def test_unbiased_and_clustered_ci_covers_while_slate_bootstrap_undercovers():
     assert abs(np.mean(est) - V) < 3 * np.std(est) / math.sqrt(reps)
     assert 0.89 <= cov_u / reps <= 0.99
     assert cov_s / reps < cov_u / reps - 0.08
+
+
+def _pbm_log(rng, n_users, m, K, theta, phi):
+    keys = rng.random((n_users, m)).argsort(axis=1)[:, :K]       # uniform random slates
+    click = rng.random((n_users, K)) < theta[None, :] * phi[keys]
+    return pd.DataFrame({"user_id": np.repeat(np.arange(n_users), K),
+                         "slate_id": np.repeat(np.arange(n_users), K),
+                         "position": np.tile(np.arange(1, K + 1), n_users),
+                         "item_id": keys.ravel(), "reward": click.ravel().astype(float),
+                         "propensity": 1.0 / m})
+
+
+def test_pbm_ips_weights_and_target_equal_logging():
+    rng = np.random.default_rng(0)
+    m, K = 5, 3
+    theta = np.array([1.0, 0.6, 0.3])
+    df = _pbm_log(rng, 50, m, K, theta, np.linspace(0.1, 0.9, m))
+    log = read_log(df)
+    uniform = policy_from_run(_uniform_run(50, m), kind="epsilon_greedy", epsilon=1.0, k=K)
+    same = estimate(log, uniform, logging_policy=uniform, estimators=["pbm_ips", "iips"],
+                    examination=theta)
+    assert same["pbm_ips"] == pytest.approx(df.groupby("slate_id")["reward"].sum().mean())
+    run = pd.DataFrame({"user": np.repeat(np.arange(50), m), "item": np.tile(np.arange(m), 50),
+                        "score": np.tile(np.arange(m, 0, -1.0), 50)})
+    det = policy_from_run(run, k=K)
+    res = estimate(log, det, logging_policy=uniform, estimators=["pbm_ips"], examination=theta)
+    # oracle: w = theta_{rank+1}[rank < K] / (sum_k theta_k / m)
+    w = np.where(df["item_id"] < K, theta[np.minimum(df["item_id"], K - 1)], 0) / (theta.sum() / m)
+    assert res["pbm_ips"] == pytest.approx((w * df["reward"]).sum() / 50, rel=1e-12)
+    with pytest.raises(InputError, match="logging_policy"):
+        estimate(log, det, estimators=["pbm_ips"], examination=theta)
+
+
+@pytest.mark.slow
+def test_pbm_ips_unbiased_under_position_based_clicks():
+    rng = np.random.default_rng(5)
+    m, K, n = 6, 3, 300
+    theta = np.array([1.0, 0.5, 0.25])
+    phi = np.linspace(0.1, 0.8, m)
+    run = pd.DataFrame({"user": np.repeat(np.arange(n), m), "item": np.tile(np.arange(m), n),
+                        "score": np.tile(phi, n)})
+    det = policy_from_run(run, k=K)
+    uniform = policy_from_run(_uniform_run(n, m), kind="epsilon_greedy", epsilon=1.0, k=K)
+    V = float(theta @ np.sort(phi)[::-1][:K])
+    est = [estimate(read_log(_pbm_log(rng, n, m, K, theta, phi)), det, logging_policy=uniform,
+                    estimators=["pbm_ips"], examination=theta)["pbm_ips"] for _ in range(150)]
+    assert abs(np.mean(est) - V) < 3 * np.std(est) / math.sqrt(150)

@@ -14,7 +14,8 @@ Per offline metric ``m`` and the ``E`` experiments with both effects (``x_e`` of
 - a noise-aware slope ``y = a + b x`` by York's errors-in-both-variables regression (York,
   Evensen, Martinez & Delgado, Am. J. Phys. 72, 2004; Deming regression when the error ratio is
   constant), with a bootstrap interval and a prediction interval at ``predict_at``;
-- AUC of ``x`` for "online effect > 0" (Mann-Whitney).
+- AUC of ``x`` for "online effect > 0" (Mann-Whitney);
+- sensitivity: the share of experiments significant offline (``|x| > z se``) and online.
 
 Rows are ranked by tau-b; ``tau_diff_best`` is each metric's tau minus the best metric's tau,
 with a paired bootstrap p-value over the same resamples and ``correction`` across metrics.
@@ -208,7 +209,10 @@ def agreement(ledger: Ledger, *, offline_metrics: Sequence[str] | None = None,
                "slope": slope, "intercept": icpt,
                "slope_ci_low": float(np.nanquantile(sl_b, q[0])),
                "slope_ci_high": float(np.nanquantile(sl_b, q[1])), "residual_sd": rsd,
-               "auc_online_win": auc(x, y > 0)}
+               "auc_online_win": auc(x, y > 0),
+               "sensitivity_offline": float(np.mean(np.abs(x) > z * sx)) if np.isfinite(sx).all()
+               else math.nan,
+               "sensitivity_online": float(np.mean(sig))}
         if predict_at is not None:
             t = float(stats.t.ppf(0.5 + confidence / 2, E - 2))
             xc = x - x.mean()

@@ -21,6 +21,7 @@ of ratios of unit-level sums, ``V = sum_k (sum_u N_ku) / (sum_u D_ku)``:
 | ``rips`` / ``snrips`` | prefix weight (McInerney et al., KDD 2020) |
 | ``cascade_dr`` | ``sum_l [w_1:l (alpha r - Q_l) + w_1:l-1 Qtarget_l]`` (Kiyohara et al., WSDM 2022) |
 | ``pi`` | slate reward x ``(sum_l w_marg,l - (L - 1))``, product logging (Swaminathan et al., NeurIPS 2017) |
+| ``pbm_ips`` | ``(1/n_s) sum r sum_k theta_k pi_e(a at k) / sum_k theta_k pi_b(a at k)``, position-based click model with examination ``theta`` (Li et al., KDD 2018); needs ``examination`` and a ``logging_policy`` |
 
 Single-action estimators on slates of several positions treat every (slate, position) row with
 its marginal weight, and sum the slate's rows. Standard errors are clustered by ``cluster``
@@ -47,7 +48,7 @@ from .overlap import overlap_result, weight_stats
 from .propensity import Log, Policy
 
 ESTIMATORS = ("ips", "snips", "cips", "ncips", "dm", "dr", "sndr", "switch_dr", "replay",
-              "sips", "snsips", "iips", "sniips", "rips", "snrips", "cascade_dr", "pi")
+              "sips", "snsips", "iips", "sniips", "rips", "snrips", "cascade_dr", "pi", "pbm_ips")
 _NEEDS = {"sips": "joint", "snsips": "joint", "rips": "prefix", "snrips": "prefix",
           "cascade_dr": "prefix"}
 _PARAM = {"cips": ("cap", 10.0), "ncips": ("cap", 10.0), "switch_dr": ("tau", 10.0)}
@@ -115,6 +116,19 @@ class _Weights:
     def w(self, kind: str) -> np.ndarray:
         return self.prob("e", kind) / self.prob("b", kind)
 
+    def examined(self, who: str, theta: np.ndarray) -> np.ndarray:
+        """``sum_k theta_k pi(a at k | x)`` for the logged item of every row."""
+        pol = self.target if who == "e" else self.logging
+        if pol is None:
+            raise InputError("pbm_ips needs logging_policy= (the logging probabilities of the "
+                             "logged items at every position, not only the logged one).")
+        log, K = self.log, theta.size
+        rep = Log(unit_ids=log.unit_ids, slate_unit=np.arange(log.n_rows * K) // K,
+                  offsets=np.arange(log.n_rows * K + 1), user=np.repeat(log.user, K),
+                  item=np.repeat(log.item, K), position=np.tile(np.arange(1, K + 1), log.n_rows),
+                  reward=np.zeros(log.n_rows * K))
+        return (pol.marginal(rep).reshape(log.n_rows, K) * theta[None, :]).sum(axis=1)
+
 
 def _joint(prefix: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     last = offsets[1:] - 1
@@ -122,7 +136,8 @@ def _joint(prefix: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 def _components(name: str, param: float | None, W: _Weights, alpha: np.ndarray,
-                q: np.ndarray | None, qt: np.ndarray | None) -> list[tuple[np.ndarray, np.ndarray]]:
+                q: np.ndarray | None, qt: np.ndarray | None,
+                examination: np.ndarray | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per-row (numerator, denominator) pairs; a denominator of 1 per slate is coded by
     placing 1 on each slate's first row."""
     log = W.log
@@ -176,6 +191,15 @@ def _components(name: str, param: float | None, W: _Weights, alpha: np.ndarray,
         L = np.repeat(log.slate_len, log.slate_len)
         wpi = np.repeat(np.add.reduceat(w, log.offsets[:-1]), log.slate_len) - (L - 1)
         return [(alpha * wpi * r, first)]
+    if name == "pbm_ips":
+        if examination is None:
+            raise InputError("pbm_ips needs examination= (the examination probability of each "
+                             "position, theta_1..theta_K, e.g. from result randomisation).")
+        den = W.examined("b", examination)
+        if not (den > 0).all():
+            raise InputError("the logging policy never shows a logged item at an examined "
+                             "position; check the logging policy and examination.")
+        return [(W.examined("e", examination) / den * r, first)]
     q_, qt_ = need_q()
     if name == "dm":
         return [(qt_, first)]
@@ -300,16 +324,17 @@ def overlap(log: Log, target: Policy, *, logging_policy: Policy | None = None,
 
 def estimate(log: Log, target: Policy, *, estimators: Sequence[str] = ("ips", "snips"),
              logging_policy: Policy | None = None, q_hat: Any = None, q_hat_target: Any = None,
-             position_weights: Any = None, ci: str = "analytic", cluster: str = "unit",
-             n_resamples: int = 2000, confidence: float = 0.95, rng: int | None = 0,
-             cap: float = 10.0) -> OnlineResult:
+             position_weights: Any = None, examination: Any = None, ci: str = "analytic",
+             cluster: str = "unit", n_resamples: int = 2000, confidence: float = 0.95,
+             rng: int | None = 0, cap: float = 10.0) -> OnlineResult:
     """Estimate the target policy's value with each estimator (see the module docstring).
 
     ``ci``: ``"analytic"`` (clustered linearisation, normal interval) or ``"bootstrap"``
     (percentile, resampling clusters, normalisers re-estimated). ``cluster``: ``"unit"``
     (default) or ``"slate"`` (treats slates as independent: too narrow when a unit has many).
     The overlap report runs first: a log where every propensity is 1 raises; its warnings are
-    in ``diagnostics``. ``relative`` = value / mean logged slate reward.
+    in ``diagnostics``. ``relative`` = value / mean logged slate reward. ``examination``:
+    ``theta_1..theta_K`` of the position-based model, for ``pbm_ips``.
     """
     if ci not in ("analytic", "bootstrap"):
         raise PolicyError(f"ci={ci!r} is not valid; choose 'analytic' or 'bootstrap'.")
@@ -333,8 +358,9 @@ def estimate(log: Log, target: Policy, *, estimators: Sequence[str] = ("ips", "s
     first[log.offsets[:-1]] = 1.0
     onp = float(np.bincount(log.slate_of_row, weights=alpha * log.reward).mean())
     rows, units = [], {"unit": log.unit_ids}
+    theta = None if examination is None else np.asarray(examination, dtype=np.float64)
     for name, param in specs:
-        comps = _components(name, param, W, alpha, q, qt)
+        comps = _components(name, param, W, alpha, q, qt, theta)
         N, D = _unit_sums(comps, clus, nc)
         v, phi = _value(N, D)
         se = math.sqrt(nc / max(nc - 1, 1) * float((phi ** 2).sum()))
@@ -365,7 +391,8 @@ def estimate(log: Log, target: Policy, *, estimators: Sequence[str] = ("ips", "s
 def compare_policies(log: Log, policies: Mapping[str, Policy], *, baseline: str,
                      estimator: str = "snips", logging_policy: Policy | None = None,
                      q_hat: Any = None, q_hat_target: Any = None, position_weights: Any = None,
-                     ci: str = "analytic", cluster: str = "unit", n_resamples: int = 2000,
+                     examination: Any = None, ci: str = "analytic", cluster: str = "unit",
+                     n_resamples: int = 2000,
                      confidence: float = 0.95, correction: str = "holm",
                      rng: int | None = 0) -> OnlineResult:
     """Paired comparison of target policies on the same log: ``Delta = V(a) - V(baseline)``
@@ -382,7 +409,8 @@ def compare_policies(log: Log, policies: Mapping[str, Policy], *, baseline: str,
     for pname, pol in policies.items():
         W, alpha, q, qt, clus, nc = _prepare(log, pol, logging_policy,
                                              q_hat, q_hat_target, position_weights, cluster)
-        N, D = _unit_sums(_components(name, param, W, alpha, q, qt), clus, nc)
+        theta = None if examination is None else np.asarray(examination, dtype=np.float64)
+        N, D = _unit_sums(_components(name, param, W, alpha, q, qt, theta), clus, nc)
         v, phi = _value(N, D)
         vals[pname] = (v, phi, N, D)
     counts_b = _boot_counts(nc, n_resamples, np.random.default_rng(rng)) if ci == "bootstrap" \
