@@ -217,7 +217,7 @@ def test_msprt_type1_under_peeking_while_naive_z_inflates():
 @pytest.mark.slow
 def test_delta_method_ctr_ci_covers_on_clustered_data():
     rng = np.random.default_rng(7)
-    covered = 0
+    covered = naive = 0
     reps = 400
     for _ in range(reps):
         n = 600
@@ -228,7 +228,12 @@ def test_delta_method_ctr_ci_covers_on_clustered_data():
         df = pd.DataFrame({"variant": np.where(arm, "B", "A"), "c": clk, "i": imp})
         r = ab.analyze(df, metrics=[ab.ratio("c", "i")], control="A").rows[0]
         covered += r["ci_low"] <= 0 <= r["ci_high"]
+        # the classic mistake: impressions as independent Bernoulli trials
+        pa, pb = clk[~arm].sum() / imp[~arm].sum(), clk[arm].sum() / imp[arm].sum()
+        se = math.sqrt(pa * (1 - pa) / imp[~arm].sum() + pb * (1 - pb) / imp[arm].sum())
+        naive += abs(pb - pa) <= 1.959964 * se
     assert 0.92 <= covered / reps <= 0.98
+    assert naive / reps < 0.85
 
 
 def test_merge_of_blocks_equals_one_shot():
