@@ -56,6 +56,7 @@ _LAZY = {
     "datasets": ("receval.datasets", None),
     "baselines": ("receval.baselines", None),
     "stats": ("receval.stats", None),
+    "online": ("receval.online", None),
     "run_demo": ("receval.demo", "run_demo"),
 }
 

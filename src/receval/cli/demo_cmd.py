@@ -33,6 +33,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="format of the printed table (default text)")
     p.add_argument("--all-metrics", action="store_true",
                    help="print every metric (the report always has all of them)")
+    p.add_argument("--online", action="store_true",
+                   help="also simulate a shop (click model, exploration log): A/B tests, "
+                        "off-policy estimates, interleaving and offline-online agreement")
     p.add_argument("--debug", action="store_true", help="show the full traceback on errors")
     p.set_defaults(func=run)
 
@@ -54,4 +57,8 @@ def run(args: argparse.Namespace) -> int:
           f"{info['test_users']} users; finished in {out.timings['total']:.1f} s.")
     if out.html_path:
         print(f"Report with plots and metric definitions: {out.html_path}")
+    if getattr(args, "online", False):
+        from .online_cmd import online_demo
+
+        online_demo(out, seed=args.seed, html=None if args.no_html else args.output)
     return 0

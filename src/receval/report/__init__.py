@@ -35,6 +35,10 @@ def report(obj: Any, format: str = "text", path: str | None = None, *, digits: i
     Returns the text.
     """
     fmt = _ALIASES.get(str(format).lower(), str(format).lower())
+    if type(obj).__name__ == "OnlineResult":  # A/B, OPE, interleaving, agreement
+        from .online import render_online
+
+        return render_online(obj, fmt, path=path, digits=digits, title=title)
     if fmt not in FORMATS:
         raise PolicyError(f"format={format!r} is not valid; choose one of {list(FORMATS)}."
                           + suggest(str(format), FORMATS))
