@@ -23,6 +23,7 @@ from .errors import (
     InputError,
     MetricError,
     MissingDependencyError,
+    MissingExtensionError,
     PolicyError,
     RecevalError,
     RecevalWarning,
@@ -78,7 +79,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "Comparison", "EvalResult", "Evaluator", "InputError", "MetricError", "MetricSpec",
-    "MissingDependencyError", "Policies", "PolicyError", "RecevalError", "RecevalWarning",
+    "MissingDependencyError", "MissingExtensionError", "Policies", "PolicyError", "RecevalError", "RecevalWarning",
     "UnknownMetricError", "__version__", "compare", "evaluate", "evaluate_blocks",
     "list_metrics", "load_report", "metric", "parse_metric", "parse_metrics", "read_run",
     "read_truth", "report", "topk_from_scores", "trec_eval", "write_run", "write_truth",
