@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import receval
 
 PROBE = """
@@ -51,3 +53,14 @@ def test_import_without_compiled_kernels_explains_the_fix(tmp_path: Path) -> Non
 def test_error_class_is_public() -> None:
     assert issubclass(receval.MissingExtensionError, receval.RecevalError)
     assert issubclass(receval.MissingExtensionError, ImportError)
+
+
+def test_installed_package_is_the_one_under_test() -> None:
+    """In the wheel check, receval and its kernels come from the installed wheel."""
+    where = os.environ.get("RECEVAL_TEST_INSTALLED")
+    if not where:
+        pytest.skip("only in the wheel check (RECEVAL_TEST_INSTALLED unset)")
+    import receval.kernels._packing as packing
+
+    assert Path(receval.__file__).resolve().is_relative_to(Path(where).resolve())
+    assert Path(packing.__file__).resolve().is_relative_to(Path(where).resolve())
