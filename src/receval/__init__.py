@@ -4,10 +4,17 @@ Every metric of the field, computed exactly as documented, with every convention
 parameter; one compiled pass over packed arrays.
 
 >>> import receval as rv
->>> res = rv.evaluate(run, truth, ["ndcg@10", "map@100", "mrr"])
->>> res.summary, res.per_user, res.counts
->>> cmp = rv.compare({"pop": res_pop, "knn": res_knn}, baseline="pop")
->>> rv.report(cmp, format="html", path="report.html")
+>>> run = {"u1": {"a": 0.9, "b": 0.8, "c": 0.1}, "u2": {"a": 0.5, "c": 0.4}}
+>>> truth = {"u1": {"b": 1}, "u2": {"c": 1, "d": 1}}
+>>> res = rv.evaluate(run, truth, ["ndcg@10", "mrr"])
+>>> res.summary["mrr"]              # first hit at rank 2 for both users
+0.5
+>>> res.counts["evaluated"]
+2
+
+Then ``res.per_user`` (one row per user), ``rv.compare({"pop": res_pop, "knn": res_knn},
+baseline="pop")`` (paired significance tests) and ``rv.report(cmp, format="html",
+path="report.html")``.
 
 Heavier parts (statistics, splitting, sampling, top-k, file readers, datasets) load on first
 use, so ``import receval`` stays fast.

@@ -96,7 +96,7 @@ def reference_markdown() -> str:
         members = [d for d in defs if d.family == fam]
         out += [f"## {FAMILY_TITLES.get(fam, fam.title())}", "",
                 "| key | metric | parameters (defaults) |", "|---|---|---|"]
-        out += [f"| [`{d.name}`](#{d.name.replace('_', '-')}) | {_md_cell(d.title)} | "
+        out += [f"| [`{d.name}`](#{d.name}) | {_md_cell(d.title)} | "
                 f"{_md_cell(params_summary(d))} |" for d in members]
         out.append("")
         for d in members:
