@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from receval.cli import main
+from receval.cli.main import main
 from receval.metrics import list_metrics
 from receval.metrics.describe import describe, reference_markdown
 
