@@ -43,7 +43,7 @@ from .report import report  # the function; the package stays receval.report
 from .results import EvalResult
 
 # public name -> module that defines it (imported on first access)
-_LAZY = {
+_LAZY: dict[str, str | tuple[str, str | None]] = {
     "compare": "receval.stats",
     "Comparison": "receval.stats",
     "load_report": ("receval.report", "load"),

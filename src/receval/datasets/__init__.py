@@ -27,7 +27,8 @@ def example_path(name: str = "run") -> Path:
     """Path of a shipped example file: ``run``, ``run_b``, ``truth`` or ``train``."""
     if name not in EXAMPLES:
         raise InputError(f"no example {name!r}; choose one of {list(EXAMPLES)}.")
-    return Path(str(resources.files("receval.datasets").joinpath("data", f"example_{name}.csv")))
+    data = resources.files("receval.datasets").joinpath("data")
+    return Path(str(data.joinpath(f"example_{name}.csv")))
 
 
 def load_example(name: str = "run") -> pd.DataFrame:
