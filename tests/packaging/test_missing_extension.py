@@ -64,3 +64,13 @@ def test_installed_package_is_the_one_under_test() -> None:
 
     assert Path(receval.__file__).resolve().is_relative_to(Path(where).resolve())
     assert Path(packing.__file__).resolve().is_relative_to(Path(where).resolve())
+
+
+def test_cli_main_stays_the_function_after_its_module_is_imported() -> None:
+    import importlib
+
+    import receval.cli
+
+    importlib.import_module("receval.cli.main")
+    assert callable(receval.cli.main)
+    assert receval.cli.main(["metrics", "mrr"]) == 0
