@@ -4,10 +4,17 @@ Every metric of the field, computed exactly as documented, with every convention
 parameter; one compiled pass over packed arrays.
 
 >>> import receval as rv
->>> res = rv.evaluate(run, truth, ["ndcg@10", "map@100", "mrr"])
->>> res.summary, res.per_user, res.counts
->>> cmp = rv.compare({"pop": res_pop, "knn": res_knn}, baseline="pop")
->>> rv.report(cmp, format="html", path="report.html")
+>>> run = {"u1": {"a": 0.9, "b": 0.8, "c": 0.1}, "u2": {"a": 0.5, "c": 0.4}}
+>>> truth = {"u1": {"b": 1}, "u2": {"c": 1, "d": 1}}
+>>> res = rv.evaluate(run, truth, ["ndcg@10", "mrr"])
+>>> res.summary["mrr"]              # first hit at rank 2 for both users
+0.5
+>>> res.counts["evaluated"]
+2
+
+Then ``res.per_user`` (one row per user), ``rv.compare({"pop": res_pop, "knn": res_knn},
+baseline="pop")`` (paired significance tests) and ``rv.report(cmp, format="html",
+path="report.html")``.
 
 Heavier parts (statistics, splitting, sampling, top-k, file readers, datasets) load on first
 use, so ``import receval`` stays fast.
@@ -23,6 +30,7 @@ from .errors import (
     InputError,
     MetricError,
     MissingDependencyError,
+    MissingExtensionError,
     PolicyError,
     RecevalError,
     RecevalWarning,
@@ -35,7 +43,7 @@ from .report import report  # the function; the package stays receval.report
 from .results import EvalResult
 
 # public name -> module that defines it (imported on first access)
-_LAZY = {
+_LAZY: dict[str, str | tuple[str, str | None]] = {
     "compare": "receval.stats",
     "Comparison": "receval.results",
     "load_report": ("receval.report", "load"),
@@ -78,7 +86,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "Comparison", "EvalResult", "Evaluator", "InputError", "MetricError", "MetricSpec",
-    "MissingDependencyError", "Policies", "PolicyError", "RecevalError", "RecevalWarning",
+    "MissingDependencyError", "MissingExtensionError", "Policies", "PolicyError", "RecevalError", "RecevalWarning",
     "UnknownMetricError", "__version__", "compare", "evaluate", "evaluate_blocks",
     "list_metrics", "load_report", "metric", "parse_metric", "parse_metrics", "read_run",
     "read_truth", "report", "topk_from_scores", "trec_eval", "write_run", "write_truth",

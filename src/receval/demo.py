@@ -3,6 +3,7 @@
 >>> import receval.demo
 >>> out = receval.demo.run_demo(n_users=500, n_items=300, html=None)
 >>> out.comparison.best("ndcg@10")
+['ease']
 """
 
 from __future__ import annotations

@@ -38,6 +38,14 @@ class MissingDependencyError(RecevalError, ImportError):
     """An optional extra is needed; the message says which ``pip install`` fixes it."""
 
 
+class MissingExtensionError(RecevalError, ImportError):
+    """receval's compiled kernels are not importable (a source tree that was never built).
+
+    The message says which module failed, why, and how to fix it: install a prebuilt wheel, or
+    install a C compiler and the Python headers and build the package in place.
+    """
+
+
 class RecevalWarning(UserWarning):
     """Base class of receval warnings."""
 

@@ -218,7 +218,8 @@ def interpolated_precision(y_true: Any, y_score: Any, *, recall_levels: Any = No
     ``p_interp(r) = max { P_n : R_n >= r }`` (0 when no point reaches recall r). ``area`` is the
     mean over the levels: the 11-point interpolated average precision (TREC, PASCAL VOC 2007).
 
-    >>> interpolated_precision([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6]).y.tolist()[4:8]
+    >>> curve = interpolated_precision([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6])
+    >>> curve.y.tolist()[4:8]   # recall levels 0.4, 0.5, 0.6, 0.7
     [1.0, 1.0, 0.6666666666666666, 0.6666666666666666]
     """
     levels = ELEVEN if recall_levels is None else as_float_array(recall_levels, "recall_levels")

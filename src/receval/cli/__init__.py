@@ -2,16 +2,14 @@
 
 Sub-commands live in ``receval.cli.<name>_cmd`` modules exposing ``register(subparsers)`` and
 ``run(args) -> int``. Heavy imports happen inside ``run`` so that start-up stays fast.
+
+``main`` is bound here from :mod:`receval.cli.main` (which imports only the standard library),
+so that importing the submodule ``receval.cli.main`` later cannot replace the function
+``receval.cli.main`` with the module of the same name.
 """
 
 from __future__ import annotations
 
-
-def main(argv: list[str] | None = None) -> int:
-    """Console entry point; returns the exit code (0 ok, 1 bad input, 2 bad usage)."""
-    from .main import main as _main
-
-    return _main(argv)
-
+from .main import main
 
 __all__ = ["main"]

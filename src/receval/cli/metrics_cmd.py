@@ -85,24 +85,8 @@ def run(args: argparse.Namespace) -> int:
                 for d in defs]
         emit(render(headers, rows, "markdown" if args.format == "markdown" else "table"), None)
         return 0
-    blocks = []
-    for d in defs:
-        lines = [f"{d.name} - {d.title}", f"  formula:   {d.formula}"]
-        lines.append(f"  key:       {d.name}" + ("[@k]" if d.cutoff != "none" else "")
-                     + ("[(" + ",".join(f"{p.name}=..." for p in d.params) + ")]"
-                        if d.params else ""))
-        if aliases.get(d.name):
-            lines.append(f"  aliases:   {', '.join(aliases[d.name])}")
-        for p in d.params:
-            choice = f" [{' | '.join(map(str, p.choices))}]" if p.choices else ""
-            lines.append(f"  {p.name} = {p.default}{choice}: {p.doc}")
-        lines.append(f"  summary:   {'mean over users' if d.aggregate == 'mean' else 'micro'}"
-                     f", {'higher' if d.higher_is_better else 'lower'} is better")
-        lines.append(f"  {d.doc}")
-        if d.reference:
-            lines.append(f"  reference: {d.reference}")
-        if d.example:
-            lines.append(f"  example:   {d.example}")
-        blocks.append("\n".join(lines))
+    from ..metrics.describe import describe
+
+    blocks = [describe(d, aliases.get(d.name, [])) for d in defs]
     emit("\n\n".join(blocks), None)
     return 0

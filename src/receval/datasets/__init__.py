@@ -5,6 +5,8 @@
 - :func:`example_path` / :func:`load_example`: the small CSV files shipped with the package
   (``example_run.csv``, ``example_truth.csv``, ``example_run_b.csv``), used by the README's
   first commands.
+- :func:`load_movielens` / :func:`load_trec`: readers for public data sets you have downloaded
+  (MovieLens ratings; TREC qrels with a run or a folder of runs). Nothing is ever downloaded.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError
+from .public import TrecCollection, load_movielens, load_trec
 from .synthetic import TemporalSplit, synthetic_interactions, temporal_split
 
 EXAMPLES = ("run", "run_b", "truth", "train")
@@ -24,7 +27,8 @@ def example_path(name: str = "run") -> Path:
     """Path of a shipped example file: ``run``, ``run_b``, ``truth`` or ``train``."""
     if name not in EXAMPLES:
         raise InputError(f"no example {name!r}; choose one of {list(EXAMPLES)}.")
-    return Path(str(resources.files("receval.datasets").joinpath("data", f"example_{name}.csv")))
+    data = resources.files("receval.datasets").joinpath("data")
+    return Path(str(data.joinpath(f"example_{name}.csv")))
 
 
 def load_example(name: str = "run") -> pd.DataFrame:
@@ -32,5 +36,5 @@ def load_example(name: str = "run") -> pd.DataFrame:
     return pd.read_csv(example_path(name))
 
 
-__all__ = ["EXAMPLES", "TemporalSplit", "example_path", "load_example", "synthetic_interactions",
-           "temporal_split"]
+__all__ = ["EXAMPLES", "TemporalSplit", "TrecCollection", "example_path", "load_example",
+           "load_movielens", "load_trec", "synthetic_interactions", "temporal_split"]

