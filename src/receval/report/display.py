@@ -18,10 +18,27 @@ def text(obj: Any) -> str:
 
 
 def html(obj: Any) -> str:
-    """HTML tables of a Comparison (Jupyter's ``_repr_html_``)."""
+    """HTML table of an EvalResult, or the tables of a Comparison (Jupyter's ``_repr_html_``)."""
+    from html import escape
+
+    from ..results import EvalResult
     from .html import comparison_tables_html
 
-    return comparison_tables_html(obj)
+    if not isinstance(obj, EvalResult):
+        return comparison_tables_html(obj)
+    head = "".join(f"<th>{h}</th>" for h in ("metric", "mean", "std", "se", "n", "skipped"))
+    rows = "".join(
+        "<tr>" + f"<td>{escape(str(r['metric']))}</td>" + "".join(
+            f"<td>{r[c]:.4f}</td>" if r[c] == r[c] else "<td>nan</td>"
+            for c in ("mean", "std", "se")) + f"<td>{r['n']}</td><td>{r['skipped']}</td></tr>"
+        for r in obj.stats)
+    c = obj.counts
+    caption = escape(
+        f"{obj.name + ': ' if obj.name else ''}{c.get('evaluated', 0)} users evaluated, "
+        f"{c.get('skipped_no_relevant', 0)} skipped, {c.get('missing_from_run', 0)} missing "
+        f"from the run, {c.get('missing_from_truth', 0)} missing from the truth")
+    return (f"<table><caption>{caption}</caption><thead><tr>{head}</tr></thead>"
+            f"<tbody>{rows}</tbody></table>")
 
 
 def render(obj: Any, format: str = "text", path: str | None = None, **kwargs: Any) -> str:

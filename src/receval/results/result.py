@@ -103,6 +103,12 @@ class EvalResult:
         label = f" {self.name!r}" if self.name else ""
         return f"<EvalResult{label}: {len(self.user_ids)} users>\n{self.table()}"
 
+    def _repr_html_(self) -> str:
+        """The summary as an HTML table (Jupyter); rendered by the reports' display hook."""
+        from ..report import display
+
+        return display.html(self)
+
     # ---- serialization ------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """The JSON document (see :mod:`receval.results.jsonio` for NaN and id encoding)."""
