@@ -1,12 +1,12 @@
 """From offline metrics to online outcomes: A/B analysis, interleaving, off-policy estimates and
 the agreement of offline metrics with online results over past experiments.
 
->>> on = rv.online
->>> units = on.ab.per_unit(events, unit="user_id", variant="arm", sums={"clicks": "click", "impr": 1})
->>> on.ab.analyze(units, control="A", metrics=[on.ab.ratio("clicks", "impr")])
->>> log = on.read_log(df, unit="user_id", slate="impression_id", propensity="pscore")
->>> on.estimate(log, on.policy_from_run(run, kind="plackett_luce"), estimators=["ips", "snips"])
->>> on.agreement(ledger, offline_metrics=["ndcg@10"])
+    on = rv.online
+    units = on.ab.per_unit(events, unit="user_id", variant="arm", sums={"clicks": "click", "impr": 1})
+    on.ab.analyze(units, control="A", metrics=[on.ab.ratio("clicks", "impr")])
+    log = on.read_log(df, unit="user_id", slate="impression_id", propensity="pscore")
+    on.estimate(log, on.policy_from_run(run, kind="plackett_luce"), estimators=["ips", "snips"])
+    on.agreement(ledger, offline_metrics=["ndcg@10"])
 
 Every result is an :class:`OnlineResult` (table, per-unit values, counts, diagnostics,
 provenance; JSON round trip) and renders through :func:`receval.report`.
