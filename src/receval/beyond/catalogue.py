@@ -86,7 +86,7 @@ def _n(c: np.ndarray, n_items: int | None, over: str = "catalog") -> int:
 
 
 def catalog_coverage(counts, n_items: int | None = None, *, kind: str = "catalog") -> float:
-    """Catalogue coverage: ``|union_u R_k(u)| / |I|`` (seed 001; Ge et al. 2010).
+    """Catalogue coverage: ``|union_u R_k(u)| / |I|`` (Ge et al. 2010).
 
     ``kind="count"`` returns the numerator ``|union_u R_k(u)|`` (Elliot's ItemCoverage).
     ``n_items`` is |I| (default: ``len(counts)``).
@@ -104,7 +104,7 @@ def catalog_coverage(counts, n_items: int | None = None, *, kind: str = "catalog
 
 def entropy(counts, n_items: int | None = None, *, base: float | str = 2,
             normalize: bool = False, over: str = "catalog") -> float:
-    """Shannon entropy of exposure: ``H = -sum_i p_i log_b p_i`` (seed 001), 0 log 0 = 0.
+    """Shannon entropy of exposure: ``H = -sum_i p_i log_b p_i`` (Shani & Gunawardana 2011), 0 log 0 = 0.
 
     ``normalize=True`` divides by ``log_b n`` (n = catalogue size, or the number of recommended
     items with ``over="recommended"``) so that uniform exposure over the n items gives 1; the
@@ -146,7 +146,7 @@ def effective_coverage(counts, n_items: int | None = None) -> float:
 
 def gini(counts, n_items: int | None = None, *, denominator: str = "n-1",
          over: str = "catalog") -> float:
-    """Gini index of exposure (seed 001): ``G = 1/(n-1) sum_j (2j - n - 1) p_(j)``.
+    """Gini index of exposure (Shani & Gunawardana 2011): ``G = 1/(n-1) sum_j (2j - n - 1) p_(j)``.
 
     ``p_(1) <= ... <= p_(n)`` are the exposure shares sorted ascending, over the n catalogue
     items (``over="recommended"``: only items with exposure). 0 = every item equally exposed;

@@ -3,12 +3,12 @@
 Notation for one list ``R`` (cut at k) of ``L`` items with feature vectors ``x_i``:
 
 - ``ILS(R) = 2 / (L (L - 1)) * sum_{i<j} sim(i, j)``: mean similarity over the ``L(L-1)/2``
-  unordered pairs (Ziegler et al. 2005; seed 001 ILS);
+  unordered pairs (Ziegler et al. 2005);
 - ``ILD(R) = 2 / (L (L - 1)) * sum_{i<j} (1 - sim(i, j)) = 1 - ILS(R)``: mean pairwise distance
-  (seed 001 Diversity(R(u)) and ILD; the seed writes the sum over i != j, which read over
+  (Smyth & McClave 2001 ILD; some texts write the sum over i != j, which read over
   *ordered* pairs would double the value; receval uses each unordered pair once, so a list of
-  mutually orthogonal items has ILD = 1). Overall diversity is the mean over users (seed 001);
-- ``Novelty_i = 1 / (L - 1) * sum_{j != i} (1 - sim(i, j))`` (seed 001), whose mean over the
+  mutually orthogonal items has ILD = 1). Overall diversity is the mean over users (Smyth & McClave 2001);
+- ``Novelty_i = 1 / (L - 1) * sum_{j != i} (1 - sim(i, j))`` (Vargas & Castells 2011), whose mean over the
   list equals ILD(R).
 
 Lists with fewer than 2 items have no pair: their value is NaN and they are left out of means.
@@ -211,7 +211,7 @@ def intra_list_similarity(lists: Any, features: Any, *, k: int | None = None,
 
 
 def intra_list_diversity(lists: Any, features: Any, **kwargs: Any) -> np.ndarray:
-    """ILD per list: ``1 - ILS`` = mean pairwise distance ``1 - sim`` (seed 001 Diversity).
+    """ILD per list: ``1 - ILS`` = mean pairwise distance ``1 - sim`` (Smyth & McClave 2001).
 
     >>> f = np.array([[1.0, 0.0], [0.0, 1.0]])
     >>> intra_list_diversity([[0, 1], [0]], f).tolist()   # orthogonal pair; one-item list
@@ -224,7 +224,7 @@ def similarity_novelty(lists: Any, features: Any, *, k: int | None = None,
                        sim: str | Callable = "cosine", missing: str = "error",
                        method: str = "auto", block_users: int | None = None,
                        per_item: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-    """Seed 001 novelty of each list item: ``Novelty_i = 1/(L-1) sum_{j != i} (1 - sim(i, j))``.
+    """Distance-based novelty of each list item (Vargas & Castells 2011): ``Novelty_i = 1/(L-1) sum_{j != i} (1 - sim(i, j))``.
 
     Returns the per-list mean (equal to ILD), or with ``per_item=True`` the pair
     ``(indptr, novelty per position)`` of the kept positions.

@@ -459,7 +459,7 @@ def _def(name: str, title: str, formula: str, doc: str, compute, params=(), **kw
 
 register(_def(
     "coverage", "Catalogue coverage@k", "|union_u R_k(u)| / |I|",
-    "Share of the catalogue that appears in at least one evaluated list (seed 001). The "
+    "Share of the catalogue that appears in at least one evaluated list (Shani & Gunawardana 2011). The "
     "catalogue I is evaluate(catalog=...): None/'all' = items of train + truth + run (default), "
     "'train' (Microsoft Recommenders), 'train+truth', ..., an item count, or an id list. "
     "kind=count gives the number of distinct recommended items (Elliot ItemCoverage).",
@@ -479,7 +479,7 @@ register(_def(
 
 register(_def(
     "entropy", "Shannon entropy of exposure@k", "H = -sum_i p_i log_b p_i, p_i = c_i / sum_j c_j",
-    "Entropy of how often each item appears in the evaluated top-k lists (seed 001). "
+    "Entropy of how often each item appears in the evaluated top-k lists (Shani & Gunawardana 2011). "
     "normalize=true divides by log_b n (n = catalogue size, or recommended items with "
     "over=recommended) so uniform exposure gives 1. Higher = exposure spread more evenly.",
     _entropy, (Param("base", "2", "logarithm base: 2 (bits) | e (nats) | 10", ("2", "e", "10")),
@@ -491,12 +491,12 @@ register(_def(
 
 register(_def(
     "gini", "Gini index of exposure@k", "G = 1/(n-1) sum_j (2j - n - 1) p_(j), p ascending",
-    "Inequality of exposure over the n catalogue items sorted by exposure ascending (seed 001). "
+    "Inequality of exposure over the n catalogue items sorted by exposure ascending (Shani & Gunawardana 2011). "
     "0 = equal exposure, 1 = everything on one item; lower is better. denominator=n gives the "
     "classic Lorenz Gini (maximum (n-1)/n). Elliot reports 1 - G.",
-    _gini, (Param("denominator", "n-1", "n-1 (seed 001, maximum 1) | n (classic)",
+    _gini, (Param("denominator", "n-1", "n-1 (maximum 1) | n (classic)",
                   ("n-1", "n")), OVER),
-    higher_is_better=False, reference="seed 001; Shani & Gunawardana 2011",
+    higher_is_better=False, reference="Shani & Gunawardana 2011",
     example="exposure [0, 1, 3]: (2 * 3/4) / 2 = 0.75",
 ), ("gini_index",))
 
@@ -548,7 +548,7 @@ _SIM_DOC = (" Pairs are the L(L-1)/2 unordered pairs of the top-k list; lists wi
 
 register(_def(
     "ils", "Intra-list similarity@k", "ILS = 2/(L(L-1)) sum_{i<j} sim(i, j)",
-    "Mean pairwise similarity of the items of a list (Ziegler et al. 2005, seed 001); lower = "
+    "Mean pairwise similarity of the items of a list (Ziegler et al. 2005); lower = "
     "more diverse." + _SIM_DOC,
     _ils, (SIM, SOURCE, MISSING), higher_is_better=False, bounds=(-1.0, None),
     reference="Ziegler et al., WWW 2005",
@@ -556,7 +556,7 @@ register(_def(
 
 register(_def(
     "ild", "Intra-list diversity@k", "ILD = 2/(L(L-1)) sum_{i<j} (1 - sim(i, j)) = 1 - ILS",
-    "Mean pairwise distance 1 - sim of the items of a list (seed 001 Diversity(R(u)) and ILD; "
+    "Mean pairwise distance 1 - sim of the items of a list (Smyth & McClave 2001 ILD; "
     "each unordered pair counted once); overall diversity = mean over users." + _SIM_DOC,
     _ild, (SIM, SOURCE, MISSING), bounds=(0.0, None),
     reference="Smyth & McClave 2001; Ziegler et al. 2005",
@@ -567,13 +567,13 @@ register(_def(
     "sim_novelty", "Similarity-based novelty@k",
     "list: mean_i 1/(L-1) sum_{j != i} (1 - sim(i, j)); history: mean_i mean_{h in H(u)} "
     "(1 - sim(i, h))",
-    "Seed 001 Novelty_i averaged over the list (reference=list, equal to ILD), or the distance of "
+    "The distance-based Novelty_i (Vargas & Castells 2011) averaged over the list (reference=list, equal to ILD), or the distance of "
     "each recommended item to the user's training history (reference=history, Vargas & "
     "Castells 2011; needs train=...)." + _SIM_DOC,
     _sim_novelty, (SIM, SOURCE, MISSING,
                    Param("reference", "list", "compare with: list | history",
                          ("list", "history"))),
-    bounds=(0.0, None), reference="seed 001; Vargas & Castells, RecSys 2011",
+    bounds=(0.0, None), reference="Vargas & Castells, RecSys 2011",
 ))
 
 register(_def(

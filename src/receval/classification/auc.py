@@ -5,7 +5,7 @@ Conventions (one user, or one pooled set of scored pairs): ``P`` positives, ``N`
 - AUC = (1 / (P N)) * sum over (positive p, negative n) of ``[s_p > s_n] + 1/2 [s_p = s_n]``
   (Mann-Whitney U / (P N); ties count one half). It equals the trapezoidal area under the ROC
   curve whose points are taken at each distinct threshold, so tied scores give a diagonal segment.
-- Trapezoid rule (seed 001): ``AUC = sum_{i=2}^{m} (x_i - x_{i-1}) (y_i + y_{i-1}) / 2``.
+- Trapezoid rule (Fawcett 2006): ``AUC = sum_{i=2}^{m} (x_i - x_{i-1}) (y_i + y_{i-1}) / 2``.
 
 Reference: Fawcett, "An introduction to ROC analysis", Pattern Recognition Letters 27 (2006).
 """
@@ -36,7 +36,7 @@ __all__ = [
 def auc(x: Any, y: Any) -> float:
     """Area under a piecewise-linear curve by the trapezoid rule.
 
-    ``AUC = sum_{i=2}^{m} (x_i - x_{i-1}) (y_i + y_{i-1}) / 2`` (seed 001). ``x`` must be
+    ``AUC = sum_{i=2}^{m} (x_i - x_{i-1}) (y_i + y_{i-1}) / 2`` (Fawcett 2006). ``x`` must be
     monotone (non-decreasing or non-increasing; a decreasing ``x`` gives the same positive area).
 
     >>> auc([0, 0.5, 1], [0, 1, 1])
@@ -161,7 +161,7 @@ def gauc(run: Any, truth: Any, *, weight: str = "none", rel: float = 1.0,
 
 def lauc(run: Any, truth: Any, k: int, *, rel: float = 1.0, tail: str = "linear",
          single_class: str = "skip", catalog: int | None = None, **kwargs: Any) -> Score:
-    """Limited AUC at k (LAUC@k, seed 001): the ROC area using only each user's top k.
+    """Limited AUC at k (LAUC@k, Schroder et al. 2011): the ROC area using only each user's top k.
 
     The ROC curve of the top k (``x = FP_i / N``, ``y = TP_i / P`` after rank i, with
     ``P`` = the user's relevant truth items, ``N`` = catalogue size - P) is closed by

@@ -1,4 +1,4 @@
-"""Average recall over IoU thresholds (AR) and its mean over classes (mAR), seed 001.
+"""Average recall over IoU thresholds (AR) and its mean over classes (mAR) (Hosang et al. 2016).
 
 For each ground-truth object ``g`` let ``o_g`` be its best overlap (IoU) with any proposal or
 detection. ``recall(t) = (1/G) sum_g [o_g >= t]``. Average recall (Hosang et al. 2016, "What
@@ -70,7 +70,7 @@ def average_recall(best_iou: Any, *, method: str = "exact", low: float = 0.5,
     """AR from the best IoU of each ground-truth object (a missed object has overlap 0).
 
     ``method="exact"``: ``AR = 1/(1 - low) * integral_{low}^{1} recall(t) dt`` (``low = 0.5``
-    gives seed 001's ``2 * integral_{0.5}^{1}``), i.e. ``mean_g clip((o_g - low)/(1 - low), 0,
+    gives the ``2 * integral_{0.5}^{1}``), i.e. ``mean_g clip((o_g - low)/(1 - low), 0,
     1)``. ``method="thresholds"``: ``mean_t recall(t)`` over ``thresholds`` (default COCO 0.5,
     0.55, ..., 0.95), with ``recall(t) = mean_g [o_g >= t]``.
 
@@ -100,7 +100,7 @@ def recall_iou_curve(best_iou: Any, *, low: float = 0.5, label: str = "") -> Cur
 
 def mean_average_recall(best_iou_by_class: Mapping[Any, Any] | list, *, method: str = "exact",
                         low: float = 0.5, thresholds: Any = None) -> float:
-    """``mAR = (1/K) sum_k AR_k`` over classes (seed 001); input: ``{class: best_iou_array}`` or
+    """``mAR = (1/K) sum_k AR_k`` over classes (Hosang et al. 2016); input: ``{class: best_iou_array}`` or
     a list of arrays. Every class needs at least one ground-truth object.
 
     >>> mean_average_recall({"cat": [1.0], "dog": [0.75, 0.5]})  # (1 + 0.25) / 2

@@ -1,6 +1,6 @@
 """Confusion-matrix metrics: TP, FP, FN, TN and the rates built on them, with named averaging.
 
-For top-k recommendation seen as a binary decision (seed 001's table): for user u, ``R_u`` =
+For top-k recommendation seen as a binary decision (Herlocker et al. 2004): for user u, ``R_u`` =
 the recommended items (the first ``min(k, L_u)`` of the list), ``T_u`` = the truth items with
 relevance >= ``rel`` (liked), ``n`` = catalogue size::
 

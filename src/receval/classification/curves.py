@@ -5,7 +5,7 @@ Precision-recall conventions for scores ``s`` and binary labels, ``P`` positives
 distinct threshold ``t`` (descending), with ``TP(t)``, ``FP(t)`` counting examples scored >= t:
 ``precision(t) = TP / (TP + FP)``, ``recall(t) = TP / P``. Tied scores form one point.
 
-Average precision as an area (seed 001, ``AveP = integral_0^1 p(r) dr``), ``interpolation``:
+Average precision as an area (Manning et al. 2008, ``AveP = integral_0^1 p(r) dr``), ``interpolation``:
 
 - ``step`` (default): ``AP = sum_n (R_n - R_{n-1}) P_n`` with ``R_0 = 0``; the precision
   between two recall levels is the one reached at the upper level (scikit-learn
@@ -192,7 +192,7 @@ def _ap(recall: np.ndarray, precision: np.ndarray, interpolation: str) -> float:
 
 
 def average_precision(y_true: Any, y_score: Any, *, interpolation: str = "step") -> float:
-    """Average precision as the area under the precision-recall curve (seed 001).
+    """Average precision as the area under the precision-recall curve (Manning, Raghavan & Schuetze 2008).
 
     ``step``: ``AP = sum_n (R_n - R_{n-1}) P_n`` (= scikit-learn ``average_precision_score``);
     ``max``: ``sum_n (R_n - R_{n-1}) max_{m >= n} P_m``; ``trapezoid``: trapezoid rule through
@@ -248,7 +248,7 @@ def eleven_point_average_precision(y_true: Any, y_score: Any) -> float:
 
 
 def break_even_point(y_true: Any, y_score: Any) -> float:
-    """Break-even point (seed 001): the value where precision = recall on the PR curve.
+    """Break-even point (Joachims 2005): the value where precision = recall on the PR curve.
 
     Precision = recall exactly when the number of examples predicted positive equals the
     number of positives ``P``, i.e. at rank ``P``: so with no ties the BEP is the R-precision

@@ -1,13 +1,13 @@
-"""Rating prediction errors: RMSE, MAE, MSE and R^2 (seeds 001, 002, 003).
+"""Rating prediction errors: RMSE, MAE, MSE and R^2 (Herlocker et al. 2004; Shani & Gunawardana 2011).
 
 Over a test set ``T`` of (user, item) pairs with true rating ``r_ui`` and prediction ``r^_ui``:
 
-- ``RMSE = sqrt((1/|T|) sum_{(u,i) in T} (r^_ui - r_ui)^2)``   (seed 001 / 003)
-- ``MAE  = (1/|T|) sum_{(u,i) in T} |r^_ui - r_ui|``            (seed 001)
+- ``RMSE = sqrt((1/|T|) sum_{(u,i) in T} (r^_ui - r_ui)^2)``   (Herlocker et al. 2004)
+- ``MAE  = (1/|T|) sum_{(u,i) in T} |r^_ui - r_ui|``            (Herlocker et al. 2004)
 - ``MSE  = (1/|T|) sum (r^_ui - r_ui)^2``
 - ``R^2  = 1 - sum (r^_ui - r_ui)^2 / sum (r_ui - mean(r))^2``
 
-``average="micro"`` pools every pair (the seeds' formulas, scikit-learn on the flattened
+``average="micro"`` pools every pair (Herlocker et al. 2004, scikit-learn on the flattened
 pairs); ``average="macro"`` computes each user's value first and averages over users.
 """
 
@@ -48,7 +48,7 @@ def mse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
 
 
 def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
-    """``sqrt((1/n) sum_i (p_i - t_i)^2)`` (seed 001).
+    """``sqrt((1/n) sum_i (p_i - t_i)^2)`` (Herlocker et al. 2004).
 
     >>> rmse([5, 3], [4, 3]) == 0.5 ** 0.5
     True
@@ -57,7 +57,7 @@ def rmse(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
 
 
 def mae(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
-    """``(1/n) sum_i |p_i - t_i|`` (seed 001).
+    """``(1/n) sum_i |p_i - t_i|`` (Herlocker et al. 2004).
 
     >>> mae([5, 3], [4, 3])
     0.5
@@ -89,7 +89,7 @@ def rating_errors(predictions: Any, ratings: Any, *, metrics: Any = ("rmse", "ma
     """RMSE / MAE / MSE / R^2 of predicted ratings (a table of user, item, prediction) against
     true ratings (a table of user, item, rating), matched on (user, item).
 
-    ``average``: ``micro`` (all pairs pooled, the seeds' formulas) | ``macro`` (mean over users of
+    ``average``: ``micro`` (all pairs pooled, Herlocker et al. 2004) | ``macro`` (mean over users of
     each user's value; users whose R^2 is undefined are left out and counted). ``missing``: a
     rated pair with no prediction raises (``error``) or is left out (``skip``); predictions
     without a true rating are ignored; both are counted in ``info``. Column names are detected

@@ -5,9 +5,9 @@ Importing this module registers (as plugin metrics computed from the packed arra
 - ``tp@k``, ``fp@k``, ``fn@k``, ``tn@k``, ``accuracy@k``, ``specificity@k``, ``fpr@k``: the top k
   seen as a binary decision (recommended vs not) against the truth (liked vs not);
 - ``gauc`` (alias ``user_auc``): per-user AUC, averaged unweighted or weighted;
-- ``lauc@k``: limited AUC over the top k (seed 001);
+- ``lauc@k``: limited AUC over the top k (Schroder et al. 2011);
 - ``rmse``, ``mae``, ``mse``, ``r2``: the run's scores as predicted ratings against the truth's
-  relevance values as ratings (seeds 001-003);
+  relevance values as ratings (Herlocker et al. 2004);
 - ``log_loss``: the run's scores as predicted probabilities that an item is relevant.
 
 Notation per user u: ``R_u`` the recommended set (the first ``min(k, L_u)`` items of the list),
@@ -255,7 +255,7 @@ register(MetricDef(
 register(MetricDef(
     "lauc", "Limited AUC@k (LAUC)",
     "LAUC@k = (1/(P N)) C_k + [tail=linear] (1 - FP_k/N) (TP_k/P + 1) / 2",
-    "ROC area of the top k only (seed 001): C_k counts correctly ordered (positive, negative) "
+    "ROC area of the top k only (Schroder et al. 2011): C_k counts correctly ordered (positive, negative) "
     "pairs inside the top k (ties 1/2), P = relevant truth items, N = catalogue size - P, "
     "TP_k / FP_k the hits / misses in the top k. tail: linear = close the curve with a straight "
     "line to (1, 1) (items after k in random order; equals gauc(candidates=catalog) on the top-k "
@@ -358,7 +358,7 @@ for _name, _title, _formula in (
 
 register(MetricDef(
     "accuracy", "Accuracy@k", "(TP + TN) / (TP + FP + FN + TN) = (TP + TN) / n",
-    "Share of catalogue items correctly recommended or not (seed 001)." + _CM_DOC
+    "Share of catalogue items correctly recommended or not (Herlocker et al. 2004)." + _CM_DOC
     + " average: macro = mean of per-user values | micro = pooled counts.",
     (REL, CATALOG, AVERAGE), family="classification", compute=_rate_metric("accuracy"),
     example="TP 2, FP 1, FN 1, TN 6: accuracy = 8/10",
@@ -421,7 +421,7 @@ def _rating(which: str):
 
 
 _RATING_PARAMS = (
-    Param("average", "micro", "micro = over all (user, item) pairs (seed 001) | macro = mean of "
+    Param("average", "micro", "micro = over all (user, item) pairs (Herlocker et al. 2004) | macro = mean of "
           "per-user values", ("micro", "macro")),
     Param("missing", "error", "a truth pair without prediction: error | skip (counted)",
           ("error", "skip")),

@@ -55,7 +55,7 @@ def rank_against_negatives(
     ``pos_scores``: shape ``(m,)``; ``neg_scores``: shape ``(m, n)``; ``valid``: optional
     boolean ``(m, n)`` mask of the negatives that count (for ragged candidate lists).
 
-    Example (seed 000): positive 0.753 against [0.789, 0.695, 0.456, 0.234] has rank 2.
+    Example: positive 0.753 against [0.789, 0.695, 0.456, 0.234] has rank 2.
     """
     pos = np.asarray(pos_scores, dtype=np.float64)
     neg = np.asarray(neg_scores, dtype=np.float64)
@@ -89,7 +89,7 @@ def _ranks(ranks: Any) -> np.ndarray:
 
 def hits_at_k(ranks: Any, k: int) -> float:
     """Fraction of positives ranked in the top ``k``: ``mean(rank <= k)``.
-    Seed 000: ranks [2, 1] -> hits@1 = 1/2, hits@3 = 2/2."""
+    Example: ranks [2, 1] -> hits@1 = 1/2, hits@3 = 2/2."""
     return float(np.mean(_ranks(ranks) <= k))
 
 
