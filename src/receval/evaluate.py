@@ -190,6 +190,7 @@ class _Accumulator:
         self.run_only: list[np.ndarray] = []
         self.states: list[MetricState] | None = None
         self.overrides: dict[int, float] = {}
+        self.global_only: set[int] = set()
         self.info: dict[str, Any] = {}
         self.counts: dict[str, int] = dict.fromkeys(self._SUMMED, 0)
         self.counts.update(missing_from_run=0, run_users_in_truth=0)
@@ -229,6 +230,7 @@ class _Accumulator:
         self.states = block.states if self.states is None else [
             a.merge(b) for a, b in zip(self.states, block.states, strict=True)]
         self.overrides.update(block.overrides)
+        self.global_only |= block.global_only
         self.info.update(block.info)
 
     def result(self, name: str | None, provenance: dict[str, Any]) -> EvalResult:
@@ -256,7 +258,7 @@ class _Accumulator:
         for j, s in enumerate(specs):
             row = (self.states[j] if self.states else MetricState()).summary(
                 s.key, self.overrides.get(j))
-            if j in self.overrides and s.definition.kernel is None and np.isnan(values[:, j]).all():
+            if j in self.global_only:  # a catalogue-wide value: no spread over users
                 row.update(std=float("nan"), se=float("nan"), n=len(user_ids))
             stats.append(row)
         counts = {

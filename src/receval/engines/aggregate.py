@@ -132,17 +132,3 @@ class MetricState:
         se = std / math.sqrt(n) if n > 1 and std == std else nan
         return {"metric": metric, "mean": mean, "std": std, "se": se, "n": n,
                 "skipped": self.skipped}
-
-
-def summarize(keys: list[str], values: np.ndarray, status: np.ndarray,
-              micro: dict[int, tuple[np.ndarray, np.ndarray]] | None = None,
-              overrides: dict[int, float] | None = None) -> list[dict[str, Any]]:
-    """Summary rows of every metric column at once (one block: the in-memory case)."""
-    micro = micro or {}
-    overrides = overrides or {}
-    rows = []
-    for j, key in enumerate(keys):
-        num, den = micro.get(j, (None, None))
-        state = MetricState.of(values[:, j], status[:, j], num, den)
-        rows.append(state.summary(key, overrides.get(j)))
-    return rows

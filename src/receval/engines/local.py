@@ -28,6 +28,7 @@ class BlockValues:
     values: np.ndarray                      # users x specs
     states: list[MetricState]
     overrides: dict[int, float] = field(default_factory=dict)  # spec column -> global value
+    global_only: set[int] = field(default_factory=set)  # columns with no per-user values
     info: dict[str, Any] = field(default_factory=dict)
 
 
@@ -47,6 +48,7 @@ def evaluate_packed(packed: Packed, plan: Plan, context: Context) -> BlockValues
     values = np.empty((n_users, len(plan.specs)), dtype=np.float64)
     states: list[MetricState] = []
     overrides: dict[int, float] = {}
+    global_only: set[int] = set()
     info: dict[str, Any] = {}
     for j, s in enumerate(plan.specs):
         binding = s.definition.kernel
@@ -57,6 +59,7 @@ def evaluate_packed(packed: Packed, plan: Plan, context: Context) -> BlockValues
             if mv.per_user is None:
                 status[:] = IN
                 overrides[j] = float(mv.value)
+                global_only.add(j)
             elif mv.value is not None:
                 overrides[j] = float(mv.value)
             if mv.info:
@@ -93,4 +96,4 @@ def evaluate_packed(packed: Packed, plan: Plan, context: Context) -> BlockValues
             c = requests.micro_column[s]
             num, den = out[:, c], out[:, c + 1]
         states.append(MetricState.of(col, status, num, den))
-    return BlockValues(values, states, overrides, info)
+    return BlockValues(values, states, overrides, global_only, info)
