@@ -13,6 +13,7 @@ from receval.topk import topk_from_scores
 def oracle(scores: np.ndarray, k: int, exclude: np.ndarray | None = None, stored=None):
     """Slow reference: sort each row's candidates by (score desc, column asc)."""
     n_users, n_items = scores.shape
+    k = min(k, n_items)  # k is clamped to the number of items
     items = np.full((n_users, k), -1)
     vals = np.full((n_users, k), np.nan)
     for u in range(n_users):
@@ -46,7 +47,8 @@ def test_exact_small_example_with_ties_and_mask():
 def test_padding_when_fewer_items_than_k():
     s = np.array([[3.0, 1.0, 2.0]])
     out = topk_from_scores(s, 5, exclude=sp.csr_matrix([[0, 1, 0]]))
-    assert out.items.tolist() == [[0, 2, -1, -1, -1]]
+    # k is clamped to the 3 items; the masked item leaves one padding column
+    assert out.items.tolist() == [[0, 2, -1]]
     assert np.isnan(out.scores[0, 2:]).all()
     assert out.items.dtype == np.int64
 
@@ -174,3 +176,37 @@ def test_output_feeds_evaluate():
     res = evaluate(top.items, truth, ["recall@2"])
     # user 0 finds its only relevant item, user 1 does not: mean recall@2 = (1 + 0) / 2
     assert res.summary["recall@2"] == pytest.approx((1 + 0) / 2)
+
+
+# --- resource abuse and bad scores (issue 11) -----------------------------------------------
+
+
+def test_huge_k_is_clamped_to_the_number_of_items():
+    import time
+
+    t0 = time.perf_counter()
+    for src in (np.ones((2, 4)), sp.csr_matrix(np.ones((2, 4))), lambda r: np.ones((len(r), 4))):
+        out = topk_from_scores(src, 10**9, n_users=2)
+        assert out.items.shape == (2, 4) and out.scores.shape == (2, 4)
+        assert out.items.tolist() == [[0, 1, 2, 3], [0, 1, 2, 3]]
+    assert time.perf_counter() - t0 < 5
+    assert topk_from_scores(np.ones((0, 4)), 10**9).items.shape == (0, 4)
+
+
+@pytest.mark.parametrize("scores", [
+    np.array([["a", "b"], ["c", "d"]]),
+    [["a", "b"], ["c", "d"]],
+    np.array([[None, 1.0], [2.0, 3.0]], dtype=object),
+    lambda rows: [["x", "y"]] * len(rows),
+    lambda rows: np.array([["x", "y"]] * len(rows)),
+    lambda rows: [1.0, 2.0],
+])
+def test_non_numeric_scores_give_a_receval_error(scores):
+    with pytest.raises(InputError):
+        topk_from_scores(scores, 2, n_users=2)
+
+
+def test_callable_returning_a_list_of_numbers_works():
+    s = np.array([[0.1, 0.9, 0.5], [0.3, 0.2, 0.7]])
+    out = topk_from_scores(lambda r: s[r].tolist(), 2, n_users=2)
+    assert out.items.tolist() == [[1, 2], [2, 0]]

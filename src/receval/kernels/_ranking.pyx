@@ -308,12 +308,16 @@ cdef double _metric(int code, long long k, double thr, double par, int opt, int 
             den = <double> h
         return acc / den if den > 0 else 0.0
     if code == MAR:
+        # mean over the k cutoffs of recall@i; past the list's end recall stays at its last
+        # value, so the tail is one product (cost O(list length), not O(k))
+        if nrel <= 0 or kk <= 0:
+            return 0.0
         y = 0.0
-        for i in range(kk):
-            if i < n:
-                y += scratch[i]
-            acc += y / nrel if nrel > 0 else 0.0
-        return acc / kk if kk > 0 else 0.0
+        for i in range(n):
+            y += scratch[i]
+            acc += y / nrel
+        acc += (kk - n) * (y / nrel)
+        return acc / kk
     if code == RBP:
         q = 1.0
         for i in range(n):

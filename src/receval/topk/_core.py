@@ -8,6 +8,9 @@ Tie rule (deterministic, independent of block size and backend): score descendin
 column index ascending. Items whose score is ``-inf`` (masked training items, or items a model
 marks as never recommendable) are never returned; rows that cannot be filled are padded with
 item ``-1`` and score ``NaN``.
+
+``k`` larger than the number of items is clamped to it (a list cannot hold more items than the
+catalogue has), so ``k=10**9`` costs what ``k=n_items`` costs.
 """
 
 from __future__ import annotations
@@ -50,6 +53,31 @@ def _check_k(k: Any) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise InputError(f"k must be a positive integer; got {k!r}. Pass e.g. k=10.")
     return int(k)
+
+
+def _numeric_block(x: Any, what: str) -> Any:
+    """A score block as a numeric 2-D array (torch tensors pass through), else InputError."""
+    if _is_torch_tensor(x):
+        return x
+    if sp.issparse(x):
+        if x.dtype.kind not in "biuf":
+            raise InputError(f"{what} must hold numbers; got a sparse matrix of dtype {x.dtype}.")
+        return x
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{what} must be a numeric 2-D array; got {type(x).__name__} ({exc}).") \
+            from None
+    if arr.dtype.kind not in "biuf":
+        example = arr.ravel()[:1].tolist()
+        raise InputError(
+            f"{what} must hold numbers (int or float); got dtype {arr.dtype}"
+            + (f" (e.g. {example[0]!r})" if example else "")
+            + ". Convert them, e.g. np.asarray(scores, dtype=float)."
+        )
+    if arr.ndim != 2:
+        raise InputError(f"{what} must be 2-D (n_users x n_items); got shape {arr.shape}.")
+    return arr
 
 
 def _as_csr(x: Any, name: str, shape: tuple[int, int] | None = None) -> sp.csr_matrix:
@@ -205,7 +233,9 @@ def topk_from_scores(
         of the same shape, or a callable ``score_fn(user_rows) -> (len(user_rows), n_items)``
         scoring one block of user rows at a time (numpy array or torch tensor).
     k
-        List length; the output always has ``k`` columns (padded with ``-1``).
+        List length. The output has ``min(k, n_items)`` columns (padded with ``-1`` where a
+        user has fewer rankable items): a list can never hold more items than there are, so
+        a larger ``k`` is clamped to the number of items instead of allocating padding.
     exclude
         Sparse ``(n_users, n_items)`` matrix whose stored entries are masked out (the user's
         training items). Stored explicit zeros are masked too.
@@ -266,8 +296,8 @@ def topk_from_scores(
             + suggest(str(missing), _MISSING)
         )
     is_callable = callable(scores) and not hasattr(scores, "shape")
-    if not is_callable and not hasattr(scores, "shape"):
-        scores = np.asarray(scores)
+    if not is_callable:
+        scores = _numeric_block(scores, "scores")
     if not is_callable and len(scores.shape) != 2:
         raise InputError(
             f"scores must be 2-D (n_users x n_items); got shape {tuple(scores.shape)}."
@@ -324,9 +354,10 @@ def topk_from_scores(
         device = "cuda" if torch.cuda.is_available() else "cpu"
 
     m = user_rows.size
-    items_out = np.full((m, k), -1, dtype=np.int64)
     if m == 0:
-        return TopK(items_out, np.full((0, k), np.nan) if return_scores else None)
+        k0 = k if n_items is None else min(k, n_items)
+        return TopK(np.full((0, k0), -1, dtype=np.int64),
+                    np.full((0, k0), np.nan) if return_scores else None)
 
     sparse_in = not is_callable and sp.issparse(scores)
     if sparse_in:
@@ -340,11 +371,14 @@ def topk_from_scores(
         return max(1, BLOCK_ELEMENTS // max(1, n_cols))
 
     if n_items is None:  # callable: learn the number of items from a one-user probe
-        probe = scores(user_rows[:1])
+        probe = _numeric_block(scores(user_rows[:1]), "score_fn(user_rows)")
         n_items = int(probe.shape[1])
         in_dtype = getattr(probe, "dtype", None)
     else:
         in_dtype = getattr(scores, "dtype", None)
+    # a list never holds more than n_items items: clamp k (no padding columns beyond that)
+    k = max(1, min(k, n_items))
+    items_out = np.full((m, k), -1, dtype=np.int64)
     float32_in = str(in_dtype) in ("float32", "torch.float32")
     # scores keep float32 precision when that is what came in (half the memory)
     scores_out = (
@@ -390,7 +424,7 @@ def topk_from_scores(
             return
 
         if is_callable:
-            block = scores(rows)
+            block = _numeric_block(scores(rows), "score_fn(user_rows)")
             if tuple(block.shape) != (b, n_items):
                 raise InputError(
                     f"score_fn returned shape {tuple(block.shape)} for {b} users; expected "
