@@ -11,8 +11,11 @@ form                                   item id of each row
 ``(matrix, ids)`` tuple                ``ids[r]`` for row r (matrix dense or sparse)
 polars / pyarrow table                 its ``item`` (``item_id``, ...) column; other columns
                                        are the features
-``dict`` / ``pandas.Series``           the key; each value is a collection of tags (a set of
-                                       labels: binary sparse features, suited to Jaccard)
+``dict`` / ``pandas.Series``           the key; each value is either a feature vector (a 1-D
+                                       numeric numpy array, or a list / tuple of floats; all
+                                       of one length: dense features, e.g. embeddings) or a
+                                       collection of tags (a set, or a list / tuple of
+                                       strings: binary sparse features, suited to Jaccard)
 :class:`ItemFeatures`                  as built
 =====================================  ======================================================
 
@@ -20,6 +23,11 @@ Training interactions (``train=``) are (user, item[, ...]) rows in any table for
 :func:`receval.io.frames.read_columns` reads, or a scipy.sparse (users x items) matrix whose
 non-zero cells are interactions (row and column numbers are the ids). Repeated (user, item) rows
 count as several interactions for row-based popularity and once for user-based popularity.
+
+A dict's values are never guessed: a value that could be either a vector or tags (a list of
+integers such as ``[3, 7]``: tag ids or a 2-d vector?), values of both kinds in one dict, or
+vectors of different lengths raise an error that says how to state the intent
+(``np.asarray(v, dtype=float)`` for a vector, ``set(v)`` for tags).
 """
 
 from __future__ import annotations
@@ -99,7 +107,7 @@ def as_item_features(obj: Any) -> ItemFeatures:
         ids = obj.index
         matrix: Any = obj.to_numpy(dtype=np.float64)
     elif isinstance(obj, (Mapping, pd.Series)):
-        return _from_tags(obj)
+        return _from_mapping(obj)
     elif sp.issparse(obj):
         matrix = sp.csr_matrix(obj, dtype=np.float64)
         matrix.sum_duplicates()
@@ -147,16 +155,90 @@ def _frame_with_ids(table: Any) -> pd.DataFrame:
     return table.to_pandas().set_index(col)
 
 
-def _from_tags(obj: Mapping | pd.Series) -> ItemFeatures:
+_VECTOR_HINT = ("pass each vector as a numeric numpy array (np.asarray(v, dtype=float)) and each "
+                "set of tags as a set (set(v)) or a list of strings")
+
+
+def _value_kind(key: Any, v: Any) -> str:
+    """``"vector"`` or ``"tags"`` for one dict value; InputError when it cannot be told."""
+    if isinstance(v, (set, frozenset)):
+        return "tags"
+    if isinstance(v, np.ndarray):
+        if v.dtype.kind in "biuf":
+            if v.ndim != 1:
+                raise InputError(
+                    f"item_features: the vector of item {_plain(key)!r} has shape {v.shape}; "
+                    "feature vectors must be 1-D."
+                )
+            return "vector"
+        if v.dtype.kind in "USO" and all(isinstance(x, str) for x in v.ravel().tolist()):
+            return "tags"
+    elif isinstance(v, (list, tuple, pd.Series)):
+        elems = list(v)
+        if all(isinstance(x, str) for x in elems):
+            return "tags"
+        numeric = all(isinstance(x, (int, float, np.integer, np.floating))
+                      and not isinstance(x, (bool, np.bool_)) for x in elems)
+        if numeric and any(isinstance(x, (float, np.floating)) for x in elems):
+            return "vector"
+        if numeric:
+            raise InputError(
+                f"item_features: the value of item {_plain(key)!r} is a list of integers "
+                f"({_short(elems)}), which could be a feature vector or a list of tag ids; "
+                f"{_VECTOR_HINT}."
+            )
+    elif isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+        raise InputError(
+            "item_features: a dict / Series must map each item to a feature vector or a "
+            f"collection of tags (set, list), got {type(v).__name__} ({v!r}) for item "
+            f"{_plain(key)!r}."
+        )
+    else:
+        return "tags"
+    raise InputError(
+        f"item_features: the value of item {_plain(key)!r} ({_short(v)}) is neither a numeric "
+        f"vector nor a collection of tags; {_VECTOR_HINT}."
+    )
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _short(v: Any) -> str:
+    items = list(v)
+    text = ", ".join(repr(_plain(x)) for x in items[:4])
+    return "[" + text + (", ...]" if len(items) > 4 else "]")
+
+
+def _from_mapping(obj: Mapping | pd.Series) -> ItemFeatures:
+    """A dict / Series: feature vectors (dense) or tags (sparse binary), never a guess."""
     keys = list(obj.keys()) if isinstance(obj, Mapping) else list(obj.index)
     values = list(obj.values()) if isinstance(obj, Mapping) else list(obj.to_numpy())
+    kinds = [_value_kind(k, v) for k, v in zip(keys, values, strict=True)]
+    if "vector" in kinds and "tags" in kinds:
+        i, j = kinds.index("vector"), kinds.index("tags")
+        raise InputError(
+            f"item_features: item {_plain(keys[i])!r} has a feature vector but item "
+            f"{_plain(keys[j])!r} has tags; use one kind for every item ({_VECTOR_HINT})."
+        )
+    if kinds and kinds[0] == "vector":
+        vecs = [np.asarray(v, dtype=np.float64) for v in values]
+        dims = {len(v) for v in vecs}
+        if len(dims) > 1:
+            lens = [len(v) for v in vecs]
+            i = next(n for n, d in enumerate(lens) if d != lens[0])
+            raise InputError(
+                f"item_features: feature vectors must all have one length; item "
+                f"{_plain(keys[0])!r} has {lens[0]} but item {_plain(keys[i])!r} has {lens[i]}."
+            )
+        return as_item_features((np.vstack(vecs), pd.Index(keys)))
+    return _from_tags(keys, values)
+
+
+def _from_tags(keys: list, values: list) -> ItemFeatures:
     lens, tags = [], []
     for v in values:
-        if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
-            raise InputError(
-                "item_features: a dict / Series must map each item to a collection of tags "
-                f"(set, list), got {type(v).__name__} ({v!r})."
-            )
         group = list(dict.fromkeys(v))
         lens.append(len(group))
         tags.extend(group)
