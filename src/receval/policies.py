@@ -16,8 +16,16 @@ policy             default                     choices
                                                ``"skip"`` (counted), ``"zero"``, ``"nan"``,
                                                ``"error"``.
 ``duplicates``     ``"error"``                 repeated (user, item) rows: ``"error"``,
-                                               ``"first"`` (keep the first row), ``"max"`` (keep
-                                               the highest score / relevance).
+                                               ``"first"`` (keep the best-ranked occurrence: in
+                                               a run the row with the highest score, ties
+                                               broken by the ``ties`` key; in a truth the row
+                                               with the highest relevance, which ranks first in
+                                               the ideal list), ``"max"`` (keep the highest
+                                               score / relevance). Neither depends on the order
+                                               of the rows, so ``"first"`` and ``"max"`` give
+                                               the same values (before 0.2 ``"first"`` kept
+                                               the first row in input order, which made results
+                                               depend on row order).
 ``nan_scores``     ``"error"``                 NaN or infinite scores: ``"error"``, ``"drop"``
                                                (remove those rows, counted), ``"last"`` (rank
                                                them after every finite score).

@@ -225,7 +225,7 @@ def evaluate(run: Iterable[tuple], truth: Iterable[tuple], metrics: Sequence[str
         if i in d:
             if duplicates == "error":
                 raise ValueError("duplicate truth row")
-            if duplicates == "max":
+            if duplicates in ("max", "first"):  # "first": the best-ranked occurrence
                 d[i] = max(d[i], r)
             continue
         d[i] = r
@@ -245,7 +245,7 @@ def evaluate(run: Iterable[tuple], truth: Iterable[tuple], metrics: Sequence[str
         if i in d:
             if duplicates == "error":
                 raise ValueError("duplicate run row")
-            if duplicates == "max":
+            if duplicates in ("max", "first"):  # "first": the best-ranked occurrence
                 d[i] = max(d[i], s)
             continue
         d[i] = s

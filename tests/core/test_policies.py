@@ -135,10 +135,11 @@ def test_empty_truth_depends_on_the_threshold():
 def test_duplicates_first_and_max():
     run = pd.DataFrame({"user": ["u"] * 3, "item": ["a", "b", "a"], "score": [1.0, 2.0, 3.0]})
     truth = {"u": {"a": 1}}
-    first = rv.evaluate(run, truth, ["mrr"], duplicates="first")  # a keeps 1.0: b, a
+    # "first" is the best-ranked occurrence (a at 3.0), whatever the row order
+    first = rv.evaluate(run, truth, ["mrr"], duplicates="first")  # a keeps 3.0: a, b
     best = rv.evaluate(run, truth, ["mrr"], duplicates="max")  # a keeps 3.0: a, b
-    assert first["mrr"] == 1 / 2
-    assert best["mrr"] == 1.0
+    reverse = rv.evaluate(run.iloc[::-1], truth, ["mrr"], duplicates="first")
+    assert first["mrr"] == best["mrr"] == reverse["mrr"] == 1.0
     assert first.counts["duplicates_removed"] == 1
 
 
@@ -146,7 +147,8 @@ def test_truth_duplicates_max_keeps_highest_relevance():
     run = {"u": {"a": 1.0}}
     truth = pd.DataFrame({"user": ["u", "u"], "item": ["a", "a"], "rel": [1, 3]})
     assert rv.evaluate(run, truth, ["dcg@1"], duplicates="max")["dcg@1"] == 3
-    assert rv.evaluate(run, truth, ["dcg@1"], duplicates="first")["dcg@1"] == 1
+    assert rv.evaluate(run, truth, ["dcg@1"], duplicates="first")["dcg@1"] == 3
+    assert rv.evaluate(run, truth.iloc[::-1], ["dcg@1"], duplicates="first")["dcg@1"] == 3
 
 
 def test_nan_scores_drop_and_last():

@@ -132,8 +132,9 @@ def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
     Row codes are int32 (half the memory of int64 on runs of 1e8 rows).
     ``item_key[c]`` orders tied scores of run item c ascending (its absolute value identifies the
     item for duplicate detection); ``item_truth[c]`` is its truth code or -1.
-    ``dedupe``: 0 keep and count duplicates, 1 keep the first in sorted order (highest score),
-    2 keep the first in input order. ``nan_mode``: 0 keep, 1 drop rows with non-finite
+    ``dedupe``: 0 keep and count duplicates; otherwise keep, of the rows of one item, the
+    best-ranked (first in sorted order: highest score, then tie key, then row), which does not
+    depend on the order of the input rows (``duplicates="first"`` and ``"max"``). ``nan_mode``: 0 keep, 1 drop rows with non-finite
     scores, 2 rank them last. ``as_float32``: compare scores as 32-bit floats (trec_eval).
 
     Returns ``(indptr, items, scores, rel, judged, list_len, n_dup, n_dropped)``.
@@ -210,8 +211,6 @@ def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
                 kk = item_key[item_codes[r]]
                 if mark[_absll(kk)] == g:
                     ndup[g] += 1
-                    if dedupe == 2:
-                        continue
                 else:
                     mark[_absll(kk)] = g
                 sc = score[r]
@@ -230,7 +229,7 @@ def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
                     break
             if not is_sorted:
                 _sort_rows(buf, m)
-            if dedupe == 1 and ndup[g] > 0:
+            if dedupe != 0 and ndup[g] > 0:
                 w = 0
                 for j in range(m):
                     if mark[_absll(buf[j].key)] == -2 - g:

@@ -67,7 +67,10 @@ class Packed:
 
 
 def _dedupe_mode(policy: str) -> int:
-    return {"error": 0, "max": 1, "first": 2}[policy]
+    """Kernel code of a duplicates policy: 0 counts them (``"error"``); 1 keeps, of the rows of
+    one (user, item), the best-ranked one: highest score then tie key in a run, highest
+    relevance in a truth (``"first"`` and ``"max"`` alike, independent of row order)."""
+    return {"error": 0, "max": 1, "first": 1}[policy]
 
 
 def _order(group: np.ndarray, n_groups: int, score: np.ndarray, key: np.ndarray,
@@ -131,7 +134,8 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
         u = int(np.flatnonzero(ndup)[0])
         raise InputError(
             f"truth: {n_dup} duplicate (user, item) row(s), e.g. for user {users[u]!r}. Pass "
-            "duplicates='max' (keep the highest relevance) or duplicates='first', or drop them."
+            "duplicates='max' (keep the highest relevance) or duplicates='first' (the same: the "
+            "best-ranked row), or drop them."
         )
     # the kernel ordered by (rel desc, item asc) when mode == 1; re-sort by item within users
     grp = np.repeat(np.arange(len(users), dtype=CODE), np.diff(indptr))
@@ -327,8 +331,8 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
         uid = truth.users[t_sel[u]] if u < len(t_sel) else run.users[extra[u - len(t_sel)]]
         raise InputError(
             f"run: {n_dup} duplicate (user, item) row(s), e.g. for user {uid!r}. Pass "
-            "duplicates='max' (keep the highest score) or duplicates='first' (first row), or "
-            "drop them."
+            "duplicates='max' (keep the highest score) or duplicates='first' (the best-ranked "
+            "row, the same), or drop them."
         )
 
     grp_end = np.zeros(0, dtype=np.int64)
