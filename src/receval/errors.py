@@ -50,6 +50,12 @@ class RecevalWarning(UserWarning):
     """Base class of receval warnings."""
 
 
+class RelevanceThresholdWarning(RecevalWarning):
+    """No truth row reaches a metric's binary relevance threshold (``rel=``), so the metric is
+    undefined for every user: e.g. fractional relevance in (0, 1) with the default ``rel=1``.
+    The message names the metrics, the truth's largest relevance and the key that fixes it."""
+
+
 def suggest(name: str, valid: Iterable[str]) -> str:
     """Return ``" Did you mean 'x'?"`` for the nearest valid name, or ``""``."""
     close = difflib.get_close_matches(name, list(valid), n=1, cutoff=0.5)

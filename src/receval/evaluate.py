@@ -78,13 +78,58 @@ class Evaluator:
                     self.context.require(need, spec.key)
         self.sparse_truth = _is_sparse(truth) or isinstance(truth, list)
         if self.sparse_truth:
-            self.truth: TruthPack = truth_from_sparse(truth)
+            self.truth: TruthPack = truth_from_sparse(truth, self.policies)
+            self.truth_columns: dict[str, str | None] = {
+                "relevance": "list of item arrays (every item relevance 1)"
+                if isinstance(truth, list) else "the sparse matrix's values"}
         else:
             cols = read_columns(truth, role="truth", user_col=user_col, item_col=item_col,
                                 rel_col=rel_col)
             self.truth = pack_truth(cols, self.policies)
+            self.truth_columns = {"user": cols.names.get("user"), "item": cols.names.get("item"),
+                                  "relevance": cols.names.get("relevance")}
         self.plan = Plan(self.metrics, self.policies)
         self.depth = self.plan.depth
+        self._warn_unreachable()
+
+    def relevance_info(self) -> dict[str, Any]:
+        """``result.info["relevance"]``: the truth columns read (``relevance`` None: no
+        relevance column, every truth row has relevance 1), the truth's largest relevance, and
+        per metric its binary threshold (``rel=``: relevance >= rel is relevant) or
+        ``"graded"``."""
+        return {"truth_columns": dict(self.truth_columns), "max": float(self.truth.max_rel),
+                "thresholds": self.plan.relevance()}
+
+    def _warn_unreachable(self) -> None:
+        """Warn once (per Evaluator) when no truth row reaches a metric's ``rel=`` threshold:
+        that metric is then undefined for every user, which would otherwise only show as NaN
+        with 0 users evaluated."""
+        import warnings
+
+        from .errors import RelevanceThresholdWarning
+        from .metrics import metric
+
+        bad = self.plan.unreachable(self.truth.max_rel)
+        if not bad:
+            return
+        top = float(self.truth.max_rel)
+        col = self.truth_columns.get("relevance") or "relevance (none given: 1 per row)"
+        spec, thr = bad[0]
+        if top > 0:
+            example = 0.5 if top >= 0.5 else top
+            fixed = metric(spec.name, spec.k, **{**dict(spec.params), "rel": example}).key
+            fix = (f"pass the threshold in the metric key, e.g. {fixed!r} (rel=<threshold>: "
+                   "truth items with relevance >= threshold are relevant)")
+        else:
+            fix = "the truth has no positive relevance; check the relevance column"
+        keys = [s.key for s, _ in bad]
+        warnings.warn(
+            f"no truth row reaches the relevance threshold of {keys} (rel={_num(thr)}): the "
+            f"largest relevance in {col!r} is {_num(top)}, so for these metrics no user has a "
+            f"relevant item (every user falls under empty_truth={self.policies.empty_truth!r}: "
+            f"NaN with 0 users evaluated under 'skip'). To use them, {fix}.",
+            RelevanceThresholdWarning, stacklevel=3,
+        )
 
     def pack(self, run: Any, *, user_col: str | None = None, item_col: str | None = None,
              score_col: str | None = None, rank_col: str | None = None,
@@ -273,9 +318,10 @@ class _Accumulator:
         skipped = max((row["skipped"] for row in stats), default=0)
         counts["skipped_no_relevant"] = int(skipped)
         counts["evaluated"] = int(len(user_ids) - skipped)
+        info = {**self.info, "relevance": ev.relevance_info()}
         return EvalResult(
             metrics=[s.key for s in specs], user_ids=user_ids, values=values, stats=stats,
-            counts=counts, policies=ev.policies.to_dict(), info=self.info, name=name,
+            counts=counts, policies=ev.policies.to_dict(), info=info, name=name,
             provenance=provenance,
         )
 
@@ -288,6 +334,12 @@ def _unique(ids: np.ndarray) -> np.ndarray:
 
 def _plain(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
+
+
+def _num(x: float) -> str:
+    """A number as a user writes it: 1, 0.5 (not 1.0, np.float64(0.5))."""
+    x = float(x)
+    return str(int(x)) if x.is_integer() else repr(x)
 
 
 def _is_sparse(obj: Any) -> bool:

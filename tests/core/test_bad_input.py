@@ -124,8 +124,12 @@ def test_numpy_run_needs_sparse_truth(truth):
 
 
 def test_numpy_run_must_be_integer():
-    with raises(InputError, "2-D integer", "float64"):
-        rv.evaluate(np.array([[1.0, 2.0]]), [np.array([1])], ["ndcg@3"])
+    # integral floats are accepted; any other float is an error naming it (never truncated)
+    assert rv.evaluate(np.array([[1.0, 2.0]]), [np.array([1])], ["ndcg@3"])["ndcg@3"] == 1.0
+    with raises(InputError, "integers", "1.5", "row 0, column 1"):
+        rv.evaluate(np.array([[1.0, 1.5]]), [np.array([1])], ["ndcg@3"])
+    with raises(InputError, "2-D integer"):
+        rv.evaluate(np.array([[[1]]]), [np.array([1])], ["ndcg@3"])
 
 
 def test_empty_truth_table(run, truth):

@@ -18,6 +18,10 @@ from oracle import ID_KINDS, evaluate, random_case, to_frame
 
 import receval as rv
 
+# random truths often have no item at rel=2: receval then warns (RelevanceThresholdWarning,
+# tested in tests/inputs/test_values_relevance.py); here only the values are checked
+pytestmark = pytest.mark.filterwarnings("ignore::receval.errors.RelevanceThresholdWarning")
+
 # every kernel family at several cutoffs and with every choice of every parameter (from the
 # registry), plus combinations of parameters
 ALL = metric_cases(cutoffs=(2, 3, 5)) + [

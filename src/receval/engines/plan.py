@@ -26,6 +26,16 @@ from ..metrics.ranking import POSITIVE
 from ..policies import Policies
 
 
+def binary_threshold(spec: MetricSpec) -> float | None:
+    """The ``rel=`` threshold a spec turns graded relevance into binary with, or None when it
+    has none (graded families use relevance > 0 as it is; families without ``rel``)."""
+    binding = spec.definition.kernel
+    if (binding is not None and binding.graded) or not any(
+            p.name == "rel" for p in spec.definition.params):
+        return None
+    return float(spec.get("rel"))
+
+
 def threshold(spec: MetricSpec) -> float:
     """Relevance threshold of a kernel spec: its ``rel`` parameter; any positive relevance for
     graded families and families without a ``rel`` parameter (``num_ret``)."""
@@ -87,6 +97,33 @@ class Plan:
         self.keep_lists = bool(self.plugin_specs)
         self.cutoffs = tuple(sorted({s.k for s in self.specs if s.k}))
         self.thresholds = sorted({threshold(s) for s in self.kernel_specs} | {POSITIVE})
+
+    def relevance(self) -> dict[str, float | str]:
+        """How each requested metric reads relevance: its ``rel=`` threshold (relevance >= rel
+        is relevant), ``"graded"`` (the relevance value itself; > 0 is relevant), for
+        ``result.info["relevance"]``. Metrics that read no relevance are left out."""
+        out: dict[str, float | str] = {}
+        for s in self.specs:
+            thr = binary_threshold(s)
+            if thr is not None:
+                out[s.key] = thr
+            elif s.definition.kernel is not None and s.definition.kernel.graded:
+                out[s.key] = "graded"
+        return out
+
+    def unreachable(self, max_rel: float) -> list[tuple[MetricSpec, float]]:
+        """Specs whose ``rel=`` threshold no truth row reaches although some truth relevance is
+        positive (largest relevance ``max_rel`` in (0, rel)): they are undefined for every
+        user, while graded metrics are not. A truth without any positive relevance leaves
+        every metric without a relevant item; the skipped counts say so."""
+        out = []
+        if not max_rel > 0:
+            return out
+        for s in self.specs:
+            thr = binary_threshold(s)
+            if thr is not None and max_rel < thr:
+                out.append((s, thr))
+        return out
 
     def _depth(self) -> int:
         if self.policies.ties == "average":

@@ -124,18 +124,28 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
             n = len(rel)
         else:
             rel = np.where(neg, 0.0, rel)
-    # per user ascending item code; duplicates -> policy
+    return _group_truth(u_codes, i_codes, rel, users, items, policies)
+
+
+def _group_truth(u_codes: np.ndarray, i_codes: np.ndarray, rel: np.ndarray, users: np.ndarray,
+                 items: np.ndarray, policies: Policies) -> TruthPack:
+    """Group validated truth rows by user (items ascending), duplicates per the policy.
+
+    Shared by every truth container (tables, dicts, scipy.sparse matrices, lists of item
+    arrays), so that the duplicates policy and its messages are the same everywhere.
+    """
+    n = len(rel)
     mode = _dedupe_mode(policies.duplicates)
     zero = np.zeros(n, dtype=np.float64)
-    key_rel = rel if mode == 1 else zero  # 'max' keeps the highest relevance
+    key_rel = rel if mode == 1 else zero  # keep the highest relevance (best-ranked occurrence)
     indptr, perm, ndup = _order(u_codes, len(users), key_rel, i_codes, mode)
     n_dup = int(ndup.sum())
     if n_dup and mode == 0:
         u = int(np.flatnonzero(ndup)[0])
         raise InputError(
-            f"truth: {n_dup} duplicate (user, item) row(s), e.g. for user {users[u]!r}. Pass "
-            "duplicates='max' (keep the highest relevance) or duplicates='first' (the same: the "
-            "best-ranked row), or drop them."
+            f"truth: {n_dup} duplicate (user, item) row(s), e.g. for user {_plain(users[u])!r}. "
+            "Pass duplicates='max' (keep the highest relevance) or duplicates='first' (the "
+            "same: the best-ranked row), or drop them."
         )
     # the kernel ordered by (rel desc, item asc) when mode == 1; re-sort by item within users
     grp = np.repeat(np.arange(len(users), dtype=CODE), np.diff(indptr))
@@ -151,42 +161,129 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
     )
 
 
-def truth_from_sparse(matrix: Any) -> TruthPack:
-    """Truth from a scipy.sparse (users x items) relevance matrix, or a list of item arrays."""
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value (messages print ``0``, not ``np.int64(0)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+#: Item ids of the matrix paths become int32 codes: -1 is padding, 2**31 - 1 is reserved.
+_MAX_ITEM = 2**31 - 1
+
+
+def _integer_ids(arr: np.ndarray, what: str, where: Any) -> np.ndarray:
+    """Item ids of a numpy run row block / truth list as int64: integers, or floats that are
+    integral; each id is -1 (padding) or in [0, 2**31 - 1). ``where(flat_index)`` names the
+    place of a bad value in messages."""
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr) | (arr != np.floor(arr))
+        if bad.any():
+            i = int(np.flatnonzero(bad.ravel())[0])
+            raise InputError(
+                f"{what}: item ids must be integers, but {where(i)} holds "
+                f"{_plain(arr.ravel()[i])!r}; a float id is never rounded (1.9 is not item 1). "
+                "Pass an integer array, e.g. arr.astype(np.int64) after checking the values."
+            )
+    elif arr.dtype.kind not in "iu":
+        raise InputError(
+            f"{what}: item ids must be integers (-1 = padding), got dtype {arr.dtype}"
+            + (f" (e.g. {_plain(arr.ravel()[0])!r})" if arr.size else "") + "."
+        )
+    if arr.size:
+        low = arr < -1
+        high = arr >= _MAX_ITEM
+        for mask, rule in ((low, "below -1 (only -1 marks padding)"),
+                           (high, f"at or above 2**31 - 1 = {_MAX_ITEM}")):
+            if mask.any():
+                i = int(np.flatnonzero(mask.ravel())[0])
+                raise InputError(
+                    f"{what}: item id {_plain(arr.ravel()[i])!r} at {where(i)} is {rule}; item "
+                    "ids of a numpy run / list truth are column numbers 0 .. n_items - 1."
+                )
+    return arr.astype(np.int64)
+
+
+def _check_padding(ids: np.ndarray, what: str, row_name: str) -> None:
+    """-1 (padding) may only end a row: an id after a -1 would silently move up a rank."""
+    pad = ids == -1
+    if pad.any():
+        # a row is well padded when, once -1 starts, only -1 follows
+        after = np.maximum.accumulate(pad, axis=-1) & ~pad
+        if after.any():
+            idx = np.argwhere(after)[0]
+            row = int(idx[0]) if ids.ndim == 2 else None
+            place = f"{row_name} {row}" if row is not None else row_name
+            raise InputError(
+                f"{what}: {place} has item id {int(ids[tuple(idx)])} after a -1; -1 marks "
+                "padding and may only end a row (a -1 in the middle would move the later "
+                "items up a rank). Remove the -1, or move it to the end of the row."
+            )
+
+
+def truth_from_sparse(matrix: Any, policies: Policies | None = None) -> TruthPack:
+    """Truth from a scipy.sparse (users x items) relevance matrix, or a list of item arrays.
+
+    The same rules as a table truth: repeated (user, item) entries follow the ``duplicates``
+    policy (a scipy matrix's explicit duplicate entries are not summed, which would change the
+    graded relevance); item ids are integers (floats only when integral), -1 pads the end of a
+    list, and every id lies in [0, 2**31 - 1).
+    """
     import scipy.sparse as sp
 
+    policies = policies or Policies()
     if isinstance(matrix, list):
-        lens = np.fromiter((len(a) for a in matrix), dtype=np.int64, count=len(matrix))
-        indptr = np.zeros(len(matrix) + 1, dtype=np.int64)
-        np.cumsum(lens, out=indptr[1:])
-        indices = np.concatenate([np.asarray(a, dtype=np.int64) for a in matrix]) if len(matrix) \
-            else np.zeros(0, dtype=np.int64)
-        n_items = int(indices.max()) + 1 if len(indices) else 0
-        csr = sp.csr_matrix((np.ones(len(indices)), indices, indptr),
-                            shape=(len(matrix), n_items))
+        rows = [_truth_list(a, r) for r, a in enumerate(matrix)]
+        lens = np.fromiter((len(a) for a in rows), dtype=np.int64, count=len(rows))
+        u_codes = np.repeat(np.arange(len(rows), dtype=CODE), lens)
+        i_codes = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+        rel = np.ones(len(i_codes), dtype=np.float64)
+        n_items = int(i_codes.max()) + 1 if len(i_codes) else 0
     elif sp.issparse(matrix):
-        csr = sp.csr_matrix(matrix)
+        coo = sp.coo_matrix(matrix)  # keeps explicit duplicate entries (never summed here)
+        if len(coo.shape) != 2:
+            raise InputError(f"truth: a sparse truth must be 2-D (users x items), got {coo.shape}.")
+        u_codes = coo.row.astype(CODE)
+        i_codes = coo.col.astype(np.int64)
+        if coo.data.dtype.kind not in "biuf":
+            raise InputError(
+                f"truth: the sparse matrix must hold numeric relevances, got dtype {coo.data.dtype}."
+            )
+        rel = np.asarray(coo.data, dtype=np.float64)
+        n_items = int(coo.shape[1])
+        bad = ~np.isfinite(rel) | (rel < 0)
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"truth: the sparse matrix holds {int(bad.sum())} negative or non-finite "
+                f"relevance(s) (first at row {int(coo.row[j])}, column {int(coo.col[j])}: "
+                f"{float(rel[j])!r}); relevances must be finite and >= 0."
+            )
+        if n_items > _MAX_ITEM:
+            raise InputError(
+                f"truth: the sparse matrix has {n_items} columns; item ids must lie below "
+                f"2**31 - 1 = {_MAX_ITEM}."
+            )
     else:
         raise InputError(
             "truth: with a numpy top-k matrix as run, the truth must be a scipy.sparse "
             f"(users x items) matrix or a list of item-id arrays, got {type(matrix).__name__}."
         )
-    if csr.has_canonical_format is False:
-        csr.sum_duplicates()
-    csr.sort_indices()
-    rel = np.asarray(csr.data, dtype=np.float64)
-    if (rel < 0).any() or not np.isfinite(rel).all():
-        raise InputError("truth: the sparse matrix holds negative or non-finite relevances.")
-    n_users = csr.shape[0]
-    indptr = csr.indptr.astype(np.int64)
-    items = csr.indices.astype(np.int64)
-    grp = np.repeat(np.arange(n_users, dtype=CODE), np.diff(indptr))
-    perm_desc = _order(grp, n_users, rel, items)[1]
-    return TruthPack(
-        users=np.arange(n_users, dtype=np.int64), items=np.arange(csr.shape[1], dtype=np.int64),
-        indptr=indptr, item_codes=items, rel=rel, rel_desc=rel[perm_desc], n_rows=len(rel),
-        max_rel=float(rel.max()) if len(rel) else 0.0, counts={"truth_duplicates": 0},
-    )
+    n_users = len(matrix) if isinstance(matrix, list) else int(matrix.shape[0])
+    return _group_truth(u_codes, i_codes.astype(CODE), rel, np.arange(n_users, dtype=np.int64),
+                        np.arange(n_items, dtype=np.int64), policies)
+
+
+def _truth_list(a: Any, r: int) -> np.ndarray:
+    """One user's truth list: integer item ids, trailing -1 padding removed."""
+    arr = np.asarray(a)
+    if arr.ndim != 1:
+        raise InputError(
+            f"truth: user row {r} of the list of item arrays must be a 1-D array of item ids, "
+            f"got shape {arr.shape}."
+        )
+    ids = _integer_ids(arr, "truth", lambda i: f"user row {r}, position {i}")
+    _check_padding(ids, "truth", f"user row {r}")
+    pad = ids == -1
+    return ids[~pad] if pad.any() else ids
 
 
 @dataclass
@@ -221,17 +318,23 @@ def run_codes(cols: Columns) -> RunCodes:
 
 
 def run_from_matrix(matrix: np.ndarray) -> RunCodes:
-    """Run from a (users x k) array of item ids in rank order; -1 marks padding."""
+    """Run from a (users x k) array of item ids in rank order; -1 pads the end of a row.
+
+    Item ids are integers (a float array only when every value is integral), -1 or in
+    [0, 2**31 - 1); ids without a truth column are items no user finds relevant. A -1 followed
+    by an item in the same row is an error (it would move that item up a rank). Repeated items
+    in a row follow the ``duplicates`` policy when packed.
+    """
     arr = np.asarray(matrix)
-    if arr.ndim != 2 or arr.dtype.kind not in "iu":
+    if arr.ndim != 2:
         raise InputError(
             "run: a numpy run must be a 2-D integer (users x k) array of item ids in rank order "
             f"(-1 = padding), got shape {arr.shape} dtype {arr.dtype}."
         )
     n_users, k = arr.shape
-    if arr.size and int(arr.max()) >= 2**31 - 1:
-        raise InputError("run: item ids of a numpy run must be below 2**31 - 1.")
-    flat = arr.astype(CODE, copy=False).ravel()
+    ids = _integer_ids(arr, "run", lambda i: f"row {i // max(k, 1)}, column {i % max(k, 1)}")
+    _check_padding(ids, "run", "row")
+    flat = ids.astype(CODE).ravel()
     user = np.repeat(np.arange(n_users, dtype=CODE), k)
     score = -np.tile(np.arange(1, k + 1, dtype=np.float64), n_users)
     keep = flat >= 0
@@ -330,7 +433,7 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
         u = int(np.flatnonzero(ndup)[0])
         uid = truth.users[t_sel[u]] if u < len(t_sel) else run.users[extra[u - len(t_sel)]]
         raise InputError(
-            f"run: {n_dup} duplicate (user, item) row(s), e.g. for user {uid!r}. Pass "
+            f"run: {n_dup} duplicate (user, item) row(s), e.g. for user {_plain(uid)!r}. Pass "
             "duplicates='max' (keep the highest score) or duplicates='first' (the best-ranked "
             "row, the same), or drop them."
         )
