@@ -170,10 +170,10 @@ def _plain(value: Any) -> Any:
 _MAX_ITEM = 2**31 - 1
 
 
-def _integer_ids(arr: np.ndarray, what: str, where: Any) -> np.ndarray:
-    """Item ids of a numpy run row block / truth list as int64: integers, or floats that are
-    integral; each id is -1 (padding) or in [0, 2**31 - 1). ``where(flat_index)`` names the
-    place of a bad value in messages."""
+def _integer_ids(arr: np.ndarray, what: str, where: Any, dtype: Any = np.int64) -> np.ndarray:
+    """Item ids of a numpy run matrix / truth list as ``dtype``: integers, or floats that are
+    integral; each id is -1 (padding) or in [0, 2**31 - 1), so int32 holds every one.
+    ``where(flat_index)`` names the place of a bad value in messages."""
     if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr) | (arr != np.floor(arr))
         if bad.any():
@@ -199,7 +199,7 @@ def _integer_ids(arr: np.ndarray, what: str, where: Any) -> np.ndarray:
                     f"{what}: item id {_plain(arr.ravel()[i])!r} at {where(i)} is {rule}; item "
                     "ids of a numpy run / list truth are column numbers 0 .. n_items - 1."
                 )
-    return arr.astype(np.int64)
+    return arr.astype(dtype, copy=False)
 
 
 def _check_padding(ids: np.ndarray, what: str, row_name: str) -> None:
@@ -332,9 +332,10 @@ def run_from_matrix(matrix: np.ndarray) -> RunCodes:
             f"(-1 = padding), got shape {arr.shape} dtype {arr.dtype}."
         )
     n_users, k = arr.shape
-    ids = _integer_ids(arr, "run", lambda i: f"row {i // max(k, 1)}, column {i % max(k, 1)}")
+    ids = _integer_ids(arr, "run", lambda i: f"row {i // max(k, 1)}, column {i % max(k, 1)}",
+                       CODE)
     _check_padding(ids, "run", "row")
-    flat = ids.astype(CODE).ravel()
+    flat = np.ascontiguousarray(ids).ravel()
     user = np.repeat(np.arange(n_users, dtype=CODE), k)
     score = -np.tile(np.arange(1, k + 1, dtype=np.float64), n_users)
     keep = flat >= 0
