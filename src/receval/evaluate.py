@@ -128,7 +128,7 @@ class Evaluator:
             f"largest relevance in {col!r} is {_num(top)}, so for these metrics no user has a "
             f"relevant item (every user falls under empty_truth={self.policies.empty_truth!r}: "
             f"NaN with 0 users evaluated under 'skip'). To use them, {fix}.",
-            RelevanceThresholdWarning, stacklevel=3,
+            RelevanceThresholdWarning, stacklevel=_caller_level(),
         )
 
     def pack(self, run: Any, *, user_col: str | None = None, item_col: str | None = None,
@@ -334,6 +334,19 @@ def _unique(ids: np.ndarray) -> np.ndarray:
 
 def _plain(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
+
+
+def _caller_level() -> int:
+    """``stacklevel`` that points a warning at the first frame outside receval (the caller of
+    ``rv.evaluate`` or ``rv.Evaluator``, however deep inside receval it was raised)."""
+    import os
+    import sys
+
+    pkg = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(2), 2  # level 1: the function that calls warnings.warn
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(pkg):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _num(x: float) -> str:

@@ -29,6 +29,7 @@ def test_fractional_relevance_warns_once_with_the_fix():
     assert "['precision@10', 'recall@10']" in msg and "rel=1" in msg
     assert "precision@10(rel=0.5)" in msg  # the fix, as a metric key
     assert "np.float64" not in msg
+    assert rec[0].filename == __file__  # points at the caller, not inside receval
     assert issubclass(RelevanceThresholdWarning, RecevalWarning)
     assert np.isnan(res["precision@10"]) and res.stats[0]["n"] == 0
     assert res.stats[2]["n"] == 50  # graded: unaffected
