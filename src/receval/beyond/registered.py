@@ -26,6 +26,7 @@ from ..engines.plugins import Context, MetricValues
 from ..errors import InputError
 from ..metrics.spec import MetricDef, MetricSpec, Param, metric, register
 from ..pack.packed import Packed
+from . import listpairs
 from ._lists import blocks, ranges, select
 from .catalogue import (
     LOG_BASES,
@@ -48,6 +49,8 @@ from .inputs import (
 )
 from .personalization import PersonalizationState
 from .popularity import list_mean, self_information, tail_mask
+from .runs import OPTION as BASELINE
+from .runs import paired_lists
 from .serendipity import expected_by_popularity, serendipity
 
 BLOCK_USERS = 1 << 18  # users per partial state of catalogue metrics
@@ -451,6 +454,37 @@ def _personalization(spec: MetricSpec, packed: Packed, context: Context) -> Metr
     return MetricValues(None, state.value(), {"lists": sum(state.lists.values())})
 
 
+def _baseline_info(values: np.ndarray, pb: Packed) -> dict:
+    return {**_undefined(values), "users_without_baseline_list": int((~pb.in_run).sum())}
+
+
+def _overlap(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    ia, a, ib, b, pb = paired_lists(spec, packed, context)
+    values = listpairs.overlap(ia, a, ib, b)
+    return MetricValues(values, info=_baseline_info(values, pb))
+
+
+def _rbo(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    ia, a, ib, b, pb = paired_lists(spec, packed, context)
+    values = listpairs.rbo(ia, a, ib, b, p=float(spec.get("p")), form=spec.get("form"))
+    return MetricValues(values, info=_baseline_info(values, pb))
+
+
+def _kendall_tau(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    ia, a, ib, b, pb = paired_lists(spec, packed, context)
+    values = listpairs.kendall_tau(ia, a, ib, b, over=spec.get("over"))
+    return MetricValues(values, info=_baseline_info(values, pb))
+
+
+def _unexpectedness(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    ia, a, ib, b, pb = paired_lists(spec, packed, context)
+    lens = np.diff(ia).astype(np.float64)
+    denom = lens if spec.k is None else np.full(len(lens), float(spec.k))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(lens > 0, 1.0 - listpairs.shared(ia, a, ib, b) / denom, np.nan)
+    return MetricValues(values, info=_baseline_info(values, pb))
+
+
 # ----------------------------------------------------------------------------- registration
 def _def(name: str, title: str, formula: str, doc: str, compute, params=(), **kw) -> MetricDef:
     return MetricDef(name, title, formula, doc, tuple(params), family="beyond", compute=compute,
@@ -598,4 +632,64 @@ register(_def(
     "matrix, no sampling).",
     _personalization, reference="recmetrics personalization (exact form)",
     example="lists [a, b], [a, c], [d, e]: 1 - (1/2) / 3",
+))
+
+# ----------------------------------------------------------------------------- two runs
+_RUNS_DOC = (" Compares each evaluated user's top-k list with the same user's list in a second "
+             "run, baseline_run=... (rv.evaluate(run, truth, [key], baseline_run=other)), or "
+             "two runs directly with rv.run_overlap(run_a, run_b, [key]); both lists are ordered "
+             "by the engine's packing (score descending, ties on the raw item id).")
+
+register(_def(
+    "overlap", "Overlap@k of two runs (Jaccard)", "|A_k & B_k| / |A_k | B_k|",
+    "Jaccard overlap of the top-k item sets of two runs for the same user; NaN when both "
+    "lists are empty; 0 when one is." + _RUNS_DOC,
+    _overlap, needs=(BASELINE,), reference="Jaccard 1901; Webber et al., ACM TOIS 2010 (sec. 2)",
+    example="A = [a, b, c], B = [b, d, a]: |{a, b}| / |{a, b, c, d}| = 2/4",
+), ("jaccard_overlap", "run_overlap"))
+
+register(_def(
+    "rbo", "Rank-biased overlap@k of two runs",
+    "ext: (1-p)/p [sum_{d<=l} X_d/d p^d + sum_{s<d<=l} X_s (d-s)/(s d) p^d] + "
+    "[(X_l - X_s)/l + X_s/s] p^l; sum: (1-p) sum_{d<=s} p^(d-1) X_d/d",
+    "Rank-biased overlap (Webber, Moffat & Zobel 2010) of the two top-k lists: the agreement "
+    "A_d = X_d / d of the first d items (X_d shared items; the shorter list, length s, counts "
+    "whole beyond its end) weighted by p^(d-1). form=ext (default) is the extrapolated RBO_ext "
+    "of their eq. 32 (eq. 30 for lists of equal length l = s): 1 for identical lists; form=sum "
+    "is the prefix sum to depth s (eq. 7, a lower bound). p: persistence, the top d items carry "
+    "1 - p^d of the weight (p = 0.9: the top 10 carry 65%). NaN when both lists are empty." +
+    _RUNS_DOC,
+    _rbo, (Param("p", 0.9, "persistence p in (0, 1): weight of depth d is (1-p) p^(d-1)",
+                 kind=float, low=0.0, high=1.0, low_open=True, high_open=True),
+           Param("form", "ext", "ext (extrapolated RBO_ext, eq. 32) | sum (prefix sum to the "
+                 "shorter list's depth, eq. 7)", ("ext", "sum"))),
+    needs=(BASELINE,), reference="Webber, Moffat & Zobel, ACM TOIS 28(4), 2010",
+    example="A = [a, b], B = [b, a], p = 0.5: X = 0, 2; (0.5/0.5)(0 + 2/2 * 0.25) + 1 * 0.25 "
+            "= 0.5",
+), ("rank_biased_overlap",))
+
+register(_def(
+    "kendall_tau", "Kendall's tau@k between two runs",
+    "tau_b = sum_{i<j} sx_ij sy_ij / sqrt(sum |sx_ij| sum |sy_ij|)",
+    "Kendall's tau-b between the orders the two top-k lists give to the items compared "
+    "(sx, sy: signs of the position differences of a pair in each list). over=intersection "
+    "(default): items in both lists (no ties: tau-a). over=union: items of either list, an item "
+    "missing from a list of length L placed at L + 1 (tied with the other missing items; Fagin, "
+    "Kumar & Sivakumar 2003). NaN with fewer than 2 items or no ordered pair." + _RUNS_DOC,
+    _kendall_tau, (Param("over", "intersection", "items compared: intersection | union",
+                         ("intersection", "union")),),
+    needs=(BASELINE,), bounds=(-1.0, 1.0),
+    reference="Kendall, Biometrika 1945; Fagin, Kumar & Sivakumar, SIAM J. Discrete Math. 2003",
+    example="A = [a, b, c], B = [c, b, a]: 3 discordant pairs of 3: -1",
+), ("kendall_tau_runs",))
+
+register(_def(
+    "unexpectedness", "Unexpectedness@k against a baseline run", "1 - |R_k & B_k| / k",
+    "Share of the top-k recommendations that the baseline run does not recommend in its top k "
+    "(RePlay Unexpectedness, replay/metrics/unexpectedness.py). Without a cutoff k is the list "
+    "length. A user without a list has no value (RePlay gives 0); a user whose baseline list is "
+    "empty gets 1 (RePlay gives 0)." + _RUNS_DOC,
+    _unexpectedness, needs=(BASELINE,),
+    reference="Ge, Delgado-Battenfeld & Jannach, RecSys 2010; RePlay Unexpectedness",
+    example="R = [3, 7, 10, 11], B = [2, 3, 7], k = 4: 1 - 2/4 = 0.5",
 ))
