@@ -14,12 +14,14 @@ from .catalogue import (
     gini,
     tail_share,
 )
+from .categories import ItemCategories, as_item_categories
 from .diversity import (
     Similarity,
     intra_list_diversity,
     intra_list_similarity,
     similarity_novelty,
 )
+from .dq import unrepeated_reco
 from .inputs import ItemFeatures, as_item_features, as_train, resolve_catalog
 from .listpairs import kendall_tau, rbo
 from .personalization import PersonalizationState, personalization
@@ -28,10 +30,10 @@ from .runs import run_overlap
 from .serendipity import expected_by_popularity, serendipity
 
 __all__ = [
-    "ExposureState", "ItemFeatures", "PersonalizationState", "Similarity", "aplt", "arp",
-    "as_item_features", "as_train", "catalog_coverage", "effective_coverage", "entropy",
+    "ExposureState", "ItemCategories", "ItemFeatures", "PersonalizationState", "Similarity", "aplt", "arp",
+    "as_item_categories", "as_item_features", "as_train", "catalog_coverage", "effective_coverage", "entropy",
     "expected_by_popularity", "gini", "intra_list_diversity", "intra_list_similarity",
     "kendall_tau", "novelty", "personalization", "popularity_curve", "rbo", "resolve_catalog",
     "run_overlap", "self_information",
-    "serendipity", "similarity_novelty", "tail_mask", "tail_share",
+    "serendipity", "similarity_novelty", "tail_mask", "tail_share", "unrepeated_reco",
 ]
