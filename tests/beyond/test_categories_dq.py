@@ -190,3 +190,15 @@ def test_category_inputs_and_errors():
     assert cats.n_categories == 2 and cats.rows(np.array(["b", "c"])).tolist() == [1, -1]
     with pytest.raises(InputError, match="category"):
         as_item_categories(pd.DataFrame({"item": [1], "x": [2], "y": [3]}))
+
+
+def test_plugin_metrics_see_their_own_depth():
+    """A plugin metric's lists are cut at its own k, not at the kernel metrics' deepest cutoff."""
+    run, truth, train, cats = _random(5)
+    keys = ["coverage(kind=count)", "category_diversity(missing=skip)", "unseen_share",
+            "coverage@6(kind=count)", "rank_serendipity@7"]
+    alone = rv.evaluate(run, truth, keys, train=train, item_categories=cats)
+    mixed = rv.evaluate(run, truth, ["ndcg@2", *keys], train=train, item_categories=cats)
+    for key in keys:
+        np.testing.assert_array_equal(alone.user_values(key), mixed.user_values(key))
+        assert alone.summary[key] == mixed.summary[key] or math.isnan(alone.summary[key])

@@ -150,31 +150,34 @@ def kendall_tau(indptr_a, items_a, indptr_b, items_b, *, over: str = "intersecti
         pa = np.concatenate([pa, pos_a[~in_b], la[ub[~in_a]] + 1])
         pb = np.concatenate([pb, lb[ua[~in_b]] + 1, pos_b[~in_a]])
     order = np.argsort(user, kind="stable")
-    user, pa, pb = user[order], pa[order].astype(np.float64), pb[order].astype(np.float64)
+    user, pa, pb = user[order], pa[order].astype(np.int32), pb[order].astype(np.int32)
     cnt = np.bincount(user, minlength=n)
     ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(cnt, out=ptr[1:])
     num = np.zeros(n)
     den_a = np.zeros(n)
     den_b = np.zeros(n)
-    cum_pairs = np.cumsum(cnt * (cnt - 1) // 2)
+    n_pairs = cnt * (cnt - 1) // 2
+    cum_pairs = np.cumsum(n_pairs)
     lo = 0
     while lo < n:  # chunks of whole users with at most PAIR_CHUNK pairs (at least one user)
         before = cum_pairs[lo - 1] if lo else 0
         hi = max(lo + 1, int(np.searchsorted(cum_pairs, before + PAIR_CHUNK, side="right")))
         us = np.arange(lo, hi)
         c = cnt[us]
-        # every ordered pair (i, j) of positions within a user, i < j
-        ii = ranges(ptr[us], c)                       # item i
+        # every pair (i, j), i < j, of items within a user; pairs come grouped by user
+        ii = ranges(ptr[us], c)
         reps = np.repeat(c, c) - (ii - np.repeat(ptr[us], c)) - 1
         first = np.repeat(ii, reps)
         second = first + 1 + (np.arange(len(first)) - np.repeat(np.cumsum(reps) - reps, reps))
-        pu = user[first]
-        sx = np.sign(pa[second] - pa[first])
-        sy = np.sign(pb[second] - pb[first])
-        num += np.bincount(pu, weights=sx * sy, minlength=n)
-        den_a += np.bincount(pu, weights=np.abs(sx), minlength=n)
-        den_b += np.bincount(pu, weights=np.abs(sy), minlength=n)
+        da = pa[second] - pa[first]
+        db = pb[second] - pb[first]
+        sx = (da > 0).astype(np.int8) - (da < 0)
+        sy = (db > 0).astype(np.int8) - (db < 0)
+        bounds = np.concatenate([[0], np.cumsum(n_pairs[us])])
+        for total, part in ((num, sx * sy), (den_a, np.abs(sx)), (den_b, np.abs(sy))):
+            cs = np.concatenate([[0], np.cumsum(part, dtype=np.int64)])
+            total[us] = cs[bounds[1:]] - cs[bounds[:-1]]
         lo = hi
     with np.errstate(invalid="ignore", divide="ignore"):
         tau = num / np.sqrt(den_a * den_b)
