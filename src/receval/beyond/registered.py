@@ -27,7 +27,7 @@ from ..errors import InputError
 from ..metrics.spec import MetricDef, MetricSpec, Param, metric, register
 from ..pack.packed import Packed
 from . import listpairs
-from ._lists import blocks, ranges, select
+from ._lists import blocks, cut, ranges, select
 from .catalogue import (
     LOG_BASES,
     ExposureState,
@@ -89,11 +89,7 @@ def _cache(context: Context) -> dict:
 
 def _cut(packed: Packed, k: int | None) -> tuple[np.ndarray, np.ndarray]:
     """(indptr, positions into the packed arrays) of the first k items of every list."""
-    lens = np.diff(packed.indptr)
-    new = lens if k is None else np.minimum(lens, k)
-    indptr = np.zeros(len(lens) + 1, dtype=np.int64)
-    np.cumsum(new, out=indptr[1:])
-    return indptr, ranges(packed.indptr[:-1], new)
+    return cut(packed.indptr, k)
 
 
 def _train(context: Context, key: str) -> TrainData:

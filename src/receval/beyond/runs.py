@@ -40,7 +40,7 @@ from ..pack import Packed, RunCodes, TruthPack, pack_run, run_codes
 from ..pack.vocab import kind_of, lookup
 from ..policies import Policies
 from ..results import EvalResult
-from ._lists import ranges
+from ._lists import cut
 
 OPTION = "baseline_run"
 
@@ -95,21 +95,13 @@ def baseline_packed(packed: Packed, context: Context, key: str) -> Packed:
     return entry[2]
 
 
-def _cut(indptr: np.ndarray, k: int | None) -> tuple[np.ndarray, np.ndarray]:
-    lens = np.diff(indptr)
-    new = lens if k is None else np.minimum(lens, k)
-    out = np.zeros(len(lens) + 1, dtype=np.int64)
-    np.cumsum(new, out=out[1:])
-    return out, ranges(indptr[:-1], new)
-
-
 def paired_lists(spec: MetricSpec, packed: Packed, context: Context
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Packed]:
     """Top-k lists of the run and of the baseline for the users of ``packed``, as CSR arrays
     over one item vocabulary: ``(indptr_a, items_a, indptr_b, items_b, baseline packed)``."""
     pb = baseline_packed(packed, context, spec.key)
-    ia, pos_a = _cut(packed.indptr, spec.k)
-    ib, pos_b = _cut(pb.indptr, spec.k)
+    ia, pos_a = cut(packed.indptr, spec.k)
+    ib, pos_b = cut(pb.indptr, spec.k)
     items_a = packed.items[pos_a].astype(np.int64)
     code = lookup(pb.item_vocab, packed.item_vocab)
     new = code < 0
