@@ -169,6 +169,7 @@ def test_run_overlap_exact_and_counts():
     assert math.isnan(pu.loc[4, "unexpectedness@3"])  # nothing recommended to user 4 by a
     c = res.counts
     assert (c["users"], c["users_both"], c["missing_from_a"], c["missing_from_b"]) == (4, 2, 1, 1)
+    assert "4 compared, 1 without a list in run a, 1 without a list in run b" in res.table()
     inter = rv.run_overlap(a, b, ["overlap@3"], users="intersection")
     assert list(inter.user_ids) == [1, 2] and inter.counts["left_out_a_only"] == 1
     assert inter.counts["left_out_b_only"] == 1

@@ -152,6 +152,12 @@ class EvalResult:
                 f"{_fmt(row['std'], digits):>8}  {row['n']:>8}  {row['skipped']:>7}"
             )
         c = self.counts
+        if "missing_from_a" in c:  # rv.run_overlap: two runs compared, no truth
+            lines.append(
+                f"users: {c.get('users', 0)} compared, {c.get('missing_from_a', 0)} without a "
+                f"list in run a, {c.get('missing_from_b', 0)} without a list in run b"
+            )
+            return "\n".join(lines)
         lines.append(
             f"users: {c.get('evaluated', 0)} evaluated, {c.get('missing_from_run', 0)} missing "
             f"from the run (scored 0), {c.get('missing_from_truth', 0)} in the run but not the "
