@@ -66,6 +66,7 @@ _LAZY: dict[str, str | tuple[str, str | None]] = {
     "stats": ("receval.stats", None),
     "online": ("receval.online", None),
     "run_demo": ("receval.demo", "run_demo"),
+    "run_overlap": ("receval.beyond.runs", "run_overlap"),
 }
 
 
@@ -89,5 +90,5 @@ __all__ = [
     "MissingDependencyError", "MissingExtensionError", "Policies", "PolicyError", "RecevalError", "RecevalWarning",
     "UnknownMetricError", "__version__", "compare", "evaluate", "evaluate_blocks",
     "list_metrics", "load_report", "metric", "parse_metric", "parse_metrics", "read_run",
-    "read_truth", "report", "topk_from_scores", "trec_eval", "write_run", "write_truth",
+    "read_truth", "report", "run_overlap", "topk_from_scores", "trec_eval", "write_run", "write_truth",
 ]

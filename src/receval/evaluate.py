@@ -71,7 +71,7 @@ class Evaluator:
                                  duplicates=duplicates, nan_scores=nan_scores,
                                  negative_rel=negative_rel)
         self.context = Context(train=train, item_features=item_features, catalog=catalog,
-                               options=options)
+                               options=options, policies=self.policies)
         for spec in self.metrics:
             for need in spec.definition.needs:
                 if hasattr(self.context, need):

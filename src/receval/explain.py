@@ -147,18 +147,24 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
             item_col: str | None = None, score_col: str | None = None,
             rank_col: str | None = None, rel_col: str | None = None,
             truth_user_col: str | None = None, truth_item_col: str | None = None,
-            ties: str = "id", **policies: Any) -> Explanation:
+            ties: str = "id", train: Any = None, item_features: Any = None,
+            catalog: Any = None, **policies: Any) -> Explanation:
     """Step-by-step computation of ``metric`` for ``user`` (see the module docstring).
 
     ``run`` and ``truth`` are any containers :func:`receval.evaluate` accepts; ``user`` is matched
-    by value, or by its text (``"42"`` finds the integer id 42). Policies are those of
-    :func:`receval.evaluate`.
+    by value, or by its text (``"42"`` finds the integer id 42). Policies, the optional inputs
+    (``train``, ``item_features``, ``catalog``) and options (``baseline_run``, ...) are those of
+    :func:`receval.evaluate`. The run-comparison metrics (overlap, rbo, kendall_tau,
+    unexpectedness) show both lists and the computation; other metrics outside the ranking
+    kernel show the user's list and receval's value.
     """
+    from .engines.plugins import OPTION_NAMES
     from .io.frames import read_columns
     from .metrics import canonical_key, parse_metric
     from .policies import Policies
 
     spec = parse_metric(canonical_key(metric) if isinstance(metric, str) else metric)
+    options = {k: policies.pop(k) for k in list(policies) if k in OPTION_NAMES}
     pol = Policies.from_kwargs(ties=ties, **policies)
     rc = read_columns(run, role="run", user_col=user_col, item_col=item_col,
                       score_col=score_col, rank_col=rank_col)
@@ -204,7 +210,8 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
                               "relevance": t_rel_all[t_mask]})
     value_col = {"score_col": "score"} if rc.value_kind == "score" else {"rank_col": "rank"}
     ev = Evaluator(sub_truth, [ref_spec], user_col="user", item_col="item",
-                   rel_col="relevance", **pol.to_dict())
+                   rel_col="relevance", train=train, item_features=item_features,
+                   catalog=catalog, **pol.to_dict(), **options)
     packed = ev.pack(sub_run, user_col="user", item_col="item", **value_col)
     row = int(np.flatnonzero(packed.truth_index >= 0)[0])
     s, e = packed.indptr[row], packed.indptr[row + 1]
@@ -215,11 +222,19 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
                          packed.t_rel[t0:t1].tolist(), strict=True))
 
     notes = [f"order: {_TIES_TEXT[pol.ties]}"]
-    ex = _compute(spec, pairs, truth_rel, notes, t_rel_all)
+    if spec.name in _RUN_PAIR_METRICS:
+        from .beyond.runs import baseline_packed
+
+        pb = baseline_packed(packed, ev.context, spec.key)
+        other = pb.item_vocab[pb.items[pb.indptr[row]:pb.indptr[row + 1]]].tolist()
+        ex = _compare_lists(spec, [it for it, _ in pairs], other, notes)
+    else:
+        ex = _compute(spec, pairs, truth_rel, notes, t_rel_all)
     ex.user = uid
     thr = float(spec.get("rel")) if any(p.name == "rel" for p in spec.definition.params) \
         else POSITIVE
-    if ex.computed and not any(r >= thr for r in truth_rel.values()):
+    if ex.computed and spec.name not in _RUN_PAIR_METRICS and \
+            not any(r >= thr for r in truth_rel.values()):
         if pol.empty_truth == "zero":
             ex.value = 0.0
             ex.steps.append("no relevant truth item: the value is 0 (empty_truth='zero')")
@@ -451,4 +466,77 @@ def _compute(spec: Any, pairs: list[tuple[Any, float]], truth_rel: dict[Any, flo
         return ex
     ex.value = float(value)
     ex.columns = cols
+    return ex
+
+
+_RUN_PAIR_METRICS = ("overlap", "rbo", "kendall_tau", "unexpectedness")
+
+
+def _compare_lists(spec: Any, mine: list[Any], other: list[Any], notes: list[str]
+                   ) -> Explanation:
+    """The run-comparison metrics from the two ordered lists, in plain Python."""
+    name, k = spec.name, spec.k
+    a = mine[:k] if k is not None else mine
+    b = other[:k] if k is not None else other
+    notes.append("the second list is the baseline_run's list of this user, ordered the same way")
+    depth = max(len(a), len(b))
+    cols = ["rank", "item", "baseline item", "shared X_d", "agreement X_d/d"]
+    rows: list[list[Any]] = []
+    x = []
+    for d in range(1, depth + 1):
+        x.append(len(set(a[:d]) & set(b[:d])))
+        rows.append([d, a[d - 1] if d <= len(a) else "", b[d - 1] if d <= len(b) else "",
+                     x[-1], x[-1] / d])
+    steps: list[str] = []
+    shared = len(set(a) & set(b))
+    nan = float("nan")
+    value = nan
+    if name == "overlap":
+        union = len(set(a) | set(b))
+        steps.append(f"|A & B| = {shared}, |A | B| = {union}")
+        value = shared / union if union else nan
+        steps.append(f"overlap = {shared} / {union}")
+    elif name == "unexpectedness":
+        den = k if k is not None else len(a)
+        value = 1.0 - shared / den if a else nan
+        steps.append(f"unexpectedness = 1 - {shared} / {den}" if a else "empty list: no value")
+    elif name == "rbo":
+        p = float(spec.get("p"))
+        s_len, l_len = min(len(a), len(b)), depth
+        if not a and not b:
+            steps.append("both lists are empty: no value")
+        elif not s_len:
+            value = 0.0
+            steps.append("one list is empty: 0")
+        elif spec.get("form") == "sum":
+            value = sum((1 - p) * p ** (d - 1) * x[d - 1] / d for d in range(1, s_len + 1))
+            steps.append(f"sum_(d=1..{s_len}) (1-p) p^(d-1) X_d/d with p = {p:g}")
+        else:
+            xs, xl = x[s_len - 1], x[l_len - 1]
+            body = sum(x[d - 1] / d * p**d for d in range(1, l_len + 1))
+            body += sum(xs * (d - s_len) / (s_len * d) * p**d for d in range(s_len + 1, l_len + 1))
+            value = (1 - p) / p * body + ((xl - xs) / l_len + xs / s_len) * p**l_len
+            steps.append(f"s = {s_len}, l = {l_len}, X_s = {xs}, X_l = {xl}, p = {p:g}")
+            steps.append("RBO_ext = (1-p)/p [sum_(d<=l) X_d/d p^d + sum_(s<d<=l) X_s (d-s)/(s d) "
+                         "p^d] + [(X_l - X_s)/l + X_s/s] p^l")
+    else:  # kendall_tau
+        if spec.get("over") == "union":
+            items = list(dict.fromkeys(a + b))
+        else:
+            items = [it for it in a if it in set(b)]
+        pa = {it: (a.index(it) + 1 if it in a else len(a) + 1) for it in items}
+        pb = {it: (b.index(it) + 1 if it in b else len(b) + 1) for it in items}
+        num = den_a = den_b = 0
+        for i in range(len(items)):
+            for j in range(i + 1, len(items)):
+                sx = (pa[items[j]] > pa[items[i]]) - (pa[items[j]] < pa[items[i]])
+                sy = (pb[items[j]] > pb[items[i]]) - (pb[items[j]] < pb[items[i]])
+                num += sx * sy
+                den_a += abs(sx)
+                den_b += abs(sy)
+        steps.append(f"items compared ({spec.get('over')}): {len(items)}")
+        steps.append(f"concordant - discordant = {num}; pairs ordered by each list: {den_a}, "
+                     f"{den_b}")
+        value = num / math.sqrt(den_a * den_b) if den_a and den_b else nan
+    ex = Explanation(spec.key, None, cols, rows, steps, float(value), notes=notes)
     return ex

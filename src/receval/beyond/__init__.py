@@ -1,5 +1,5 @@
 """Beyond-accuracy metrics: coverage, entropy, Gini, novelty, diversity, serendipity,
-personalization and popularity bias.
+personalization and popularity bias; agreement of two runs (:func:`run_overlap`).
 
 Standalone functions work on plain arrays (lists as ``(indptr, items)``, a (users x k) id array
 with -1 padding, or a list of sequences); :mod:`receval.beyond.registered` registers the same
@@ -14,21 +14,26 @@ from .catalogue import (
     gini,
     tail_share,
 )
+from .categories import ItemCategories, as_item_categories
 from .diversity import (
     Similarity,
     intra_list_diversity,
     intra_list_similarity,
     similarity_novelty,
 )
+from .dq import unrepeated_reco
 from .inputs import ItemFeatures, as_item_features, as_train, resolve_catalog
+from .listpairs import kendall_tau, rbo
 from .personalization import PersonalizationState, personalization
 from .popularity import aplt, arp, novelty, popularity_curve, self_information, tail_mask
+from .runs import run_overlap
 from .serendipity import expected_by_popularity, serendipity
 
 __all__ = [
-    "ExposureState", "ItemFeatures", "PersonalizationState", "Similarity", "aplt", "arp",
-    "as_item_features", "as_train", "catalog_coverage", "effective_coverage", "entropy",
+    "ExposureState", "ItemCategories", "ItemFeatures", "PersonalizationState", "Similarity", "aplt", "arp",
+    "as_item_categories", "as_item_features", "as_train", "catalog_coverage", "effective_coverage", "entropy",
     "expected_by_popularity", "gini", "intra_list_diversity", "intra_list_similarity",
-    "novelty", "personalization", "popularity_curve", "resolve_catalog", "self_information",
-    "serendipity", "similarity_novelty", "tail_mask", "tail_share",
+    "kendall_tau", "novelty", "personalization", "popularity_curve", "rbo", "resolve_catalog",
+    "run_overlap", "self_information",
+    "serendipity", "similarity_novelty", "tail_mask", "tail_share", "unrepeated_reco",
 ]

@@ -30,6 +30,15 @@ def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.arange(total, dtype=np.int64) + offsets
 
 
+def cut(indptr: np.ndarray, k: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """(indptr, positions in the original arrays) of the first ``k`` items of every list."""
+    lens = np.diff(indptr)
+    new = lens if k is None else np.minimum(lens, k)
+    out = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(new, out=out[1:])
+    return out, ranges(indptr[:-1], new)
+
+
 def as_csr(lists: Any, *, what: str = "lists", ids: bool = False
            ) -> tuple[np.ndarray, np.ndarray]:
     """Normalize ``lists`` (see module doc) to ``(indptr, items)`` arrays.

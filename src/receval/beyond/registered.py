@@ -26,7 +26,8 @@ from ..engines.plugins import Context, MetricValues
 from ..errors import InputError
 from ..metrics.spec import MetricDef, MetricSpec, Param, metric, register
 from ..pack.packed import Packed
-from ._lists import blocks, ranges, select
+from . import listpairs
+from ._lists import blocks, cut, ranges, select
 from .catalogue import (
     LOG_BASES,
     ExposureState,
@@ -36,6 +37,7 @@ from .catalogue import (
     gini,
     tail_share,
 )
+from .categories import ItemCategories, as_item_categories, list_categories
 from .diversity import Similarity, history_similarity, pair_sums
 from .inputs import (
     Catalog,
@@ -48,6 +50,8 @@ from .inputs import (
 )
 from .personalization import PersonalizationState
 from .popularity import list_mean, self_information, tail_mask
+from .runs import OPTION as BASELINE
+from .runs import paired_lists
 from .serendipity import expected_by_popularity, serendipity
 
 BLOCK_USERS = 1 << 18  # users per partial state of catalogue metrics
@@ -85,11 +89,7 @@ def _cache(context: Context) -> dict:
 
 def _cut(packed: Packed, k: int | None) -> tuple[np.ndarray, np.ndarray]:
     """(indptr, positions into the packed arrays) of the first k items of every list."""
-    lens = np.diff(packed.indptr)
-    new = lens if k is None else np.minimum(lens, k)
-    indptr = np.zeros(len(lens) + 1, dtype=np.int64)
-    np.cumsum(new, out=indptr[1:])
-    return indptr, ranges(packed.indptr[:-1], new)
+    return cut(packed.indptr, k)
 
 
 def _train(context: Context, key: str) -> TrainData:
@@ -451,6 +451,159 @@ def _personalization(spec: MetricSpec, packed: Packed, context: Context) -> Metr
     return MetricValues(None, state.value(), {"lists": sum(state.lists.values())})
 
 
+def _baseline_info(values: np.ndarray, pb: Packed) -> dict:
+    return {**_undefined(values), "users_without_baseline_list": int((~pb.in_run).sum())}
+
+
+def _overlap(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    ia, a, ib, b, pb = paired_lists(spec, packed, context)
+    values = listpairs.overlap(ia, a, ib, b)
+    return MetricValues(values, info=_baseline_info(values, pb))
+
+
+def _rbo(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    ia, a, ib, b, pb = paired_lists(spec, packed, context)
+    values = listpairs.rbo(ia, a, ib, b, p=float(spec.get("p")), form=spec.get("form"))
+    return MetricValues(values, info=_baseline_info(values, pb))
+
+
+def _kendall_tau(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    ia, a, ib, b, pb = paired_lists(spec, packed, context)
+    values = listpairs.kendall_tau(ia, a, ib, b, over=spec.get("over"))
+    return MetricValues(values, info=_baseline_info(values, pb))
+
+
+def _unexpectedness(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    ia, a, ib, b, pb = paired_lists(spec, packed, context)
+    lens = np.diff(ia).astype(np.float64)
+    denom = lens if spec.k is None else np.full(len(lens), float(spec.k))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(lens > 0, 1.0 - listpairs.shared(ia, a, ib, b) / denom, np.nan)
+    return MetricValues(values, info=_baseline_info(values, pb))
+
+
+def _categories(context: Context, key: str) -> ItemCategories:
+    raw = context.options.get("item_categories")
+    if raw is None:
+        raw = context.item_features if isinstance(context.item_features, (dict, pd.Series)) \
+            else None
+    if raw is None:
+        raise InputError(
+            f"{key} needs the items' categories: pass item_categories={{item: [categories]}} "
+            "(or an (item, category) table) to evaluate(), e.g. rv.evaluate(run, truth, "
+            f"[{key!r}], item_categories=genres); a dict of tags given as item_features= is "
+            "used too."
+        )
+    cache = _cache(context)
+    if cache.get("cats_src") is not raw:
+        cache["cats_src"] = raw
+        cache["cats"] = as_item_categories(raw)
+    return cache["cats"]
+
+
+def _category_rows(spec: MetricSpec, packed: Packed, context: Context
+                   ) -> tuple[np.ndarray, np.ndarray, ItemCategories]:
+    cats = _categories(context, spec.key)
+    indptr, pos = _cut(packed, spec.k)
+    vocab_rows = _per_vocab(context, packed, ("cat_rows", id(cats)),
+                            lambda: cats.rows(packed.item_vocab))
+    rows = vocab_rows[packed.items[pos]]
+    bad = rows < 0
+    if bad.any() and spec.get("missing") == "error":
+        ex = list(dict.fromkeys(packed.item_vocab[packed.items[pos[bad]]][:50].tolist()))
+        raise InputError(
+            f"{spec.key}: {int(bad.sum())} recommended position(s) hold items without "
+            f"categories, e.g. {ex[:3]}. Add them to item_categories (an empty list for an "
+            f"item without any), or use {_with(spec, missing='skip')!r} to count them as "
+            "items without a category."
+        )
+    return indptr, rows, cats
+
+
+def _category_diversity(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    indptr, rows, cats = _category_rows(spec, packed, context)
+    distinct = np.bincount(list_categories(indptr, rows, cats)[0],
+                           minlength=len(indptr) - 1).astype(np.float64)
+    lens = np.diff(indptr).astype(np.float64)
+    den = lens if spec.get("denominator") == "list" or spec.k is None \
+        else np.full(len(lens), float(spec.k))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(lens > 0, distinct / den, np.nan)
+    return MetricValues(values, info=_undefined(values))
+
+
+def _category_coverage(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    indptr, rows, cats = _category_rows(spec, packed, context)
+    user, code = list_categories(indptr, rows, cats)
+    info = {"categories": cats.n_categories}
+    if spec.get("level") == "catalog":
+        covered = len(np.unique(code))
+        value = covered / cats.n_categories if cats.n_categories else float("nan")
+        return MetricValues(None, value, {**info, "covered": covered})
+    n = len(indptr) - 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.bincount(user, minlength=n) / float(cats.n_categories) \
+            if cats.n_categories else np.full(n, np.nan)
+    return MetricValues(values.astype(np.float64), info=info)
+
+
+def _in_history(context: Context, packed: Packed, key: str, pos: np.ndarray,
+                indptr: np.ndarray) -> np.ndarray:
+    """Whether each listed item is in its user's training history."""
+    tr = _train(context, key)
+    item = _train_index(context, packed, key)[packed.items[pos]]
+    ucode = pd.Index(tr.users).get_indexer(pd.Index(packed.user_ids)) if len(tr.users) \
+        else np.full(len(packed.user_ids), -1)
+    user = np.repeat(ucode, np.diff(indptr))
+    width = max(len(tr.items), 1)
+    hist_user = np.repeat(np.arange(tr.n_users, dtype=np.int64), np.diff(tr.indptr))
+    keys = np.sort(hist_user * width + tr.hist)
+    probe = user * width + item
+    at = np.searchsorted(keys, probe)
+    found = (at < len(keys)) & (keys[np.minimum(at, max(len(keys) - 1, 0))] == probe) \
+        if len(keys) else np.zeros(len(probe), dtype=bool)
+    return found & (user >= 0) & (item >= 0)
+
+
+def _unseen_share(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    indptr, pos = _cut(packed, spec.k)
+    seen = _in_history(context, packed, spec.key, pos, indptr)
+    values = list_mean(indptr, (~seen).astype(np.float64))
+    return MetricValues(values, info=_undefined(values))
+
+
+def _rank_serendipity(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    tr = _train(context, spec.key)
+    counts = tr.popularity(spec.get("pop"))
+    # dense popularity rank: 1 = the largest training count, equal counts share a rank
+    distinct = np.unique(counts[counts > 0])[::-1]
+    rank_train = np.zeros(len(counts))
+    seen_train = counts > 0
+    rank_train[seen_train] = np.searchsorted(-distinct, -counts[seen_train]) + 1
+    idx = _train_index(context, packed, spec.key)
+    pop_rank = np.where(idx >= 0, rank_train[np.maximum(idx, 0)] if len(rank_train) else 0, 0)
+    exposure = _exposure(packed, None, context=context)
+    n_items = _catalog(context, packed, exposure.counts).size
+    indptr, pos = _cut(packed, spec.k)
+    position = (pos - np.repeat(packed.indptr[:-1], np.diff(indptr)) + 1).astype(np.float64)
+    p_user = (n_items + 1 - position) / n_items
+    r = pop_rank[packed.items[pos]]
+    p_any = np.where(r > 0, (n_items + 1 - r) / n_items, 0.0)  # items unseen in train: 0
+    relevant = packed.rel[pos] >= float(spec.get("rel"))
+    values = list_mean(indptr, np.maximum(p_user - p_any, 0.0) * relevant)
+    return MetricValues(values, info={**_undefined(values), "n_items": int(n_items)})
+
+
+def _sufficient_reco(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    if spec.k is None:
+        raise InputError(f"{spec.key} needs a cutoff: the number of recommendations every user "
+                         "should get, e.g. sufficient_reco@10.")
+    have = np.minimum(packed.list_len, spec.k).astype(np.float64)
+    if spec.get("deep") == "true":
+        return MetricValues(have / spec.k)
+    return MetricValues((have >= spec.k).astype(np.float64))
+
+
 # ----------------------------------------------------------------------------- registration
 def _def(name: str, title: str, formula: str, doc: str, compute, params=(), **kw) -> MetricDef:
     return MetricDef(name, title, formula, doc, tuple(params), family="beyond", compute=compute,
@@ -598,4 +751,133 @@ register(_def(
     "matrix, no sampling).",
     _personalization, reference="recmetrics personalization (exact form)",
     example="lists [a, b], [a, c], [d, e]: 1 - (1/2) / 3",
+))
+
+# ----------------------------------------------------------------------------- two runs
+_RUNS_DOC = (" Compares each evaluated user's top-k list with the same user's list in a second "
+             "run, baseline_run=... (rv.evaluate(run, truth, [key], baseline_run=other)), or "
+             "two runs directly with rv.run_overlap(run_a, run_b, [key]); both lists are ordered "
+             "by the engine's packing (score descending, ties on the raw item id).")
+
+register(_def(
+    "overlap", "Overlap@k of two runs (Jaccard)", "|A_k & B_k| / |A_k | B_k|",
+    "Jaccard overlap of the top-k item sets of two runs for the same user; NaN when both "
+    "lists are empty; 0 when one is." + _RUNS_DOC,
+    _overlap, needs=(BASELINE,), reference="Jaccard 1901; Webber et al., ACM TOIS 2010 (sec. 2)",
+    example="A = [a, b, c], B = [b, d, a]: |{a, b}| / |{a, b, c, d}| = 2/4",
+), ("jaccard_overlap", "run_overlap"))
+
+register(_def(
+    "rbo", "Rank-biased overlap@k of two runs",
+    "ext: (1-p)/p [sum_{d<=l} X_d/d p^d + sum_{s<d<=l} X_s (d-s)/(s d) p^d] + "
+    "[(X_l - X_s)/l + X_s/s] p^l; sum: (1-p) sum_{d<=s} p^(d-1) X_d/d",
+    "Rank-biased overlap (Webber, Moffat & Zobel 2010) of the two top-k lists: the agreement "
+    "A_d = X_d / d of the first d items (X_d shared items; the shorter list, length s, counts "
+    "whole beyond its end) weighted by p^(d-1). form=ext (default) is the extrapolated RBO_ext "
+    "of their eq. 32 (eq. 30 for lists of equal length l = s): 1 for identical lists; form=sum "
+    "is the prefix sum to depth s (eq. 7, a lower bound). p: persistence, the top d items carry "
+    "1 - p^d of the weight (p = 0.9: the top 10 carry 65%). NaN when both lists are empty." +
+    _RUNS_DOC,
+    _rbo, (Param("p", 0.9, "persistence p in (0, 1): weight of depth d is (1-p) p^(d-1)",
+                 kind=float, low=0.0, high=1.0, low_open=True, high_open=True),
+           Param("form", "ext", "ext (extrapolated RBO_ext, eq. 32) | sum (prefix sum to the "
+                 "shorter list's depth, eq. 7)", ("ext", "sum"))),
+    needs=(BASELINE,), reference="Webber, Moffat & Zobel, ACM TOIS 28(4), 2010",
+    example="A = [a, b], B = [b, a], p = 0.5: X = 0, 2; (0.5/0.5)(0 + 2/2 * 0.25) + 1 * 0.25 "
+            "= 0.5",
+), ("rank_biased_overlap",))
+
+register(_def(
+    "kendall_tau", "Kendall's tau@k between two runs",
+    "tau_b = sum_{i<j} sx_ij sy_ij / sqrt(sum |sx_ij| sum |sy_ij|)",
+    "Kendall's tau-b between the orders the two top-k lists give to the items compared "
+    "(sx, sy: signs of the position differences of a pair in each list). over=intersection "
+    "(default): items in both lists (no ties: tau-a). over=union: items of either list, an item "
+    "missing from a list of length L placed at L + 1 (tied with the other missing items; Fagin, "
+    "Kumar & Sivakumar 2003). NaN with fewer than 2 items or no ordered pair." + _RUNS_DOC,
+    _kendall_tau, (Param("over", "intersection", "items compared: intersection | union",
+                         ("intersection", "union")),),
+    needs=(BASELINE,), bounds=(-1.0, 1.0),
+    reference="Kendall, Biometrika 1945; Fagin, Kumar & Sivakumar, SIAM J. Discrete Math. 2003",
+    example="A = [a, b, c], B = [c, b, a]: 3 discordant pairs of 3: -1",
+), ("kendall_tau_runs",))
+
+register(_def(
+    "unexpectedness", "Unexpectedness@k against a baseline run", "1 - |R_k & B_k| / k",
+    "Share of the top-k recommendations that the baseline run does not recommend in its top k "
+    "(RePlay Unexpectedness, replay/metrics/unexpectedness.py). Without a cutoff k is the list "
+    "length. A user without a list has no value (RePlay gives 0); a user whose baseline list is "
+    "empty gets 1 (RePlay gives 0)." + _RUNS_DOC,
+    _unexpectedness, needs=(BASELINE,),
+    reference="Ge, Delgado-Battenfeld & Jannach, RecSys 2010; RePlay Unexpectedness",
+    example="R = [3, 7, 10, 11], B = [2, 3, 7], k = 4: 1 - 2/4 = 0.5",
+))
+
+# ----------------------------------------------------------------------------- categories, data quality
+_CAT_MISSING = Param("missing", "error",
+                     "recommended items absent from item_categories: error | skip (counted as "
+                     "items without a category)", ("error", "skip"))
+_CAT_DOC = (" Categories come from evaluate(..., item_categories={item: [categories]}) (or an "
+            "(item, category) table; a dict of tags passed as item_features= is used too); an "
+            "item may have several.")
+
+register(_def(
+    "category_diversity", "Categorical diversity@k", "|union_{i in R_k(u)} C(i)| / k",
+    "Number of distinct categories (genres) among the top-k items over k (RePlay "
+    "CategoricalDiversity, replay/metrics/categorical_diversity.py, where each item has one "
+    "category); denominator=list divides by the list length instead. With several categories "
+    "per item the value may exceed 1. NaN for an empty list." + _CAT_DOC,
+    _category_diversity, (Param("denominator", "k", "k (RePlay) | list (the list's length)",
+                                ("k", "list")), _CAT_MISSING),
+    bounds=(0.0, None), reference="RePlay CategoricalDiversity; Ziegler et al., WWW 2005",
+    example="top 3 with genres {drama}, {drama}, {comedy}: 2/3",
+), ("categorical_diversity",))
+
+register(_def(
+    "category_coverage", "Category (genre) coverage@k",
+    "level=user: |union_{i in R_k(u)} C(i)| / |C|; level=catalog: |union_u union_i C(i)| / |C|",
+    "Share of all categories C (every category in item_categories) that the top-k list covers "
+    "(level=user, the genre coverage of Vargas, Baltrunas, Karatzoglou & Castells 2014), or "
+    "that some evaluated list covers (level=catalog, one value for the run)." + _CAT_DOC,
+    _category_coverage, (Param("level", "user", "user | catalog", ("user", "catalog")),
+                         _CAT_MISSING),
+    reference="Vargas, Baltrunas, Karatzoglou & Castells, RecSys 2014",
+    example="4 genres; top 2 with {drama, crime}, {drama}: 2/4",
+), ("genre_coverage",))
+
+register(_def(
+    "unseen_share", "Share of items unseen in training@k",
+    "|R_k(u) \\ H(u)| / |R_k(u)|",
+    "Share of the top-k items the user did not interact with in training (RePlay Novelty, "
+    "replay/metrics/novelty.py: denominator min(k, |R|); Castells, Vargas & Wang 2011). A user "
+    "without training history gets 1; an empty list has no value (RePlay gives 1). Needs "
+    "train=....",
+    _unseen_share, needs=("train",), reference="RePlay Novelty; Castells, Vargas & Wang 2011",
+    example="top 2 = [3, 7], training items of the user {5, 6, 8, 9, 2}: 2/2",
+), ("replay_novelty", "novelty_unseen"))
+
+register(_def(
+    "rank_serendipity", "Rank-based serendipity@k (RecTools)",
+    "mean_{i in R_k(u)} max(p(i) - pu(i), 0) [rel_i >= rel]",
+    "RecTools Serendipity (rectools/metrics/serendipity.py): p(i) = (n + 1 - rank_i) / n, the "
+    "chance to recommend the item at rank_i to this user; pu(i) = (n + 1 - r(i)) / n with r(i) "
+    "the item's dense popularity rank in training (1 = most interactions, equal counts share "
+    "a rank; pu = 0 for items unseen in training); n = catalogue size (catalog=..., default "
+    "train + truth + run). Mean over the top-k positions of the list (min(k, |R|), as RecTools "
+    "averages); NaN for an empty list. Needs train=....",
+    _rank_serendipity, (REL, POP), needs=("train",),
+    reference="RecTools Serendipity (MTS, 2022); Kotkov, Wang & Veijalainen, KBS 2016",
+    example="n = 4, item at rank 1 with popularity rank 2, relevant: (4/4 - 3/4) = 1/4",
+))
+
+register(_def(
+    "sufficient_reco", "Sufficient recommendations@k (RecTools)",
+    "deep=false: [|R(u)| >= k]; deep=true: min(|R(u)|, k) / k",
+    "Whether the user received at least k recommendations (deep=false, the share of users "
+    "with full lists), or the filled share of the k slots (deep=true), as RecTools "
+    "SufficientReco (rectools/metrics/dq.py). Needs a cutoff.",
+    _sufficient_reco, (Param("deep", "false", "false (full list or not) | true (filled share)",
+                             ("false", "true")),),
+    reference="RecTools SufficientReco (MTS, 2024)",
+    example="lists of 2, 3 and 5 items, k = 4: deep=false [0, 0, 1]; deep=true [0.5, 0.75, 1]",
 ))

@@ -136,6 +136,10 @@ class Plan:
             if binding.needs_whole_list(s):
                 return 0
             depth = max(depth, s.k)
+        for s in self.plugin_specs:  # plugin metrics read the packed lists up to their k
+            if s.k is None:
+                return 0
+            depth = max(depth, s.k)
         return depth
 
     def requests(self, max_rel: float) -> Requests:

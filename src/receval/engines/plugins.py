@@ -34,6 +34,10 @@ class MetricValues:
 # ``context.options``; anything else is rejected as a likely typo.
 OPTION_NAMES: dict[str, str] = {
     "similarity": "callable sim(a, b) -> float for ILD / ILS with sim=custom (beyond metrics)",
+    "baseline_run": "a second run (any run container) that overlap, rbo, kendall_tau and "
+                    "unexpectedness compare each list with",
+    "item_categories": "{item: [categories]} (or item, category rows) for the categorical "
+                       "diversity and coverage metrics",
 }
 
 
@@ -45,6 +49,7 @@ class Context:
     item_features: Any = None
     catalog: Any = None
     options: dict[str, Any] = field(default_factory=dict)
+    policies: Any = None  # the evaluation's receval.policies.Policies (to pack a second run)
 
     def require(self, name: str, metric: str) -> Any:
         value = getattr(self, name)

@@ -128,8 +128,12 @@ def _from_comparison(cmp: Any, title: str | None) -> TableModel:
                 elif s in cmp.beats(m, cmp.baseline):
                     cell.vs_baseline = "-"
     corr = {"none": "no correction", "bonferroni": "Bonferroni", "holm": "Holm",
+            "hochberg": "Hochberg", "sidak": "Šidák", "holm-sidak": "Holm-Šidák",
             "bh": "Benjamini-Hochberg", "by": "Benjamini-Yekutieli"}.get(cmp.correction,
                                                                          cmp.correction)
+    alternative = cmp.options.get("alternative", "two-sided")
+    if alternative != "two-sided":  # H1 for each tested pair (a, b): mean_a - mean_b > 0 / < 0
+        corr += f", one-sided ({alternative}: H1 mean_a - mean_b {'>' if alternative == 'greater' else '<'} 0)"
     legend = ", ".join(f"{letters[s]} = {s}" for s in cmp.systems)
     model.notes.append(
         f"Superscripts name the systems a value is significantly better than ({legend}); "

@@ -66,15 +66,21 @@ class Comparison:
         return resolve_key(key, self.metrics, "this comparison")
 
     def pair(self, metric: str, a: str, b: str) -> dict[str, Any]:
-        """The row comparing ``a`` and ``b`` on ``metric`` (signs flipped if stored as b, a)."""
+        """The row comparing ``a`` and ``b`` on ``metric`` (signs flipped if stored as b, a).
+
+        ``alternative`` says what the p-value tests about ``mean_a - mean_b`` in the order
+        asked: a one-sided test stored as (b, a) with ``"greater"`` reads ``"less"`` here.
+        """
         metric = self._metric(metric)
         for row in self.pairs:
             if row["metric"] != metric:
                 continue
+            alternative = self.options.get("alternative", "two-sided")
             if (row["a"], row["b"]) == (a, b):
-                return dict(row)
+                return {**row, "alternative": alternative}
             if (row["a"], row["b"]) == (b, a):
                 out = dict(row)
+                out["alternative"] = _MIRROR.get(alternative, alternative)
                 out.update(a=a, b=b, mean_a=row["mean_b"], mean_b=row["mean_a"],
                            diff=-row["diff"], ci_low=-row["ci_high"], ci_high=-row["ci_low"],
                            cohens_d=-row["cohens_d"], wins=row["losses"], losses=row["wins"],
@@ -173,6 +179,8 @@ class Comparison:
 
         return cls.from_dict(load(text_or_path))
 
+
+_MIRROR = {"greater": "less", "less": "greater"}
 
 _FLOAT_COLUMNS = {"mean_a", "mean_b", "diff", "ci_low", "ci_high", "cohens_d", "statistic",
                   "p_value", "p_adjusted", "mean"}

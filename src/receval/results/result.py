@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, MetricError, PolicyError, suggest
 from .jsonio import FORMAT_EVALRESULT, decode_ids, encode_ids, number, unnumber
 
 
@@ -81,6 +81,66 @@ class EvalResult:
     def stats_frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.stats).set_index("metric")
 
+    def confidence_intervals(self, level: float = 0.95, method: str = "t", *,
+                             n_resamples: int = 10000, rng: int | None = 0) -> pd.DataFrame:
+        """Confidence interval of each metric's mean over users, one row per metric.
+
+        ``method``: ``"t"`` (Student t from the exact mean and standard error of the summary:
+        ``mean +- t_{(1+level)/2, n-1} se``), ``"percentile"`` (alias ``"bootstrap"``) or
+        ``"bca"`` (bootstrap over the users with a value, ``n_resamples`` resamples drawn from
+        the seed ``rng`` and the number of users only, so the same seed gives the same
+        interval). Formulas: :mod:`receval.results.intervals`.
+
+        Columns: ``metric, mean, ci_low, ci_high, level, method, n, note``. The interval is NaN,
+        with the reason in ``note``, where the summary is not a mean over users (catalogue-wide
+        values such as coverage, micro averages), or with fewer than 2 users.
+
+        Example: per-user values ``[0, 1, 1, 1]`` (mean 3/4, se 1/4): the 95% t interval is
+        ``3/4 +- t_{0.975, 3} / 4``.
+        """
+        from ..metrics import parse_metric
+        from .intervals import CI_METHODS, bootstrap_interval, check_level, t_bounds
+
+        level = check_level(level)
+        name = {"bootstrap": "percentile"}.get(method, method)
+        if name not in CI_METHODS:
+            raise PolicyError(f"method={method!r} is not valid; choose one of "
+                              f"{list(CI_METHODS) + ['bootstrap']}."
+                              + suggest(str(method), CI_METHODS))
+        seed = None if rng is None else int(rng)
+        rows = []
+        for j, st in enumerate(self.stats):
+            key = st["metric"]
+            x = self.values[:, j]
+            x = x[np.isfinite(x)]
+            mean = st["mean"]
+            lo = hi = math.nan
+            note = ""
+            try:
+                spec = parse_metric(key)
+                kernel = spec.definition.kernel
+                micro = (kernel is not None and kernel.micro_requests(spec) is not None) or \
+                    spec.definition.aggregate == "micro"
+            except MetricError:  # e.g. a key from a newer version
+                micro = False
+            if micro:
+                note = "micro average (a ratio of sums, not a mean over users)"
+            elif not len(x):
+                note = "catalogue-wide value (no per-user values)"
+            elif mean != mean or abs(float(np.mean(x)) - mean) > 1e-9 * max(1.0, abs(mean)):
+                note = "the summary is not the mean of the per-user values"
+            elif len(x) < 2:
+                note = "fewer than 2 users"
+            elif name == "t":
+                lo, hi = (float(v) for v in t_bounds(mean, st["se"], int(st["n"]), level=level))
+            else:
+                lo, hi = bootstrap_interval(x, level=level, method=name,
+                                            n_resamples=n_resamples, seed=seed)
+            rows.append({"metric": key, "mean": mean, "ci_low": lo, "ci_high": hi,
+                         "level": level, "method": name, "n": int(len(x)), "note": note})
+        return pd.DataFrame(rows, columns=["metric", "mean", "ci_low", "ci_high", "level",
+                                           "method", "n", "note"])
+
     # ---- display ------------------------------------------------------------------------
     def table(self, digits: int = 4) -> str:
         """Plain-text table of the summary (rounded for display only)."""
@@ -92,6 +152,12 @@ class EvalResult:
                 f"{_fmt(row['std'], digits):>8}  {row['n']:>8}  {row['skipped']:>7}"
             )
         c = self.counts
+        if "missing_from_a" in c:  # rv.run_overlap: two runs compared, no truth
+            lines.append(
+                f"users: {c.get('users', 0)} compared, {c.get('missing_from_a', 0)} without a "
+                f"list in run a, {c.get('missing_from_b', 0)} without a list in run b"
+            )
+            return "\n".join(lines)
         lines.append(
             f"users: {c.get('evaluated', 0)} evaluated, {c.get('missing_from_run', 0)} missing "
             f"from the run (scored 0), {c.get('missing_from_truth', 0)} in the run but not the "

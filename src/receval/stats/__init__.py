@@ -8,11 +8,13 @@ from ..results.comparison import PAIR_COLUMNS, Comparison
 from .compare import TEST_TITLES, TESTS, compare
 from .corrections import CORRECTIONS, adjust
 from .paired import (
+    ALTERNATIVES,
     TestResult,
     bootstrap,
     cohens_d,
     paired_ttest,
     permutation_test,
+    sign_test,
     t_interval,
     wilcoxon,
     win_tie_loss,
@@ -20,7 +22,7 @@ from .paired import (
 from .tukey import TukeyResult, tukey_hsd
 
 __all__ = [
-    "CORRECTIONS", "PAIR_COLUMNS", "TESTS", "TEST_TITLES", "Comparison", "TestResult",
+    "ALTERNATIVES", "CORRECTIONS", "PAIR_COLUMNS", "TESTS", "TEST_TITLES", "Comparison", "TestResult",
     "TukeyResult", "adjust", "bootstrap", "cohens_d", "compare", "paired_ttest",
-    "permutation_test", "t_interval", "tukey_hsd", "wilcoxon", "win_tie_loss",
+    "permutation_test", "sign_test", "t_interval", "tukey_hsd", "wilcoxon", "win_tie_loss",
 ]

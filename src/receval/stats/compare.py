@@ -19,12 +19,13 @@ from . import paired
 from .corrections import adjust, check_correction
 from .tukey import tukey_hsd
 
-TESTS = ("t", "wilcoxon", "permutation", "bootstrap", "tukey")
+TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap", "tukey")
 _TEST_ALIASES = {"ttest": "t", "t-test": "t", "paired_t": "t", "fisher": "permutation",
                  "randomization": "permutation", "signflip": "permutation", "tukey_hsd": "tukey"}
 TEST_TITLES = {
     "t": "paired t-test",
     "wilcoxon": "Wilcoxon signed-rank test",
+    "sign": "sign test",
     "permutation": "Fisher randomization (sign-flip permutation) test",
     "bootstrap": "paired bootstrap test",
     "tukey": "Tukey HSD (all pairs)",
@@ -98,7 +99,7 @@ def compare(results: Mapping[str, Any] | Sequence[Any], *, baseline: str | None 
             correction: str | None = "holm", alpha: float = 0.05, rng: Any = 0,
             n_resamples: int = 10000, users: str = "error", family: str = "metric",
             ci: str = "bootstrap", tie_tol: float = 0.0, wilcoxon_zero_method: str = "wilcox",
-            tukey_design: str = "paired") -> Comparison:
+            tukey_design: str = "paired", alternative: str = "two-sided") -> Comparison:
     """Compare systems with paired tests over the per-user values of the same users.
 
     Parameters
@@ -106,11 +107,12 @@ def compare(results: Mapping[str, Any] | Sequence[Any], *, baseline: str | None 
     results : ``{name: EvalResult}`` (or a list of results with names).
     baseline : compare every other system with this one; default ``None`` compares all pairs.
     metrics : metric keys to compare (default: every metric all systems have).
-    test : ``"t"`` (paired t-test, default), ``"wilcoxon"``, ``"permutation"`` (Fisher
+    test : ``"t"`` (paired t-test, default), ``"wilcoxon"``, ``"sign"``, ``"permutation"`` (Fisher
         randomization, sign flips), ``"bootstrap"`` (paired bootstrap), ``"tukey"`` (Tukey HSD,
         all pairs; family-wise by itself, so ``correction`` is not applied).
-    correction : ``"holm"`` (default), ``"bonferroni"``, ``"bh"`` (Benjamini-Hochberg),
-        ``"by"``, ``"none"``; applied within each family.
+    correction : ``"holm"`` (default), ``"bonferroni"``, ``"hochberg"``, ``"sidak"``,
+        ``"holm-sidak"`` (Šidák step-down), ``"bh"`` (Benjamini-Hochberg), ``"by"``,
+        ``"none"``; applied within each family.
     family : ``"metric"`` (default: the pairs of one metric form a family) or ``"all"`` (every
         test of the comparison is one family).
     alpha : significance level; confidence intervals have level ``1 - alpha``.
@@ -124,6 +126,9 @@ def compare(results: Mapping[str, Any] | Sequence[Any], *, baseline: str | None 
     tie_tol : a user's difference with ``|d| <= tie_tol`` counts as a tie in win/tie/loss.
     wilcoxon_zero_method, tukey_design : see :func:`receval.stats.wilcoxon` and
         :func:`receval.stats.tukey_hsd`.
+    alternative : ``"two-sided"`` (default), ``"greater"`` (H1: ``a`` scores higher than ``b``,
+        i.e. ``mean_a - mean_b > 0``, for each row's ``a`` and ``b``) or ``"less"``; confidence
+        intervals are then one-sided. Tukey HSD is two-sided only.
 
     Users with NaN for a metric (skipped, e.g. no relevant item) in any system are left out of
     that metric's tests; ``counts["nan_dropped"]`` says how many. Metrics with no per-user values
@@ -131,6 +136,10 @@ def compare(results: Mapping[str, Any] | Sequence[Any], *, baseline: str | None 
     """
     named = _named(results)
     test = _check_test(test)
+    alternative = paired.check_alternative(alternative)
+    if test == "tukey" and alternative != "two-sided":
+        raise PolicyError("test='tukey' is two-sided only; use alternative='two-sided' or a "
+                          "paired test (t, wilcoxon, sign, permutation, bootstrap).")
     correction = "none" if test == "tukey" else check_correction(correction)
     if family not in ("metric", "all"):
         raise PolicyError(f"family={family!r} is not valid; choose 'metric' or 'all'.")
@@ -179,12 +188,13 @@ def compare(results: Mapping[str, Any] | Sequence[Any], *, baseline: str | None 
         D = np.column_stack([X[:, idx[a]] - X[:, idx[b]] for a, b in pair_list])
         stat, pval = _run_test(test, D, X, pair_list, idx, n_resamples=n_resamples, seed=seed,
                                alpha=alpha, zero_method=wilcoxon_zero_method,
-                               design=tukey_design)
+                               design=tukey_design, alternative=alternative)
         if ci == "bootstrap":
-            boot = paired.bootstrap(D, n_resamples=n_resamples, rng=seed, confidence=1 - alpha)
+            boot = paired.bootstrap(D, n_resamples=n_resamples, rng=seed, confidence=1 - alpha,
+                                    alternative=alternative)
             lo, hi = boot.extra["ci_low"], boot.extra["ci_high"]
         else:
-            lo, hi = paired.t_interval(D, confidence=1 - alpha)
+            lo, hi = paired.t_interval(D, confidence=1 - alpha, alternative=alternative)
         d_eff = paired.cohens_d(D)
         wins, ties, losses = paired.win_tie_loss(D, tol=tie_tol)
         for j, (a, b) in enumerate(pair_list):
@@ -198,6 +208,7 @@ def compare(results: Mapping[str, Any] | Sequence[Any], *, baseline: str | None 
             })
     _apply_correction(out_rows, correction, family, alpha)
     options = {"family": family, "ci": ci, "tie_tol": tie_tol, "users": users,
+               "alternative": alternative,
                "wilcoxon_zero_method": wilcoxon_zero_method, "tukey_design": tukey_design}
     return Comparison(names, list(metrics), summary, out_rows, baseline, test, correction,
                       float(alpha), int(n_resamples), seed, counts, options, dict(named))
@@ -213,15 +224,20 @@ def _empty_row(m: str, a: str, b: str, summary: dict, n_users: int) -> dict[str,
 
 def _run_test(test: str, D: np.ndarray, X: np.ndarray, pair_list: list[tuple[str, str]],
               idx: dict[str, int], *, n_resamples: int, seed: int | None, alpha: float,
-              zero_method: str, design: str) -> tuple[np.ndarray, np.ndarray]:
+              zero_method: str, design: str,
+              alternative: str = "two-sided") -> tuple[np.ndarray, np.ndarray]:
     if test == "t":
-        res = paired.paired_ttest(D)
+        res = paired.paired_ttest(D, alternative=alternative)
     elif test == "wilcoxon":
-        res = paired.wilcoxon(D, zero_method=zero_method)
+        res = paired.wilcoxon(D, zero_method=zero_method, alternative=alternative)
+    elif test == "sign":
+        res = paired.sign_test(D, alternative=alternative)
     elif test == "permutation":
-        res = paired.permutation_test(D, n_resamples=n_resamples, rng=seed)
+        res = paired.permutation_test(D, n_resamples=n_resamples, rng=seed,
+                                      alternative=alternative)
     elif test == "bootstrap":
-        res = paired.bootstrap(D, n_resamples=n_resamples, rng=seed, confidence=1 - alpha)
+        res = paired.bootstrap(D, n_resamples=n_resamples, rng=seed, confidence=1 - alpha,
+                               alternative=alternative)
     else:
         tk = tukey_hsd(X, design=design, confidence=1 - alpha)
         stat = np.array([tk.statistic[idx[a], idx[b]] for a, b in pair_list])
