@@ -215,6 +215,11 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
                          packed.t_rel[t0:t1].tolist(), strict=True))
 
     notes = [f"order: {_TIES_TEXT[pol.ties]}"]
+    if pol.unjudged == "remove":  # condensed list, as evaluate_packed scores it
+        dropped = sum(1 for it, _ in pairs if it not in truth_rel)
+        pairs = [(it, s) for it, s in pairs if it in truth_rel]
+        notes.append(f"unjudged='remove': {dropped} item(s) without a truth row removed "
+                     "before scoring (condensed list)")
     ex = _compute(spec, pairs, truth_rel, notes, t_rel_all)
     ex.user = uid
     thr = float(spec.get("rel")) if any(p.name == "rel" for p in spec.definition.params) \

@@ -11,7 +11,8 @@ from __future__ import annotations
 from receval.metrics import REGISTRY, load_plugins, metric
 
 # a value inside each numeric parameter's range other than its default
-_NUMERIC = {"rel": 2.0, "beta": 2.0, "p": 0.5, "max_grade": 4.0}
+_NUMERIC = {"rel": 2.0, "beta": 2.0, "p": 0.5, "max_grade": 4.0, "recall": 0.3, "phi": 0.5,
+            "T": 2.0}
 
 
 def metric_cases(*, cutoffs: tuple[int, ...] = (3,), plugins: bool = False,

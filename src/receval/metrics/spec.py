@@ -88,7 +88,8 @@ class Kernel:
     ``whole_list``: parameter values that need the whole list whatever the cutoff
     (``(("ideal", "list"),)``).
     ``variant``: the parameter whose choice index is the kernel's variant (denominator, level).
-    ``par``: the request's numeric parameter from ``(spec, largest truth relevance)``.
+    ``par``: the request's numeric parameter from ``(spec, largest truth relevance)``;
+    ``par2``: its second numeric parameter, the same way (the C/W/L gain scale).
     ``average``: ``ties="average"`` has an exact form; ``not_average`` lists parameter values
     without one.
     ``micro``: ``(variant choice, numerator request, denominator request)`` entries: for that
@@ -106,6 +107,7 @@ class Kernel:
     whole_list: tuple[tuple[str, Any], ...] = ()
     variant: str | None = None
     par: Callable[[Any, float], float] | None = None
+    par2: Callable[[Any, float], float] | None = None
     average: bool = True
     not_average: tuple[tuple[str, Any], ...] = ()
     micro: tuple[tuple[str, int, int], ...] = ()
@@ -214,7 +216,8 @@ ALIASES: dict[str, str] = {}
 
 # Modules that register metric families outside the ranking kernel. They are imported on first
 # need (an unknown name, or a full listing), so that ``import receval`` stays fast.
-PLUGIN_MODULES = ("receval.classification.registered", "receval.beyond.registered")
+PLUGIN_MODULES = ("receval.classification.registered", "receval.beyond.registered",
+                  "receval.debiased.registered")
 _plugins_loaded = False
 
 
