@@ -24,7 +24,7 @@ CWL = {"cwl_rbp", "inst", "insq", "sdcg", "bpm", "nerr_eq8", "nerr_eq9", "nerr_e
        "nerr_eq11"}
 GRADED = {"cg", "dcg", "idcg", "ndcg", "err"} | CWL
 NOT_AVERAGED = {"first_hit_rank", "err", "bpref", "infap", "iprec", "iprec_avg",
-                "set_map"} | CWL
+                "set_map", "pauc", "pap", "mcc"} | CWL
 
 
 # --------------------------------------------------------------------------------------------
@@ -194,6 +194,31 @@ def metric_value(spec: Any, rels: Sequence[float], judged: Sequence[bool],
         return div(crr, icrr)
     if name in CWL:
         return cwl_value(spec, rels, max_rel)
+    if name in ("pauc", "pap"):
+        # RecTools: the whole list, against the first k non-relevant items
+        acc, fp, seen = 0.0, 0, 0
+        for x in b:
+            if x:
+                seen += 1
+                if name == "pap" and seen > k:
+                    break
+                if fp < k:
+                    acc += k - fp
+            else:
+                fp += 1
+        return div(acc, (R if name == "pauc" else min(R, k)) * k)
+    if name == "mcc":
+        N_items = float(spec.get("n_items"))
+        tp, fp_, fn = h, k - h, R - h
+        tn = N_items - k - fn
+        prod = (tp + fp_) * (tp + fn) * (tn + fp_) * (tn + fn)
+        return div(tp * tn - fp_ * fn, math.sqrt(prod)) if prod > 0 else 0.0
+    if name == "percentile_rank":
+        N_items = float(spec.get("n_items"))
+        m = min(k, L)
+        ranks = [100 * i / N_items for i, x in enumerate(b[:m]) if x]
+        miss = 100 * (max(m - 1, 0) / N_items + 1) / 2
+        return div(sum(ranks) + (R - len(ranks)) * miss, R)
     if name == "bpref":
         acc, nonrel_above = 0.0, 0
         for x, j in zip(top, judged[:k], strict=True):
@@ -388,6 +413,14 @@ def evaluate(run: Iterable[tuple], truth: Iterable[tuple], metrics: Sequence[str
             users_in = [u for u, ok in zip(evaluated, has_rel, strict=True) if ok]
         else:
             users_in = list(evaluated)
+        if spec.name == "percentile_rank" and spec.get("average") == "items":
+            num = sum(per_user[u][spec.key] * sum(1 for r in t.get(u, {}).values() if r >= thr)
+                      for u in users_in if not math.isnan(per_user[u][spec.key]))
+            den = sum(sum(1 for r in t.get(u, {}).values() if r >= thr) for u in users_in)
+            summary[spec.key] = num / den if den > 0 else math.nan
+            if empty_truth == "nan" and not all(has_rel):
+                summary[spec.key] = math.nan
+            continue
         if spec.name == "hit_rate" and spec.get("level") != "user":
             num = den = 0.0
             for u in users_in:

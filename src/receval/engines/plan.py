@@ -110,12 +110,14 @@ class Plan:
             nrel[t] = len(reqs)
             reqs.append(KernelRequest(Request.NREL, 0, t))
         micro = {}
+        self_column = self.kernel_specs.index
         for s in self.kernel_specs:
             pair = s.definition.kernel.micro_requests(s)
             if pair is not None:
+                own = reqs[self_column(s)]
                 micro[s] = len(reqs)
-                reqs += [KernelRequest(pair[0], s.k or 0, threshold(s)),
-                         KernelRequest(pair[1], s.k or 0, threshold(s))]
+                reqs += [KernelRequest(pair[0], s.k or 0, threshold(s), own.par, own.par2),
+                         KernelRequest(pair[1], s.k or 0, threshold(s), own.par, own.par2)]
         return Requests(reqs, {s: i for i, s in enumerate(self.kernel_specs)}, nrel, micro)
 
 

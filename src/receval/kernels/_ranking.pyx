@@ -9,7 +9,7 @@ import numpy as np
 
 cimport numpy as cnp
 from cython.parallel cimport parallel, prange
-from libc.math cimport INFINITY, NAN, fabs, fma, isnan, log, log2, log10, pow
+from libc.math cimport INFINITY, NAN, fabs, fma, isnan, log, log2, log10, pow, sqrt
 from libc.stdlib cimport free, malloc, qsort, realloc
 
 cnp.import_array()
@@ -71,6 +71,12 @@ cpdef enum Request:
     CWL_NERR9 = 31
     CWL_NERR10 = 32
     CWL_NERR11 = 33
+    # recommender extras: RecTools PAUC / PAP / MCC, RecPack percentile ranking
+    PAUC = 34
+    PAP = 35
+    MCC = 36
+    PERC_RANK = 37
+    PERC_NUM = 38    # numerator of the percentile rank's micro average
 
 # first request code handled by _metric_ext
 DEF FIRST_EXT = 19
@@ -88,6 +94,7 @@ VARIANTS = {
 CWL_OUTPUTS = ("eu", "etu", "etc", "ed")  # expected utility (rate), total utility, total cost, depth
 for _code in range(CWL_RBP, CWL_NERR11 + 1):
     VARIANTS[_code] = CWL_OUTPUTS
+VARIANTS[PERC_RANK] = ("items", "users")  # average
 GAINS = ("linear", "exp")
 IDEALS = ("truth", "list")
 DISCOUNTS = ("log2", "log2_max2", "ln", "log10")
@@ -468,6 +475,57 @@ cdef double _metric_ext(int code, long long k, double thr, double par, double pa
         for i in range(m):
             den += 1.0 / (i + 1.0)
         return acc / den if den > 0 else 0.0
+
+    if code == PAUC or code == PAP:
+        # RecTools PAUC@k / PAP@k over the whole list: each relevant item with fp (< k)
+        # non-relevant items above it gains k - fp; PAP keeps the first k relevant items only
+        m = 0   # non-relevant items above
+        h = 0   # relevant items seen
+        kk = k if k > 0 else list_len
+        for i in range(n_avail):
+            if rel[i] >= thr:
+                h += 1
+                if code == PAP and h > kk:
+                    break
+                if m < kk:
+                    acc += <double> (kk - m)
+            else:
+                m += 1
+                if m >= kk:
+                    break
+        c = nrel if code == PAUC or nrel < kk else kk
+        den = <double> c * <double> kk
+        return acc / den if den > 0 else 0.0
+
+    if code == MCC:
+        # RecTools MCC@k: TP = h_k, FP = k - TP, FN = R - TP, TN = n_items - k - FN
+        for i in range(n):
+            if rel[i] >= thr:
+                acc += 1.0
+        x = <double> kk - acc                      # FP
+        y = <double> nrel - acc                    # FN
+        g = par - <double> kk - y                  # TN
+        den = sqrt((acc + x) * (acc + y) * (g + x) * (g + y))
+        return (acc * g - x * y) / den if den > 0 else 0.0
+
+    if code == PERC_RANK or code == PERC_NUM:
+        # RecPack PercentileRanking (Hu, Koren, Volinsky 2008), in percent: a relevant item at
+        # rank r scores (r - 1) / N; one not in the list ((L - 1) / N + 1) / 2
+        if avg:
+            _avg_gain(rel, grp_end, n_avail, thr, 0, 0, scratch)
+        else:
+            for i in range(n):
+                scratch[i] = 1.0 if rel[i] >= thr else 0.0
+        x = 0.0
+        for i in range(n):
+            acc += scratch[i] * (<double> i / par)
+            x += scratch[i]
+        m = list_len if list_len < kk else kk
+        y = (<double> (m - 1 if m > 0 else 0) / par + 1.0) / 2.0
+        acc = 100.0 * (acc + (nrel - x) * y)
+        if code == PERC_NUM:
+            return acc
+        return acc / nrel if nrel > 0 else 0.0
 
     # C/W/L: continuation C(i) -> reach P(i) = prod_{j<i} C(j) -> weight W(i) = P(i) / sum P
     depth = k if k > 0 else CWL_DEPTH

@@ -452,3 +452,75 @@ _cwl("nerr_eq11", "NERR, equation 11", "((i + 2T - 1) / (i + 2T))^2 (1 - g_i)",
      (CWL_T,), Request.CWL_NERR11, _cwl_t,
      "Azzopardi, Mackenzie, Moffat, 'ERR is not C/W/L' (ICTIR 2021); cwl_nerr.py",
      "gains [1], T = 1: C(1) = 0, EU = 1")
+
+
+# ---------------------------------------------------------------------------------------------
+# recommender extras: RecTools partial AUC / PAP / MCC, RecPack percentile ranking
+# ---------------------------------------------------------------------------------------------
+
+N_ITEMS = Param("n_items", None, "catalogue size N: the number of items that could be recommended",
+                kind=int, low=1.0)
+
+
+def _n_items(spec, max_rel: float) -> float:
+    n = spec.get("n_items")
+    if n is None:
+        raise MetricError(
+            f"{spec.key} needs the catalogue size: write e.g. {spec.name}"
+            f"{'@' + str(spec.k) if spec.k else ''}(n_items=5000)."
+        )
+    return float(n)
+
+
+register(MetricDef(
+    "pauc", "Partial AUC@k (RecTools PAUC)",
+    "pAUC@k = (1 / (R k)) sum_{relevant i in the list, f_i < k} (k - f_i), "
+    "f_i = non-relevant items ranked above i",
+    "ROC AUC of the whole list against the first k non-relevant items: each relevant item "
+    "recommended before the k-th non-relevant one gains the number of those k that it "
+    "outranks; relevant items that are not recommended rank below all of them and gain 0 "
+    "(RecTools PAUC, insufficient_handling='skip'). k counts non-relevant items, not ranks, so "
+    "the whole list is read; without a cutoff k = L.",
+    (REL,), reference="RecTools rectools/metrics/auc.py (PAUC); McClish (1989) for partial AUC",
+    example="[1, 0, 1, 0], R = 3, k = 2: (2 + 1) / (3 * 2) = 1/2",
+    kernel=Kernel(Request.PAUC, full_list=True, average=False),
+), ("partial_auc",))
+
+register(MetricDef(
+    "pap", "Partial AUC-precision@k (RecTools PAP)",
+    "pAP@k = (1 / (min(R, k) k)) sum_{first k relevant i in the list, f_i < k} (k - f_i)",
+    "RecTools PAP: partial AUC over the first k non-relevant and the first k relevant items, "
+    "normalized by min(R, k) k (reaches 1 when min(R, k) relevant items lead the list). The "
+    "whole list is read; without a cutoff k = L.",
+    (REL,), reference="RecTools rectools/metrics/auc.py (PAP)",
+    example="[1, 0, 1, 0], R = 3, k = 2: (2 + 1) / (2 * 2) = 3/4",
+    kernel=Kernel(Request.PAP, full_list=True, average=False),
+), ("partial_ap",))
+
+register(MetricDef(
+    "mcc", "Matthews correlation coefficient@k",
+    "MCC@k = (TP TN - FP FN) / sqrt((TP + FP)(TP + FN)(TN + FP)(TN + FN)), TP = h_k, "
+    "FP = k - TP, FN = R - TP, TN = N - k - FN (0 when the denominator is 0)",
+    "The top k as a classifier of the catalogue's N items (RecTools MCC: a list shorter than "
+    "k counts its missing ranks as false positives). Needs n_items.",
+    (REL, N_ITEMS), bounds=(-1.0, 1.0),
+    reference="Matthews (1975); RecTools rectools/metrics/classification.py (MCC)",
+    example="h = 1, k = 2, R = 2, N = 10: (1 * 7 - 1 * 1) / sqrt(2 * 2 * 8 * 8) = 6/16",
+    kernel=Kernel(Request.MCC, par=_n_items, average=False),
+))
+
+register(MetricDef(
+    "percentile_rank", "Expected percentile ranking (percent)",
+    "rank_ui = 100 (r_ui - 1) / N for a relevant item at rank r_ui, 100 ((L - 1) / N + 1) / 2 "
+    "for one not in the list; PR = sum_{u,i} rank_ui / sum_u R",
+    "Where the relevant items sit in the lists, as a percentage of the catalogue (lower is "
+    "better; Hu, Koren & Volinsky 2008). Relevant items missing from a list get the mean "
+    "percentile of the unranked rest, as RecPack's PercentileRanking. average: items = over "
+    "every relevant (user, item) pair (RecPack, micro) | users = mean of each user's mean.",
+    (REL, N_ITEMS, _variant(Request.PERC_RANK, "average", "items", "items | users")),
+    higher_is_better=False, bounds=(0.0, 100.0),
+    reference="Hu, Koren & Volinsky (ICDM 2008); RecPack recpack/metrics/percentile_ranking.py",
+    example="N = 10, list of 4 with hits at ranks 1 and 3, R = 3: (0 + 20 + 100 (3/10 + 1)/2) / 3",
+    kernel=Kernel(Request.PERC_RANK, par=_n_items, variant="average",
+                  micro=(("items", Request.PERC_NUM, Request.NREL),)),
+), ("percentile_ranking", "epr"))

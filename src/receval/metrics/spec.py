@@ -85,6 +85,7 @@ class Kernel:
     ``undefined_without_hit``: the value is NaN when nothing relevant is retrieved (no value,
     left out of the mean; ``n`` counts users that have one).
     ``ranked``: needs the ranked positions (``False``: a truth-only count such as ``num_rel``).
+    ``full_list``: reads the whole list whatever the cutoff (RecTools' partial AUC).
     ``whole_list``: parameter values that need the whole list whatever the cutoff
     (``(("ideal", "list"),)``).
     ``variant``: the parameter whose choice index is the kernel's variant (denominator, level).
@@ -104,6 +105,7 @@ class Kernel:
     count: bool = False
     undefined_without_hit: bool = False
     ranked: bool = True
+    full_list: bool = False
     whole_list: tuple[tuple[str, Any], ...] = ()
     variant: str | None = None
     par: Callable[[Any, float], float] | None = None
@@ -125,7 +127,8 @@ class Kernel:
         return self.average and not any(spec.get(p) == v for p, v in self.not_average)
 
     def needs_whole_list(self, spec: Any) -> bool:
-        return spec.k is None or any(spec.get(p) == v for p, v in self.whole_list)
+        return self.full_list or spec.k is None or any(spec.get(p) == v
+                                                       for p, v in self.whole_list)
 
 
 @dataclass(frozen=True)
