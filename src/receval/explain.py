@@ -151,14 +151,19 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
     """Step-by-step computation of ``metric`` for ``user`` (see the module docstring).
 
     ``run`` and ``truth`` are any containers :func:`receval.evaluate` accepts; ``user`` is matched
-    by value, or by its text (``"42"`` finds the integer id 42). Policies are those of
+    by value, or by its text (``"42"`` finds the integer id 42). Policies, and the
+    optional inputs of plugin metrics (``train=``, ``propensities=``, ...), are those of
     :func:`receval.evaluate`.
     """
+    from .engines.plugins import OPTION_NAMES
     from .io.frames import read_columns
     from .metrics import canonical_key, parse_metric
     from .policies import Policies
 
     spec = parse_metric(canonical_key(metric) if isinstance(metric, str) else metric)
+    # optional inputs of plugin metrics (train=, propensities=, ...) go to the Evaluator
+    context = {name: policies.pop(name) for name in list(policies)
+               if name in ("train", "item_features", "catalog") or name in OPTION_NAMES}
     pol = Policies.from_kwargs(ties=ties, **policies)
     rc = read_columns(run, role="run", user_col=user_col, item_col=item_col,
                       score_col=score_col, rank_col=rank_col)
@@ -204,7 +209,7 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
                               "relevance": t_rel_all[t_mask]})
     value_col = {"score_col": "score"} if rc.value_kind == "score" else {"rank_col": "rank"}
     ev = Evaluator(sub_truth, [ref_spec], user_col="user", item_col="item",
-                   rel_col="relevance", **pol.to_dict())
+                   rel_col="relevance", **pol.to_dict(), **context)
     packed = ev.pack(sub_run, user_col="user", item_col="item", **value_col)
     row = int(np.flatnonzero(packed.truth_index >= 0)[0])
     s, e = packed.indptr[row], packed.indptr[row + 1]
