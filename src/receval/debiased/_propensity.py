@@ -69,6 +69,8 @@ def inverse_weights(vocab: np.ndarray, given: Any, train: tuple | None, A: float
         if ((p <= 0) | (p > 1) | ~np.isfinite(p)).any():
             raise InputError(f"{key}: propensities must lie in (0, 1].")
         return 1.0 / p
+    if train is None:
+        raise InputError(f"{key} needs propensities={{item: p}} or train=... to estimate them.")
     n_users, items, counts = train
     pos = pd.Index(items).get_indexer(index)
     n_l = np.where(pos >= 0, counts[np.maximum(pos, 0)] if len(counts) else 0.0, 0.0)
