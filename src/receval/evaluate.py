@@ -41,9 +41,9 @@ class Evaluator:
         relevance matrix / list of item arrays (with a numpy top-k matrix as run).
     metrics : metric keys or specs, e.g. ``["ndcg@10", "map@100", "mrr"]``.
     user_col, item_col, rel_col : truth column names (default: common names are detected).
-    ties, users, empty_truth, duplicates, nan_scores, negative_rel : policies, see
+    ties, users, empty_truth, duplicates, nan_scores, negative_rel, unjudged : policies, see
         :mod:`receval.policies` (defaults: ``"id"``, ``"truth"``, ``"skip"``, ``"error"``,
-        ``"error"``, ``"error"``).
+        ``"error"``, ``"error"``, ``"keep"``).
     train, item_features, catalog : optional inputs for beyond-accuracy metrics.
 
     Example
@@ -56,7 +56,8 @@ class Evaluator:
                  item_col: str | None = None, rel_col: str | None = None,
                  ties: str = "id", users: str = "truth", empty_truth: str = "skip",
                  duplicates: str = "error", nan_scores: str = "error",
-                 negative_rel: str = "error", train: Any = None, item_features: Any = None,
+                 negative_rel: str = "error", unjudged: str = "keep", train: Any = None,
+                 item_features: Any = None,
                  catalog: Any = None, **options: Any) -> None:
         self.metrics: list[MetricSpec] = parse_metrics(metrics)
         unknown = sorted(set(options) - set(OPTION_NAMES))
@@ -69,7 +70,7 @@ class Evaluator:
             )
         self.policies = Policies(ties=ties, users=users, empty_truth=empty_truth,
                                  duplicates=duplicates, nan_scores=nan_scores,
-                                 negative_rel=negative_rel)
+                                 negative_rel=negative_rel, unjudged=unjudged)
         self.context = Context(train=train, item_features=item_features, catalog=catalog,
                                options=options, policies=self.policies)
         for spec in self.metrics:
@@ -376,7 +377,7 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
     metrics : keys such as ``"ndcg@10"``, ``"map@100(denominator=min_k_rel)"``, ``"mrr"``.
     user_col, item_col, score_col, rank_col, rel_col : column names (detected when omitted).
     **kwargs : policies (``ties``, ``users``, ``empty_truth``, ``duplicates``, ``nan_scores``,
-        ``negative_rel``) and optional inputs (``train``, ``item_features``, ``catalog``).
+        ``negative_rel``, ``unjudged``) and optional inputs (``train``, ``item_features``, ``catalog``).
 
     Returns
     -------

@@ -153,10 +153,10 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
 
     ``run`` and ``truth`` are any containers :func:`receval.evaluate` accepts; ``user`` is matched
     by value, or by its text (``"42"`` finds the integer id 42). Policies, the optional inputs
-    (``train``, ``item_features``, ``catalog``) and options (``baseline_run``, ...) are those of
-    :func:`receval.evaluate`. The run-comparison metrics (overlap, rbo, kendall_tau,
-    unexpectedness) show both lists and the computation; other metrics outside the ranking
-    kernel show the user's list and receval's value.
+    (``train``, ``item_features``, ``catalog``) and options (``baseline_run``,
+    ``propensities``, ...) are those of :func:`receval.evaluate`. The run-comparison metrics
+    (overlap, rbo, kendall_tau, unexpectedness) show both lists and the computation; other
+    metrics outside the ranking kernel show the user's list and receval's value.
     """
     from .engines.plugins import OPTION_NAMES
     from .io.frames import read_columns
@@ -188,13 +188,13 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
             "truth)."
         )
     ref_spec = spec
-    if spec.definition.kernel is not None and spec.name == "err" and \
-            spec.get("max_grade") is None:  # ERR's default scale: the whole truth's maximum
+    if spec.definition.kernel is not None and (spec.name == "err" or spec.name in _CWL_C) \
+            and spec.get("max_grade") is None:  # default scale: the whole truth's maximum
         from .metrics import metric as make_metric
 
         grade = max(float(np.max(np.maximum(t_rel_all, 0.0))) if len(t_rel_all) else 0.0,
                     POSITIVE)
-        ref_spec = make_metric("err", spec.k, max_grade=grade)
+        ref_spec = make_metric(spec.name, spec.k, **dict(spec.params), max_grade=grade)
 
     # pack this user's rows exactly as rv.evaluate does: the same policies, the same order
     import pandas as pd
@@ -222,6 +222,11 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
                          packed.t_rel[t0:t1].tolist(), strict=True))
 
     notes = [f"order: {_TIES_TEXT[pol.ties]}"]
+    if pol.unjudged == "remove":  # condensed list, as evaluate_packed scores it
+        dropped = sum(1 for it, _ in pairs if it not in truth_rel)
+        pairs = [(it, s) for it, s in pairs if it in truth_rel]
+        notes.append(f"unjudged='remove': {dropped} item(s) without a truth row removed "
+                     "before scoring (condensed list)")
     if spec.name in _RUN_PAIR_METRICS:
         from .beyond.runs import baseline_packed
 
@@ -245,6 +250,31 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
     if not ex.computed:
         ex.value = ex.reference
     return ex
+
+
+def _inst(spec: Any, rank: int, g: float, cum: float, depth: int) -> float:
+    T = float(spec.get("T"))
+    y = rank + T + (T - cum)
+    return ((y - 1) / y) ** 2
+
+
+def _insq(spec: Any, rank: int, g: float, cum: float, depth: int) -> float:
+    y = rank + 2 * float(spec.get("T"))
+    return ((y - 1) / y) ** 2
+
+
+# continuation probability C(i) of each C/W/L model: (spec, rank, gain, cumulative gain, depth)
+_CWL_C = {
+    "cwl_rbp": lambda s, i, g, cum, d: float(s.get("phi")),
+    "inst": _inst,
+    "insq": _insq,
+    "sdcg": lambda s, i, g, cum, d: math.log(i + 1) / math.log(i + 2) if i < d else 0.0,
+    "bpm": lambda s, i, g, cum, d: 1.0 if cum < float(s.get("T")) and i < d else 0.0,
+    "nerr_eq8": lambda s, i, g, cum, d: 1.0 - g if i < d else 0.0,
+    "nerr_eq9": lambda s, i, g, cum, d: (i / (i + 1)) * (1.0 - g) if i < d else 0.0,
+    "nerr_eq10": lambda s, i, g, cum, d: float(s.get("phi")) * (1.0 - g),
+    "nerr_eq11": lambda s, i, g, cum, d: _insq(s, i, g, cum, d) * (1.0 - g),
+}
 
 
 def _compute(spec: Any, pairs: list[tuple[Any, float]], truth_rel: dict[Any, float],
@@ -460,6 +490,65 @@ def _compute(spec: Any, pairs: list[tuple[Any, float]], truth_rel: dict[Any, flo
         steps.append(f"bpref = {_num(total)} / {R}")
     elif name == "num_rel":
         value = float(R)
+    elif name == "judged":
+        cols.append("judged")
+        n_j = 0
+        for row, (it, _) in zip(rows, shown, strict=True):
+            n_j += it in truth_rel
+            row.append("yes" if it in truth_rel else "")
+        den = min(K, L)
+        value = n_j / den if den else 0.0
+        steps.append(f"judged in the top {den} = {n_j}; Judged{at} = {n_j} / {den}")
+        if R == 0:
+            value = float("nan")
+    elif name == "ncrr":
+        cols += ["1/rank at hits"]
+        crr = 0.0
+        for row, bi in zip(rows, b, strict=True):
+            row.append(1.0 / row[0] if bi else "")
+            crr += 1.0 / row[0] if bi else 0.0
+        m = min(R, K, L)
+        icrr = sum(1.0 / i for i in range(1, m + 1))
+        steps.append(f"CRR{at} = {_num(crr)}; ideal CRR over min(R, k, L) = {m} hits = "
+                     f"{_num(icrr)}")
+        value = crr / icrr if icrr > 0 else 0.0
+        steps.append(f"NCRR{at} = {_num(crr)} / {_num(icrr)}")
+        if R == 0:
+            value = float("nan")
+    elif name in _CWL_C:
+        grade = spec.get("max_grade")
+        if grade is None:
+            grade = max(float(np.max(all_truth_rel)) if len(all_truth_rel) else 0.0, POSITIVE)
+            notes.append(f"max_grade = {grade:g} (the largest relevance in the whole truth)")
+        depth = k if k is not None else 1000
+        gains = [max(r, 0.0) / grade for r in rels[:depth]]
+        gains += [0.0] * (depth - len(gains))
+        cont = _CWL_C[name]
+        cols += ["gain", "C(i)", "P(reach i)"]
+        reach, total_p, eu, etu, etc_, cum = 1.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        for i, g in enumerate(gains):
+            if reach == 0.0:
+                break
+            cum += g
+            c = cont(spec, i + 1, g, cum, depth)
+            if i < len(rows):
+                rows[i] += [g, c, reach]
+            total_p += reach
+            eu += reach * g
+            etu += reach * (1 - c) * cum
+            etc_ += reach * (1 - c) * (i + 1)
+            reach *= c
+        steps.append(f"gains g_i = relevance / {grade:g}; ranks past the list have gain 0, up to "
+                     f"depth {depth}")
+        steps.append(f"sum P(i) = expected depth ED = {_num(total_p)}")
+        steps.append(f"EU = sum P(i) g_i / sum P(i) = {_num(eu)} / {_num(total_p)}")
+        out = spec.get("output")
+        value = {"eu": eu / total_p if total_p else 0.0, "etu": etu, "etc": etc_,
+                 "ed": total_p}[out]
+        if out != "eu":
+            steps.append(f"output = {out}: ETU = {_num(etu)}, ETC = {_num(etc_)}")
+        if not any(r > 0 for r in truth_rel.values()):
+            value = float("nan")
     else:
         notes.append(f"no step-by-step rule for {name}; the value is receval.evaluate's.")
         ex.computed = False

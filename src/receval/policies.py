@@ -33,6 +33,11 @@ policy             default                     choices
                                                non-relevant), ``"drop"`` (remove those truth
                                                rows: the items count as unjudged, as in
                                                trec_eval's bpref).
+``unjudged``       ``"keep"``                  recommended items without a truth row: ``"keep"``
+                                               (they count as non-relevant), ``"remove"``
+                                               (drop them from every list before scoring:
+                                               Sakai's condensed lists, ir_measures
+                                               ``judged_only``, trec_eval ``-J``).
 =================  ==========================  ===================================================
 """
 
@@ -49,6 +54,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "duplicates": ("error", "first", "max"),
     "nan_scores": ("error", "drop", "last"),
     "negative_rel": ("error", "zero", "drop"),
+    "unjudged": ("keep", "remove"),
 }
 
 
@@ -62,6 +68,7 @@ class Policies:
     duplicates: str = "error"
     nan_scores: str = "error"
     negative_rel: str = "error"
+    unjudged: str = "keep"
 
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():

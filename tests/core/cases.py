@@ -11,7 +11,12 @@ from __future__ import annotations
 from receval.metrics import REGISTRY, load_plugins, metric
 
 # a value inside each numeric parameter's range other than its default
-_NUMERIC = {"rel": 2.0, "beta": 2.0, "p": 0.5, "max_grade": 4.0}
+_NUMERIC = {"rel": 2.0, "beta": 2.0, "p": 0.5, "max_grade": 4.0, "recall": 0.3, "phi": 0.5,
+            "T": 2.0}
+
+
+# parameters without a usable default: every key of a family that has one sets it
+_REQUIRED = {"n_items": 100}
 
 
 def metric_cases(*, cutoffs: tuple[int, ...] = (3,), plugins: bool = False,
@@ -23,17 +28,18 @@ def metric_cases(*, cutoffs: tuple[int, ...] = (3,), plugins: bool = False,
         defn = REGISTRY[name]
         if (defn.kernel is None) != plugins or name in exclude:
             continue
+        req = {p.name: _REQUIRED[p.name] for p in defn.params if p.name in _REQUIRED}
         ks = [None] if defn.cutoff == "none" else [None, *cutoffs]
         for k in ks:
-            keys.append(metric(name, k).key)
+            keys.append(metric(name, k, **req).key)
         k = None if defn.cutoff == "none" else cutoffs[-1]
         for p in defn.params:
             if p.choices is not None:
                 for choice in p.choices:
                     if choice != p.default:
-                        keys.append(metric(name, k, **{p.name: choice}).key)
+                        keys.append(metric(name, k, **{**req, p.name: choice}).key)
             elif p.name in _NUMERIC:
-                keys.append(metric(name, k, **{p.name: _NUMERIC[p.name]}).key)
+                keys.append(metric(name, k, **{**req, p.name: _NUMERIC[p.name]}).key)
     return list(dict.fromkeys(keys))
 
 

@@ -20,8 +20,11 @@ import numpy as np
 
 from receval.metrics import parse_metric
 
-GRADED = {"cg", "dcg", "idcg", "ndcg", "err"}
-NOT_AVERAGED = {"first_hit_rank", "err", "bpref"}
+CWL = {"cwl_rbp", "inst", "insq", "sdcg", "bpm", "nerr_eq8", "nerr_eq9", "nerr_eq10",
+       "nerr_eq11"}
+GRADED = {"cg", "dcg", "idcg", "ndcg", "err"} | CWL
+NOT_AVERAGED = {"first_hit_rank", "err", "bpref", "infap", "iprec", "iprec_avg",
+                "set_map", "pauc", "pap", "mcc"} | CWL
 
 
 # --------------------------------------------------------------------------------------------
@@ -152,6 +155,70 @@ def metric_value(spec: Any, rels: Sequence[float], judged: Sequence[bool],
     if name == "rbp":
         p = float(spec.get("p"))
         return (1 - p) * sum(x * p**i for i, x in enumerate(top))
+    if name == "judged":
+        return div(sum(1 for j in judged[:k] if j), min(k, L))
+    if name == "infap":
+        # Yilmaz & Aslam (2006) as trec_eval computes it; every truth row is judged here
+        acc, seen_rel, seen_non = 0.0, 0, 0
+        for j, (x, jd) in enumerate(zip(b, judged, strict=True)):
+            if not jd:
+                continue
+            if x:
+                if j == 0:
+                    acc += 1.0
+                else:
+                    acc += 1 / (j + 1) + (j / (j + 1)) * ((seen_rel + seen_non) / j) * (
+                        (seen_rel + 1e-5) / (seen_rel + seen_non + 2e-5))
+                seen_rel += 1
+            else:
+                seen_non += 1
+        return div(acc, R)
+    if name in ("iprec", "iprec_avg"):
+        levels = [float(spec.get("recall"))] if name == "iprec" else [i / 10 for i in range(11)]
+        h_all = sum(b)
+        prec = [sum(b[: i + 1]) / (i + 1) for i in range(L)]
+        hit_pos = [i for i, x in enumerate(b) if x]
+        vals = []
+        for p in levels:
+            c = math.floor(p * R + 0.9)
+            if h_all == 0 or c > h_all:
+                vals.append(0.0)
+                continue
+            vals.append(max(prec[hit_pos[max(c, 1) - 1]:]))
+        return sum(vals) / len(vals)
+    if name == "set_map":
+        return div(h * h, k * R)
+    if name == "ncrr":
+        crr = sum(1 / (i + 1) for i, x in enumerate(top) if x)
+        icrr = sum(1 / i for i in range(1, min(R, k, L) + 1))
+        return div(crr, icrr)
+    if name in CWL:
+        return cwl_value(spec, rels, max_rel)
+    if name in ("pauc", "pap"):
+        # RecTools: the whole list, against the first k non-relevant items
+        acc, fp, seen = 0.0, 0, 0
+        for x in b:
+            if x:
+                seen += 1
+                if name == "pap" and seen > k:
+                    break
+                if fp < k:
+                    acc += k - fp
+            else:
+                fp += 1
+        return div(acc, (R if name == "pauc" else min(R, k)) * k)
+    if name == "mcc":
+        N_items = float(spec.get("n_items"))
+        tp, fp_, fn = h, k - h, R - h
+        tn = N_items - k - fn
+        prod = (tp + fp_) * (tp + fn) * (tn + fp_) * (tn + fn)
+        return div(tp * tn - fp_ * fn, math.sqrt(prod)) if prod > 0 else 0.0
+    if name == "percentile_rank":
+        N_items = float(spec.get("n_items"))
+        m = min(k, L)
+        ranks = [100 * i / N_items for i, x in enumerate(b[:m]) if x]
+        miss = 100 * (max(m - 1, 0) / N_items + 1) / 2
+        return div(sum(ranks) + (R - len(ranks)) * miss, R)
     if name == "bpref":
         acc, nonrel_above = 0.0, 0
         for x, j in zip(top, judged[:k], strict=True):
@@ -163,6 +230,54 @@ def metric_value(spec: Any, rels: Sequence[float], judged: Sequence[bool],
                 nonrel_above += 1
         return div(acc, R)
     raise KeyError(name)
+
+
+def cwl_value(spec: Any, rels: Sequence[float], max_rel: float) -> float:
+    """A C/W/L measure from its continuation probabilities (Moffat et al. 2017; cwl_eval)."""
+    name = spec.name
+    depth = spec.k if spec.k is not None else 1000
+    grade = spec.get("max_grade")
+    grade = float(grade) if grade is not None else max(max_rel, 5e-324)
+    g = [max(r, 0.0) / grade for r in rels[:depth]] + [0.0] * max(0, depth - len(rels))
+    cum = list(itertools.accumulate(g))
+    C = []
+    for i in range(depth):
+        rank = i + 1
+        if name == "cwl_rbp":
+            c = float(spec.get("phi"))
+        elif name == "inst":
+            T = float(spec.get("T"))
+            c = ((rank + T + (T - cum[i]) - 1) / (rank + T + (T - cum[i]))) ** 2
+        elif name == "insq":
+            T = float(spec.get("T"))
+            c = ((rank + 2 * T - 1) / (rank + 2 * T)) ** 2
+        elif name == "sdcg":
+            c = math.log2(rank + 1) / math.log2(rank + 2) if rank < depth else 0.0
+        elif name == "bpm":
+            c = 1.0 if cum[i] < float(spec.get("T")) and rank < depth else 0.0
+        elif name == "nerr_eq8":
+            c = 1 - g[i] if rank < depth else 0.0
+        elif name == "nerr_eq9":
+            c = rank / (rank + 1) * (1 - g[i]) if rank < depth else 0.0
+        elif name == "nerr_eq10":
+            c = float(spec.get("phi")) * (1 - g[i])
+        else:
+            T = float(spec.get("T"))
+            c = ((rank + 2 * T - 1) / (rank + 2 * T)) ** 2 * (1 - g[i])
+        C.append(c)
+    P = [1.0]
+    for c in C[:-1]:
+        P.append(P[-1] * c)
+    S = sum(P)
+    out = spec.get("output")
+    if out == "eu":
+        return sum(p * x for p, x in zip(P, g, strict=True)) / S
+    if out == "ed":
+        return S
+    L = [p * (1 - c) for p, c in zip(P, C, strict=True)]
+    if out == "etu":
+        return sum(l_ * c_ for l_, c_ in zip(L, cum, strict=True))
+    return sum(l_ * (i + 1) for i, l_ in enumerate(L))
 
 
 # --------------------------------------------------------------------------------------------
@@ -203,7 +318,7 @@ def _orders(rows: list[tuple[Any, float]], ties: str) -> list[list[Any]]:
 def evaluate(run: Iterable[tuple], truth: Iterable[tuple], metrics: Sequence[str], *,
              ties: str = "id", users: str = "truth", empty_truth: str = "skip",
              duplicates: str = "error", nan_scores: str = "error",
-             negative_rel: str = "error") -> tuple[dict, dict]:
+             negative_rel: str = "error", unjudged: str = "keep") -> tuple[dict, dict]:
     """Per-user values ``{user: {key: value}}`` and the summary ``{key: mean}``.
 
     Raises ``ValueError`` where receval must raise an error (duplicates, NaN scores, negative
@@ -250,6 +365,8 @@ def evaluate(run: Iterable[tuple], truth: Iterable[tuple], metrics: Sequence[str
             continue
         d[i] = s
 
+    if unjudged == "remove":  # condensed lists: only items with a truth row stay
+        lists = {u: {i: s for i, s in d.items() if i in t.get(u, {})} for u, d in lists.items()}
     truth_users = list(t)
     run_users = [u for u in lists if u not in t]
     evaluated = {
@@ -296,6 +413,14 @@ def evaluate(run: Iterable[tuple], truth: Iterable[tuple], metrics: Sequence[str
             users_in = [u for u, ok in zip(evaluated, has_rel, strict=True) if ok]
         else:
             users_in = list(evaluated)
+        if spec.name == "percentile_rank" and spec.get("average") == "items":
+            num = sum(per_user[u][spec.key] * sum(1 for r in t.get(u, {}).values() if r >= thr)
+                      for u in users_in if not math.isnan(per_user[u][spec.key]))
+            den = sum(sum(1 for r in t.get(u, {}).values() if r >= thr) for u in users_in)
+            summary[spec.key] = num / den if den > 0 else math.nan
+            if empty_truth == "nan" and not all(has_rel):
+                summary[spec.key] = math.nan
+            continue
         if spec.name == "hit_rate" and spec.get("level") != "user":
             num = den = 0.0
             for u in users_in:

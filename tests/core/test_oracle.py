@@ -179,3 +179,13 @@ def test_large_input_takes_the_parallel_path():
           duplicates="first")
     check(run, truth, ["ndcg@10", "hit_rate@3(level=recommended)"], duplicates="max",
           users="union")
+
+
+@pytest.mark.parametrize("ties", ["id", "trec_eval", "average"])
+def test_unjudged_remove_condenses_the_lists(ties):
+    """unjudged='remove' scores each list without its items that have no truth row."""
+    rng = np.random.default_rng(zlib.crc32(f"unjudged-{ties}".encode()))
+    metrics = AVERAGE if ties == "average" else ALL
+    for _ in range(4):
+        run, truth = random_case(rng, tie_levels=int(rng.integers(2, 4)))
+        check(run, truth, metrics, ties=ties, unjudged="remove")

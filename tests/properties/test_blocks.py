@@ -29,6 +29,7 @@ POLICIES = st.fixed_dictionaries({
     "empty_truth": st.sampled_from(["skip", "zero", "nan"]),
     "duplicates": st.sampled_from(["first", "max"]),
     "nan_scores": st.sampled_from(["drop", "last"]),
+    "unjudged": st.sampled_from(["keep", "remove"]),
 })
 
 

@@ -406,6 +406,19 @@ def _rating(which: str):
                 micro = float(e.sum() / len(e)) if len(e) else float("nan")
                 if which == "rmse":
                     per_user, micro = np.sqrt(per_user), float(np.sqrt(micro))
+            elif which == "explained_variance":
+                # 1 - Var(r^ - r) / Var(r), population variances (scikit-learn
+                # explained_variance_score): unlike R^2 a constant bias is not penalized
+                def var(x: np.ndarray) -> np.ndarray:
+                    m = np.bincount(u, weights=x, minlength=n_users) / np.maximum(n_pairs, 1)
+                    return np.bincount(u, weights=(x - m[u]) ** 2, minlength=n_users)
+                v_true, v_err = var(true), var(err)
+                per_user = np.where(v_true > 0, 1.0 - v_err / np.where(v_true > 0, v_true, 1),
+                                    np.nan)
+                info["users_constant_ratings"] = int(((v_true <= 0) & (n_pairs > 0)).sum())
+                tot = float(np.sum((true - true.mean()) ** 2)) if len(true) else 0.0
+                res = float(np.sum((err - err.mean()) ** 2)) if len(err) else 0.0
+                micro = 1.0 - res / tot if tot > 0 else float("nan")
             else:  # r2
                 mean_u = np.bincount(u, weights=true, minlength=n_users) / np.maximum(n_pairs, 1)
                 ss_tot = np.bincount(u, weights=(true - mean_u[u]) ** 2, minlength=n_users)
@@ -436,6 +449,9 @@ for _name, _title, _formula, _hib, _bounds in (
     ("mae", "Mean absolute error", "(1/|T|) sum |r^_ui - r_ui|", False, (0.0, None)),
     ("r2", "Coefficient of determination R^2",
      "1 - sum (r^_ui - r_ui)^2 / sum (r_ui - mean(r))^2", True, (float("-inf"), 1.0)),
+    ("explained_variance", "Explained variance",
+     "1 - Var(r^_ui - r_ui) / Var(r_ui) (population variances over T)", True,
+     (float("-inf"), 1.0)),
 ):
     register(MetricDef(
         _name, _title, _formula, _title + "." + _RATING_DOC, _RATING_PARAMS, cutoff="none",

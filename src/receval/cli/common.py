@@ -29,6 +29,8 @@ POLICY_HELP = {
     "nan_scores": "NaN/inf scores: error (default), drop, last",
     "negative_rel": "relevance below 0: error (default), zero (judged non-relevant), drop "
                     "(unjudged)",
+    "unjudged": "recommended items without a truth row: keep (default, non-relevant), remove "
+                "(condensed lists: ir_measures judged_only, trec_eval -J)",
 }
 
 

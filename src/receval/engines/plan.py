@@ -54,6 +54,7 @@ class KernelRequest:
     k: int = 0
     thr: float = POSITIVE
     par: float = 0.0
+    par2: float = 0.0
     variant: int = 0
     gain: int = 0
     ideal: int = 0
@@ -126,8 +127,8 @@ class Plan:
         return out
 
     def _depth(self) -> int:
-        if self.policies.ties == "average":
-            return 0
+        if self.policies.ties == "average" or self.policies.unjudged == "remove":
+            return 0  # whole lists: tie groups / the judged items past any cutoff
         depth = 0
         for s in self.kernel_specs:
             binding = s.definition.kernel
@@ -150,12 +151,14 @@ class Plan:
             nrel[t] = len(reqs)
             reqs.append(KernelRequest(Request.NREL, 0, t))
         micro = {}
+        self_column = self.kernel_specs.index
         for s in self.kernel_specs:
             pair = s.definition.kernel.micro_requests(s)
             if pair is not None:
+                own = reqs[self_column(s)]
                 micro[s] = len(reqs)
-                reqs += [KernelRequest(pair[0], s.k or 0, threshold(s)),
-                         KernelRequest(pair[1], s.k or 0, threshold(s))]
+                reqs += [KernelRequest(pair[0], s.k or 0, threshold(s), own.par, own.par2),
+                         KernelRequest(pair[1], s.k or 0, threshold(s), own.par, own.par2)]
         return Requests(reqs, {s: i for i, s in enumerate(self.kernel_specs)}, nrel, micro)
 
 
@@ -176,7 +179,8 @@ class Requests:
         return {"codes": col("code", np.int32), "ks": col("k", np.int64),
                 "thrs": col("thr", np.float64), "pars": col("par", np.float64),
                 "opts": col("variant", np.int32), "gains": col("gain", np.int32),
-                "ideals": col("ideal", np.int32), "discounts": col("discount", np.int32)}
+                "ideals": col("ideal", np.int32), "discounts": col("discount", np.int32),
+                "pars2": col("par2", np.float64)}
 
 
 def _index(spec: MetricSpec, name: str, choices: tuple[str, ...]) -> int:
@@ -193,6 +197,7 @@ def _request(spec: MetricSpec, max_rel: float) -> KernelRequest:
     return KernelRequest(
         code=binding.request, k=spec.k or 0, thr=threshold(spec),
         par=binding.par(spec, max_rel) if binding.par is not None else 0.0,
+        par2=binding.par2(spec, max_rel) if binding.par2 is not None else 0.0,
         variant=variant, gain=_index(spec, "gain", GAINS), ideal=_index(spec, "ideal", IDEALS),
         discount=_index(spec, "discount", DISCOUNTS),
     )

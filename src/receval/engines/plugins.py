@@ -7,7 +7,9 @@ A metric family registered with ``MetricDef(compute=fn, needs=(...))`` is evalua
   metric is undefined for that user, left out of the mean), or ``None`` for catalogue-level
   metrics that have only a global value;
 - ``value``: the summary value; when ``None`` the mean of ``per_user`` over non-NaN users is used;
-- ``info``: extra facts to report (e.g. the catalogue size used).
+- ``info``: extra facts to report (e.g. the catalogue size used);
+- ``num`` / ``den``: per-user numerators and denominators of a micro-averaged metric (the
+  summary is their ratio of sums over users with a value).
 
 Catalogue metrics should compute from mergeable partial states (counts per item) so that blocks
 of users, or a distributed engine, combine them with the same code.
@@ -28,6 +30,10 @@ class MetricValues:
     per_user: np.ndarray | None = None
     value: float | None = None
     info: dict[str, Any] = field(default_factory=dict)
+    # micro averages: per-user numerators and denominators (summary = sum num / sum den,
+    # mergeable over blocks like the kernel's item-level hit rates)
+    num: np.ndarray | None = None
+    den: np.ndarray | None = None
 
 
 # Extra keyword options of evaluate() / Evaluator() that plugin metrics read from
@@ -38,6 +44,8 @@ OPTION_NAMES: dict[str, str] = {
                     "unexpectedness compare each list with",
     "item_categories": "{item: [categories]} (or item, category rows) for the categorical "
                        "diversity and coverage metrics",
+    "propensities": "{item: propensity in (0, 1]} for psp / psndcg / ips_hit_rate (else they "
+                    "are estimated from train=)",
 }
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 cimport numpy as cnp
 from cython.parallel cimport parallel, prange
-from libc.math cimport INFINITY, NAN, fabs, fma, isnan, log, log2, log10, pow
+from libc.math cimport INFINITY, NAN, fabs, fma, isnan, log, log2, log10, pow, sqrt
 from libc.stdlib cimport free, malloc, qsort, realloc
 
 cnp.import_array()
@@ -54,6 +54,34 @@ cpdef enum Request:
     BPREF = 16
     NREL = 17
     NRET = 18
+    # retrieval measures of trec_eval / ir_measures (computed by _metric_ext)
+    JUDGED = 19
+    INFAP = 20
+    IPREC = 21
+    IPREC_AVG = 22
+    SET_MAP = 23
+    NCRR = 24
+    # C/W/L user models (Moffat et al.; cwl_eval): variant = output (eu, etu, etc, ed)
+    CWL_RBP = 25
+    CWL_INST = 26
+    CWL_INSQ = 27
+    CWL_SDCG = 28
+    CWL_BPM = 29
+    CWL_NERR8 = 30
+    CWL_NERR9 = 31
+    CWL_NERR10 = 32
+    CWL_NERR11 = 33
+    # recommender extras: RecTools PAUC / PAP / MCC, RecPack percentile ranking
+    PAUC = 34
+    PAP = 35
+    MCC = 36
+    PERC_RANK = 37
+    PERC_NUM = 38    # numerator of the percentile rank's micro average
+
+# first request code handled by _metric_ext
+DEF FIRST_EXT = 19
+# cwl_eval's default evaluation depth (--max_depth): a ranking is padded with zero gains to it
+DEF CWL_DEPTH = 1000
 
 # A request's options are indexes into these tuples (metric parameters take their choices from
 # here, so a choice's position is its kernel value by construction).
@@ -63,6 +91,10 @@ VARIANTS = {
     AP: ("rel", "min_k_rel", "hits"),           # denominator
     HIT_RATE: ("user", "recommended", "truth"),  # level
 }
+CWL_OUTPUTS = ("eu", "etu", "etc", "ed")  # expected utility (rate), total utility, total cost, depth
+for _code in range(CWL_RBP, CWL_NERR11 + 1):
+    VARIANTS[_code] = CWL_OUTPUTS
+VARIANTS[PERC_RANK] = ("items", "users")  # average
 GAINS = ("linear", "exp")
 IDEALS = ("truth", "list")
 DISCOUNTS = ("log2", "log2_max2", "ln", "log10")
@@ -327,6 +359,231 @@ cdef double _metric(int code, long long k, double thr, double par, int opt, int 
     return NAN
 
 
+cdef double _metric_ext(int code, long long k, double thr, double par, double par2, int opt,
+                        const double* rel, const signed char* judged, const long long* grp_end,
+                        long long n_avail, long long list_len,
+                        const double* trel, long long n_truth, double* scratch) noexcept nogil:
+    """The request codes from FIRST_EXT on, for one user (same arguments as _metric; ``par2``
+    is the second numeric parameter: the gain scale of the C/W/L models).
+
+    ``judged[i]``: 1 = the item is in the user's truth, 0 = it is not, 2 = in the pool but
+    unjudged (trec_eval qrels lines with a negative relevance; only ``receval trec`` sets it).
+    """
+    cdef long long n, i, j, nrel = 0, kk, c, h, m, depth
+    cdef double acc = 0.0, den, x, y, best, p_, g, cg, s, etu, etc, cont, t_, r_prev, n_prev
+    cdef double u_prev
+    cdef int avg = grp_end != NULL
+    for i in range(n_truth):
+        if trel[i] >= thr:
+            nrel += 1
+    kk = k if k > 0 else list_len
+    n = n_avail if n_avail < kk else kk
+
+    if code == JUDGED:
+        # share of the top min(k, L) that is judged (ir_measures Judged@k)
+        if avg:
+            i = 0
+            while i < n:
+                m = grp_end[i]
+                x = 0.0
+                for j in range(i, m):
+                    x += 1.0 if judged[j] == 1 else 0.0
+                x = x / (m - i)
+                for j in range(i, m if m < n else n):
+                    acc += x
+                i = m
+        else:
+            for i in range(n):
+                if judged[i] == 1:
+                    acc += 1.0
+        den = <double> (list_len if list_len < kk else kk)
+        return acc / den if den > 0 else 0.0
+
+    if code == INFAP:
+        # trec_eval 9.0.8 m_infAP.c (Yilmaz & Aslam 2006): items outside the pool are skipped
+        r_prev = 0.0
+        n_prev = 0.0
+        u_prev = 0.0
+        for i in range(n):
+            if judged[i] == 2:
+                u_prev += 1.0
+                continue
+            if judged[i] == 0:
+                continue
+            if rel[i] >= thr:
+                if i == 0:
+                    acc += 1.0
+                else:
+                    x = <double> i
+                    acc += 1.0 / (x + 1.0) + (x / (x + 1.0)) * (
+                        (r_prev + n_prev + u_prev) / x) * (
+                        (r_prev + 1e-5) / (r_prev + n_prev + 2 * 1e-5))
+                r_prev += 1.0
+            else:
+                n_prev += 1.0
+        return acc / nrel if nrel > 0 else 0.0
+
+    if code == IPREC or code == IPREC_AVG:
+        # interpolated precision (trec_eval iprec_at_recall / 11pt_avg): the largest precision
+        # at or below the rank of the c-th relevant item, c = (long) (p R + 0.9); 0 when fewer
+        # than c relevant items are retrieved
+        h = 0
+        for i in range(n):
+            if rel[i] >= thr:
+                h += 1
+            scratch[i] = h / (i + 1.0)
+        best = 0.0
+        i = n - 1
+        while i >= 0:
+            if scratch[i] > best:
+                best = scratch[i]
+            scratch[i] = best
+            i -= 1
+        for j in range(11 if code == IPREC_AVG else 1):
+            p_ = par if code == IPREC else j / 10.0
+            c = <long long> (p_ * nrel + 0.9)
+            if c > h or h == 0:
+                continue
+            if c < 1:
+                c = 1
+            m = 0
+            for i in range(n):
+                if rel[i] >= thr:
+                    m += 1
+                    if m == c:
+                        acc += scratch[i]
+                        break
+        return acc / 11.0 if code == IPREC_AVG else acc
+
+    if code == SET_MAP:
+        # trec_eval set_map: set precision times set recall, h^2 / (k R)
+        for i in range(n):
+            if rel[i] >= thr:
+                acc += 1.0
+        den = <double> kk * <double> nrel
+        return acc * acc / den if den > 0 else 0.0
+
+    if code == NCRR:
+        # Cornac NCRR: sum of 1/rank over the hits in the top k, over the same sum for the
+        # best list of min(R, k, L) hits
+        if avg:
+            _avg_gain(rel, grp_end, n_avail, thr, 0, 0, scratch)
+        else:
+            for i in range(n):
+                scratch[i] = 1.0 if rel[i] >= thr else 0.0
+        for i in range(n):
+            acc += scratch[i] / (i + 1.0)
+        m = list_len if list_len < kk else kk
+        m = m if m < nrel else nrel
+        den = 0.0
+        for i in range(m):
+            den += 1.0 / (i + 1.0)
+        return acc / den if den > 0 else 0.0
+
+    if code == PAUC or code == PAP:
+        # RecTools PAUC@k / PAP@k over the whole list: each relevant item with fp (< k)
+        # non-relevant items above it gains k - fp; PAP keeps the first k relevant items only
+        m = 0   # non-relevant items above
+        h = 0   # relevant items seen
+        kk = k if k > 0 else list_len
+        for i in range(n_avail):
+            if rel[i] >= thr:
+                h += 1
+                if code == PAP and h > kk:
+                    break
+                if m < kk:
+                    acc += <double> (kk - m)
+            else:
+                m += 1
+                if m >= kk:
+                    break
+        c = nrel if code == PAUC or nrel < kk else kk
+        den = <double> c * <double> kk
+        return acc / den if den > 0 else 0.0
+
+    if code == MCC:
+        # RecTools MCC@k: TP = h_k, FP = k - TP, FN = R - TP, TN = n_items - k - FN
+        for i in range(n):
+            if rel[i] >= thr:
+                acc += 1.0
+        x = <double> kk - acc                      # FP
+        y = <double> nrel - acc                    # FN
+        g = par - <double> kk - y                  # TN
+        den = sqrt((acc + x) * (acc + y) * (g + x) * (g + y))
+        return (acc * g - x * y) / den if den > 0 else 0.0
+
+    if code == PERC_RANK or code == PERC_NUM:
+        # RecPack PercentileRanking (Hu, Koren, Volinsky 2008), in percent: a relevant item at
+        # rank r scores (r - 1) / N; one not in the list ((L - 1) / N + 1) / 2
+        if avg:
+            _avg_gain(rel, grp_end, n_avail, thr, 0, 0, scratch)
+        else:
+            for i in range(n):
+                scratch[i] = 1.0 if rel[i] >= thr else 0.0
+        x = 0.0
+        for i in range(n):
+            acc += scratch[i] * (<double> i / par)
+            x += scratch[i]
+        m = list_len if list_len < kk else kk
+        y = (<double> (m - 1 if m > 0 else 0) / par + 1.0) / 2.0
+        acc = 100.0 * (acc + (nrel - x) * y)
+        if code == PERC_NUM:
+            return acc
+        return acc / nrel if nrel > 0 else 0.0
+
+    # C/W/L: continuation C(i) -> reach P(i) = prod_{j<i} C(j) -> weight W(i) = P(i) / sum P
+    depth = k if k > 0 else CWL_DEPTH
+    n = n_avail if n_avail < depth else depth
+    p_ = 1.0     # P(i), probability of reaching rank i + 1
+    s = 0.0      # sum of P(i) = expected depth 1 / W(1)
+    etu = 0.0    # sum L(i) * (gain of ranks 1..i+1), L(i) = P(i) (1 - C(i))
+    etc = 0.0    # sum L(i) * (i + 1) with unit costs
+    cg = 0.0     # cumulative gain
+    t_ = par     # INST's T_i
+    for i in range(depth):
+        if p_ == 0.0:
+            break
+        g = rel[i] / par2 if i < n and rel[i] > 0 else 0.0
+        cg += g
+        x = i + 1.0  # rank
+        if code == CWL_RBP:
+            cont = par
+        elif code == CWL_INST:
+            t_ = par - cg
+            y = x + par + t_
+            cont = ((y - 1.0) / y) * ((y - 1.0) / y)
+        elif code == CWL_INSQ:
+            y = x + 2.0 * par
+            cont = ((y - 1.0) / y) * ((y - 1.0) / y)
+        elif code == CWL_SDCG:
+            cont = log(x + 1.0) / log(x + 2.0) if x < depth else 0.0
+        elif code == CWL_BPM:
+            cont = 1.0 if (cg < par and x < depth) else 0.0
+        elif code == CWL_NERR8:
+            cont = 1.0 - g if x < depth else 0.0
+        elif code == CWL_NERR9:
+            cont = (x / (x + 1.0)) * (1.0 - g) if x < depth else 0.0
+        elif code == CWL_NERR10:
+            cont = par * (1.0 - g)
+        elif code == CWL_NERR11:
+            y = x + 2.0 * par
+            cont = ((y - 1.0) / y) * ((y - 1.0) / y) * (1.0 - g)
+        else:
+            return NAN
+        s += p_
+        acc += p_ * g
+        etu += p_ * (1.0 - cont) * cg
+        etc += p_ * (1.0 - cont) * x
+        p_ = p_ * cont
+    if opt == 0:
+        return acc / s if s > 0 else 0.0
+    if opt == 1:
+        return etu
+    if opt == 2:
+        return etc
+    return s
+
+
 cdef void _avg_gain(const double* rel, const long long* grp_end, long long n_avail,
                     double thr, int graded, int exp_gain, double* out) noexcept nogil:
     """Mean (binary or graded) gain of each position's tie group, written to out[0:n_avail]."""
@@ -352,8 +609,10 @@ def compute_metrics(const long long[::1] indptr, const double[::1] rel,
                     const double[::1] t_rel_desc, const int[::1] codes,
                     const long long[::1] ks, const double[::1] thrs, const double[::1] pars,
                     const int[::1] opts, const int[::1] gains, const int[::1] ideals,
-                    const int[::1] discounts):
+                    const int[::1] discounts, const double[::1] pars2):
     """Every requested metric for every user in one parallel pass.
+
+    ``pars2``: the requests' second numeric parameter (the C/W/L gain scale), else 0.
 
     ``grp_end`` is empty unless ties are averaged; otherwise ``grp_end[p]`` is the absolute
     end of the tie group that holds position p. Returns a (users x requests) float64 array.
@@ -379,6 +638,14 @@ def compute_metrics(const long long[::1] indptr, const double[::1] rel,
                 for j in range(e - s):
                     gbuf[j] = grp_end[s + j] - s
             for q in range(n_req):
+                if codes[q] >= FIRST_EXT:
+                    out[u, q] = _metric_ext(
+                        codes[q], ks[q], thrs[q], pars[q], pars2[q], opts[q],
+                        &rel[s] if e > s else NULL, &judged[s] if e > s else NULL,
+                        gbuf if avg else NULL, e - s, list_len[u],
+                        &t_rel_desc[t_indptr[u]] if t_indptr[u + 1] > t_indptr[u] else NULL,
+                        t_indptr[u + 1] - t_indptr[u], scratch)
+                    continue
                 out[u, q] = _metric(codes[q], ks[q], thrs[q], pars[q], opts[q], gains[q],
                                     ideals[q], discounts[q],
                                     &rel[s] if e > s else NULL,

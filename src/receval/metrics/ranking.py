@@ -254,3 +254,273 @@ register(MetricDef(
     (), bounds=(0.0, None),
     kernel=Kernel(Request.NRET, count=True),
 ))
+
+
+# ---------------------------------------------------------------------------------------------
+# trec_eval / ir_measures retrieval measures
+# ---------------------------------------------------------------------------------------------
+
+def _recall_level(spec, max_rel: float) -> float:
+    return float(spec.get("recall"))
+
+
+register(MetricDef(
+    "judged", "Judged@k (judgement rate)", "Judged@k = (judged items in the top k) / min(k, L)",
+    "Share of the top k that has a truth row (any relevance, 0 included): how much of a run the "
+    "judgements cover (ir_measures Judged@k; Sakai 2007). Without a cutoff, over the whole "
+    "list; a list shorter than k is divided by its length, and an empty list scores 0.",
+    (), bounds=(0.0, 1.0),
+    reference="ir_measures Judged (MacAvaney et al., OpenNIR); Sakai (SIGIR 2007)",
+    example="top 3 = [judged non-relevant, unjudged, judged relevant]: Judged@3 = 2/3",
+    kernel=Kernel(Request.JUDGED),
+))
+
+register(MetricDef(
+    "infap", "Inferred average precision",
+    "infAP = (1/R) sum_{relevant r} E[prec@r], E[prec@1] = 1, "
+    "E[prec@j+1] = 1/(j+1) + (j/(j+1)) * (p_j / j) * (r_j + eps) / (r_j + n_j + 2 eps)",
+    "AP estimated from incomplete judgements (Yilmaz & Aslam 2006), exactly as trec_eval 9.0.8 "
+    "m_infAP.c: for the relevant item at 0-based position j, r_j / n_j are the judged "
+    "relevant / non-relevant items above it, p_j the items above it that are in the pool "
+    "(judged, or pooled but unjudged), eps = 1e-5; items outside the pool are skipped but "
+    "count in j. With rv.evaluate every truth row is judged and items without one are outside "
+    "the pool; `receval trec` reads qrels lines with a negative relevance as pooled but "
+    "unjudged, as trec_eval does. Equals AP when every retrieved item is judged.",
+    (REL,), cutoff="none",
+    reference="Yilmaz & Aslam, 'Estimating average precision with incomplete and imperfect "
+              "judgments' (CIKM 2006); trec_eval 9.0.8 m_infAP.c",
+    example="judged [r, n, r], R = 2: (1 + 1/3 + (2/3) (2/2) (1 + eps) / (2 + 2 eps)) / 2 = 0.83333",
+    kernel=Kernel(Request.INFAP, average=False),
+), ("infap_trec", "inferred_ap"))
+
+register(MetricDef(
+    "iprec", "Interpolated precision at a recall level",
+    "iprec(p) = max_{i >= r_c} P@i, r_c = rank of the c-th relevant item, c = max(1, floor(p R + 0.9)); "
+    "0 when fewer than c relevant items are retrieved",
+    "Interpolated precision at recall level p over the whole list, as trec_eval "
+    "iprec_at_recall (ir_measures IPrec@p): the best precision at or below the rank where "
+    "recall first reaches p, with trec_eval's rounding of p R.",
+    (REL, Param("recall", 0.5, "recall level p", kind=float, low=0.0, high=1.0)),
+    cutoff="none",
+    reference="trec_eval 9.0.8 m_iprec_at_recall.c; Manning, Raghavan, Schuetze (2008), ch. 8.4",
+    example="[1, 0, 1, 0], R = 2: iprec(recall=0.5) = max(1, 1/2, 2/3, 2/4) = 1; "
+            "iprec(recall=1) = max(2/3, 2/4) = 2/3",
+    kernel=Kernel(Request.IPREC, par=_recall_level, average=False),
+), ("iprec_at_recall", "interpolated_precision"))
+
+register(MetricDef(
+    "iprec_avg", "11-point interpolated average precision",
+    "11pt = (1/11) sum_{p in 0, 0.1, ..., 1} iprec(p)",
+    "Mean of the interpolated precision at the 11 recall levels 0, 0.1, ..., 1 over the whole "
+    "list (trec_eval 11pt_avg).",
+    (REL,), cutoff="none",
+    reference="trec_eval 9.0.8 m_11pt_avg.c; Manning, Raghavan, Schuetze (2008), ch. 8.4",
+    example="[1, 0, 1, 0], R = 2: levels 0..0.5 give 1, 0.6..1 give 2/3: (6 + 5 * 2/3) / 11",
+    kernel=Kernel(Request.IPREC_AVG, average=False),
+), ("eleven_point_ap",))
+
+register(MetricDef(
+    "set_map", "Set MAP (precision x recall)", "set_map@k = (h_k / k) * (h_k / R)",
+    "trec_eval set_map: set precision times set recall of the retrieved set. Without a cutoff "
+    "k is the list length L (the whole retrieved set). trec_eval's other set measures are "
+    "receval metrics without a cutoff: set_P = precision, set_recall = recall, set_relative_P "
+    "= precision(denominator=min_k_rel), set_F = f1 / fbeta.",
+    (REL,),
+    reference="trec_eval 9.0.8 m_set_map.c",
+    example="[1, 0, 1, 0], R = 4: (2/4) * (2/4) = 1/4",
+    kernel=Kernel(Request.SET_MAP, average=False),
+))
+
+register(MetricDef(
+    "ncrr", "Normalized cumulative reciprocal rank",
+    "NCRR@k = (sum_{i<=k} b_i / i) / (sum_{i=1..min(R, k, L)} 1 / i); 0 without a hit",
+    "Sum of the reciprocal ranks of every hit in the top k, normalized by the same sum for the "
+    "best list of that length, exactly as Cornac's NCRR (whose ideal list has "
+    "min(R, len(truncated list)) hits).",
+    (REL,),
+    reference="Cornac cornac/metrics/ranking.py NCRR (Salah, Truong, Lauw, JMLR 2020)",
+    example="[0, 1, 1], R = 2, k = 3: (1/2 + 1/3) / (1 + 1/2) = 5/9",
+    kernel=Kernel(Request.NCRR),
+))
+
+# ---------------------------------------------------------------------------------------------
+# C/W/L framework
+# ---------------------------------------------------------------------------------------------
+
+OUTPUT = Param(
+    "output", "eu",
+    "which expectation of the user model: eu = expected utility per item examined, the "
+    "expected rate of gain (cwl_eval EU, the metric's usual value) | etu = expected total "
+    "utility (ETU) | etc = expected total cost with unit costs, sum L(i) i (ETC) | ed = "
+    "expected depth 1 / W(1) (cwl_eval ED)",
+    VARIANTS[Request.CWL_RBP],
+)
+CWL_GRADE = Param(
+    "max_grade", None,
+    "gain = relevance / max_grade, in [0, 1] (ir_measures max_rel; auto: the truth's largest "
+    "relevance; cwl_eval reads the qrels values themselves as gains, i.e. max_grade=1)",
+    kind=float, low=0.0, low_open=True,
+)
+CWL_T = Param("T", 1.0, "T: the gain the user wants (INST, INSQ, BPM, NERR eq. 11)",
+              kind=float, low=0.0, low_open=True)
+CWL_PHI = Param("phi", 0.8, "persistence: probability of going on to the next rank",
+                kind=float, low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def _cwl_t(spec, max_rel: float) -> float:
+    return float(spec.get("T"))
+
+
+def _cwl_phi(spec, max_rel: float) -> float:
+    return float(spec.get("phi"))
+
+
+_CWL_COMMON = (
+    "One C/W/L core (Moffat, Bailey, Scholer, Thomas, TOIS 2017; cwl_eval, Azzopardi, Thomas, "
+    "Moffat SIGIR 2019): the continuation probability C(i) gives the probability of reaching "
+    "rank i, P(i) = prod_{j<i} C(j), the weights W(i) = P(i) / sum_j P(j) and the stopping "
+    "probabilities L(i) = P(i) (1 - C(i)); output=eu is sum_i W(i) g_i. Gains g_i = rel_i / "
+    "max_grade. The ranking is padded with zero gains to the depth k (cwl_eval --max_depth; "
+    "1000 without a cutoff), and C, W and L run over those k ranks as in cwl_eval. "
+)
+
+
+def _cwl(name: str, title: str, c_formula: str, doc: str, params: tuple, request: int,
+         par, reference: str, example: str, aliases: tuple[str, ...] = ()) -> None:
+    register(MetricDef(
+        name, title, f"C(i) = {c_formula}; EU = sum_i W(i) g_i", _CWL_COMMON + doc,
+        (*params, CWL_GRADE, OUTPUT), bounds=(0.0, None),
+        reference=reference + "; cwl_eval (github.com/ireval/cwl, cwl/ruler/measures)",
+        example=example,
+        kernel=Kernel(request, graded=True, par=par, par2=_max_grade, variant="output",
+                      average=False),
+    ), aliases)
+
+
+_cwl("cwl_rbp", "RBP as a C/W/L model", "phi",
+     "Rank-biased precision with graded gains; equals rbp(p=phi) up to cwl_eval's "
+     "normalization of W over the evaluation depth, (1 - phi) / (1 - phi^k).",
+     (CWL_PHI,), Request.CWL_RBP, _cwl_phi,
+     "Moffat & Zobel (TOIS 2008); cwl_rbp.py",
+     "gains [1, 0, 1], phi = 0.5, k = 3: W = [4, 2, 1] / 7, EU = 5/7")
+_cwl("inst", "INST (adaptive expected rate of gain)",
+     "((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - sum_{j<=i} g_j",
+     "A user who wants T units of gain and stops sooner once it is found.",
+     (CWL_T,), Request.CWL_INST, _cwl_t,
+     "Moffat, Bailey, Scholer, Thomas, 'INST: an adaptive metric' (ADCS 2015); cwl_inst.py",
+     "gains [1], T = 1, k = 1: EU = 1 (one rank: W(1) = 1)")
+_cwl("insq", "INSQ", "((i + 2T - 1) / (i + 2T))^2",
+     "INST without the adaptation to the gain found (Moffat, Scholer, Thomas 2012).",
+     (CWL_T,), Request.CWL_INSQ, _cwl_t,
+     "Moffat, Scholer, Thomas, 'Models and metrics: IR evaluation as a user process' "
+     "(ADCS 2012); cwl_insq.py",
+     "gains [1, 0], T = 1, k = 2: C(1) = (2/3)^2, W = [9, 4] / 13, EU = 9/13")
+_cwl("sdcg", "Scaled DCG (DCG as a C/W/L model)",
+     "log2(i + 1) / log2(i + 2) for i < k, 0 from k on",
+     "DCG@k with its discount scaled to sum to 1 (cwl_eval NDCG-k, ir_measures SDCG@k): "
+     "SDCG@k = DCG@k / sum_{i<=k} 1/log2(i + 1), with linear gains in [0, 1]. Without a "
+     "cutoff k = 1000.",
+     (), Request.CWL_SDCG, None,
+     "Jarvelin & Kekalainen (2002); Moffat et al. (TOIS 2017); cwl_dcg.py",
+     "gains [0, 1], k = 2: (1/log2(3)) / (1 + 1/log2(3)) = 0.38685")
+_cwl("bpm", "Bejeweled player model (static)",
+     "1 while sum_{j<=i} g_j < T and i < k, else 0",
+     "The user stops once T units of gain are found or k items (unit costs) are examined "
+     "(cwl_eval BPM-Static-T-K with K = k; ir_measures BPM(T)@k).",
+     (CWL_T,), Request.CWL_BPM, _cwl_t,
+     "Zhang, Liu, Li, Zhang, Xu, Ma, 'Evaluating web search with a bejeweled player model' "
+     "(SIGIR 2017); cwl_bpm.py",
+     "gains [0, 1, 1], T = 1, k = 3: C = [1, 0, ...], W = [1/2, 1/2], EU = 1/2")
+_cwl("nerr_eq8", "NERR, equation 8 (ERR with C(i) = 1 - g_i)",
+     "1 - g_i for i < k, 0 from k on",
+     "A C/W/L relative of ERR truncated at k (Azzopardi, Mackenzie, Moffat 2021, eq. 8).",
+     (), Request.CWL_NERR8, None,
+     "Azzopardi, Mackenzie, Moffat, 'ERR is not C/W/L' (ICTIR 2021); cwl_nerr.py",
+     "gains [1/2, 1], k = 2: P = [1, 1/2], EU = (1/2 + 1/2) / (3/2) = 2/3")
+_cwl("nerr_eq9", "NERR, equation 9", "(i / (i + 1)) (1 - g_i) for i < k, 0 from k on",
+     "ERR's rank discount inside the continuation (Azzopardi et al. 2021, eq. 9).",
+     (), Request.CWL_NERR9, None,
+     "Azzopardi, Mackenzie, Moffat, 'ERR is not C/W/L' (ICTIR 2021); cwl_nerr.py",
+     "gains [0, 1], k = 2: P = [1, 1/2], EU = (1/2) / (3/2) = 1/3")
+_cwl("nerr_eq10", "NERR, equation 10", "phi (1 - g_i)",
+     "ERR's satisfaction with RBP's persistence (Azzopardi et al. 2021, eq. 10).",
+     (CWL_PHI,), Request.CWL_NERR10, _cwl_phi,
+     "Azzopardi, Mackenzie, Moffat, 'ERR is not C/W/L' (ICTIR 2021); cwl_nerr.py",
+     "gains [1], phi = 0.8: C(1) = 0, EU = 1")
+_cwl("nerr_eq11", "NERR, equation 11", "((i + 2T - 1) / (i + 2T))^2 (1 - g_i)",
+     "ERR's satisfaction with INSQ's patience (Azzopardi et al. 2021, eq. 11).",
+     (CWL_T,), Request.CWL_NERR11, _cwl_t,
+     "Azzopardi, Mackenzie, Moffat, 'ERR is not C/W/L' (ICTIR 2021); cwl_nerr.py",
+     "gains [1], T = 1: C(1) = 0, EU = 1")
+
+
+# ---------------------------------------------------------------------------------------------
+# recommender extras: RecTools partial AUC / PAP / MCC, RecPack percentile ranking
+# ---------------------------------------------------------------------------------------------
+
+N_ITEMS = Param("n_items", None, "catalogue size N: the number of items that could be recommended",
+                kind=int, low=1.0)
+
+
+def _n_items(spec, max_rel: float) -> float:
+    n = spec.get("n_items")
+    if n is None:
+        raise MetricError(
+            f"{spec.key} needs the catalogue size: write e.g. {spec.name}"
+            f"{'@' + str(spec.k) if spec.k else ''}(n_items=5000)."
+        )
+    return float(n)
+
+
+register(MetricDef(
+    "pauc", "Partial AUC@k (RecTools PAUC)",
+    "pAUC@k = (1 / (R k)) sum_{relevant i in the list, f_i < k} (k - f_i), "
+    "f_i = non-relevant items ranked above i",
+    "ROC AUC of the whole list against the first k non-relevant items: each relevant item "
+    "recommended before the k-th non-relevant one gains the number of those k that it "
+    "outranks; relevant items that are not recommended rank below all of them and gain 0 "
+    "(RecTools PAUC, insufficient_handling='skip'). k counts non-relevant items, not ranks, so "
+    "the whole list is read; without a cutoff k = L.",
+    (REL,), reference="RecTools rectools/metrics/auc.py (PAUC); McClish (1989) for partial AUC",
+    example="[1, 0, 1, 0], R = 3, k = 2: (2 + 1) / (3 * 2) = 1/2",
+    kernel=Kernel(Request.PAUC, full_list=True, average=False),
+), ("partial_auc",))
+
+register(MetricDef(
+    "pap", "Partial AUC-precision@k (RecTools PAP)",
+    "pAP@k = (1 / (min(R, k) k)) sum_{first k relevant i in the list, f_i < k} (k - f_i)",
+    "RecTools PAP: partial AUC over the first k non-relevant and the first k relevant items, "
+    "normalized by min(R, k) k (reaches 1 when min(R, k) relevant items lead the list). The "
+    "whole list is read; without a cutoff k = L.",
+    (REL,), reference="RecTools rectools/metrics/auc.py (PAP)",
+    example="[1, 0, 1, 0], R = 3, k = 2: (2 + 1) / (2 * 2) = 3/4",
+    kernel=Kernel(Request.PAP, full_list=True, average=False),
+), ("partial_ap",))
+
+register(MetricDef(
+    "mcc", "Matthews correlation coefficient@k",
+    "MCC@k = (TP TN - FP FN) / sqrt((TP + FP)(TP + FN)(TN + FP)(TN + FN)), TP = h_k, "
+    "FP = k - TP, FN = R - TP, TN = N - k - FN (0 when the denominator is 0)",
+    "The top k as a classifier of the catalogue's N items (RecTools MCC: a list shorter than "
+    "k counts its missing ranks as false positives). Needs n_items.",
+    (REL, N_ITEMS), bounds=(-1.0, 1.0),
+    reference="Matthews (1975); RecTools rectools/metrics/classification.py (MCC)",
+    example="h = 1, k = 2, R = 2, N = 10: (1 * 7 - 1 * 1) / sqrt(2 * 2 * 8 * 8) = 6/16",
+    kernel=Kernel(Request.MCC, par=_n_items, average=False),
+))
+
+register(MetricDef(
+    "percentile_rank", "Expected percentile ranking (percent)",
+    "rank_ui = 100 (r_ui - 1) / N for a relevant item at rank r_ui, 100 ((L - 1) / N + 1) / 2 "
+    "for one not in the list; PR = sum_{u,i} rank_ui / sum_u R",
+    "Where the relevant items sit in the lists, as a percentage of the catalogue (lower is "
+    "better; Hu, Koren & Volinsky 2008). Relevant items missing from a list get the mean "
+    "percentile of the unranked rest, as RecPack's PercentileRanking. average: items = over "
+    "every relevant (user, item) pair (RecPack, micro) | users = mean of each user's mean.",
+    (REL, N_ITEMS, _variant(Request.PERC_RANK, "average", "items", "items | users")),
+    higher_is_better=False, bounds=(0.0, 100.0),
+    reference="Hu, Koren & Volinsky (ICDM 2008); RecPack recpack/metrics/percentile_ranking.py",
+    example="N = 10, list of 4 with hits at ranks 1 and 3, R = 3: (0 + 20 + 100 (3/10 + 1)/2) / 3",
+    kernel=Kernel(Request.PERC_RANK, par=_n_items, variant="average",
+                  micro=(("items", Request.PERC_NUM, Request.NREL),)),
+), ("percentile_ranking", "epr"))

@@ -85,10 +85,12 @@ class Kernel:
     ``undefined_without_hit``: the value is NaN when nothing relevant is retrieved (no value,
     left out of the mean; ``n`` counts users that have one).
     ``ranked``: needs the ranked positions (``False``: a truth-only count such as ``num_rel``).
+    ``full_list``: reads the whole list whatever the cutoff (RecTools' partial AUC).
     ``whole_list``: parameter values that need the whole list whatever the cutoff
     (``(("ideal", "list"),)``).
     ``variant``: the parameter whose choice index is the kernel's variant (denominator, level).
-    ``par``: the request's numeric parameter from ``(spec, largest truth relevance)``.
+    ``par``: the request's numeric parameter from ``(spec, largest truth relevance)``;
+    ``par2``: its second numeric parameter, the same way (the C/W/L gain scale).
     ``average``: ``ties="average"`` has an exact form; ``not_average`` lists parameter values
     without one.
     ``micro``: ``(variant choice, numerator request, denominator request)`` entries: for that
@@ -103,9 +105,11 @@ class Kernel:
     count: bool = False
     undefined_without_hit: bool = False
     ranked: bool = True
+    full_list: bool = False
     whole_list: tuple[tuple[str, Any], ...] = ()
     variant: str | None = None
     par: Callable[[Any, float], float] | None = None
+    par2: Callable[[Any, float], float] | None = None
     average: bool = True
     not_average: tuple[tuple[str, Any], ...] = ()
     micro: tuple[tuple[str, int, int], ...] = ()
@@ -123,7 +127,8 @@ class Kernel:
         return self.average and not any(spec.get(p) == v for p, v in self.not_average)
 
     def needs_whole_list(self, spec: Any) -> bool:
-        return spec.k is None or any(spec.get(p) == v for p, v in self.whole_list)
+        return self.full_list or spec.k is None or any(spec.get(p) == v
+                                                       for p, v in self.whole_list)
 
 
 @dataclass(frozen=True)
@@ -214,7 +219,8 @@ ALIASES: dict[str, str] = {}
 
 # Modules that register metric families outside the ranking kernel. They are imported on first
 # need (an unknown name, or a full listing), so that ``import receval`` stays fast.
-PLUGIN_MODULES = ("receval.classification.registered", "receval.beyond.registered")
+PLUGIN_MODULES = ("receval.classification.registered", "receval.beyond.registered",
+                  "receval.debiased.registered")
 _plugins_loaded = False
 
 

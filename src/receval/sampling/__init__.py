@@ -15,6 +15,7 @@ from ._correction import (
 from ._linkpred import LinkRanks, link_prediction_ranks
 from ._ranks import (
     TIES,
+    adjusted_rank_metrics,
     hits_at_k,
     mean_rank,
     mrr,
@@ -28,7 +29,7 @@ from ._ranks import (
 from ._samplers import sample_negatives
 
 __all__ = [
-    "TIES", "LinkRanks", "corrected_metric", "estimate_rank_distribution", "hits_at_k",
+    "TIES", "LinkRanks", "adjusted_rank_metrics", "corrected_metric", "estimate_rank_distribution", "hits_at_k",
     "least_squares_correction", "link_prediction_ranks", "mean_rank", "metric_by_rank", "mrr",
     "ndcg_at_k", "rank_against_negatives", "rank_metrics", "rank_transition_matrix",
     "ranks_from_counts", "sample_negatives", "sampled_ranks", "score_candidates",

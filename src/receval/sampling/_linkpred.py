@@ -16,30 +16,52 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InputError, PolicyError, suggest
-from ._ranks import rank_metrics, ranks_from_counts
+from ._ranks import adjusted_rank_metrics, rank_metrics, ranks_from_counts
 from ._samplers import sample_negatives
 
 _SIDES = ("both", "head", "tail")
 
 
 class LinkRanks(NamedTuple):
-    """Ranks per test triple for head and tail corruption (``None`` for a side not asked)."""
+    """Ranks per test triple for head and tail corruption (``None`` for a side not asked), and
+    the number of candidates each rank was taken among (the true entity included)."""
 
     head: np.ndarray | None
     tail: np.ndarray | None
+    head_candidates: np.ndarray | None = None
+    tail_candidates: np.ndarray | None = None
 
     @property
     def all(self) -> np.ndarray:
         """Head ranks then tail ranks, the population the usual "both sides" metrics average."""
         return np.concatenate([x for x in (self.head, self.tail) if x is not None])
 
-    def metrics(self, *, ks: Iterable[int] = (1, 3, 10)) -> dict[str, float]:
+    @property
+    def candidates(self) -> np.ndarray:
+        """Candidate counts aligned with :attr:`all`."""
+        parts = [c for r, c in ((self.head, self.head_candidates),
+                                (self.tail, self.tail_candidates)) if r is not None]
+        if any(c is None for c in parts):
+            raise InputError("these ranks carry no candidate counts; build them with "
+                             "link_prediction_ranks (or pass n_candidates yourself).")
+        return np.concatenate(parts)
+
+    def metrics(self, *, ks: Iterable[int] = (1, 3, 10),
+                adjusted: bool = False) -> dict[str, float]:
         """Hits@k, MRR and mean rank over both sides; with ``head_``/``tail_`` prefixed copies
-        per side when both were computed."""
-        out = rank_metrics(self.all, ks=ks)
+        per side when both were computed. ``adjusted=True`` adds PyKEEN's rank-adjusted
+        metrics (expected values under random ranking, AMR, AMRI, adjusted indices and
+        z-scores; see :func:`receval.sampling.adjusted_rank_metrics`)."""
+        def one(ranks: np.ndarray, cands: np.ndarray | None) -> dict[str, float]:
+            if adjusted:
+                return adjusted_rank_metrics(ranks, cands, ks=ks)
+            return rank_metrics(ranks, ks=ks)
+
+        out = one(self.all, self.candidates if adjusted else None)
         if self.head is not None and self.tail is not None:
             for side in ("head", "tail"):
-                for key, v in rank_metrics(getattr(self, side), ks=ks).items():
+                cands = getattr(self, f"{side}_candidates") if adjusted else None
+                for key, v in one(getattr(self, side), cands).items():
                     out[f"{side}_{key}"] = v
         return out
 
@@ -130,10 +152,12 @@ def link_prediction_ranks(
     n_rel = int(max(tri[:, 1].max(initial=0), kn[:, 1].max(initial=0))) + 1
     sides = ("head", "tail") if side == "both" else (side,)
     out: dict[str, np.ndarray | None] = {"head": None, "tail": None}
+    n_cand: dict[str, np.ndarray | None] = {"head": None, "tail": None}
     bs = max(1, int(batch_size))
     for s in sides:
         col = 0 if s == "head" else 2
         ranks = np.empty(tri.shape[0], dtype=np.float64)
+        counts = np.empty(tri.shape[0], dtype=np.float64)
         for a in range(0, tri.shape[0], bs):
             q = tri[a : a + bs]
             b = q.shape[0]
@@ -183,5 +207,7 @@ def link_prediction_ranks(
             greater = ((sc[:, 1:] > pos) & keep).sum(axis=1)
             equal = ((sc[:, 1:] == pos) & keep).sum(axis=1)
             ranks[a : a + b] = ranks_from_counts(greater, equal, ties)
+            counts[a : a + b] = 1 + keep.sum(axis=1)  # the true entity and its candidates
         out[s] = ranks
-    return LinkRanks(out["head"], out["tail"])
+        n_cand[s] = counts
+    return LinkRanks(out["head"], out["tail"], n_cand["head"], n_cand["tail"])

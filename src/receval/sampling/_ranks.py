@@ -169,3 +169,76 @@ def sampled_ranks(
         raise InputError(f"negatives must have shape ({pos.shape[0]}, n); got {neg.shape}.")
     s = score_candidates(score_fn, users, np.hstack([pos, neg]), batch_size=batch_size)
     return rank_against_negatives(s[:, 0], s[:, 1:], ties=ties)
+
+
+def _harmonic(n_max: int, power: int = 1) -> np.ndarray:
+    """``H[n] = sum_{i=1..n} 1 / i^power`` for n = 0 .. n_max (exact cumulative sums)."""
+    out = np.zeros(n_max + 1)
+    if n_max:
+        np.cumsum(1.0 / np.arange(1, n_max + 1, dtype=np.float64) ** power, out=out[1:])
+    return out
+
+
+def adjusted_rank_metrics(ranks: Any, n_candidates: Any, *,
+                          ks: Iterable[int] = (1, 3, 10)) -> dict[str, float]:
+    """Rank metrics against their value under uniformly random ranking (PyKEEN's adjusted
+    metrics; Berrendorf, Faerman, Vermue & Tresp, "Interpretable and fair comparison of link
+    prediction or entity alignment methods", WI-IAT 2020; Hoyt et al. 2022).
+
+    Task i ranks its true answer among ``N_i = n_candidates[i]`` candidates (the answer
+    included, so ranks lie in 1..N_i). Under a uniformly random order (realistic ranks):
+
+    - mean rank: E = mean((N_i + 1) / 2), Var(rank_i) = (N_i^2 - 1) / 12;
+    - MRR: E = mean(H_{N_i} / N_i), Var(1/rank_i) = H2_{N_i} / N_i - (H_{N_i} / N_i)^2
+      (H, H2: harmonic numbers of order 1 and 2);
+    - hits@k: E = mean(min(k, N_i) / N_i), Var = p_i (1 - p_i) with p_i = min(k, N_i) / N_i.
+
+    Returns the expectations (``expected_*``), the adjusted mean rank ``amr = MR / E[MR]``
+    (lower is better, in (0, 2)), the adjusted mean rank index ``amri = 1 - (MR - 1) / (E[MR]
+    - 1)`` (in [-1, 1]), the adjusted indices ``adjusted_mrr = (MRR - E) / (1 - E)`` and
+    ``adjusted_hits@k`` likewise (1 = perfect, 0 = random), and z-scores of the means
+    ``z_* = (M - E) / sqrt(Var(M))`` with Var(M) = sum_i Var_i / n^2 (for the mean rank the sign
+    is flipped, ``(E - MR) / sd``, so that higher is better throughout).
+
+    Example: ranks [1, 2] among 3 candidates each: E[MR] = 2, AMR = 1.5 / 2 = 0.75,
+    AMRI = 1 - 0.5 / 1 = 0.5.
+    """
+    r = _ranks(ranks)
+    n = np.asarray(n_candidates, dtype=np.float64)
+    if n.shape != r.shape:
+        raise InputError(f"n_candidates has shape {n.shape}; expected {r.shape} (one per rank).")
+    if (n < 1).any() or (n != np.floor(n)).any() or (r > n).any():
+        raise InputError("n_candidates must be whole numbers >= 1 and >= each rank.")
+    m = r.size
+    ni = n.astype(np.int64)
+    h1 = _harmonic(int(ni.max()))[ni]
+    h2 = _harmonic(int(ni.max()), 2)[ni]
+
+    def z(value: float, expected: float, var_each: np.ndarray) -> float:
+        sd = float(np.sqrt(np.sum(var_each))) / m
+        return (value - expected) / sd if sd > 0 else float("nan")
+
+    out: dict[str, float] = {}
+    mr = float(np.mean(r))
+    e_mr = float(np.mean((n + 1.0) / 2.0))
+    out["mean_rank"] = mr
+    out["expected_mean_rank"] = e_mr
+    out["amr"] = mr / e_mr
+    out["amri"] = 1.0 - (mr - 1.0) / (e_mr - 1.0) if e_mr > 1 else float("nan")
+    out["z_mean_rank"] = -z(mr, e_mr, (n * n - 1.0) / 12.0)
+    rr = float(np.mean(1.0 / r))
+    e_rr = float(np.mean(h1 / n))
+    out["mrr"] = rr
+    out["expected_mrr"] = e_rr
+    out["adjusted_mrr"] = (rr - e_rr) / (1.0 - e_rr) if e_rr < 1 else float("nan")
+    out["z_mrr"] = z(rr, e_rr, h2 / n - (h1 / n) ** 2)
+    for k in ks:
+        k = int(k)
+        hk = float(np.mean(r <= k))
+        p = np.minimum(k, n) / n
+        e_hk = float(np.mean(p))
+        out[f"hits@{k}"] = hk
+        out[f"expected_hits@{k}"] = e_hk
+        out[f"adjusted_hits@{k}"] = (hk - e_hk) / (1.0 - e_hk) if e_hk < 1 else float("nan")
+        out[f"z_hits@{k}"] = z(hk, e_hk, p * (1.0 - p))
+    return out

@@ -125,6 +125,7 @@ def trec_eval(qrels: Any, run: Any, measures: list[str] | None = None, *, level:
     # trec_eval relevance codes per position
     levels = packed.rel
     code = np.where(packed.judged.astype(bool), levels, -1.0)
+    is_unj = np.zeros(len(levels), dtype=bool)
     if len(unjudged) and len(levels):
         import pandas as pd
 
@@ -144,10 +145,17 @@ def trec_eval(qrels: Any, run: Any, measures: list[str] | None = None, *, level:
     if specs and q.n:
         pol = Policies(ties="trec_eval", users="intersection", empty_truth="zero",
                        negative_rel="error", duplicates="error")
-        keys = list(dict.fromkeys(specs.values()))
-        values = evaluate_packed(packed, Plan(keys, pol), Context()).values
-        for name, spec in specs.items():
-            core[name] = values[:, keys.index(spec)]
+        keys = list(dict.fromkeys(s for n, s in specs.items() if n != "infAP"))
+        if keys:
+            values = evaluate_packed(packed, Plan(keys, pol), Context()).values
+            for name, spec in specs.items():
+                if name != "infAP":
+                    core[name] = values[:, keys.index(spec)]
+        if "infAP" in specs:  # pooled but unjudged documents are marked 2 for infAP
+            pooled = dataclasses.replace(
+                packed, judged=np.where(is_unj, 2, packed.judged).astype(np.int8))
+            core["infAP"] = evaluate_packed(pooled, Plan([specs["infAP"]], pol),
+                                            Context()).values[:, 0]
     elif specs:
         core = {name: np.zeros(0) for name in specs}
     vals = compute(ms, q, core, num_docs=num_docs)

@@ -28,15 +28,18 @@ bpref                  see receval ``bpref``                       ``bpref(rel=l
 ndcg / ndcg_cut.k      DCG / ideal DCG, gain = relevance level     ``ndcg`` / ``ndcg@k``
 ndcg.g1=v1,...         same with gains per level                   numpy
 gm_map, gm_bpref       exp(mean(log(max(x, 1e-5))))                numpy
-iprec_at_recall.p      max precision at ranks >= rank of the       numpy
+iprec_at_recall.p      max precision at ranks >= rank of the       ``iprec(recall=p)``
                        c-th relevant document, c = floor(p R + 0.9)
-11pt_avg               mean of iprec_at_recall at the levels        numpy
+11pt_avg               mean of iprec_at_recall at the levels        ``iprec(recall=p)``
+                                                                    (``iprec_avg`` at the
+                                                                    default 11 levels)
 Rprec_mult.x           precision at floor(x R + 0.9)                numpy
-infAP                  inferred AP (Yilmaz & Aslam, CIKM 2006)      numpy
+infAP                  inferred AP (Yilmaz & Aslam, CIKM 2006)      ``infap(rel=l)``
 utility.a,b,c,d        a h + b (ret - h) + c (R - h) + d (N + h - ret - R)   numpy
-set_P, set_recall,     h/ret, h/R, h/min(ret, R), h^2/(ret R),      numpy
-set_relative_P,        2 P R / (P + R)
-set_map, set_F
+set_P, set_recall,     h/ret, h/R, h/min(ret, R),                   numpy (= receval
+set_relative_P, set_F  2 P R / (P + R)                              precision, recall, f1
+                                                                    without a cutoff)
+set_map                h^2 / (ret R)                               ``set_map(rel=l)``
 relstring.n            relevance codes of the first n documents    numpy
 =====================  ===========================================  ==========================
 
@@ -55,7 +58,6 @@ import numpy as np
 from ..errors import MetricError, suggest
 
 MIN_GEO_MEAN = 1e-5
-INFAP_EPSILON = 1e-5
 CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 
@@ -280,56 +282,6 @@ def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def _iprec(q: QueryArrays, levels: tuple) -> list[np.ndarray]:
-    """Interpolated precision at each recall level (trec_eval's cutoff floor(p R + 0.9))."""
-    isrel = q.isrel
-    ch = q.cumhits()
-    prec = ch / (q.pos + 1.0)
-    ridx = np.flatnonzero(isrel)
-    rseg = q.seg[ridx]
-    rprec = prec[ridx]
-    # suffix maximum of precision over the relevant positions of each query
-    if len(ridx):
-        base = (q.n - 1 - rseg).astype(np.float64) * 2.0
-        smax = np.maximum.accumulate((rprec + base)[::-1])[::-1] - base
-    else:
-        smax = rprec
-    nrr = np.bincount(rseg, minlength=q.n)
-    rstart = np.concatenate([[0], np.cumsum(nrr)])[:-1]
-    R = q.num_rel
-    out = []
-    for p in levels:
-        cut = np.floor(float(p) * R + 0.9).astype(np.int64)
-        c = np.maximum(cut, 1)
-        ok = (cut <= nrr) & (nrr > 0)
-        vals = np.zeros(q.n)
-        vals[ok] = smax[rstart[ok] + c[ok] - 1]
-        out.append(vals)
-    return out
-
-
-def _infap(q: QueryArrays) -> np.ndarray:
-    code = q.code
-    judged_rel = q.isrel
-    judged_non = (code >= 0) & ~judged_rel
-    unj = code == -2
-
-    def before(mask: np.ndarray) -> np.ndarray:
-        c = np.concatenate([[0], np.cumsum(mask.astype(np.int64))])
-        return (c[:-1] - c[q.indptr[:-1]][q.seg]).astype(np.float64)
-
-    r_prev = before(judged_rel)
-    n_prev = before(judged_non)
-    u_prev = before(unj)
-    j = q.pos.astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((r_prev + n_prev + u_prev) / j) * (
-            (r_prev + INFAP_EPSILON) / (r_prev + n_prev + 2 * INFAP_EPSILON))
-    term = np.where(j == 0, 1.0, term)
-    total = q.seg_sum(np.where(judged_rel, term, 0.0))
-    return _div(total, q.num_rel)
-
-
 def _ndcg_gains(q: QueryArrays, gains: dict[int, float]) -> np.ndarray:
     """nDCG over the whole list with a gain per relevance level (trec_eval ``ndcg.l=g,...``)."""
     def gain_of(levels: np.ndarray) -> np.ndarray:
@@ -488,13 +440,27 @@ def _relstring(q: QueryArrays, n: int) -> list[str]:
 
 
 def core_specs(measures: list[Measure], level: float) -> dict[str, Any]:
-    """receval metric keys for the measures computed by the compiled kernel."""
+    """receval metric keys for the measures computed by the compiled kernel.
+
+    ``infAP`` needs the pooled-but-unjudged marks (``judged == 2``) in the packed arrays; the
+    caller evaluates it on those (:func:`receval.trec.evaluate.trec_eval`).
+    """
     from ..metrics import metric
 
     rel = {"rel": level}
     out: dict[str, Any] = {}
     for m in measures:
         n = m.name
+        if n == "infAP":
+            out["infAP"] = metric("infap", **rel)
+        elif n == "set_map":
+            out["set_map"] = metric("set_map", **rel)
+        elif n == "iprec_at_recall":
+            for c in m.params:
+                out[f"iprec_at_recall@{float(c)!r}"] = metric("iprec", recall=float(c), **rel)
+        elif n == "11pt_avg":
+            for c in _levels(m):
+                out[f"iprec_at_recall@{c!r}"] = metric("iprec", recall=c, **rel)
         if n in ("map", "gm_map"):
             out["map"] = metric("map", **rel)
         elif n in ("bpref", "gm_bpref"):
@@ -558,23 +524,18 @@ def compute(measures: list[Measure], q: QueryArrays, core: dict[str, np.ndarray]
             for c in cols:
                 vals[c] = core[c]
         elif n == "iprec_at_recall":
-            for c, v in zip(cols, _iprec(q, m.params), strict=True):
-                vals[c] = v
+            for c, p in zip(cols, m.params, strict=True):
+                vals[c] = core[f"iprec_at_recall@{float(p)!r}"]
         elif n == "11pt_avg":
-            try:
-                levels = tuple(float(p) for p in m.params)
-            except ValueError:
-                raise MetricError(
-                    f"trec measure 11pt_avg.{m.text}: recall levels must be numbers."
-                ) from None
-            iv = _iprec(q, levels)
+            levels = _levels(m)
+            iv = [core[f"iprec_at_recall@{p!r}"] for p in levels]
             vals[cols[0]] = np.sum(iv, axis=0) / len(levels) if levels else np.zeros(q.n)
         elif n == "Rprec_mult":
             for c, x in zip(cols, m.params, strict=True):
                 cut = np.floor(x * R + 0.9).astype(np.int64)
                 vals[c] = _div(q.hits_at(cut), cut.astype(np.float64))
-        elif n == "infAP":
-            vals[cols[0]] = _infap(q)
+        elif n in ("infAP", "set_map"):
+            vals[cols[0]] = core[n]
         elif n == "utility":
             try:
                 a, b, c, d = (float(p) for p in m.params)
@@ -590,8 +551,6 @@ def compute(measures: list[Measure], q: QueryArrays, core: dict[str, np.ndarray]
             vals[cols[0]] = _div(h, R)
         elif n == "set_relative_P":
             vals[cols[0]] = np.where((ret > 0) & (R > 0), _div(h, np.minimum(ret, R)), 0.0)
-        elif n == "set_map":
-            vals[cols[0]] = _div(h * h, ret * R)
         elif n == "set_F":
             p, r = _div(h, ret), _div(h, R)
             vals[cols[0]] = _div(2 * p * r, p + r)
@@ -610,6 +569,16 @@ def compute(measures: list[Measure], q: QueryArrays, core: dict[str, np.ndarray]
                 raise MetricError(f"trec measure relstring.{m.text}: needs a number.") from None
             vals[cols[0]] = _relstring(q, length)
     return vals
+
+
+def _levels(m: Measure) -> tuple[float, ...]:
+    """The recall levels of ``11pt_avg`` (its parameters)."""
+    try:
+        return tuple(float(p) for p in m.params)
+    except ValueError:
+        raise MetricError(
+            f"trec measure 11pt_avg.{m.text}: recall levels must be numbers."
+        ) from None
 
 
 def _gain_params(m: Measure) -> dict[int, float]:

@@ -1,0 +1,110 @@
+"""Array code of the propensity-scored metrics (no registration here).
+
+Jain, Prabhu & Varma, "Extreme multi-label loss functions for recommendation, tagging, ranking
+and other missing label applications" (KDD 2016): the propensity of item l is
+
+    p_l = 1 / (1 + C exp(-A log(N_l + B))),   C = (log N - 1) (B + 1)^A,
+
+with N the number of training instances (users) and N_l the number of them that have item l;
+A = 0.55, B = 1.5 by default. pyxclib (``xclib/evaluation/xc_metrics.py``,
+``compute_inv_propesity``) computes the inverse 1 / p_l = 1 + C (N_l + B)^(-A), as here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+
+
+def jain_propensities(n_users: int, counts: np.ndarray, A: float = 0.55,
+                      B: float = 1.5) -> np.ndarray:
+    """Propensities p_l of items with training counts ``counts`` (N_l) out of ``n_users`` (N).
+
+    >>> jain_propensities(100, np.array([0, 10]))  # doctest: +ELLIPSIS
+    array([0.17317032, 0.39101731])
+    """
+    if n_users < 1:
+        raise InputError("propensities from train=...: the training data has no users.")
+    C = (np.log(n_users) - 1.0) * (B + 1.0) ** A
+    inv = 1.0 + C * np.power(np.asarray(counts, dtype=np.float64) + B, -A)
+    return 1.0 / inv
+
+
+def train_counts(train: Any) -> tuple[int, Any, np.ndarray]:
+    """(N, item ids, N_l): distinct training users, and per item the users that have it."""
+    import pandas as pd
+
+    from ..io.frames import read_columns
+
+    cols = read_columns(train, role="truth")
+    users = pd.Series(np.asarray(cols.user, dtype=object) if not hasattr(cols.user, "to_numpy")
+                      else cols.user.to_numpy())
+    items = pd.Series(np.asarray(cols.item, dtype=object) if not hasattr(cols.item, "to_numpy")
+                      else cols.item.to_numpy())
+    pairs = pd.DataFrame({"u": users, "i": items}).drop_duplicates()
+    counts = pairs["i"].value_counts(sort=False)
+    return int(pairs["u"].nunique()), counts.index.to_numpy(), counts.to_numpy(np.float64)
+
+
+def inverse_weights(vocab: np.ndarray, given: Any, train: tuple | None, A: float, B: float,
+                    key: str) -> np.ndarray:
+    """1 / p for each item id of ``vocab``: from ``propensities=`` or from training counts."""
+    import pandas as pd
+
+    index = pd.Index(vocab)
+    if given is not None:
+        series = pd.Series(given, dtype=np.float64) if not isinstance(given, pd.Series) \
+            else given.astype(np.float64)
+        pos = pd.Index(series.index).get_indexer(index)
+        if len(index) and (pos < 0).any():
+            missing = vocab[np.flatnonzero(pos < 0)[0]]
+            raise InputError(
+                f"{key}: item {missing!r} has no propensity in propensities=...; give one for "
+                "every recommended and held-out item, or pass train=... to estimate them."
+            )
+        p = series.to_numpy()[pos] if len(index) else np.zeros(0)
+        if ((p <= 0) | (p > 1) | ~np.isfinite(p)).any():
+            raise InputError(f"{key}: propensities must lie in (0, 1].")
+        return 1.0 / p
+    if train is None:
+        raise InputError(f"{key} needs propensities={{item: p}} or train=... to estimate them.")
+    n_users, items, counts = train
+    pos = pd.Index(items).get_indexer(index)
+    n_l = np.where(pos >= 0, counts[np.maximum(pos, 0)] if len(counts) else 0.0, 0.0)
+    return 1.0 / jain_propensities(n_users, n_l, A, B)
+
+
+def ps_values(kind: str, k: int | None, thr: float, indptr: np.ndarray, rel: np.ndarray,
+              w_pos: np.ndarray, t_indptr: np.ndarray, t_rel: np.ndarray,
+              w_truth: np.ndarray, list_len: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-user numerators and denominators of psp / psndcg / ips_hit_rate at cutoff k."""
+    n = len(indptr) - 1
+    num = np.zeros(n)
+    den = np.zeros(n)
+    for u in range(n):
+        s, e = indptr[u], indptr[u + 1]
+        kk = k if k is not None else int(list_len[u])
+        e = min(e, s + kk)
+        hit = rel[s:e] >= thr
+        ts, te = t_indptr[u], t_indptr[u + 1]
+        relevant = t_rel[ts:te] >= thr
+        best = np.sort(w_truth[ts:te][relevant])[::-1]
+        R = len(best)
+        if kind == "ips_hit_rate":
+            num[u] = float(np.sum(w_pos[s:e][hit]))
+            den[u] = float(np.sum(best))
+            continue
+        m = min(kk, R)
+        if kind == "psp":
+            num[u] = float(np.sum(w_pos[s:e][hit]))
+            den[u] = float(np.sum(best[:m]))
+        else:  # psndcg: both sides over the binary ideal DCG of min(R, k) items
+            disc = 1.0 / np.log2(np.arange(2, max(e - s, m) + 2))
+            z = float(np.sum(disc[:m]))
+            if z > 0:
+                num[u] = float(np.sum((w_pos[s:e] * disc[: e - s])[hit])) / z
+                den[u] = float(np.sum(best[:m] * disc[:m])) / z
+    return num, den
