@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, plain
 from ._lists import as_csr, truncate, user_of_position
 
 UNSEEN = ("one", "skip", "error")
@@ -33,7 +33,7 @@ def tail_mask(popularity, *, head: float = 0.2) -> np.ndarray:
     """
     pop = np.asarray(popularity, dtype=np.float64)
     if not 0.0 < head < 1.0:
-        raise InputError(f"head={head!r}: the head share must lie in (0, 1).")
+        raise InputError(f"head={plain(head)}: the head share must lie in (0, 1).")
     seen = pop[pop > 0]
     if seen.size == 0:
         return np.ones(pop.shape, dtype=bool)
@@ -55,7 +55,7 @@ def self_information(popularity, total: float, *, unseen: str = "one",
     """
     pop = np.asarray(popularity, dtype=np.float64)
     if unseen not in UNSEEN:
-        raise InputError(f"unseen={unseen!r}: choose one of {list(UNSEEN)}.")
+        raise InputError(f"unseen={plain(unseen)}: choose one of {list(UNSEEN)}.")
     zero = pop <= 0
     if zero.any():
         if unseen == "error":

@@ -7,7 +7,9 @@ A metric family registered with ``MetricDef(compute=fn, needs=(...))`` is evalua
   metric is undefined for that user, left out of the mean), or ``None`` for catalogue-level
   metrics that have only a global value;
 - ``value``: the summary value; when ``None`` the mean of ``per_user`` over non-NaN users is used;
-- ``info``: extra facts to report (e.g. the catalogue size used).
+- ``info``: extra facts to report (e.g. the catalogue size used);
+- ``skipped``: a boolean mask of the users the metric leaves out by its own rule (e.g. gauc's
+  single-class users); they are NaN in ``per_user`` and counted in the summary's ``skipped``.
 
 Catalogue metrics should compute from mergeable partial states (counts per item) so that blocks
 of users, or a distributed engine, combine them with the same code.
@@ -20,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, plain
 
 
 @dataclass
@@ -28,6 +30,7 @@ class MetricValues:
     per_user: np.ndarray | None = None
     value: float | None = None
     info: dict[str, Any] = field(default_factory=dict)
+    skipped: np.ndarray | None = None
 
 
 # Extra keyword options of evaluate() / Evaluator() that plugin metrics read from
@@ -51,6 +54,6 @@ class Context:
         if value is None:
             raise InputError(
                 f"{metric} needs {name}=...; pass it to evaluate() / Evaluator(), e.g. "
-                f"rv.evaluate(run, truth, [{metric!r}], {name}=...)."
+                f"rv.evaluate(run, truth, [{plain(metric)}], {name}=...)."
             )
         return value
