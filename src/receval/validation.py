@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from numbers import Integral, Real
 from typing import Any
@@ -35,22 +36,24 @@ __all__ = ["TABLE", "Boolean", "Callable_", "Constraint", "InstanceOf", "Integra
            "Options", "Real", "check_param", "describe", "validate_params"]
 
 
-class Constraint:
+class Constraint(ABC):
     """One acceptable kind of value for a parameter."""
 
-    def ok(self, value: Any) -> bool:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def ok(self, value: Any) -> bool:
+        """Whether ``value`` meets the constraint."""
 
-    def describe(self) -> str:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def describe(self) -> str:
+        """What the constraint accepts, for messages (``"an integer in [1, inf)"``)."""
+
+    @abstractmethod
+    def good_value(self) -> Any:
+        """One value that meets the constraint (the generated test fills required parameters)."""
 
     def bad_values(self) -> list[Any]:
         """Values that violate this constraint (the generated boundary test feeds them)."""
         return []
-
-    def good_value(self) -> Any:
-        """One value that meets the constraint (the generated test fills required parameters)."""
-        raise NotImplementedError
 
     def __str__(self) -> str:
         return self.describe()
@@ -83,6 +86,8 @@ class Interval(Constraint):
         if self.kind is Real:
             if isinstance(value, Integral):
                 value = int(value)
+                if abs(value) > 2**1023:  # no float holds it (10**400)
+                    return False
             else:
                 value = float(value)  # type: ignore[arg-type]
                 if math.isnan(value):
@@ -133,8 +138,9 @@ class Interval(Constraint):
         if self.high is not None and not math.isinf(self.high):
             above = self.high + 1 if self.closed in ("both", "right") else self.high
             out += [above, np.int64(above) if self.kind is Integral else np.float64(above)]
+        out.append(10**400)
         if self.kind is Integral:
-            out += [2.5, 1.0, np.float64(3.0), 10**400]
+            out += [2.5, 1.0, np.float64(3.0)]
         return out
 
 
@@ -172,6 +178,9 @@ class InstanceOf(Constraint):
     def describe(self) -> str:
         return f"a {self.name}"
 
+    def good_value(self) -> Any:
+        return self.types[0]()
+
     def bad_values(self) -> list[Any]:
         return [object(), float("nan")]
 
@@ -200,6 +209,9 @@ class Callable_(Constraint):  # noqa: N801 - the name says what it accepts
 
     def describe(self) -> str:
         return "a callable"
+
+    def good_value(self) -> Any:
+        return len
 
     def bad_values(self) -> list[Any]:
         return ["f", 1]

@@ -96,3 +96,25 @@ def test_trec_level_is_validated():
     for level in (float("1e400"), float("nan"), 0, -1):
         with pytest.raises(RecevalError, match="level"):
             rv.trec_eval(qrels, run, ["P.5"], level=level)
+
+
+@pytest.mark.parametrize("args", [
+    ["trec", "-l", "1e400", "{q}", "{r}"],
+    ["trec", "-m", "P.1e400", "{q}", "{r}"],
+    ["evaluate", "--run", "{run}", "--truth", "{truth}", "-m", "ndcg@inf"],
+    ["evaluate", "--run", "{run}", "--truth", "{truth}", "-m", "fbeta@5(beta=1e400)"],
+    ["evaluate", "--run", "{run}", "--truth", "{truth}", "-m", "ndcg@10(gain=exp,gain=linear)"],
+])
+def test_cli_reports_bad_numbers_in_one_line(tmp_path, capsys, args):
+    from receval.cli import main
+
+    files = {"q": "q 0 d 1\n", "r": "q Q0 d 1 1.0 t\n", "run": "user,item,score\nu,d,1\n",
+             "truth": "user,item\nu,d\n"}
+    paths = {}
+    for name, text in files.items():
+        paths[name] = tmp_path / (f"{name}.csv" if name in ("run", "truth") else f"{name}.txt")
+        paths[name].write_text(text)
+    code = main([a.format(**paths) for a in args])
+    err = capsys.readouterr().err
+    assert code != 0 and "Traceback" not in err
+    assert len([line for line in err.splitlines() if line.strip()]) == 1, err
