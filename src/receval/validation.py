@@ -320,3 +320,5 @@ POSITIVE_INT = [Interval(Integral, 1, None)]
 NON_NEGATIVE_INT = [Interval(Integral, 0, None)]
 PROBABILITY_OPEN = [Interval(Real, 0, 1, closed="neither")]
 FINITE = [Interval(Real, None, None)]
+#: a logarithm base: positive and not 1
+LOG_BASE = [Interval(Real, 0, 1, closed="neither"), Interval(Real, 1, None, closed="neither")]

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, plain
+from ..validation import LOG_BASE, POSITIVE_INT, Options, validate_params
 from ._lists import as_csr, truncate, user_of_position
 
 UNSEEN = ("one", "skip", "error")
@@ -43,6 +44,7 @@ def tail_mask(popularity, *, head: float = 0.2) -> np.ndarray:
     return ~(pop >= threshold) | (pop <= 0)
 
 
+@validate_params({"unseen": [Options(UNSEEN)], "base": LOG_BASE})
 def self_information(popularity, total: float, *, unseen: str = "one",
                      base: float = 2.0) -> np.ndarray:
     """Self-information ``-log_b p(i)``, ``p(i) = phi(i) / total`` (Zhou et al. 2010).
@@ -81,6 +83,7 @@ def list_mean(indptr: np.ndarray, values: np.ndarray) -> np.ndarray:
         return np.where(c > 0, s / np.maximum(c, 1), np.nan)
 
 
+@validate_params({"k": [None, *POSITIVE_INT], "unseen": [Options(UNSEEN)], "base": LOG_BASE})
 def novelty(lists, popularity, total: float, *, k: int | None = None, unseen: str = "one",
             base: float = 2.0) -> np.ndarray:
     """Per-list popularity novelty: ``mean_{i in R_k(u)} -log_b p(i)`` (NaN for empty lists).
