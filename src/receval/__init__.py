@@ -31,6 +31,8 @@ from .errors import (
     MetricError,
     MissingDependencyError,
     MissingExtensionError,
+    NoCommonUsersWarning,
+    ParameterError,
     PolicyError,
     RecevalError,
     RecevalWarning,
@@ -87,7 +89,8 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "Comparison", "EvalResult", "Evaluator", "InputError", "MetricError", "MetricSpec",
-    "MissingDependencyError", "MissingExtensionError", "Policies", "PolicyError", "RecevalError", "RecevalWarning",
+    "MissingDependencyError", "MissingExtensionError", "NoCommonUsersWarning", "ParameterError",
+    "Policies", "PolicyError", "RecevalError", "RecevalWarning",
     "UnknownMetricError", "__version__", "compare", "evaluate", "evaluate_blocks",
     "list_metrics", "load_report", "metric", "parse_metric", "parse_metrics", "read_run",
     "read_truth", "report", "run_overlap", "topk_from_scores", "trec_eval", "write_run", "write_truth",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from typing import Any
 
 
 class RecevalError(Exception):
@@ -73,3 +74,56 @@ def require(module: str, extra: str):
             f"{module!r} is needed for this feature but is not installed. "
             f"Install it with: pip install 'receval[{extra}]'"
         ) from exc
+
+
+class ParameterError(PolicyError, InputError, TypeError):
+    """A parameter of a public function has a value it does not accept (wrong type, out of range,
+    NaN, not one of the options).
+
+    ``function``, ``param``, ``value`` and ``expected`` say which, so a front end (the CLI) can
+    restate the message with its own names (``--at`` instead of ``at=``).
+    """
+
+    def __init__(self, message: str, *, function: str = "", param: str = "",
+                 value: object = None, expected: str = "") -> None:
+        super().__init__(message)
+        self.function, self.param, self.value, self.expected = function, param, value, expected
+
+
+class NoCommonUsersWarning(RecevalWarning):
+    """The run and the truth have no user in common: every evaluated user scores without a hit.
+
+    Usually the ids differ in type or spelling (``1`` vs ``"1"``, ``"u1"`` vs ``"1"``).
+    """
+
+
+def plain(value: object, limit: int = 80) -> str:
+    """A value as users write it, for messages: ``nan``, ``0``, ``0.02``, ``'abc'``.
+
+    numpy scalars print as the Python value (never ``np.float64(nan)``); long reprs are cut.
+    """
+    if hasattr(value, "item") and getattr(value, "ndim", None) == 0:
+        try:
+            value = value.item()  # type: ignore[union-attr]
+        except (TypeError, ValueError):  # pragma: no cover - exotic scalars
+            pass
+    if isinstance(value, float):
+        text = repr(value)
+    elif isinstance(value, (list, tuple)) and len(value) <= 20:
+        inner = ", ".join(plain(v, limit) for v in value)
+        text = f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    else:
+        text = repr(value)
+    return text if len(text) <= limit or isinstance(value, str) else text[: limit - 3] + "..."
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` for :func:`warnings.warn` that points at the first frame outside
+    receval (the user's call), however deep inside receval the warning is raised."""
+    import sys
+
+    frame: Any = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("receval"):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -14,7 +14,14 @@ from .engines.aggregate import MetricState
 from .engines.local import BlockValues, evaluate_packed
 from .engines.plan import Plan
 from .engines.plugins import OPTION_NAMES, Context
-from .errors import InputError, PolicyError, suggest
+from .errors import (
+    InputError,
+    NoCommonUsersWarning,
+    PolicyError,
+    plain,
+    suggest,
+    user_stacklevel,
+)
 from .io.frames import read_columns
 from .metrics import MetricSpec, parse_metrics
 from .pack import (
@@ -29,6 +36,10 @@ from .pack import (
 )
 from .policies import POLICY_CHOICES, Policies
 from .results import EvalResult
+from .validation import POSITIVE_INT, Options, validate_params
+
+#: The policies as declared parameters (the same choices :class:`Policies` checks).
+_POLICY_PARAMS: dict[str, list[Any]] = {p: [Options(c)] for p, c in POLICY_CHOICES.items()}
 
 
 class Evaluator:
@@ -52,6 +63,7 @@ class Evaluator:
     >>> res_a, res_b = ev.evaluate(run_a, name="a"), ev.evaluate(run_b, name="b")
     """
 
+    @validate_params(_POLICY_PARAMS)
     def __init__(self, truth: Any, metrics: Any, *, user_col: str | None = None,
                  item_col: str | None = None, rel_col: str | None = None,
                  ties: str = "id", users: str = "truth", empty_truth: str = "skip",
@@ -65,7 +77,7 @@ class Evaluator:
             valid = sorted(POLICY_CHOICES) + sorted(OPTION_NAMES) + [
                 "train", "item_features", "catalog", "user_col", "item_col", "rel_col"]
             raise PolicyError(
-                f"unknown keyword {unknown[0]!r}; valid keywords are {valid}."
+                f"unknown keyword {plain(unknown[0])}; valid keywords are {valid}."
                 + suggest(unknown[0], valid)
             )
         self.policies = Policies(ties=ties, users=users, empty_truth=empty_truth,
@@ -256,7 +268,7 @@ class _Accumulator:
         if self.seen_truth[truth_rows].any():
             uid = self.ev.truth.users[truth_rows[self.seen_truth[truth_rows]][0]]
             raise InputError(
-                f"the rows of user {_plain(uid)!r} are not contiguous (they are in two blocks); "
+                f"the rows of user {plain(uid)} are not contiguous (they are in two blocks); "
                 "each user's rows must be in one block: sort the run by user, or evaluate it "
                 "in memory."
             )
@@ -316,7 +328,10 @@ class _Accumulator:
             **{k: int(self.counts[k]) for k in self._SUMMED},
             "truth_duplicates": int(ev.truth.counts.get("truth_duplicates", 0)),
         }
-        skipped = max((row["skipped"] for row in stats), default=0)
+        if counts["run_users"] and counts["truth_users"] and not self.counts["run_users_in_truth"]:
+            _warn_no_common_users(ev.truth.users, run_only)
+        skipped = max((row["skipped"] for s, row in zip(specs, stats, strict=True)
+                       if s.definition.kernel is not None), default=0)
         counts["skipped_no_relevant"] = int(skipped)
         counts["evaluated"] = int(len(user_ids) - skipped)
         info = {**self.info, "relevance": ev.relevance_info()}
@@ -325,6 +340,19 @@ class _Accumulator:
             counts=counts, policies=ev.policies.to_dict(), info=info, name=name,
             provenance=provenance,
         )
+
+
+def _warn_no_common_users(truth_users: np.ndarray, run_users: Any) -> None:
+    import warnings
+
+    def sample(ids: Any) -> str:
+        return ", ".join(f"{plain(u)} ({type(_plain(u)).__name__})" for u in list(ids[:3]))
+
+    warnings.warn(
+        f"the run and the truth have no user in common (run: {sample(run_users)}, ...; truth: "
+        f"{sample(truth_users)}, ...): every truth user is scored without a list. Check that "
+        "the user ids have the same type and spelling in both.", NoCommonUsersWarning,
+        stacklevel=user_stacklevel())
 
 
 def _unique(ids: np.ndarray) -> np.ndarray:
@@ -361,6 +389,7 @@ def _is_sparse(obj: Any) -> bool:
     return type(obj).__module__.startswith("scipy.sparse")
 
 
+@validate_params(_POLICY_PARAMS)
 def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
              user_col: str | None = None, item_col: str | None = None,
              score_col: str | None = None, rank_col: str | None = None,
@@ -397,6 +426,7 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
                        score_col=score_col, rank_col=rank_col)
 
 
+@validate_params({"block_rows": POSITIVE_INT})
 def evaluate_blocks(source: Any, truth: Any, metrics: Any, *, format: str | None = None,
                     name: str | None = None, user_col: str | None = None,
                     item_col: str | None = None, score_col: str | None = None,

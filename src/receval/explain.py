@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, plain
 
 POSITIVE = float(np.nextafter(0.0, 1.0))
 _TIES_TEXT = {
@@ -67,7 +67,7 @@ class Explanation:
         """Readable text (``fmt``: table | markdown) of the tables, steps and the check."""
         from .report.tables import render
 
-        out = [f"{self.metric} for user {self.user!r}"]
+        out = [f"{self.metric} for user {plain(self.user)}"]
         out += [f"  {n}" for n in self.notes]
         out.append("")
         out.append(render(self.columns, self.rows, fmt, digits=digits) if self.rows
@@ -176,14 +176,14 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
     if not r_mask.any() and not t_mask.any():
         sample = ", ".join(repr(u) for u in list(dict.fromkeys(t_users.tolist()))[:5])
         raise InputError(
-            f"user {user!r} is in neither the run nor the truth; truth users include {sample}."
+            f"user {plain(user)} is in neither the run nor the truth; truth users include {sample}."
         )
     uid = (r_users[r_mask][0] if r_mask.any() else t_users[t_mask][0])
     uid = uid.item() if hasattr(uid, "item") else uid
     t_rel_all = np.ones(len(t_users)) if tc.value is None else np.asarray(tc.value, np.float64)
     if not t_mask.any():
         raise InputError(
-            f"user {uid!r} has no truth rows: no metric is defined for this user (it is counted "
+            f"user {plain(uid)} has no truth rows: no metric is defined for this user (it is counted "
             "in missing_from_truth and evaluated only with users='run' or 'union', as an empty "
             "truth)."
         )

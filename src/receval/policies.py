@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from .errors import PolicyError, suggest
+from .errors import PolicyError, plain, suggest
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "ties": ("id", "average", "trec_eval"),
@@ -75,9 +75,10 @@ class Policies:
             value = getattr(self, name)
             if value not in choices:
                 raise PolicyError(
-                    f"{name}={value!r} is not a valid policy; choose one of {list(choices)}."
+                    f"{name}={plain(value)} is not a valid policy; choose one of {list(choices)}."
                     + suggest(str(value), choices)
                 )
+            object.__setattr__(self, name, str(value))  # np.str_ -> str (serializes plainly)
 
     def to_dict(self) -> dict[str, str]:
         return asdict(self)
@@ -88,7 +89,7 @@ class Policies:
         if unknown:
             name = sorted(unknown)[0]
             raise PolicyError(
-                f"unknown policy {name!r}; valid policies are {sorted(_CHOICES)}."
+                f"unknown policy {plain(name)}; valid policies are {sorted(_CHOICES)}."
                 + suggest(name, _CHOICES)
             )
         return cls(**kwargs)  # type: ignore[arg-type]

@@ -134,6 +134,8 @@ def test_negative_relevance_zero():
 ID = st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "é", "字"])
 
 
+# generated runs and truths may share no user: the values are still checked, the warning is not
+@pytest.mark.filterwarnings("ignore::receval.errors.NoCommonUsersWarning")
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     run=st.lists(st.tuples(st.sampled_from(["u1", "u2", "ü3"]), ID,
@@ -150,6 +152,7 @@ def test_hypothesis_against_oracle(run, truth, users, empty_truth, ties):
     check(run, truth, ALL, users=users, empty_truth=empty_truth, ties=ties)
 
 
+@pytest.mark.filterwarnings("ignore::receval.errors.NoCommonUsersWarning")
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     run=st.lists(st.tuples(st.sampled_from(["u1", "u2"]), ID, st.sampled_from([0.0, 1.0])),

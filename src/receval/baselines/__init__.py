@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import InputError
+from ..errors import InputError, plain
 
 
 def _binary(X: Any) -> sp.csr_matrix:
@@ -134,7 +134,7 @@ class ItemKNN(Recommender):
 
     def __init__(self, *, neighbors: int = 100, shrink: float = 0.0) -> None:
         if int(neighbors) < 1:
-            raise InputError(f"neighbors must be a positive integer, got {neighbors!r}.")
+            raise InputError(f"neighbors must be a positive integer, got {plain(neighbors)}.")
         self.neighbors = int(neighbors)
         self.shrink = float(shrink)
 
@@ -167,7 +167,7 @@ class EASE(Recommender):
 
     def __init__(self, *, lam: float = 200.0) -> None:
         if not lam > 0:
-            raise InputError(f"lam must be > 0, got {lam!r}.")
+            raise InputError(f"lam must be > 0, got {plain(lam)}.")
         self.lam = float(lam)
 
     def _fit(self) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
+from ..validation import LOG_BASE, Boolean, Options, validate_params
 from ._lists import as_csr, distinct, truncate
 
 LOG_BASES = {"2": 2.0, "e": float(np.e), "10": 10.0}
@@ -102,6 +103,7 @@ def catalog_coverage(counts, n_items: int | None = None, *, kind: str = "catalog
     return covered / n if n else float("nan")
 
 
+@validate_params({"base": [Options(tuple(LOG_BASES)), *LOG_BASE], "normalize": [Boolean()]})
 def entropy(counts, n_items: int | None = None, *, base: float | str = 2,
             normalize: bool = False, over: str = "catalog") -> float:
     """Shannon entropy of exposure: ``H = -sum_i p_i log_b p_i`` (Shani & Gunawardana 2011), 0 log 0 = 0.

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import InputError
+from ..errors import InputError, plain
 from ._lists import as_csr, blocks, ranges, select, truncate, user_of_position
 from .inputs import ItemFeatures, as_item_features
 
@@ -52,7 +52,7 @@ class Similarity:
     def __init__(self, features: ItemFeatures, sim: str | Callable = "cosine") -> None:
         self.callable = callable(sim)
         if not self.callable and sim not in SIMS:
-            raise InputError(f"sim={sim!r}: choose one of {list(SIMS)} or pass a function.")
+            raise InputError(f"sim={plain(sim)}: choose one of {list(SIMS)} or pass a function.")
         self.name = getattr(sim, "__name__", "custom") if self.callable else sim
         self.fn = sim if self.callable else None
         m = features.matrix
@@ -88,7 +88,7 @@ class Similarity:
             out = out.ravel()
             if out.shape != (len(a),) or not np.isfinite(out).all():
                 raise InputError(
-                    f"sim function {self.name!r} must return one finite similarity per row pair "
+                    f"sim function {plain(self.name)} must return one finite similarity per row pair "
                     f"({len(a)}), got shape {out.shape}."
                 )
             return out
@@ -159,7 +159,7 @@ def pair_sums(indptr: np.ndarray, rows: np.ndarray, sim: Similarity, *,
                 per_pos[p0:p1] = dot - sim.sq[r]
         return per_user, per_pos
     if method not in ("auto", "pairs"):
-        raise InputError(f"method={method!r}: choose 'auto' or 'pairs'.")
+        raise InputError(f"method={plain(method)}: choose 'auto' or 'pairs'.")
     for length in np.unique(lens[lens >= 2]):
         length = int(length)
         users = np.flatnonzero(lens == length)

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ..errors import InputError
+from ..errors import InputError, plain
 from ..io.frames import read_columns
 from ..pack.vocab import factorize
 
@@ -330,7 +330,7 @@ def resolve_catalog(catalog: Any, *, run_items: np.ndarray, truth_items: np.ndar
         bad = [n for n in names if n not in sources]
         if bad:
             raise InputError(
-                f"catalog={catalog!r}: unknown source {bad[0]!r}; use 'all' (train + truth + "
+                f"catalog={plain(catalog)}: unknown source {plain(bad[0])}; use 'all' (train + truth + "
                 "run, the default), a '+'-joined subset such as 'train' or 'train+truth', an "
                 "item count, or a list of item ids."
             )
@@ -338,12 +338,12 @@ def resolve_catalog(catalog: Any, *, run_items: np.ndarray, truth_items: np.ndar
         used = [n for n in names if sources[n] is not None]
         missing = [n for n in names if sources[n] is None]
         if text != "all" and missing:
-            raise InputError(f"catalog={catalog!r} needs {missing[0]}=...; pass it to evaluate().")
+            raise InputError(f"catalog={plain(catalog)} needs {missing[0]}=...; pass it to evaluate().")
         ids = _union(parts)
         out = Catalog(len(ids), ids, "items of " + " + ".join(used))
     elif isinstance(catalog, (int, np.integer)) and not isinstance(catalog, bool):
         if catalog <= 0:
-            raise InputError(f"catalog={catalog!r}: an item count must be positive.")
+            raise InputError(f"catalog={plain(catalog)}: an item count must be positive.")
         if len(recommended) > catalog:
             raise InputError(
                 f"catalog={catalog}: the lists hold {len(recommended)} distinct items, more than "

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, plain
+from ..validation import LOG_BASE, POSITIVE_INT, Options, validate_params
 from ._lists import as_csr, truncate, user_of_position
 
 UNSEEN = ("one", "skip", "error")
@@ -33,7 +34,7 @@ def tail_mask(popularity, *, head: float = 0.2) -> np.ndarray:
     """
     pop = np.asarray(popularity, dtype=np.float64)
     if not 0.0 < head < 1.0:
-        raise InputError(f"head={head!r}: the head share must lie in (0, 1).")
+        raise InputError(f"head={plain(head)}: the head share must lie in (0, 1).")
     seen = pop[pop > 0]
     if seen.size == 0:
         return np.ones(pop.shape, dtype=bool)
@@ -43,6 +44,7 @@ def tail_mask(popularity, *, head: float = 0.2) -> np.ndarray:
     return ~(pop >= threshold) | (pop <= 0)
 
 
+@validate_params({"unseen": [Options(UNSEEN)], "base": LOG_BASE})
 def self_information(popularity, total: float, *, unseen: str = "one",
                      base: float = 2.0) -> np.ndarray:
     """Self-information ``-log_b p(i)``, ``p(i) = phi(i) / total`` (Zhou et al. 2010).
@@ -55,7 +57,7 @@ def self_information(popularity, total: float, *, unseen: str = "one",
     """
     pop = np.asarray(popularity, dtype=np.float64)
     if unseen not in UNSEEN:
-        raise InputError(f"unseen={unseen!r}: choose one of {list(UNSEEN)}.")
+        raise InputError(f"unseen={plain(unseen)}: choose one of {list(UNSEEN)}.")
     zero = pop <= 0
     if zero.any():
         if unseen == "error":
@@ -81,6 +83,7 @@ def list_mean(indptr: np.ndarray, values: np.ndarray) -> np.ndarray:
         return np.where(c > 0, s / np.maximum(c, 1), np.nan)
 
 
+@validate_params({"k": [None, *POSITIVE_INT], "unseen": [Options(UNSEEN)], "base": LOG_BASE})
 def novelty(lists, popularity, total: float, *, k: int | None = None, unseen: str = "one",
             base: float = 2.0) -> np.ndarray:
     """Per-list popularity novelty: ``mean_{i in R_k(u)} -log_b p(i)`` (NaN for empty lists).

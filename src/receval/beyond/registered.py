@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..engines.plugins import Context, MetricValues
-from ..errors import InputError
+from ..errors import InputError, plain
 from ..metrics.spec import MetricDef, MetricSpec, Param, metric, register
 from ..pack.packed import Packed
 from . import listpairs
@@ -230,7 +230,7 @@ def _rows(context: Context, packed: Packed, spec: MetricSpec, feats: ItemFeature
             raise InputError(
                 f"{spec.key}: {int(bad.sum())} recommended position(s) hold items without "
                 f"features, e.g. {ex[:3]}. Add their features, or use "
-                f"{_with(spec, missing='skip')!r} to leave them out of the lists."
+                f"{plain(_with(spec, missing='skip'))} to leave them out of the lists."
             )
         indptr = select(indptr, ~bad)
         rows, pos = rows[~bad], pos[~bad]
@@ -261,7 +261,7 @@ def _history(context: Context, packed: Packed, spec: MetricSpec, feats: ItemFeat
             raise InputError(
                 f"{spec.key}: {int(bad.sum())} training interaction(s) are with items without "
                 f"features, e.g. {tr.items[h[bad]][:3].tolist()}; add their features or use "
-                f"{_with(spec, missing='skip')!r}."
+                f"{plain(_with(spec, missing='skip'))}."
             )
         h_indptr = select(h_indptr, ~bad)
         rows = rows[~bad]

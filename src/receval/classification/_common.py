@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, plain
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ def as_float_array(values: Any, name: str, *, finite: bool = True) -> np.ndarray
             i = int(np.flatnonzero(bad)[0])
             raise InputError(
                 f"{name} has {int(bad.sum())} NaN/infinite value(s) (first at index {i}: "
-                f"{arr[i]!r}); drop or fill them first."
+                f"{plain(arr[i])}); drop or fill them first."
             )
     return arr
 
@@ -65,13 +65,13 @@ def as_binary(values: Any, name: str = "y_true") -> np.ndarray:
     except (TypeError, ValueError):
         raise InputError(
             f"{name} must hold binary labels (0/1 or True/False), got values such as "
-            f"{arr[:3].tolist()!r}; map your labels to 0/1 first."
+            f"{plain(arr[:3].tolist())}; map your labels to 0/1 first."
         ) from None
     bad = (num != 0) & (num != 1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InputError(
-            f"{name} must hold binary labels (0/1 or True/False), got {arr[i]!r} at index {i}; "
+            f"{name} must hold binary labels (0/1 or True/False), got {plain(arr[i])} at index {i}; "
             "binarize graded labels with a threshold, e.g. y_true = rel >= 1."
         )
     return num == 1
@@ -99,7 +99,7 @@ def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
 
     if value not in choices:
         raise PolicyError(
-            f"{name}={value!r} is not valid; choose one of {list(choices)}."
+            f"{name}={plain(value)} is not valid; choose one of {list(choices)}."
             + suggest(str(value), choices)
         )
     return value

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, plain
 from ._common import as_float_array, check_choice
 from .curves import Curve
 
@@ -81,7 +81,7 @@ def average_recall(best_iou: Any, *, method: str = "exact", low: float = 0.5,
     o = _overlaps(best_iou)
     if method == "exact":
         if not 0.0 <= low < 1.0:
-            raise InputError(f"low must lie in [0, 1), got {low!r}.")
+            raise InputError(f"low must lie in [0, 1), got {plain(low)}.")
         return float(np.mean(np.clip((o - low) / (1.0 - low), 0.0, 1.0)))
     t = COCO_THRESHOLDS if thresholds is None else as_float_array(thresholds, "thresholds")
     return float(np.mean((o[None, :] >= t[:, None]).mean(axis=1)))

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, plain
 from ._common import as_binary, check_choice, same_length
 
 __all__ = ["Confusion", "binary_confusion", "confusion_at_k"]
@@ -78,7 +78,7 @@ class Confusion:
             return tp, tp + fn
         if which == "fbeta":
             if not beta > 0:
-                raise InputError(f"beta must be > 0, got {beta!r}.")
+                raise InputError(f"beta must be > 0, got {plain(beta)}.")
             b2 = beta * beta
             return (1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp
         tn = self._tn()

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, plain
 from ._common import as_binary, as_float_array, check_choice, order_desc, same_length
 
 __all__ = [
@@ -129,7 +129,7 @@ class Curves(list):
             for c in self:
                 if c.label == key:
                     return c
-            raise KeyError(f"no curve labelled {key!r}; labels: {[c.label for c in self]}")
+            raise KeyError(f"no curve labelled {plain(key)}; labels: {[c.label for c in self]}")
         return super().__getitem__(key)
 
 
@@ -287,13 +287,13 @@ def metric_at_k(run: Any, truth: Any, metrics: Any = ("precision", "recall", "nd
         metrics = [metrics]
     ks_arr = np.asarray(list(ks))
     if ks_arr.ndim != 1 or len(ks_arr) == 0 or ks_arr.dtype.kind not in "iu" or (ks_arr < 1).any():
-        raise InputError(f"ks must be a non-empty sequence of positive integers, got {ks!r}.")
+        raise InputError(f"ks must be a non-empty sequence of positive integers, got {plain(ks)}.")
     bases = [parse_metric(m) for m in metrics]
     for b in bases:
         if b.k is not None:
             raise InputError(
                 f"metric_at_k takes metrics without a cutoff (the cutoffs come from ks); got "
-                f"{b.key!r}, pass {b.name!r} instead."
+                f"{plain(b.key)}, pass {plain(b.name)} instead."
             )
     specs = [[metric(b.name, int(k), **dict(b.params)) for k in ks_arr] for b in bases]
     res = evaluate(run, truth, [s for row in specs for s in row], **kwargs)

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, plain
 from ._common import as_binary, as_float_array, as_weights, same_length
 
 __all__ = ["log_loss"]
@@ -37,7 +37,7 @@ def log_loss(y_true: Any, y_prob: Any, *, eps: float | str = "auto", normalize: 
         i = int(np.flatnonzero(bad)[0])
         raise InputError(
             f"y_prob must hold probabilities in [0, 1]; got {int(bad.sum())} value(s) outside "
-            f"(first at index {i}: {p[i]!r}). Convert scores to probabilities (e.g. a sigmoid or a "
+            f"(first at index {i}: {plain(p[i])}). Convert scores to probabilities (e.g. a sigmoid or a "
             "calibration) first."
         )
     if eps == "auto":
@@ -46,9 +46,9 @@ def log_loss(y_true: Any, y_prob: Any, *, eps: float | str = "auto", normalize: 
         try:
             e = float(eps)
         except (TypeError, ValueError):
-            raise InputError(f"eps must be 'auto' or a number in [0, 0.5), got {eps!r}.") from None
+            raise InputError(f"eps must be 'auto' or a number in [0, 0.5), got {plain(eps)}.") from None
         if not 0.0 <= e < 0.5:
-            raise InputError(f"eps must be 'auto' or a number in [0, 0.5), got {eps!r}.")
+            raise InputError(f"eps must be 'auto' or a number in [0, 0.5), got {plain(eps)}.")
     p = np.clip(p, e, 1.0 - e)
     w = as_weights(sample_weight, len(p))
     with np.errstate(divide="ignore"):

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, PolicyError
+from ..errors import InputError, PolicyError, plain
 from ._common import Score, as_float_array, as_weights, check_choice, same_length
 
 __all__ = ["mae", "mse", "r2", "rating_errors", "rmse"]
@@ -121,7 +121,7 @@ def rating_errors(predictions: Any, ratings: Any, *, metrics: Any = ("rmse", "ma
             row = frame[dup].iloc[0]
             raise InputError(
                 f"{name}: {int(dup.sum())} duplicate (user, item) row(s), e.g. "
-                f"({row['user']!r}, {row['item']!r}); keep one row per pair."
+                f"({plain(row['user'])}, {plain(row['item'])}); keep one row per pair."
             )
     bad = ~np.isfinite(pf["pred"].to_numpy())
     if bad.any():
@@ -135,7 +135,7 @@ def rating_errors(predictions: Any, ratings: Any, *, metrics: Any = ("rmse", "ma
         row = joined[joined["pred"].isna()].iloc[0]
         raise PolicyError(
             f"{unpredicted} rated (user, item) pair(s) have no prediction, e.g. "
-            f"({row['user']!r}, {row['item']!r}); predict every pair or pass missing='skip'."
+            f"({plain(row['user'])}, {plain(row['item'])}); predict every pair or pass missing='skip'."
         )
     joined = joined.dropna(subset=["pred"])
     if len(joined) == 0:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..engines.plugins import Context, MetricValues
-from ..errors import InputError, PolicyError
+from ..errors import InputError, PolicyError, plain
 from ..metrics.spec import MetricDef, MetricSpec, Param, register
 from ..pack import Packed
 from ..pack.vocab import lookup
@@ -96,12 +96,12 @@ def _catalog(spec: MetricSpec, packed: Packed, context: Context, rec_mask: np.nd
     value = context.catalog
     if value is not None and not isinstance(value, bool) and isinstance(value, (int, np.integer)):
         if value < 1:
-            raise InputError(f"catalog must be a positive item count, got {value!r}.")
+            raise InputError(f"catalog must be a positive item count, got {plain(value)}.")
         return int(value), {"catalog_size": int(value), "catalog_source": "evaluate(catalog=int)"}
     if value is not None:
         if isinstance(value, str):
             items = np.asarray(_source_items(value, packed, context))
-            source = f"evaluate(catalog={value!r})"
+            source = f"evaluate(catalog={plain(value)})"
         else:
             items = _catalog_items(value)
             source = "evaluate(catalog=items)"
@@ -140,7 +140,7 @@ def _source_items(text: str, packed: Packed, context: Context) -> Any:
             if context.train is None:
                 if text.strip().lower() == "all":
                     continue
-                raise InputError(f"catalog={text!r} needs train=...; pass it to evaluate().")
+                raise InputError(f"catalog={plain(text)} needs train=...; pass it to evaluate().")
             from ..io.frames import read_columns
 
             cols = read_columns(context.train, role="train")
@@ -148,7 +148,7 @@ def _source_items(text: str, packed: Packed, context: Context) -> Any:
             parts.append(pd.Index(item.unique()))
         else:
             raise InputError(
-                f"catalog={text!r}: unknown item source {name!r}; use 'truth', 'run', 'train', a "
+                f"catalog={plain(text)}: unknown item source {plain(name)}; use 'truth', 'run', 'train', a "
                 "'+'-joined subset such as 'truth+run', 'all', an item count or a list of ids."
             )
     out = parts[0]
@@ -167,7 +167,7 @@ def _single_class(spec: MetricSpec, packed: Packed, npos: np.ndarray, nneg: np.n
         u = int(np.flatnonzero(bad)[0])
         raise PolicyError(
             f"{spec.key}: {int(bad.sum())} user(s) have only one class (e.g. user "
-            f"{packed.user_ids[u]!r}: {int(npos[u])} positive(s), {int(nneg[u])} negative(s)); "
+            f"{plain(packed.user_ids[u])}: {int(npos[u])} positive(s), {int(nneg[u])} negative(s)); "
             "AUC is undefined for them. Use single_class='skip' (the default) to leave them out."
         )
     return bad, counts
@@ -204,7 +204,7 @@ def _gauc(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     with np.errstate(invalid="ignore", divide="ignore"):
         per_user = np.where(bad, np.nan, correct / (npos * nneg))
     w = _weights(spec.get("weight"), npos, nneg)
-    return MetricValues(per_user, _weighted_mean(per_user, w, ~bad), info)
+    return MetricValues(per_user, _weighted_mean(per_user, w, ~bad), info, skipped=bad)
 
 
 def _lauc(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
@@ -232,7 +232,7 @@ def _lauc(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
         if spec.get("tail") == "linear":
             area = area + (1.0 - fp_k / nneg) * (tp_k / npos + 1.0) / 2.0
     per_user = np.where(bad, np.nan, area)
-    return MetricValues(per_user, None, info)
+    return MetricValues(per_user, None, info, skipped=bad)
 
 
 register(MetricDef(
@@ -287,7 +287,7 @@ def _confusion(spec: MetricSpec, packed: Packed, context: Context, need_tn: bool
             u = int(np.flatnonzero(tn < 0)[0])
             raise InputError(
                 f"{spec.key}: the catalogue size {n} is smaller than the recommended and truth "
-                f"items of user {packed.user_ids[u]!r} ({int(tp[u] + fp[u] + fn[u])}); pass the "
+                f"items of user {plain(packed.user_ids[u])} ({int(tp[u] + fp[u] + fn[u])}); pass the "
                 "real catalogue size, e.g. catalog=<number of items>."
             )
     return tp, fp, fn, tn, info
@@ -394,7 +394,7 @@ def _rating(which: str):
             bad = int(np.flatnonzero(missing > 0)[0])
             raise PolicyError(
                 f"{spec.key}: {int(missing.sum())} truth rating(s) have no prediction in the run "
-                f"(e.g. user {packed.user_ids[bad]!r}); predict every held-out pair, or pass "
+                f"(e.g. user {plain(packed.user_ids[bad])}); predict every held-out pair, or pass "
                 f"{spec.name}(missing=skip) to leave them out (counted in info)."
             )
         err = pred - true
@@ -470,7 +470,7 @@ def _log_loss(spec: MetricSpec, packed: Packed, context: Context) -> MetricValue
         i = int(np.flatnonzero(bad)[0])
         raise InputError(
             f"{spec.key}: run scores must be probabilities in [0, 1]; got {int(bad.sum())} "
-            f"outside (e.g. {p[i]!r} for user {packed.user_ids[user[i]]!r}). Calibrate the scores "
+            f"outside (e.g. {plain(p[i])} for user {plain(packed.user_ids[user[i]])}). Calibrate the scores "
             "(e.g. a sigmoid) first."
         )
     eps = spec.get("eps")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, plain
 from .public import TrecCollection, load_movielens, load_trec
 from .synthetic import TemporalSplit, synthetic_interactions, temporal_split
 
@@ -26,7 +26,7 @@ EXAMPLES = ("run", "run_b", "truth", "train")
 def example_path(name: str = "run") -> Path:
     """Path of a shipped example file: ``run``, ``run_b``, ``truth`` or ``train``."""
     if name not in EXAMPLES:
-        raise InputError(f"no example {name!r}; choose one of {list(EXAMPLES)}.")
+        raise InputError(f"no example {plain(name)}; choose one of {list(EXAMPLES)}.")
     data = resources.files("receval.datasets").joinpath("data")
     return Path(str(data.joinpath(f"example_{name}.csv")))
 

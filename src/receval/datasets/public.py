@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, plain
 
 #: File names of the MovieLens ratings, in the order a folder is searched.
 MOVIELENS_FILES = {"u.data": "100k", "ratings.dat": "1m", "ratings.csv": "csv"}
@@ -51,7 +51,7 @@ def _movielens_file(path: Path) -> tuple[Path, str]:
     if len(first.rstrip("\r\n").split("\t")) == 4:
         return path, "100k"
     raise InputError(
-        f"{path}: not a MovieLens ratings file; its first line is {first.strip()[:80]!r}. "
+        f"{path}: not a MovieLens ratings file; its first line is {plain(first.strip()[:80])}. "
         "Expected 'user<TAB>item<TAB>rating<TAB>timestamp' (u.data), "
         "'user::item::rating::timestamp' (ratings.dat) or the header "
         "'userId,movieId,rating,timestamp' (ratings.csv)."
@@ -192,7 +192,7 @@ def load_trec(qrels: str | os.PathLike[str],
     for p in run_paths:
         name = _run_name(p)
         if name in out:
-            raise InputError(f"two runs are named {name!r} (plain and gzip?); rename one.")
+            raise InputError(f"two runs are named {plain(name)} (plain and gzip?); rename one.")
         out[name] = read_trec_run(p)
     return TrecCollection(table, out)
 

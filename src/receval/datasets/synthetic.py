@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, plain
 
 
 def synthetic_interactions(n_users: int = 4000, n_items: int = 2500, *, seed: int = 0,
@@ -39,7 +39,7 @@ def synthetic_interactions(n_users: int = 4000, n_items: int = 2500, *, seed: in
     """
     for name, value in (("n_users", n_users), ("n_items", n_items), ("n_genres", n_genres)):
         if int(value) < 1:
-            raise InputError(f"{name} must be a positive integer, got {value!r}.")
+            raise InputError(f"{name} must be a positive integer, got {plain(value)}.")
     if mean_activity < min_activity:
         raise InputError(f"mean_activity ({mean_activity}) must be >= min_activity "
                          f"({min_activity}).")
@@ -114,10 +114,10 @@ def temporal_split(log: pd.DataFrame, *, test_share: float = 0.2, user_col: str 
     dropped (they cannot be recommended by collaborative models); ``info`` counts them.
     """
     if not 0.0 < test_share < 1.0:
-        raise InputError(f"test_share must lie in (0, 1), got {test_share!r}.")
+        raise InputError(f"test_share must lie in (0, 1), got {plain(test_share)}.")
     for c in (user_col, item_col, time_col):
         if c not in log.columns:
-            raise InputError(f"temporal_split: column {c!r} is missing; columns are "
+            raise InputError(f"temporal_split: column {plain(c)} is missing; columns are "
                              f"{list(log.columns)}.")
     ts = log[time_col].to_numpy()
     cutoff = int(np.quantile(ts, 1.0 - test_share, method="lower"))

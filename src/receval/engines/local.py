@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PolicyError
+from ..errors import PolicyError, plain
 from ..kernels import compute_metrics
 from ..pack import Packed
 from .aggregate import IN, NO_VALUE, SKIPPED, MetricState
@@ -86,6 +86,8 @@ def evaluate_packed(packed: Packed, plan: Plan, context: Context) -> BlockValues
             mv: MetricValues = s.definition.compute(s, packed, context)
             col = mv.per_user if mv.per_user is not None else np.full(n_users, np.nan)
             status = np.where(np.isnan(col), NO_VALUE, IN).astype(np.int8)
+            if mv.skipped is not None:
+                status[mv.skipped] = SKIPPED  # left out by the metric's rule: counted
             if mv.per_user is None:
                 status[:] = IN
                 overrides[j] = float(mv.value)
@@ -105,7 +107,7 @@ def evaluate_packed(packed: Packed, plan: Plan, context: Context) -> BlockValues
             uid = packed.user_ids[np.flatnonzero(no_rel)[0]]
             raise PolicyError(
                 f"{n_empty} user(s) have no relevant truth item for {s.key} (e.g. user "
-                f"{uid!r}); empty_truth='error' forbids that. Use empty_truth='skip' "
+                f"{plain(uid)}); empty_truth='error' forbids that. Use empty_truth='skip' "
                 "(default), 'zero' or 'nan'."
             )
         status = np.full(n_users, IN, dtype=np.int8)

@@ -10,6 +10,8 @@ A metric family registered with ``MetricDef(compute=fn, needs=(...))`` is evalua
 - ``info``: extra facts to report (e.g. the catalogue size used);
 - ``num`` / ``den``: per-user numerators and denominators of a micro-averaged metric (the
   summary is their ratio of sums over users with a value).
+- ``skipped``: a boolean mask of the users the metric leaves out by its own rule (e.g. gauc's
+  single-class users); they are NaN in ``per_user`` and counted in the summary's ``skipped``.
 
 Catalogue metrics should compute from mergeable partial states (counts per item) so that blocks
 of users, or a distributed engine, combine them with the same code.
@@ -22,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, plain
 
 
 @dataclass
@@ -34,6 +36,7 @@ class MetricValues:
     # mergeable over blocks like the kernel's item-level hit rates)
     num: np.ndarray | None = None
     den: np.ndarray | None = None
+    skipped: np.ndarray | None = None
 
 
 # Extra keyword options of evaluate() / Evaluator() that plugin metrics read from
@@ -64,6 +67,6 @@ class Context:
         if value is None:
             raise InputError(
                 f"{metric} needs {name}=...; pass it to evaluate() / Evaluator(), e.g. "
-                f"rv.evaluate(run, truth, [{metric!r}], {name}=...)."
+                f"rv.evaluate(run, truth, [{plain(metric)}], {name}=...)."
             )
         return value

@@ -24,8 +24,9 @@ ir_measures cut AP at k with denominator R (receval's default), as trec_eval's `
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-from ..errors import MetricError, UnknownMetricError, suggest
+from ..errors import MetricError, UnknownMetricError, plain, suggest
 from .spec import _KEY, MetricSpec, metric
 
 # trec_eval base name -> (receval name, fixed parameters)
@@ -77,27 +78,31 @@ def _foreign(s: str) -> MetricSpec | None:
 def _irm(text: str, name: str, ptext: str, k: str | None) -> MetricSpec:
     target = _IRM[name.lower()]
     if target is None:
-        raise MetricError(f"{text!r}: ir_measures' {name} has no receval equivalent yet.")
+        raise MetricError(f"{plain(text)}: ir_measures' {name} has no receval equivalent yet.")
     params: dict[str, str] = {}
+    seen: set[str] = set()
     for part in [p for p in ptext.split(",") if p.strip()]:
         pname, eq, value = part.partition("=")
         pname, value = pname.strip(), value.strip().strip("'\"")
         if not eq:
-            raise MetricError(f"{text!r}: parameter {part!r} must be written name=value.")
+            raise MetricError(f"{plain(text)}: parameter {plain(part)} must be written name=value.")
+        if pname in ("rel", "dcg", "p") and pname in seen:
+            raise MetricError(f"{plain(text)}: parameter {plain(pname)} is given twice; give it once.")
+        seen.add(pname)
         if pname == "rel":
             params["rel"] = value
         elif pname == "dcg" and target in ("ndcg",):
             if value not in ("log2", "exp-log2"):
                 raise MetricError(
-                    f"{text!r}: dcg={value!r} is not supported; use 'log2' or 'exp-log2'."
+                    f"{plain(text)}: dcg={plain(value)} is not supported; use 'log2' or 'exp-log2'."
                 )
             if value == "exp-log2":
                 params["gain"] = "exp"
         elif pname == "p" and target == "rbp":
             params["p"] = value
         else:
-            raise MetricError(f"{text!r}: ir_measures parameter {pname!r} is not supported.")
-    return metric(target, int(k) if k else None, **params)
+            raise MetricError(f"{plain(text)}: ir_measures parameter {plain(pname)} is not supported.")
+    return metric(target, int(k) if k else None, **params)  # k: digits only (_IRM_RE)
 
 
 def parse_metric(key: str | MetricSpec) -> MetricSpec:
@@ -110,7 +115,7 @@ def parse_metric(key: str | MetricSpec) -> MetricSpec:
     if isinstance(key, MetricSpec):
         return key
     if not isinstance(key, str):
-        raise MetricError(f"a metric must be a string key or a MetricSpec, got {key!r}.")
+        raise MetricError(f"a metric must be a string key or a MetricSpec, got {plain(key)}.")
     try:
         return _parse_receval(key)
     except MetricError as exc:
@@ -126,7 +131,7 @@ def parse_metric(key: str | MetricSpec) -> MetricSpec:
         if foreign is None:
             msg = exc.args[0] if exc.args else str(exc)
             if key.strip() not in msg:
-                raise type(exc)(f"metric {key.strip()!r}: {msg}") from None
+                raise type(exc)(f"metric {plain(key.strip())}: {msg}") from None
             raise exc from None
         return foreign
 
@@ -136,35 +141,54 @@ def _parse_receval(key: str) -> MetricSpec:
     m = _KEY.match(key)
     if not m:
         raise MetricError(
-            f"cannot parse metric key {key!r}; expected name[@k][(param=value,...)], "
+            f"cannot parse metric key {plain(key)}; expected name[@k][(param=value,...)], "
             "for example 'ndcg@10(gain=exp)'."
         )
     name, k_text, params_text = m.groups()
-    k: int | None = None
-    if k_text is not None:
-        try:
-            k_float = float(k_text)
-        except ValueError:
-            raise MetricError(f"{key!r}: cutoff must be a positive integer, got {k_text!r}.") from None
-        if k_float != int(k_float):
-            raise MetricError(f"{key!r}: cutoff must be a positive integer, got {k_text!r}.")
-        k = int(k_float)
     params: dict[str, str] = {}
     if params_text:
         for part in params_text.split(","):
             if not part.strip():
                 continue
             if "=" not in part:
-                raise MetricError(f"{key!r}: parameter {part.strip()!r} must be written name=value.")
+                raise MetricError(f"{plain(key)}: parameter {plain(part.strip())} must be written name=value.")
             pname, value = part.split("=", 1)
-            params[pname.strip()] = value.strip()
-    return metric(name, k, **params)
+            _put(params, key, pname.strip(), value.strip())
+    # the cutoff is checked by metric() (an integer in [1, MAX_CUTOFF]): the number as written
+    return metric(name, None if k_text is None else _number(k_text), **params)
+
+
+def _number(text: str) -> int | float | str:
+    """``"10"`` -> 10, ``"1e30"`` -> 1e30, ``"1e400"`` -> inf; anything else stays text."""
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return text
+
+
+def _put(params: dict[str, str], key: str, name: str, value: str) -> None:
+    """Add one ``name=value`` of a key; a parameter given twice is an error, not "last wins"."""
+    if name in params:
+        raise MetricError(
+            f"{plain(key)}: parameter {plain(name)} is given twice ({name}={params[name]}, {name}={value}); "
+            "give it once."
+        )
+    params[name] = value
 
 
 def parse_metrics(metrics: str | MetricSpec | list | tuple) -> list[MetricSpec]:
     """Parse one key, a comma-separated string of simple keys, or a list of keys/specs."""
     if isinstance(metrics, (str, MetricSpec)):
         metrics = _split_keys(metrics) if isinstance(metrics, str) else [metrics]
+    elif not isinstance(metrics, (list, tuple)) and not (
+            isinstance(metrics, Iterable) and not isinstance(metrics, (bytes, dict))):
+        raise MetricError(
+            f"metrics must be a metric key, a MetricSpec or a list of them, got "
+            f"{type(metrics).__name__} {plain(metrics)}; pass e.g. ['ndcg@10', 'map']."
+        )
     specs: list[MetricSpec] = []
     for m in metrics:
         spec = parse_metric(m)
@@ -189,7 +213,7 @@ def resolve_key(key: str, keys: list[str], where: str) -> str:
     if canonical in keys:
         return canonical
     raise UnknownMetricError(
-        f"metric {key!r} is not in {where}; it has {keys}." + suggest(key, keys)
+        f"metric {plain(key)} is not in {where}; it has {keys}." + suggest(key, keys)
     )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import MetricError
+from ..errors import MetricError, plain
 from ..kernels import DISCOUNTS, GAINS, IDEALS, VARIANTS, Request
 from .spec import Kernel, MetricDef, Param, register
 
@@ -61,8 +61,8 @@ def _max_grade(spec, max_rel: float) -> float:
     par = float(grade) if grade is not None else max(max_rel, POSITIVE)
     if par < max_rel:
         raise MetricError(
-            f"{spec.key}: max_grade={grade!r} is below the largest relevance in the truth "
-            f"({max_rel!r}), so a stopping probability (2^rel - 1) / 2^max_grade would exceed 1. "
+            f"{spec.key}: max_grade={plain(grade)} is below the largest relevance in the truth "
+            f"({plain(max_rel)}), so a stopping probability (2^rel - 1) / 2^max_grade would exceed 1. "
             "Set max_grade to the top of the relevance scale, or leave it out (the truth "
             "maximum is used)."
         )

@@ -10,17 +10,29 @@ the parameters that differ from their defaults. Its canonical key is a string th
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import MetricError, UnknownMetricError, suggest
+import numpy as np
+
+from ..errors import MetricError, UnknownMetricError, plain, suggest
+
+#: The largest cutoff a key may ask for (the longest list any array can hold is far shorter;
+#: a larger value is a typo or an overflow, e.g. ``ndcg@1e30``). Omit ``@k`` for the whole list.
+MAX_CUTOFF = 2**31 - 1
 
 
 @dataclass(frozen=True)
 class Param:
-    """One named parameter of a metric: its default, type and allowed values."""
+    """One named parameter of a metric: its default, type and allowed values.
+
+    A numeric parameter (``kind`` ``float`` or ``int``) lies in ``[low, high]`` (open ends with
+    ``low_open`` / ``high_open``; ``None``: unbounded) and is finite unless ``finite=False``; an
+    ``int`` parameter fits in int64. Every other value raises :class:`MetricError`.
+    """
 
     name: str
     default: Any
@@ -31,6 +43,7 @@ class Param:
     high: float | None = None
     low_open: bool = False
     high_open: bool = False
+    finite: bool = True
 
     def convert(self, metric: str, value: Any) -> Any:
         """Validate and convert a value (given as text in a key, or as an object)."""
@@ -38,35 +51,40 @@ class Param:
             text = str(value)
             if self.choices is not None and text not in self.choices:
                 raise MetricError(
-                    f"{metric}: parameter {self.name}={value!r} is not valid; choose one of "
+                    f"{metric}: parameter {self.name}={plain(value)} is not valid; choose one of "
                     f"{list(self.choices)}." + suggest(text, self.choices)
                 )
             return text
         if value is None or (isinstance(value, str) and value in ("auto", "None")):
             if self.default is None:
                 return None
-            raise MetricError(f"{metric}: parameter {self.name} needs a number, got {value!r}.")
+            raise MetricError(f"{metric}: parameter {self.name} needs a number, got {plain(value)}.")
         try:
+            if isinstance(value, (bool, np.bool_)):
+                raise TypeError
             num = float(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise MetricError(
-                f"{metric}: parameter {self.name} needs a number, got {value!r}."
+                f"{metric}: parameter {self.name} needs a number, got {plain(value)}."
             ) from None
         bad_low = self.low is not None and (num <= self.low if self.low_open else num < self.low)
         bad_high = self.high is not None and (
             num >= self.high if self.high_open else num > self.high
         )
-        if bad_low or bad_high or num != num:
-            lo = "(" if self.low_open else "["
-            hi = ")" if self.high_open else "]"
+        if bad_low or bad_high or num != num or (self.finite and math.isinf(num)):
+            lo = "(" if self.low_open or self.low is None else "["
+            hi = ")" if self.high_open or self.high is None else "]"
             raise MetricError(
-                f"{metric}: parameter {self.name}={value!r} is out of range; it must lie in "
-                f"{lo}{self.low if self.low is not None else '-inf'}, "
-                f"{self.high if self.high is not None else 'inf'}{hi}."
+                f"{metric}: parameter {self.name}={plain(value)} is out of range; it must be a "
+                f"{'finite ' if self.finite else ''}number in "
+                f"{lo}{plain(self.low) if self.low is not None else '-inf'}, "
+                f"{plain(self.high) if self.high is not None else 'inf'}{hi}."
             )
         if self.kind is int:
-            if num != int(num):
-                raise MetricError(f"{metric}: parameter {self.name} must be an integer, got {value!r}.")
+            if num != int(num) or not -(2**63) <= int(num) < 2**63:
+                raise MetricError(
+                    f"{metric}: parameter {self.name} must be an integer (int64), got "
+                    f"{plain(value)}.")
             return int(num)
         return num
 
@@ -166,7 +184,7 @@ class MetricDef:
                 return p
         valid = [p.name for p in self.params]
         raise UnknownMetricError(
-            f"{self.name}: unknown parameter {name!r}; valid parameters are {valid or 'none'}."
+            f"{self.name}: unknown parameter {plain(name)}; valid parameters are {valid or 'none'}."
             + suggest(name, valid)
         )
 
@@ -205,7 +223,7 @@ class MetricSpec:
         return self.key
 
     def __repr__(self) -> str:
-        return f"MetricSpec({self.key!r})"
+        return f"MetricSpec({plain(self.key)})"
 
 
 def _fmt(value: Any) -> str:
@@ -251,7 +269,7 @@ def register(defn: MetricDef, aliases: tuple[str, ...] = ()) -> MetricDef:
 _KEY = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_\-]*)\s*(?:@\s*([^()\s]+))?\s*(?:\((.*)\))?\s*$")
 
 
-def metric(name: str, k: int | None = None, **params: Any) -> MetricSpec:
+def metric(name: str, k: int | float | str | None = None, **params: Any) -> MetricSpec:
     """Build a validated spec from keywords: ``metric("ndcg", 10, gain="exp")``."""
     canonical = ALIASES.get(name.lower(), name.lower())
     if canonical not in REGISTRY and not _plugins_loaded:
@@ -260,28 +278,14 @@ def metric(name: str, k: int | None = None, **params: Any) -> MetricSpec:
     if canonical not in REGISTRY:
         valid = sorted(REGISTRY) + sorted(ALIASES)
         raise UnknownMetricError(
-            f"unknown metric {name!r}." + suggest(name.lower(), valid)
+            f"unknown metric {plain(name)}." + suggest(name.lower(), valid)
             + " Run `receval metrics` (or receval.list_metrics()) for the full list."
         )
     defn = REGISTRY[canonical]
     if k is not None:
-        if isinstance(k, bool):
-            raise MetricError(f"{canonical}: cutoff k must be a positive integer, got {k!r}.")
+        k = _cutoff(canonical, k)
         if defn.cutoff == "none":
-            raise MetricError(f"{canonical} takes no cutoff, got @{k}; use {canonical!r}.")
-        if isinstance(k, bool) or not isinstance(k, int):
-            try:
-                as_float = float(k)
-            except (TypeError, ValueError):
-                as_float = float("nan")
-            if as_float != as_float or as_float != int(as_float):
-                raise MetricError(f"{canonical}: cutoff k must be a positive integer, got {k!r}.")
-            k = int(as_float)
-        if k <= 0:
-            raise MetricError(
-                f"{canonical}: cutoff k must be a positive integer, got {k}. "
-                f"Use {canonical!r} without @k for the whole list."
-            )
+            raise MetricError(f"{canonical} takes no cutoff, got @{k}; use {plain(canonical)}.")
     values = []
     for pname in sorted(params):
         p = defn.param(pname)
@@ -289,3 +293,31 @@ def metric(name: str, k: int | None = None, **params: Any) -> MetricSpec:
         if value != p.default:
             values.append((pname, value))
     return MetricSpec(canonical, k, tuple(values))
+
+
+def _cutoff(metric: str, k: Any) -> int:
+    """A cutoff as an int in [1, MAX_CUTOFF]: ``10``, ``10.0``, ``"10"``, ``np.int64(10)``."""
+    bad = MetricError(
+        f"{metric}: cutoff k must be a positive integer up to {MAX_CUTOFF}, got {plain(k)}. "
+        f"Use {plain(metric)} without @k for the whole list."
+    )
+    if isinstance(k, (bool, np.bool_)):
+        raise bad
+    if isinstance(k, str):
+        k = k.strip()
+    try:
+        as_int = int(k)  # exact for ints and integer strings of any length
+    except (TypeError, ValueError, OverflowError):
+        try:
+            as_float = float(k)
+        except (TypeError, ValueError, OverflowError):
+            raise bad from None
+        if not math.isfinite(as_float) or as_float != int(as_float):
+            raise bad from None
+        as_int = int(as_float)
+    else:
+        if not isinstance(k, str) and not hasattr(k, "__index__") and float(k) != as_int:
+            raise bad  # 2.5 -> 2 would be a silent truncation
+    if not 1 <= as_int <= MAX_CUTOFF:
+        raise bad
+    return as_int

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, suggest
+from ..errors import InputError, plain, suggest
 
 
 def to_pandas(data: Any, what: str) -> pd.DataFrame:
@@ -27,7 +27,7 @@ def need(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
     """Raise naming the first missing column and the nearest existing one."""
     for c in columns:
         if c not in df.columns:
-            raise InputError(f"{what} has no column {c!r}; columns are {list(map(str, df.columns))}."
+            raise InputError(f"{what} has no column {plain(c)}; columns are {list(map(str, df.columns))}."
                              + suggest(str(c), map(str, df.columns))
                              + " Name the right column with the matching keyword argument.")
 
@@ -37,11 +37,11 @@ def numeric(df: pd.DataFrame, column: str, what: str, *, finite: bool = True) ->
     try:
         x = pd.to_numeric(df[column], errors="raise").to_numpy(dtype=np.float64)
     except (ValueError, TypeError) as exc:
-        raise InputError(f"{what} column {column!r} must be numeric: {exc}.") from exc
+        raise InputError(f"{what} column {plain(column)} must be numeric: {exc}.") from exc
     if finite:
         bad = ~np.isfinite(x)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise InputError(f"{what} column {column!r} has {int(bad.sum())} NaN/inf value(s) "
-                             f"(first at row {i}: {x[i]!r}); fill or drop them first.")
+            raise InputError(f"{what} column {plain(column)} has {int(bad.sum())} NaN/inf value(s) "
+                             f"(first at row {i}: {plain(x[i])}); fill or drop them first.")
     return x

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
+from ..errors import plain
 from ..results import jsonio
 
 FORMAT = "receval.OnlineResult/1"
@@ -92,7 +93,7 @@ class OnlineResult:
         for r in self.rows:
             if next(iter(r.values())) == key:
                 return dict(r)
-        raise KeyError(f"no row {key!r}; rows are {[next(iter(r.values())) for r in self.rows]}.")
+        raise KeyError(f"no row {plain(key)}; rows are {[next(iter(r.values())) for r in self.rows]}.")
 
     def __getitem__(self, key: str) -> float:
         return self.summary[key]
@@ -100,7 +101,7 @@ class OnlineResult:
     def __repr__(self) -> str:
         head = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                          for k, v in list(self.summary.items())[:6])
-        return f"OnlineResult(kind={self.kind!r}, {head})"
+        return f"OnlineResult(kind={plain(self.kind)}, {head})"
 
     def to_dict(self) -> dict[str, Any]:
         return clean({"format": FORMAT, "kind": self.kind, "title": self.title,
@@ -117,8 +118,8 @@ class OnlineResult:
         if data.get("format") != FORMAT:
             from ..errors import InputError
 
-            raise InputError(f"not an online result: format={data.get('format')!r}, "
-                             f"expected {FORMAT!r}.")
+            raise InputError(f"not an online result: format={plain(data.get('format'))}, "
+                             f"expected {plain(FORMAT)}.")
 
         def nan(v: Any) -> Any:
             return float("nan") if v is None else v

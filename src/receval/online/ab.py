@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import InputError, PolicyError, RecevalWarning, suggest
+from ..errors import InputError, PolicyError, RecevalWarning, plain, suggest
 from ..stats.corrections import adjust, check_correction
 from ._frames import need, numeric, to_pandas
 from ._results import OnlineResult
@@ -66,7 +66,7 @@ class Aggregates:
 
     def index(self, column: str) -> int:
         if column not in self.columns:
-            raise InputError(f"aggregates have no column {column!r}; they hold "
+            raise InputError(f"aggregates have no column {plain(column)}; they hold "
                              f"{list(self.columns)}." + suggest(column, self.columns))
         return self.columns.index(column)
 
@@ -133,7 +133,7 @@ def per_unit(events: Any, *, unit: str = "user_id", variant: str = "variant",
     arms = df.groupby(unit, sort=False)[variant].nunique()
     if (arms > 1).any():
         bad = arms.index[arms > 1][0]
-        raise InputError(f"unit {bad!r} appears in more than one arm of column {variant!r} "
+        raise InputError(f"unit {plain(bad)} appears in more than one arm of column {plain(variant)} "
                          f"({int((arms > 1).sum())} such units): the unit of analysis must be the "
                          "unit of randomisation; pass unit= the randomised id, or drop them.")
     out = _sum_events(df, unit, sums)
@@ -194,7 +194,7 @@ def proportion(column: str, *, covariate: str | None = None, name: str | None = 
     """Share of units with a 0/1 outcome: z test; variance ``p(1-p)``; CI unpooled; p-value
     ``"pooled"`` (the classic two-proportion z / chi-square test, default) or ``"unpooled"``."""
     if pvalue not in ("pooled", "unpooled"):
-        raise PolicyError(f"pvalue={pvalue!r} is not valid; choose 'pooled' or 'unpooled'.")
+        raise PolicyError(f"pvalue={plain(pvalue)} is not valid; choose 'pooled' or 'unpooled'.")
     return Metric(name or column, column, None, covariate, "proportion", pvalue, "z")
 
 
@@ -203,14 +203,14 @@ def ratio(numer: str, denom: str, *, covariate: tuple[str, str] | None = None,
     """Ratio of sums (``CTR = sum clicks / sum impressions``) by the delta method; never the mean
     of per-unit ratios. ``covariate=(numer_pre, denom_pre)`` applies CUPED with the ratio covariate."""
     if covariate is not None and (isinstance(covariate, str) or len(covariate) != 2):
-        raise PolicyError(f"ratio covariate must be a (numer, denom) pair; got {covariate!r}.")
+        raise PolicyError(f"ratio covariate must be a (numer, denom) pair; got {plain(covariate)}.")
     return Metric(name or f"{numer}/{denom}", numer, denom, covariate, "ratio", "unpooled",
                   _test(test))
 
 
 def _test(test: str) -> str:
     if test not in TESTS:
-        raise PolicyError(f"test={test!r} is not valid; choose one of {list(TESTS)}.")
+        raise PolicyError(f"test={plain(test)} is not valid; choose one of {list(TESTS)}.")
     return test
 
 
@@ -223,7 +223,7 @@ def _grad(agg: Aggregates, numer: str, denom: str | None) -> tuple[float, np.nda
         return float(mu[iy]), g
     ix = agg.index(denom)
     if mu[ix] == 0:
-        raise InputError(f"the denominator {denom!r} sums to 0 in an arm; a ratio is undefined.")
+        raise InputError(f"the denominator {plain(denom)} sums to 0 in an arm; a ratio is undefined.")
     r = mu[iy] / mu[ix]
     g[iy] += 1.0 / mu[ix]
     g[ix] -= r / mu[ix]
@@ -256,7 +256,7 @@ def _theta(m: Metric, pooled: Aggregates) -> tuple[float, float, float]:
     cval, h = _grad(pooled, *_cov_split(m.covariate))
     vh = float(h @ S @ h)
     if vh <= 0:
-        raise InputError(f"covariate {m.covariate!r} of metric {m.name!r} has zero variance; "
+        raise InputError(f"covariate {plain(m.covariate)} of metric {plain(m.name)} has zero variance; "
                          "CUPED cannot use it (drop the covariate).")
     gh = float(g @ S @ h)
     vg = float(g @ S @ g)
@@ -300,7 +300,7 @@ def srm(counts: Mapping[Any, int], expected: Mapping[Any, float] | None = None, 
             raise PolicyError(f"srm expected shares must be positive; got {dict(expected)}.")
         q = q / q.sum()
     if method not in ("auto", "chisquare", "binomial"):
-        raise PolicyError(f"method={method!r} is not valid; choose auto, chisquare or binomial.")
+        raise PolicyError(f"method={plain(method)} is not valid; choose auto, chisquare or binomial.")
     N = obs.sum()
     chi2 = float(((obs - N * q) ** 2 / (N * q)).sum())
     use_binom = method == "binomial" or (method == "auto" and len(arms) == 2 and N < 1000)
@@ -335,13 +335,13 @@ def analyze(data: Any, *, metrics: Sequence[Metric | str], control: Any,
     are dropped and counted in ``counts["units_dropped"]``).
     """
     if relative_ci not in RELATIVE_CI:
-        raise PolicyError(f"relative_ci={relative_ci!r} is not valid; choose one of "
+        raise PolicyError(f"relative_ci={plain(relative_ci)} is not valid; choose one of "
                           f"{list(RELATIVE_CI)}." + suggest(relative_ci, RELATIVE_CI))
     correction = check_correction(correction)
     if nan not in ("error", "drop"):
-        raise PolicyError(f"nan={nan!r} is not valid; choose 'error' or 'drop'.")
+        raise PolicyError(f"nan={plain(nan)} is not valid; choose 'error' or 'drop'.")
     if not 0 < alpha < 1:
-        raise PolicyError(f"alpha={alpha!r} must lie in (0, 1).")
+        raise PolicyError(f"alpha={plain(alpha)} must lie in (0, 1).")
     ms = [mean(m) if isinstance(m, str) else m for m in metrics]
     if not ms:
         raise InputError("analyze needs at least one metric.")
@@ -357,7 +357,7 @@ def analyze(data: Any, *, metrics: Sequence[Metric | str], control: Any,
         if bad.any():
             if nan == "error":
                 c = next(c for c in [variant] + cols if df[c].isna().any())
-                raise InputError(f"units column {c!r} has {int(df[c].isna().sum())} missing "
+                raise InputError(f"units column {plain(c)} has {int(df[c].isna().sum())} missing "
                                  "value(s); fill them (0 for a count) or pass nan='drop'.")
             dropped = int(bad.sum())
             df = df[~bad]
@@ -365,7 +365,7 @@ def analyze(data: Any, *, metrics: Sequence[Metric | str], control: Any,
         if unit is not None and unit in df.columns:
             units_table = {unit: df[unit].to_numpy(), variant: df[variant].to_numpy()}
     if control not in aggs:
-        raise InputError(f"control={control!r} is not an arm; arms are {list(aggs)}."
+        raise InputError(f"control={plain(control)} is not an arm; arms are {list(aggs)}."
                          + suggest(str(control), map(str, aggs)))
     srm_res = srm({a: g.n for a, g in aggs.items()}, srm_expected, threshold=srm_threshold)
     warn_list: list[str] = []
@@ -387,7 +387,7 @@ def analyze(data: Any, *, metrics: Sequence[Metric | str], control: Any,
             y = aggs[control].sums[aggs[control].index(m.numer)]
             yy = aggs[control].cross[aggs[control].index(m.numer)][aggs[control].index(m.numer)]
             if abs(y - yy) > 1e-9 * max(1.0, abs(y)):
-                raise InputError(f"proportion column {m.numer!r} is not 0/1; use mean() instead.")
+                raise InputError(f"proportion column {plain(m.numer)} is not 0/1; use mean() instead.")
         c = _arm_stats(m, aggs[control], theta, cpool)
         for arm, agg in aggs.items():
             if arm == control:
@@ -396,7 +396,7 @@ def analyze(data: Any, *, metrics: Sequence[Metric | str], control: Any,
             rows.append(_effect_row(m, arm, control, t, c, agg, aggs[control], z, alpha,
                                     relative_ci, theta, rho2))
             if min(t["n"], c["n"]) < 100 and m.kind == "ratio":
-                warn_list.append(f"metric {m.name!r}: fewer than 100 units in an arm; the delta "
+                warn_list.append(f"metric {plain(m.name)}: fewer than 100 units in an arm; the delta "
                                  "method is a large-sample approximation.")
     padj = adjust([r["p_value"] for r in rows], correction)
     for r, q in zip(rows, padj, strict=True):

@@ -31,8 +31,9 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ..errors import InputError, PolicyError
+from ..errors import InputError, PolicyError, plain
 from ..stats.corrections import adjust, check_correction
+from ..validation import FINITE, POSITIVE_INT, PROBABILITY_OPEN, Boolean, validate_params
 from ._results import OnlineResult
 from .ledger import Ledger
 
@@ -131,6 +132,13 @@ def _reliability(d: np.ndarray, se: np.ndarray) -> float:
     return 1 - float(np.mean(se ** 2)) / v
 
 
+@validate_params({
+    "alpha": PROBABILITY_OPEN,
+    "confidence": PROBABILITY_OPEN,
+    "n_resamples": POSITIVE_INT,
+    "measurement_error": [Boolean()],
+    "predict_at": [None, *FINITE],
+})
 def agreement(ledger: Ledger, *, offline_metrics: Sequence[str] | None = None,
               online_metric: str | None = None, alpha: float = 0.05, confidence: float = 0.95,
               n_resamples: int = 2000, measurement_error: bool = True,
@@ -147,7 +155,7 @@ def agreement(ledger: Ledger, *, offline_metrics: Sequence[str] | None = None,
                              "online_metric=.")
         online_metric = online[0]
     if online_metric not in online:
-        raise InputError(f"online_metric={online_metric!r} is not in the ledger; it has {online}.")
+        raise InputError(f"online_metric={plain(online_metric)} is not in the ledger; it has {online}.")
     offs = list(offline_metrics) if offline_metrics else ledger.metrics("offline")
     on = ledger.wide("online", online_metric)
     z = float(stats.norm.ppf(1 - alpha / 2))
@@ -158,7 +166,7 @@ def agreement(ledger: Ledger, *, offline_metrics: Sequence[str] | None = None,
     skipped: dict[str, int] = {}
     for m in offs:
         if m not in ledger.metrics("offline"):
-            raise InputError(f"offline metric {m!r} is not in the ledger; it has "
+            raise InputError(f"offline metric {plain(m)} is not in the ledger; it has "
                              f"{ledger.metrics('offline')}.")
         off = ledger.wide("offline", m)
         common = [e for e in off.index if e in on.index]
@@ -168,7 +176,7 @@ def agreement(ledger: Ledger, *, offline_metrics: Sequence[str] | None = None,
         both = both[ok]
         E = len(both)
         if E < 3:
-            raise InputError(f"offline metric {m!r} has {E} experiment(s) with both effects; "
+            raise InputError(f"offline metric {plain(m)} has {E} experiment(s) with both effects; "
                              "agreement needs at least 3.")
         x, y = both["delta_off"].to_numpy(), both["delta_on"].to_numpy()
         sx, sy = both["se_off"].to_numpy(), both["se_on"].to_numpy()

@@ -41,8 +41,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import InputError, PolicyError, suggest
+from ..errors import InputError, PolicyError, plain, suggest
 from ..stats.corrections import adjust, check_correction
+from ..validation import Interval, Real, validate_params
 from ._results import OnlineResult
 from .overlap import overlap_result, weight_stats
 from .propensity import Log, Policy
@@ -58,7 +59,7 @@ def parse_estimator(spec: str) -> tuple[str, float | None]:
     m = re.fullmatch(r"\s*([a-z_]+)\s*(?:\(\s*(?:(\w+)\s*=\s*)?([0-9.eE+-]+|inf)\s*\))?\s*", spec)
     if not m or m.group(1) not in ESTIMATORS:
         name = m.group(1) if m else spec
-        raise PolicyError(f"unknown estimator {spec!r}; choose from {list(ESTIMATORS)}."
+        raise PolicyError(f"unknown estimator {plain(spec)}; choose from {list(ESTIMATORS)}."
                           + suggest(str(name), ESTIMATORS))
     name = m.group(1)
     if name in _PARAM:
@@ -70,7 +71,7 @@ def parse_estimator(spec: str) -> tuple[str, float | None]:
             raise PolicyError(f"{name}({pname}={val}) must be >= 0.")
         return name, val
     if m.group(3):
-        raise PolicyError(f"estimator {name} takes no parameter; got {spec!r}.")
+        raise PolicyError(f"estimator {name} takes no parameter; got {plain(spec)}.")
     return name, None
 
 
@@ -92,7 +93,7 @@ class _Weights:
             elif who == "b" and kind == "joint" and "prefix" in self.log.propensity:
                 self._cache[key] = _joint(self.log.propensity["prefix"], self.log.offsets)
             elif who == "b" and self.logging is None:
-                raise InputError(f"the log has no {kind!r} logging propensity (it has "
+                raise InputError(f"the log has no {plain(kind)} logging propensity (it has "
                                  f"{sorted(self.log.propensity)}); add that column or pass "
                                  "logging_policy=.")
             else:
@@ -155,7 +156,7 @@ def _components(name: str, param: float | None, W: _Weights, alpha: np.ndarray,
 
     def need_q() -> tuple[np.ndarray, np.ndarray]:
         if q is None or qt is None:
-            raise InputError(f"estimator {name!r} needs a reward model: pass q_hat= (a table of "
+            raise InputError(f"estimator {plain(name)} needs a reward model: pass q_hat= (a table of "
                              "(user, item, q) or the name of a log column with q for the logged "
                              "row) and, for slates, q_hat_target= (a log column).")
         return q, qt
@@ -216,7 +217,7 @@ def _components(name: str, param: float | None, W: _Weights, alpha: np.ndarray,
         prev = np.concatenate([[1.0], wp[:-1]])
         prev[log.offsets[:-1]] = 1.0
         return [(wp * (alpha * r - q_) + prev * qt_, first)]
-    raise PolicyError(f"unknown estimator {name!r}.")  # pragma: no cover
+    raise PolicyError(f"unknown estimator {plain(name)}.")  # pragma: no cover
 
 
 def _unit_sums(comps: list[tuple[np.ndarray, np.ndarray]], row_cluster: np.ndarray,
@@ -251,7 +252,7 @@ def _prepare(log: Log, target: Policy, logging_policy: Policy | None, q_hat: Any
              q_hat_target: Any, position_weights: Any, cluster: str
              ) -> tuple[_Weights, np.ndarray, np.ndarray | None, np.ndarray | None, np.ndarray, int]:
     if cluster not in ("unit", "slate"):
-        raise PolicyError(f"cluster={cluster!r} is not valid; choose 'unit' (default) or 'slate'.")
+        raise PolicyError(f"cluster={plain(cluster)} is not valid; choose 'unit' (default) or 'slate'.")
     W = _Weights(log, target, logging_policy)
     if position_weights is None:
         alpha = np.ones(log.n_rows)
@@ -264,16 +265,16 @@ def _prepare(log: Log, target: Policy, logging_policy: Policy | None, q_hat: Any
     q = qt = None
     if isinstance(q_hat, str):
         if q_hat not in log.columns:
-            raise InputError(f"q_hat={q_hat!r} is not a column kept by read_log; pass "
-                             f"extra=({q_hat!r},) to read_log.")
+            raise InputError(f"q_hat={plain(q_hat)} is not a column kept by read_log; pass "
+                             f"extra=({plain(q_hat)},) to read_log.")
         q = log.columns[q_hat]
     elif q_hat is not None:
         q, qt_tab = _q_from_table(log, target, q_hat)
         qt = qt_tab
     if isinstance(q_hat_target, str):
         if q_hat_target not in log.columns:
-            raise InputError(f"q_hat_target={q_hat_target!r} is not a column kept by read_log; "
-                             f"pass extra=({q_hat_target!r},) to read_log.")
+            raise InputError(f"q_hat_target={plain(q_hat_target)} is not a column kept by read_log; "
+                             f"pass extra=({plain(q_hat_target)},) to read_log.")
         qt = log.columns[q_hat_target]
     slate = log.slate_of_row
     if cluster == "unit":
@@ -296,20 +297,21 @@ def _q_from_table(log: Log, target: Policy, table: Any) -> tuple[np.ndarray, np.
     pos = key.get_indexer(pd.MultiIndex.from_arrays([log.user, log.item]))
     if (pos < 0).any():
         i = int(np.flatnonzero(pos < 0)[0])
-        raise InputError(f"q_hat has no value for logged (user, item) = ({log.user[i]!r}, "
-                         f"{log.item[i]!r}); give q for every logged pair.")
+        raise InputError(f"q_hat has no value for logged (user, item) = ({plain(log.user[i])}, "
+                         f"{plain(log.item[i])}); give q for every logged pair.")
     q = qv[pos]
     row, items, p = target.distribution(log.user)
     tpos = key.get_indexer(pd.MultiIndex.from_arrays([log.user[row], items]))
     if (tpos[p > 0] < 0).any():
         j = int(np.flatnonzero((tpos < 0) & (p > 0))[0])
-        raise InputError(f"q_hat has no value for (user, item) = ({log.user[row[j]]!r}, "
-                         f"{items[j]!r}) that the target policy may choose.")
+        raise InputError(f"q_hat has no value for (user, item) = ({plain(log.user[row[j]])}, "
+                         f"{plain(items[j])}) that the target policy may choose.")
     qt = np.bincount(row, weights=np.where(tpos >= 0, qv[np.maximum(tpos, 0)], 0.0) * p,
                      minlength=log.n_rows)
     return q, qt
 
 
+@validate_params({"cap": [Interval(Real, 0, None, closed="neither")]})
 def overlap(log: Log, target: Policy, *, logging_policy: Policy | None = None,
             kinds: Sequence[str] = ("marginal",), cap: float = 10.0) -> OnlineResult:
     """Overlap report (see :mod:`receval.online.overlap`) for the weights of each kind."""
@@ -337,9 +339,9 @@ def estimate(log: Log, target: Policy, *, estimators: Sequence[str] = ("ips", "s
     ``theta_1..theta_K`` of the position-based model, for ``pbm_ips``.
     """
     if ci not in ("analytic", "bootstrap"):
-        raise PolicyError(f"ci={ci!r} is not valid; choose 'analytic' or 'bootstrap'.")
+        raise PolicyError(f"ci={plain(ci)} is not valid; choose 'analytic' or 'bootstrap'.")
     if not 0 < confidence < 1:
-        raise PolicyError(f"confidence={confidence!r} must lie in (0, 1).")
+        raise PolicyError(f"confidence={plain(confidence)} must lie in (0, 1).")
     specs = [parse_estimator(e) for e in estimators]
     W, alpha, q, qt, clus, nc = _prepare(log, target, logging_policy, q_hat, q_hat_target,
                                          position_weights, cluster)
@@ -399,7 +401,7 @@ def compare_policies(log: Log, policies: Mapping[str, Policy], *, baseline: str,
     with the clustered SE of the difference of influence values (or a unit bootstrap with the
     same resamples for both), z test p-value, ``correction`` over the pairs."""
     if baseline not in policies:
-        raise InputError(f"baseline={baseline!r} is not one of {list(policies)}."
+        raise InputError(f"baseline={plain(baseline)} is not one of {list(policies)}."
                          + suggest(baseline, policies))
     correction = check_correction(correction)
     name, param = parse_estimator(estimator)

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import InputError, PolicyError
+from ..errors import InputError, PolicyError, plain
 from ..stats.corrections import adjust, check_correction
 from ._frames import need, numeric, to_pandas
 from ._results import OnlineResult
@@ -241,7 +241,7 @@ def analyze_outcomes(unit: Any, outcome: Any, *, aggregate: str = "unit_sign",
     counts: too narrow when units have many impressions).
     """
     if aggregate not in ("unit_sign", "unit_mean", "impression"):
-        raise PolicyError(f"aggregate={aggregate!r} is not valid; choose unit_sign, unit_mean "
+        raise PolicyError(f"aggregate={plain(aggregate)} is not valid; choose unit_sign, unit_mean "
                           "or impression.")
     o = np.asarray(outcome, dtype=np.float64)
     if not np.isfinite(o).all() or (np.abs(o) > 1).any():
@@ -293,7 +293,7 @@ def analyze(data: Any, *, unit: str = "user_id", impression: str = "impression_i
     icodes, _ = pd.factorize(pd.MultiIndex.from_arrays([df[unit], df[impression]]), sort=False)
     n_imp, m = int(icodes.max()) + 1 if icodes.size else 0, tnames.size
     if m < 2:
-        raise InputError(f"column {team!r} names {m} team(s); interleaving needs at least two.")
+        raise InputError(f"column {plain(team)} names {m} team(s); interleaving needs at least two.")
     C = np.zeros((n_imp, m))
     np.add.at(C, (icodes, tcodes), cr)
     present = np.zeros((n_imp, m), dtype=bool)
@@ -325,7 +325,7 @@ def aa_check(lists: Sequence[np.ndarray], *, method: str = "team_draft", k: int 
     """Fidelity check: clicks that ignore the items (position-dependent probability only) must
     not prefer either ranking. Returns the analysis of one simulated impression per user."""
     if method not in ("team_draft", "balanced", "probabilistic"):
-        raise PolicyError(f"method={method!r} is not valid; choose team_draft, balanced or "
+        raise PolicyError(f"method={plain(method)} is not valid; choose team_draft, balanced or "
                           "probabilistic.")
     g = np.random.default_rng(rng)
     arrs = _check(lists)[:2]
@@ -353,9 +353,9 @@ def rankings_from_runs(runs: Mapping[str, Any], k: int, *, user_col: str = "user
                        ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """(user ids, item ids, one ``(users x k)`` code array per run) from receval runs, users in
     the union of the runs, best first (score descending, then item id)."""
-    frames = {n: to_pandas(r, f"run {n!r}") for n, r in runs.items()}
+    frames = {n: to_pandas(r, f"run {plain(n)}") for n, r in runs.items()}
     for n, f in frames.items():
-        need(f, [user_col, item_col, score_col], f"run {n!r}")
+        need(f, [user_col, item_col, score_col], f"run {plain(n)}")
     users = pd.Index(pd.unique(pd.concat([f[user_col] for f in frames.values()])))
     items = pd.Index(pd.unique(pd.concat([f[item_col] for f in frames.values()])))
     out = []

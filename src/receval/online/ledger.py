@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import InputError
+from ..errors import InputError, plain
 from ._frames import need, to_pandas
 
 COLUMNS = ("experiment", "side", "metric", "delta", "se", "p_value")
@@ -87,7 +87,7 @@ class Ledger:
         ``treatment`` / ``control`` system names) or ``{metric: (delta, se[, p])}``;
         ``online``: an A/B or interleaving result (``arm`` picks a treatment arm) or a dict."""
         if any(r["experiment"] == experiment for r in self.rows):
-            raise InputError(f"experiment {experiment!r} is already in the ledger.")
+            raise InputError(f"experiment {plain(experiment)} is already in the ledger.")
         for side, rows in (("offline", _offline_rows(offline, treatment, control)),
                            ("online", _online_rows(online, arm))):
             for m, d, se, p in rows:
@@ -118,7 +118,7 @@ class Ledger:
         bad = ~df["side"].isin(["offline", "online"])
         if bad.any():
             raise InputError(f"ledger column 'side' must be 'offline' or 'online'; found "
-                             f"{df.loc[bad, 'side'].iloc[0]!r}.")
+                             f"{plain(df.loc[bad, 'side'].iloc[0])}.")
         for c in ("se", "p_value"):
             if c not in df.columns:
                 df = df.assign(**{c: math.nan})

@@ -22,23 +22,23 @@ import math
 
 from scipy import stats
 
-from ..errors import PolicyError
+from ..errors import PolicyError, plain
 
 
 def _z(alpha: float, alternative: str) -> float:
     if not 0 < alpha < 1:
-        raise PolicyError(f"alpha={alpha!r} must lie in (0, 1), e.g. 0.05.")
+        raise PolicyError(f"alpha={plain(alpha)} must lie in (0, 1), e.g. 0.05.")
     if alternative == "two-sided":
         return float(stats.norm.ppf(1 - alpha / 2))
     if alternative == "larger":
         return float(stats.norm.ppf(1 - alpha))
-    raise PolicyError(f"alternative={alternative!r} is not valid; choose 'two-sided' or 'larger'.")
+    raise PolicyError(f"alternative={plain(alternative)} is not valid; choose 'two-sided' or 'larger'.")
 
 
 def _positive(**kw: float) -> None:
     for k, v in kw.items():
         if not (v > 0 and math.isfinite(v)):
-            raise PolicyError(f"{k}={v!r} must be a positive finite number.")
+            raise PolicyError(f"{k}={plain(v)} must be a positive finite number.")
 
 
 def power(effect: float, var_a: float, n_a: float, *, var_b: float | None = None,
@@ -63,7 +63,7 @@ def sample_size(effect: float, var_a: float, *, var_b: float | None = None, alph
     var_b = var_a if var_b is None else var_b
     _positive(var_a=var_a, var_b=var_b, ratio=ratio, effect=abs(effect))
     if not 0 < power < 1:
-        raise PolicyError(f"power={power!r} must lie in (0, 1), e.g. 0.8.")
+        raise PolicyError(f"power={plain(power)} must lie in (0, 1), e.g. 0.8.")
     zsum = _z(alpha, alternative) + float(stats.norm.ppf(power))
     return zsum ** 2 * (1 - rho2) * (var_a + var_b / ratio) / effect ** 2
 
@@ -76,6 +76,6 @@ def mde(var_a: float, n_a: float, *, var_b: float | None = None, n_b: float | No
     n_b = n_a if n_b is None else n_b
     _positive(var_a=var_a, var_b=var_b, n_a=n_a, n_b=n_b)
     if not 0 < power < 1:
-        raise PolicyError(f"power={power!r} must lie in (0, 1), e.g. 0.8.")
+        raise PolicyError(f"power={plain(power)} must lie in (0, 1), e.g. 0.8.")
     se = math.sqrt((1 - rho2) * (var_a / n_a + var_b / n_b))
     return (_z(alpha, alternative) + float(stats.norm.ppf(power))) * se

@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, PolicyError, suggest
+from ..errors import InputError, PolicyError, plain, suggest
+from ..validation import POSITIVE_INT, SEED, Interval, Real, validate_params
 from ._frames import need, numeric, to_pandas
 
 KINDS = ("deterministic", "plackett_luce", "epsilon_greedy")
@@ -86,7 +87,7 @@ def read_log(data: Any, *, unit: str = "user_id", slate: str | None = "slate_id"
     pmap: dict[str, str] = {}
     if isinstance(propensity, str):
         if propensity_kind not in PROPENSITY_KINDS:
-            raise PolicyError(f"propensity_kind={propensity_kind!r} is not valid; choose one of "
+            raise PolicyError(f"propensity_kind={plain(propensity_kind)} is not valid; choose one of "
                               f"{list(PROPENSITY_KINDS)}." + suggest(propensity_kind, PROPENSITY_KINDS))
         pmap = {propensity_kind: propensity}
     elif isinstance(propensity, dict):
@@ -100,14 +101,14 @@ def read_log(data: Any, *, unit: str = "user_id", slate: str | None = "slate_id"
     pos = (numeric(df, position, "log").astype(np.int64) if position
            else np.ones(len(df), dtype=np.int64))
     if (pos < 1).any():
-        raise InputError(f"log column {position!r} must hold 1-based positions; found "
+        raise InputError(f"log column {plain(position)} must hold 1-based positions; found "
                          f"{int(pos.min())}. Add 1 if positions start at 0.")
     scodes, _ = pd.factorize(slate_key, sort=False)
     order = np.lexsort((pos, scodes))
     scodes, pos = scodes[order], pos[order]
     if scodes.size and ((np.diff(scodes) == 0) & (np.diff(pos) == 0)).any():
         i = int(np.flatnonzero((np.diff(scodes) == 0) & (np.diff(pos) == 0))[0])
-        raise InputError(f"log has two rows for slate {slate_key.iloc[order[i]]!r} at position "
+        raise InputError(f"log has two rows for slate {plain(slate_key.iloc[order[i]])} at position "
                          f"{pos[i]}; each (slate, position) must appear once.")
     df = df.iloc[order]
     counts = np.bincount(scodes, minlength=int(scodes.max()) + 1 if scodes.size else 0)
@@ -117,18 +118,18 @@ def read_log(data: Any, *, unit: str = "user_id", slate: str | None = "slate_id"
     ucodes, uids = pd.factorize(df[unit], sort=False)
     su = ucodes[first]
     if (ucodes != np.repeat(su, counts)).any():
-        raise InputError(f"a slate spans two values of {unit!r}; a slate belongs to one unit.")
+        raise InputError(f"a slate spans two values of {plain(unit)}; a slate belongs to one unit.")
     props: dict[str, np.ndarray] = {}
     for kind, col in pmap.items():
         if kind not in PROPENSITY_KINDS:
-            raise PolicyError(f"propensity kind {kind!r} is not valid; choose one of "
+            raise PolicyError(f"propensity kind {plain(kind)} is not valid; choose one of "
                               f"{list(PROPENSITY_KINDS)}.")
         p = numeric(df, col, "log")
         bad = ~((p > 0) & (p <= 1))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise InputError(f"log column {col!r} (logging propensity) must lie in (0, 1]; "
-                             f"{int(bad.sum())} row(s) do not, e.g. {p[i]!r}. A zero propensity "
+            raise InputError(f"log column {plain(col)} (logging propensity) must lie in (0, 1]; "
+                             f"{int(bad.sum())} row(s) do not, e.g. {plain(p[i])}. A zero propensity "
                              "means the logged action could not have been shown: fix the logger.")
         props[kind] = p
     return Log(unit_ids=np.asarray(uids), slate_unit=su, offsets=offsets,
@@ -283,7 +284,7 @@ class Policy:
         uc = self.users.get_indexer(pd.Index(users))
         if (uc < 0).any():
             u = users[int(np.flatnonzero(uc < 0)[0])]
-            raise InputError(f"the policy has no candidates for user {u!r}.")
+            raise InputError(f"the policy has no candidates for user {plain(u)}.")
         lens = np.diff(self.offsets)[uc]
         row = np.repeat(np.arange(uc.size), lens)
         idx = np.concatenate([np.arange(self.offsets[u], self.offsets[u + 1]) for u in uc]) \
@@ -316,6 +317,13 @@ def _segment_cumprod(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return np.where(zc > 0, 0.0, out)
 
 
+@validate_params({
+    "k": [None, *POSITIVE_INT],
+    "temperature": [Interval(Real, 0, None, closed="neither")],
+    "epsilon": [Interval(Real, 0, 1)],
+    "n_samples": POSITIVE_INT,
+    "seed": SEED,
+})
 def policy_from_run(run: Any, *, kind: str = "deterministic", k: int | None = None,
                     temperature: float = 1.0, epsilon: float = 0.0, user_col: str = "user",
                     item_col: str = "item", score_col: str | None = "score",
@@ -327,12 +335,12 @@ def policy_from_run(run: Any, *, kind: str = "deterministic", k: int | None = No
     ``-rank`` as the score. Ties in score are broken by item id ascending (receval's default).
     """
     if kind not in KINDS:
-        raise PolicyError(f"kind={kind!r} is not valid; choose one of {list(KINDS)}."
+        raise PolicyError(f"kind={plain(kind)} is not valid; choose one of {list(KINDS)}."
                           + suggest(kind, KINDS))
     if not temperature > 0:
-        raise PolicyError(f"temperature={temperature!r} must be positive.")
+        raise PolicyError(f"temperature={plain(temperature)} must be positive.")
     if not 0 <= epsilon <= 1:
-        raise PolicyError(f"epsilon={epsilon!r} must lie in [0, 1].")
+        raise PolicyError(f"epsilon={plain(epsilon)} must lie in [0, 1].")
     df = to_pandas(run, "run")
     sc = rank_col if rank_col else score_col
     if sc is None:
@@ -343,7 +351,7 @@ def policy_from_run(run: Any, *, kind: str = "deterministic", k: int | None = No
         s = -s
     if df.duplicated([user_col, item_col]).any():
         dup = df[df.duplicated([user_col, item_col])].iloc[0]
-        raise InputError(f"run has the (user, item) pair ({dup[user_col]!r}, {dup[item_col]!r}) "
+        raise InputError(f"run has the (user, item) pair ({plain(dup[user_col])}, {plain(dup[item_col])}) "
                          "twice; drop duplicates first.")
     uc, users = pd.factorize(df[user_col], sort=False)
     icodes, _ = pd.factorize(df[item_col], sort=True)
@@ -361,12 +369,12 @@ def policy_from_table(table: Any, *, user_col: str = "user", item_col: str = "it
     need(df, [user_col, item_col, prob_col], "policy table")
     p = numeric(df, prob_col, "policy table")
     if ((p < 0) | (p > 1)).any():
-        raise InputError(f"policy table column {prob_col!r} must lie in [0, 1].")
+        raise InputError(f"policy table column {plain(prob_col)} must lie in [0, 1].")
     uc, users = pd.factorize(df[user_col], sort=False)
     tot = np.bincount(uc, weights=p)
     if (tot > 1 + 1e-9).any():
         u = users[int(np.argmax(tot))]
-        raise InputError(f"policy probabilities of user {u!r} sum to {tot.max():.6g} > 1.")
+        raise InputError(f"policy probabilities of user {plain(u)} sum to {tot.max():.6g} > 1.")
     order = np.argsort(uc, kind="stable")
     counts = np.bincount(uc, minlength=users.size)
     return Policy(kind="table", users=pd.Index(users),

@@ -23,10 +23,17 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, PolicyError
+from ..errors import InputError, PolicyError, plain
+from ..validation import FINITE, PROBABILITY_OPEN, Interval, Real, validate_params
 from ._results import OnlineResult
 
 
+@validate_params({
+    "sigma2": [Interval(Real, 0, None, closed="neither")],
+    "tau2": [Interval(Real, 0, None, closed="neither")],
+    "theta0": FINITE,
+    "alpha": PROBABILITY_OPEN,
+})
 def msprt(values: Any = None, *, n: Any = None, mean: Any = None, sigma2: float,
           tau2: float, theta0: float = 0.0, alpha: float = 0.05) -> OnlineResult:
     """Lambda, always-valid p-value and confidence sequence after every look.
@@ -36,9 +43,9 @@ def msprt(values: Any = None, *, n: Any = None, mean: Any = None, sigma2: float,
     ``n, mean, lambda, p_value, ci_low, ci_high, reject``.
     """
     if not (sigma2 > 0 and tau2 > 0):
-        raise PolicyError(f"sigma2={sigma2!r} and tau2={tau2!r} must be positive.")
+        raise PolicyError(f"sigma2={plain(sigma2)} and tau2={plain(tau2)} must be positive.")
     if not 0 < alpha < 1:
-        raise PolicyError(f"alpha={alpha!r} must lie in (0, 1).")
+        raise PolicyError(f"alpha={plain(alpha)} must lie in (0, 1).")
     if values is not None:
         x = np.asarray(values, dtype=np.float64).ravel()
         if not np.isfinite(x).all():

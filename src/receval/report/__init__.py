@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..errors import InputError, PolicyError, suggest
+from ..errors import InputError, PolicyError, plain, suggest
+from ..validation import Boolean, Integral, Interval, validate_params
 from .html import render_html
 from .model import build, definitions
 from .text import latex, markdown, plain_table, rich_table, to_csv
@@ -20,6 +21,7 @@ FORMATS = ("text", "plain", "markdown", "latex", "csv", "json", "html")
 _ALIASES = {"md": "markdown", "tex": "latex", "rich": "text", "txt": "plain", "htm": "html"}
 
 
+@validate_params({"digits": [Interval(Integral, 0, 17)], "color": [Boolean()]})
 def report(obj: Any, format: str = "text", path: str | None = None, *, digits: int = 4,
            title: str | None = None, metrics: list[str] | None = None, color: bool = False,
            **html_options: Any) -> str:
@@ -40,7 +42,7 @@ def report(obj: Any, format: str = "text", path: str | None = None, *, digits: i
 
         return render_online(obj, fmt, path=path, digits=digits, title=title)
     if fmt not in FORMATS:
-        raise PolicyError(f"format={format!r} is not valid; choose one of {list(FORMATS)}."
+        raise PolicyError(f"format={plain(format)} is not valid; choose one of {list(FORMATS)}."
                           + suggest(str(format), FORMATS))
     if html_options and fmt != "html":
         raise PolicyError(f"options {sorted(html_options)} apply to format='html' only.")
@@ -79,15 +81,24 @@ def load(text_or_path: str) -> Any:
     if not text_or_path.lstrip().startswith("{"):
         with open(text_or_path, encoding="utf-8") as fh:
             text = fh.read()
-    data = json.loads(text)
-    kind = data.get("format", "")
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise InputError(f"not a receval JSON document: {exc}.") from exc
+    kind = data.get("format", "") if isinstance(data, dict) else ""
+    if not isinstance(kind, str):
+        kind = repr(kind)
     if kind.startswith("receval.Comparison"):
         return Comparison.from_dict(data)
     if kind.startswith("receval.EvalResult"):
         return EvalResult.from_dict(data)
     if kind.startswith("receval.Results"):
-        return {k: EvalResult.from_dict(v) for k, v in data["results"].items()}
-    raise InputError(f"not a receval JSON document (format={kind!r}).")
+        from ..results.result import malformed, require_fields
+
+        require_fields(data, ("results",), "Results document")
+        with malformed("Results document"):
+            return {k: EvalResult.from_dict(v) for k, v in data["results"].items()}
+    raise InputError(f"not a receval JSON document (format={plain(kind)}).")
 
 
 __all__ = ["FORMATS", "build", "definitions", "latex", "load", "markdown", "plain_table",

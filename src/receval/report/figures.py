@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .plots import new_figure
+from .plots import literal, new_figure
 
 _COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf"]
@@ -63,10 +63,11 @@ def at_k_figure(label: str, keys: list[tuple[int, str]], summary: Mapping[str, M
     ax = fig.add_subplot(1, 1, 1)
     ks = [k for k, _ in keys]
     for i, s in enumerate(systems):
-        ax.plot(ks, [summary[s][key] for _, key in keys], marker="o", color=color(i), label=s)
+        ax.plot(ks, [summary[s][key] for _, key in keys], marker="o", color=color(i),
+                label=literal(s))
     ax.set_xlabel("k (cutoff)")
-    ax.set_ylabel(f"{label}@k")
-    ax.set_title(f"{label}@k")
+    ax.set_ylabel(literal(f"{label}@k"))
+    ax.set_title(literal(f"{label}@k"))
     ax.set_xticks(ks)
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
@@ -94,9 +95,9 @@ def distribution_figure(metric: str, values: Mapping[str, np.ndarray], systems: 
         if len(v):
             ax.plot([v.mean()], [p], marker="D", color=color(i), markersize=6)
     ax.set_yticks(pos)
-    ax.set_yticklabels([f"{s}  ({(v == 0).mean():.0%} at 0)" if len(v) else s
+    ax.set_yticklabels([literal(f"{s}  ({(v == 0).mean():.0%} at 0)" if len(v) else s)
                         for s, v in zip(systems, data, strict=True)], fontsize="small")
-    ax.set_xlabel(f"{metric} per user (diamond = mean)")
+    ax.set_xlabel(literal(f"{metric} per user (diamond = mean)"))
     ax.grid(axis="x", alpha=0.3)
     return to_svg(fig)
 
@@ -113,8 +114,8 @@ def curves_figure(title: str, curves: list[Any]) -> str:
         plot_curves(list(curves), ax=ax, title=title)
     except ImportError:  # pragma: no cover - the plots module is part of the package
         for i, c in enumerate(curves):
-            ax.plot(c.x, c.y, color=color(i), label=getattr(c, "label", ""))
-        ax.set_title(title)
+            ax.plot(c.x, c.y, color=color(i), label=literal(getattr(c, "label", "")))
+        ax.set_title(literal(title))
         ax.legend(fontsize="small")
     return to_svg(fig)
 
@@ -144,7 +145,7 @@ def longtail_figure(frames: Mapping[str, Any], systems: list[str]) -> str:
             continue
         f = frames[s]
         x = f["rank"].to_numpy() / max(len(f), 1)
-        ax.plot(x, f["cum_exposure_share"].to_numpy(), color=color(i), label=s)
+        ax.plot(x, f["cum_exposure_share"].to_numpy(), color=color(i), label=literal(s))
         first = f if first is None else first
     if first is not None:
         x = first["rank"].to_numpy() / max(len(first), 1)

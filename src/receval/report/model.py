@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, plain
 
 
 @dataclass
@@ -57,7 +57,7 @@ def build(obj: Any, *, title: str | None = None, metrics: list[str] | None = Non
             if m not in model.metrics:
                 from ..errors import UnknownMetricError, suggest
 
-                raise UnknownMetricError(f"metric {m!r} is not in the report; it has "
+                raise UnknownMetricError(f"metric {plain(m)} is not in the report; it has "
                                          f"{model.metrics}." + suggest(m, model.metrics))
             chosen.append(m)
         model.metrics = chosen
@@ -142,7 +142,7 @@ def _from_comparison(cmp: Any, title: str | None) -> TableModel:
         + f", alpha = {cmp.alpha:g}; {cmp.counts.get('users_compared', '?')} users."
     )
     if cmp.baseline is not None:
-        model.notes.append(f"Only pairs with the baseline {cmp.baseline!r} were tested.")
+        model.notes.append(f"Only pairs with the baseline {plain(cmp.baseline)} were tested.")
     return model
 
 

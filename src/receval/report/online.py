@@ -9,7 +9,7 @@ import io
 import math
 from typing import Any
 
-from ..errors import PolicyError
+from ..errors import PolicyError, plain
 
 COLUMNS = {
     "ab": ["metric", "arm", "control_value", "treatment_value", "effect", "ci_low", "ci_high",
@@ -153,7 +153,7 @@ def render_online(res: Any, fmt: str, *, path: str | None = None, digits: int = 
     """Render an :class:`receval.online.OnlineResult` in ``fmt`` and write it to ``path``."""
     fmt = {"md": "markdown", "txt": "plain", "table": "plain", "htm": "html"}.get(fmt, fmt)
     if fmt not in FORMATS:
-        raise PolicyError(f"format={fmt!r} is not available for online results; choose one of "
+        raise PolicyError(f"format={plain(fmt)} is not available for online results; choose one of "
                           f"{list(FORMATS)}.")
     if fmt in ("text", "plain"):
         text = _plain(res, digits, title)

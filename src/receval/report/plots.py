@@ -11,9 +11,15 @@ import io
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, require
+from ..errors import InputError, plain, require
 
 FORMATS = ("png", "svg", "pdf")
+
+
+def literal(text: Any) -> str:
+    """``text`` drawn as written: every ``$`` escaped, so matplotlib never reads a name such as
+    ``run $x$`` as mathtext (an escaped ``\\$`` is drawn as ``$``)."""
+    return str(text).replace("$", r"\$")
 
 
 def new_figure(figsize: tuple[float, float] = (5.0, 4.0)) -> Any:
@@ -38,7 +44,7 @@ def plot_curves(curves: list, ax: Any = None, *, title: str = "", diagonal: bool
         ax = new_figure().add_subplot(1, 1, 1)
     kinds = {c.kind for c in curves}
     for c in curves:
-        text = c.label or c.kind
+        text = literal(c.label or c.kind)
         if c.area is not None and c.kind in ("roc", "pr", "interpolated_pr", "recall_iou"):
             name = {"roc": "AUC", "pr": "AP", "interpolated_pr": "AP", "recall_iou": "AR"}[c.kind]
             text = f"{text} ({name} = {c.area:.4f})" if c.label else f"{name} = {c.area:.4f}"
@@ -53,9 +59,9 @@ def plot_curves(curves: list, ax: Any = None, *, title: str = "", diagonal: bool
         else:
             ax.plot(c.x, c.y, label=text, **style)
     first = curves[0]
-    ax.set_xlabel(first.xlabel)
-    ax.set_ylabel(first.ylabel if len(kinds) == 1 and first.kind != "at_k" else
-                  (first.ylabel if len(curves) == 1 else "value"))
+    ax.set_xlabel(literal(first.xlabel))
+    ax.set_ylabel(literal(first.ylabel if len(kinds) == 1 and first.kind != "at_k" else
+                          (first.ylabel if len(curves) == 1 else "value")))
     if kinds <= {"roc", "pr", "interpolated_pr", "recall_iou"}:
         ax.set_xlim(0.0 if "recall_iou" not in kinds else float(min(c.x.min() for c in curves)),
                     1.0)
@@ -63,7 +69,7 @@ def plot_curves(curves: list, ax: Any = None, *, title: str = "", diagonal: bool
     if (diagonal is None and kinds == {"roc"}) or diagonal:
         ax.plot([0, 1], [0, 1], linestyle="--", color="0.6", linewidth=1)
     if title:
-        ax.set_title(title)
+        ax.set_title(literal(title))
     if legend or (legend is None and any(c.label or c.area is not None for c in curves)):
         ax.legend(loc="best", fontsize="small")
     ax.grid(True, alpha=0.3)
@@ -78,7 +84,7 @@ def save_curves(curves: list, path: str | Path, *, format: str | None = None,
     fmt = (format or path.suffix.lstrip(".")).lower()
     if fmt not in FORMATS:
         raise InputError(
-            f"cannot save a plot as {fmt or 'a file without suffix'!r}; use one of {list(FORMATS)} "
+            f"cannot save a plot as {plain(fmt or 'a file without suffix')}; use one of {list(FORMATS)} "
             "(give the path a suffix or pass format=...)."
         )
     fig = new_figure(figsize)
@@ -92,7 +98,7 @@ def render_curves(curves: list, *, format: str = "svg", figsize: tuple[float, fl
     """The rendered figure as bytes (``svg``, ``png`` or ``pdf``), e.g. to embed in HTML."""
     fmt = format.lower()
     if fmt not in FORMATS:
-        raise InputError(f"cannot render a plot as {format!r}; use one of {list(FORMATS)}.")
+        raise InputError(f"cannot render a plot as {plain(format)}; use one of {list(FORMATS)}.")
     fig = new_figure(figsize)
     plot_curves(curves, fig.add_subplot(1, 1, 1), **style)
     buf = io.BytesIO()

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, plain
 from ..metrics import higher_is_better
 from .jsonio import number, unnumber
 
@@ -86,8 +86,8 @@ class Comparison:
                            cohens_d=-row["cohens_d"], wins=row["losses"], losses=row["wins"],
                            statistic=_neg_stat(row["statistic"], self.test))
                 return out
-        raise KeyError(f"no comparison of {a!r} and {b!r} on {metric!r}; systems are "
-                       f"{self.systems} (baseline={self.baseline!r}).")
+        raise KeyError(f"no comparison of {plain(a)} and {plain(b)} on {plain(metric)}; systems are "
+                       f"{self.systems} (baseline={plain(self.baseline)}).")
 
     def significant(self, metric: str, a: str, b: str) -> bool:
         """Whether ``a`` and ``b`` differ significantly on ``metric`` (after correction)."""
@@ -160,24 +160,33 @@ class Comparison:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Comparison:
-        from .result import EvalResult
+        from .result import EvalResult, malformed, require_fields
 
-        if data.get("format") != "receval.Comparison/1":
-            raise InputError(f"not a receval Comparison document (format={data.get('format')!r}).")
-        pairs = [{k: _unnum(k, v) for k, v in row.items()} for row in data["pairs"]]
-        summary = {s: {m: _unnum("mean", v) for m, v in d.items()}
-                   for s, d in data["summary"].items()}
-        results = {name: EvalResult.from_dict(r) for name, r in data.get("results", {}).items()}
-        return cls(list(data["systems"]), list(data["metrics"]), summary, pairs,
-                   data.get("baseline"), data["test"], data["correction"], float(data["alpha"]),
-                   int(data["n_resamples"]), data.get("seed"), data.get("counts", {}),
-                   data.get("options", {}), results)
+        if not isinstance(data, dict) or data.get("format") != "receval.Comparison/1":
+            data = data if isinstance(data, dict) else {"format": type(data).__name__}
+            raise InputError(f"not a receval Comparison document (format={plain(data.get('format'))}).")
+        what = "Comparison document"
+        require_fields(data, ("systems", "metrics", "summary", "pairs", "test", "correction",
+                              "alpha", "n_resamples"), what)
+        with malformed(what):
+            pairs = [{k: _unnum(k, v) for k, v in row.items()} for row in data["pairs"]]
+            summary = {s: {m: _unnum("mean", v) for m, v in d.items()}
+                       for s, d in data["summary"].items()}
+            results = {name: EvalResult.from_dict(r)
+                       for name, r in data.get("results", {}).items()}
+            return cls(list(data["systems"]), list(data["metrics"]), summary, pairs,
+                       data.get("baseline"), data["test"], data["correction"],
+                       float(data["alpha"]), int(data["n_resamples"]), data.get("seed"),
+                       data.get("counts", {}), data.get("options", {}), results)
 
     @classmethod
     def from_json(cls, text_or_path: str) -> Comparison:
         from .jsonio import load
+        from .result import malformed
 
-        return cls.from_dict(load(text_or_path))
+        with malformed("Comparison JSON"):
+            data = load(text_or_path)
+        return cls.from_dict(data)
 
 
 _MIRROR = {"greater": "less", "less": "greater"}

@@ -8,13 +8,15 @@ and provenance. Never rounds; serializes to JSON and back without loss.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, MetricError, PolicyError, suggest
+from ..errors import InputError, MetricError, PolicyError, RecevalError, plain, suggest
 from .jsonio import FORMAT_EVALRESULT, decode_ids, encode_ids, number, unnumber
 
 
@@ -166,7 +168,7 @@ class EvalResult:
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        label = f" {self.name!r}" if self.name else ""
+        label = f" {plain(self.name)}" if self.name else ""
         return f"<EvalResult{label}: {len(self.user_ids)} users>\n{self.table()}"
 
     def _repr_html_(self) -> str:
@@ -202,27 +204,69 @@ class EvalResult:
     def from_dict(cls, data: dict[str, Any]) -> EvalResult:
         if not isinstance(data, dict) or data.get("format") != FORMAT_EVALRESULT:
             fmt = data.get("format") if isinstance(data, dict) else type(data).__name__
-            raise InputError(f"not a receval EvalResult document (format={fmt!r}).")
-        missing = [k for k in ("metrics", "user_ids", "values", "stats", "counts", "policies")
-                   if k not in data]
-        if missing:
-            raise InputError(f"incomplete EvalResult document: it has no {missing}.")
-        user_ids = decode_ids(data["user_ids"])
-        values = np.array([[unnumber(v) for v in row] for row in data["values"]],
-                          dtype=np.float64).reshape(len(user_ids), len(data["metrics"]))
-        stats = [{k: unnumber(v) if k in ("mean", "std", "se") else v for k, v in r.items()}
-                 for r in data["stats"]]
-        return cls(list(data["metrics"]), user_ids, values, stats, dict(data["counts"]),
-                   dict(data["policies"]), data.get("info", {}), data.get("name"),
-                   data.get("provenance", {}))
+            raise InputError(f"not a receval EvalResult document (format={plain(fmt)}).")
+        require_fields(data, ("metrics", "user_ids", "values", "stats", "counts", "policies"),
+                       "EvalResult document")
+        with malformed("EvalResult document"):
+            metrics = list(data["metrics"])
+            user_ids = decode_ids(data["user_ids"])
+            values = np.array([[unnumber(v) for v in row] for row in data["values"]],
+                              dtype=np.float64)
+            if values.size == 0:
+                values = values.reshape(len(user_ids), len(metrics))
+            if values.shape != (len(user_ids), len(metrics)):
+                raise InputError(
+                    f"malformed EvalResult document: 'values' is {values.shape[0]} x "
+                    f"{values.shape[1] if values.ndim == 2 else '?'} but there are "
+                    f"{len(user_ids)} users and {len(metrics)} metrics."
+                )
+            if len(data["stats"]) != len(metrics):
+                raise InputError(f"malformed EvalResult document: 'stats' has "
+                                 f"{len(data['stats'])} rows for {len(metrics)} metrics.")
+            for i, row in enumerate(data["stats"]):
+                require_fields(row, STAT_FIELDS, f"EvalResult document: 'stats' row {i}")
+            stats = [{k: unnumber(v) if k in ("mean", "std", "se") else v for k, v in r.items()}
+                     for r in data["stats"]]
+            return cls(metrics, user_ids, values, stats, dict(data["counts"]),
+                       dict(data["policies"]), data.get("info", {}), data.get("name"),
+                       data.get("provenance", {}))
 
     @classmethod
     def from_json(cls, text_or_path: str) -> EvalResult:
         from .jsonio import load
 
-        return cls.from_dict(load(text_or_path))
+        with malformed("EvalResult JSON"):
+            data = load(text_or_path)
+        return cls.from_dict(data)
 
 
 def _fmt(value: float, digits: int) -> str:
     return "nan" if value is None or (isinstance(value, float) and math.isnan(value)) \
         else f"{value:.{digits}f}"
+
+
+#: The fields of every ``stats`` row (see :class:`receval.engines.aggregate.MetricState`).
+STAT_FIELDS = ("metric", "mean", "std", "se", "n", "skipped")
+
+
+def require_fields(data: Any, fields: Iterable[str], what: str) -> None:
+    """Raise :class:`InputError` naming every field of ``fields`` that ``data`` lacks."""
+    if not isinstance(data, dict):
+        raise InputError(f"malformed {what}: expected a JSON object, got {type(data).__name__}.")
+    missing = [k for k in fields if k not in data]
+    if missing:
+        raise InputError(f"incomplete {what}: it has no {', '.join(map(repr, missing))} "
+                         f"field{'s' if len(missing) > 1 else ''}.")
+
+
+@contextmanager
+def malformed(what: str) -> Iterator[None]:
+    """Turn a raw error while decoding a JSON document into an :class:`InputError`."""
+    try:
+        yield
+    except RecevalError:
+        raise
+    except KeyError as exc:
+        raise InputError(f"incomplete {what}: a field {plain(exc.args[0])} is missing.") from exc
+    except (TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise InputError(f"malformed {what}: {exc}.") from exc

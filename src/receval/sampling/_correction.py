@@ -31,12 +31,14 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, PolicyError, suggest
+from ..errors import InputError, PolicyError, plain, suggest
+from ..validation import POSITIVE_INT, Boolean, Interval, Options, Real, validate_params
 
 _METRICS = ("hits", "recall", "ndcg", "mrr", "ap")
 _METHODS = ("naive", "least_squares", "rank_distribution")
 
 
+@validate_params({"n_items": POSITIVE_INT, "n_negatives": POSITIVE_INT, "replace": [Boolean()]})
 def rank_transition_matrix(n_items: int, n_negatives: int, *, replace: bool = False) -> np.ndarray:
     """``A[R - 1, r - 1] = P(sampled rank r | full rank R)`` for ``R = 1..n_items``,
     ``r = 1..n_negatives + 1``. Rows sum to 1.
@@ -76,6 +78,7 @@ def rank_transition_matrix(n_items: int, n_negatives: int, *, replace: bool = Fa
     return np.where(ok, np.exp(logp), 0.0)
 
 
+@validate_params({"k": [None, *POSITIVE_INT]})
 def metric_by_rank(metric: str | Callable[[np.ndarray], Any], k: int | None, ranks: np.ndarray):
     """Value of a one-relevant-item metric at each rank: ``hits``/``recall``: ``[R <= k]``;
     ``ndcg``: ``[R <= k] / log2(R + 1)``; ``mrr``/``ap``: ``[R <= k] / R`` (``k=None``: no cut).
@@ -85,19 +88,26 @@ def metric_by_rank(metric: str | Callable[[np.ndarray], Any], k: int | None, ran
         return np.asarray(metric(r), dtype=np.float64)
     if metric not in _METRICS:
         raise PolicyError(
-            f"metric={metric!r} is not valid; choose one of {list(_METRICS)} or pass a callable."
+            f"metric={plain(metric)} is not valid; choose one of {list(_METRICS)} or pass a callable."
             + suggest(str(metric), _METRICS)
         )
     cut = np.ones_like(r, dtype=bool) if k is None else r <= int(k)
     if metric in ("hits", "recall"):
         if k is None:
-            raise InputError(f"metric={metric!r} needs a cutoff k.")
+            raise InputError(f"metric={plain(metric)} needs a cutoff k.")
         return cut.astype(np.float64)
     if metric == "ndcg":
         return np.where(cut, 1.0 / np.log2(r + 1.0), 0.0)
     return np.where(cut, 1.0 / r, 0.0)
 
 
+@validate_params({
+    "k": [None, *POSITIVE_INT],
+    "n_items": POSITIVE_INT,
+    "n_negatives": POSITIVE_INT,
+    "gamma": [Interval(Real, 0, 1)],
+    "replace": [Boolean()],
+})
 def least_squares_correction(
     metric: str | Callable[[np.ndarray], Any],
     *,
@@ -113,8 +123,6 @@ def least_squares_correction(
     ``x = ((1 - gamma) A' W A + gamma diag(A' w))^-1 A' W M``; see the module docstring.
     ``gamma=0`` gives the least-squares (minimal bias) solution.
     """
-    if not 0.0 <= float(gamma) <= 1.0:
-        raise InputError(f"gamma must be in [0, 1]; got {gamma!r}.")
     a = rank_transition_matrix(n_items, n_negatives, replace=replace)
     target = metric_by_rank(metric, k, np.arange(1, int(n_items) + 1))
     w = np.ones(a.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
@@ -128,6 +136,13 @@ def least_squares_correction(
     return np.linalg.solve(lhs, aw.T @ target)
 
 
+@validate_params({
+    "n_items": POSITIVE_INT,
+    "n_negatives": POSITIVE_INT,
+    "replace": [Boolean()],
+    "max_iter": POSITIVE_INT,
+    "tol": [Interval(Real, 0, None, closed="neither")],
+})
 def estimate_rank_distribution(
     sampled_ranks: Any,
     *,
@@ -171,6 +186,14 @@ def _integer_ranks(sampled_ranks: Any, n_negatives: int) -> np.ndarray:
     return r.astype(np.int64)
 
 
+@validate_params({
+    "k": [None, *POSITIVE_INT],
+    "n_items": POSITIVE_INT,
+    "n_negatives": POSITIVE_INT,
+    "method": [Options(_METHODS)],
+    "gamma": [Interval(Real, 0, 1)],
+    "replace": [Boolean()],
+})
 def corrected_metric(
     sampled_ranks: Any,
     metric: str | Callable[[np.ndarray], Any] = "ndcg",
@@ -189,11 +212,6 @@ def corrected_metric(
     ``metric`` evaluated at the sampled rank, for comparison). ``n_items`` counts every
     candidate of the full ranking (the positive included); ``replace`` must match the sampler.
     """
-    if method not in _METHODS:
-        raise PolicyError(
-            f"method={method!r} is not valid; choose one of {list(_METHODS)}."
-            + suggest(str(method), _METHODS)
-        )
     r = _integer_ranks(sampled_ranks, n_negatives)
     if method == "naive":
         return float(np.mean(metric_by_rank(metric, k, r)))

@@ -15,8 +15,9 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import InputError, PolicyError, suggest
-from ._ranks import adjusted_rank_metrics, rank_metrics, ranks_from_counts
+from ..errors import InputError
+from ..validation import POSITIVE_INT, SEED, Boolean, Options, validate_params
+from ._ranks import TIES, adjusted_rank_metrics, rank_metrics, ranks_from_counts
 from ._samplers import sample_negatives
 
 _SIDES = ("both", "head", "tail")
@@ -101,6 +102,15 @@ def _filter_lists(
     return rows, ents
 
 
+@validate_params({
+    "n_entities": POSITIVE_INT,
+    "side": [Options(_SIDES)],
+    "filtered": [Boolean()],
+    "ties": [Options(TIES)],
+    "n_negatives": [None, *POSITIVE_INT],
+    "seed": SEED,
+    "batch_size": POSITIVE_INT,
+})
 def link_prediction_ranks(
     triples: Any,
     score_fn: Callable[[np.ndarray, np.ndarray, np.ndarray], Any],
@@ -139,10 +149,6 @@ def link_prediction_ranks(
         ``None`` (default): rank against every entity. An integer: rank against that many
         corruptions drawn uniformly without replacement from the allowed entities (seeded).
     """
-    if side not in _SIDES:
-        raise PolicyError(
-            f"side={side!r} is not valid; choose one of {list(_SIDES)}." + suggest(str(side), _SIDES)
-        )
     tri = _triples(triples, "triples")
     kn = tri if known is None else _triples(known, "known")
     n_entities = int(n_entities)

@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, PolicyError, suggest
+from ..errors import InputError, PolicyError, plain, suggest
+from ..validation import POSITIVE_INT, Options, validate_params
 
 TIES = ("realistic", "optimistic", "pessimistic")
 
@@ -27,7 +28,7 @@ TIES = ("realistic", "optimistic", "pessimistic")
 def _check_ties(ties: str) -> None:
     if ties not in TIES:
         raise PolicyError(
-            f"ties={ties!r} is not valid; choose one of {list(TIES)}." + suggest(str(ties), TIES)
+            f"ties={plain(ties)} is not valid; choose one of {list(TIES)}." + suggest(str(ties), TIES)
         )
 
 
@@ -43,6 +44,7 @@ def ranks_from_counts(greater: np.ndarray, equal: np.ndarray, ties: str) -> np.n
     return 1.0 + g + e / 2.0
 
 
+@validate_params({"ties": [Options(TIES)]})
 def rank_against_negatives(
     pos_scores: Any,
     neg_scores: Any,
@@ -87,6 +89,7 @@ def _ranks(ranks: Any) -> np.ndarray:
     return r
 
 
+@validate_params({"k": POSITIVE_INT})
 def hits_at_k(ranks: Any, k: int) -> float:
     """Fraction of positives ranked in the top ``k``: ``mean(rank <= k)``.
     Example: ranks [2, 1] -> hits@1 = 1/2, hits@3 = 2/2."""
@@ -103,6 +106,7 @@ def mean_rank(ranks: Any) -> float:
     return float(np.mean(_ranks(ranks)))
 
 
+@validate_params({"k": POSITIVE_INT})
 def ndcg_at_k(ranks: Any, k: int) -> float:
     """NDCG@k with one relevant item: ``mean([rank <= k] / log2(rank + 1))``."""
     r = _ranks(ranks)
@@ -118,6 +122,7 @@ def rank_metrics(ranks: Any, *, ks: Iterable[int] = (1, 3, 10)) -> dict[str, flo
     return out
 
 
+@validate_params({"batch_size": POSITIVE_INT})
 def score_candidates(
     score_fn: Callable[[np.ndarray, np.ndarray], Any],
     users: Any,
@@ -134,8 +139,6 @@ def score_candidates(
     it = np.asarray(items)
     if it.ndim != 2 or u.shape != (it.shape[0],):
         raise InputError(f"users must be (m,) and items (m, c); got {u.shape} and {it.shape}.")
-    if int(batch_size) < 1:
-        raise InputError(f"batch_size must be >= 1; got {batch_size}.")
     out = np.empty(it.shape, dtype=np.float64)
     for a in range(0, u.size, int(batch_size)):
         b = min(u.size, a + int(batch_size))
@@ -152,6 +155,7 @@ def score_candidates(
     return out
 
 
+@validate_params({"ties": [Options(TIES)], "batch_size": POSITIVE_INT})
 def sampled_ranks(
     score_fn: Callable[[np.ndarray, np.ndarray], Any],
     users: Any,

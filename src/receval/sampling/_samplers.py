@@ -7,7 +7,15 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import InputError, PolicyError, suggest
+from ..errors import InputError
+from ..validation import (
+    FINITE,
+    POSITIVE_INT,
+    SEED,
+    Boolean,
+    Options,
+    validate_params,
+)
 
 _SAMPLERS = ("uniform", "popularity")
 _CHUNK_CELLS = 1 << 22  # sampled cells held at once
@@ -16,11 +24,6 @@ _CHUNK_CELLS = 1 << 22  # sampled cells held at once
 def _item_probabilities(
     sampler: str, n_items: int, popularity: Any, alpha: float
 ) -> np.ndarray | None:
-    if sampler not in _SAMPLERS:
-        raise PolicyError(
-            f"sampler={sampler!r} is not valid; choose one of {list(_SAMPLERS)}."
-            + suggest(str(sampler), _SAMPLERS)
-        )
     if sampler == "uniform":
         return None
     if popularity is None:
@@ -46,6 +49,16 @@ def _draw(rng: np.random.Generator, size: int, n_items: int, cdf: np.ndarray | N
     return np.minimum(np.searchsorted(cdf, rng.random(size), side="right"), last)
 
 
+@validate_params({
+    "n_negatives": POSITIVE_INT,
+    "n_items": POSITIVE_INT,
+    "exclude_known": [Boolean()],
+    "sampler": [Options(_SAMPLERS)],
+    "alpha": FINITE,
+    "replace": [Boolean()],
+    "seed": SEED,
+    "max_rounds": POSITIVE_INT,
+})
 def sample_negatives(
     users: Any,
     n_negatives: int,
@@ -89,11 +102,7 @@ def sample_negatives(
     if u.ndim != 1 or (u.size and u.dtype.kind not in "iu"):
         raise InputError("users must be a 1-D array of integer row indices.")
     u = u.astype(np.int64)
-    if isinstance(n_negatives, bool) or not isinstance(n_negatives, (int, np.integer)):
-        raise InputError(f"n_negatives must be a positive integer; got {n_negatives!r}.")
     m = int(n_negatives)
-    if m < 1:
-        raise InputError(f"n_negatives must be a positive integer; got {n_negatives!r}.")
     n_items = int(n_items)
     p = _item_probabilities(sampler, n_items, popularity, alpha)
     drawable = np.ones(n_items, dtype=bool) if p is None else p > 0

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, RecevalWarning
+from ..errors import InputError, RecevalWarning, plain
 from ._frames import require_columns, take, time_values, to_pandas
 from ._split import Split
 
@@ -91,7 +91,7 @@ def check_leakage(
             before = int((t_te < t_tr.max()).sum())
         except TypeError as exc:
             raise InputError(
-                f"timestamp column {timestamp_col!r} has different types in train "
+                f"timestamp column {plain(timestamp_col)} has different types in train "
                 f"({t_tr.dtype}) and test ({t_te.dtype})."
             ) from exc
         last = pd.Series(t_tr).groupby(tr[user_col].to_numpy()).max()
@@ -138,7 +138,7 @@ def filter_min_interactions(
     require_columns(df, "data", user=user_col, item=item_col)
     for name, v in (("min_user", min_user), ("min_item", min_item)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise InputError(f"{name} must be a positive integer; got {v!r}.")
+            raise InputError(f"{name} must be a positive integer; got {plain(v)}.")
     keep = np.ones(len(df), dtype=bool)
     while True:
         cur = df[keep]

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, plain
 
 
 def to_pandas(data: Any, name: str = "data") -> pd.DataFrame:
@@ -30,7 +30,7 @@ def require_columns(df: pd.DataFrame, name: str, **cols: str | None) -> None:
     for role, col in cols.items():
         if col is not None and col not in df.columns:
             raise InputError(
-                f"{name} has no column {col!r} (the {role} column); its columns are "
+                f"{name} has no column {plain(col)} (the {role} column); its columns are "
                 f"{list(df.columns)}. Pass {role}_col=... to name the right one."
             )
 
@@ -43,7 +43,7 @@ def codes(values: pd.Series) -> np.ndarray:
         c, _ = pd.factorize(values.astype(str), sort=True)
     if (c < 0).any():
         raise InputError(
-            f"column {values.name!r} contains {int((c < 0).sum())} missing value(s); drop or "
+            f"column {plain(values.name)} contains {int((c < 0).sum())} missing value(s); drop or "
             "fill them before splitting."
         )
     return c.astype(np.int64)
@@ -57,13 +57,13 @@ def time_values(df: pd.DataFrame, col: str) -> np.ndarray:
     if pd.api.types.is_datetime64_any_dtype(s) or pd.api.types.is_numeric_dtype(s):
         if s.isna().any():
             raise InputError(
-                f"timestamp column {col!r} has {int(s.isna().sum())} missing value(s); drop or "
+                f"timestamp column {plain(col)} has {int(s.isna().sum())} missing value(s); drop or "
                 "fill them before a temporal split."
             )
         return s.to_numpy()
     raise InputError(
-        f"timestamp column {col!r} has dtype {s.dtype}; it must be numeric or datetime. "
-        f"Convert it first, e.g. df[{col!r}] = pandas.to_datetime(df[{col!r}])."
+        f"timestamp column {plain(col)} has dtype {s.dtype}; it must be numeric or datetime. "
+        f"Convert it first, e.g. df[{plain(col)}] = pandas.to_datetime(df[{plain(col)}])."
     )
 
 

@@ -18,7 +18,18 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, PolicyError, suggest
+from ..errors import InputError, RecevalWarning, plain, user_stacklevel
+from ..validation import (
+    NON_NEGATIVE_INT,
+    POSITIVE_INT,
+    PROBABILITY_OPEN,
+    SEED,
+    Boolean,
+    Integral,
+    Interval,
+    Options,
+    validate_params,
+)
 from ._frames import (
     codes,
     group_positions,
@@ -35,29 +46,6 @@ class Split(NamedTuple):
 
     train: pd.DataFrame
     test: pd.DataFrame
-
-
-def _check_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise InputError(f"seed must be an integer (splits are always seeded); got {seed!r}.")
-    return int(seed)
-
-
-def _check_fraction(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
-        raise InputError(f"{name} must be a number in (0, 1); got {value!r}.")
-    v = float(value)
-    if not 0.0 < v < 1.0:
-        raise InputError(f"{name} must be in the open interval (0, 1); got {value!r}.")
-    return v
-
-
-def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
-    if value not in choices:
-        raise PolicyError(
-            f"{name}={value!r} is not valid; choose one of {list(choices)}."
-            + suggest(str(value), choices)
-        )
 
 
 def _round_half_up(x: np.ndarray | float) -> np.ndarray:
@@ -89,6 +77,12 @@ def _per_user_test_mask(u: np.ndarray, order: np.ndarray, n_test: np.ndarray) ->
     return mask
 
 
+@validate_params({
+    "test_size": PROBABILITY_OPEN,
+    "per_user": [Boolean()],
+    "min_train": NON_NEGATIVE_INT,
+    "seed": SEED,
+})
 def random_split(
     data: Any,
     *,
@@ -110,8 +104,8 @@ def random_split(
     Example: 10 rows, ``test_size=0.25`` -> ``floor(2.5 + 0.5) = 3`` test rows.
     """
     df, u, i, t = _prepare(data, user_col, item_col, timestamp_col)
-    frac = _check_fraction("test_size", test_size)
-    rng = np.random.default_rng(_check_seed(seed))
+    frac = float(test_size)
+    rng = np.random.default_rng(int(seed))
     canon = _canonical(u, i, t)
     n = u.size
     if not per_user:
@@ -128,6 +122,7 @@ def random_split(
     return Split(take(df, ~mask), take(df, mask))
 
 
+@validate_params({"quantile": [None, *PROBABILITY_OPEN]})
 def temporal_split(
     data: Any,
     *,
@@ -150,7 +145,7 @@ def temporal_split(
     df, _, _, _ = _prepare(data, user_col, item_col, timestamp_col)
     tv = time_values(df, timestamp_col)
     if quantile is not None:
-        q = _check_fraction("quantile", quantile)
+        q = float(quantile)
         at_value = np.sort(tv, kind="stable")[int(math.floor(q * tv.size))]
     else:
         at_value = at
@@ -162,18 +157,32 @@ def temporal_split(
                 at_value = np.datetime64(stamp.to_datetime64(), "ns").astype(tv.dtype)
             except (ValueError, TypeError) as exc:
                 raise InputError(
-                    f"at={at!r} cannot be read as a date for the datetime column "
-                    f"{timestamp_col!r}; pass e.g. at='2024-01-31'."
+                    f"at={plain(at)} cannot be read as a date for the datetime column "
+                    f"{plain(timestamp_col)}; pass e.g. at='2024-01-31'."
                 ) from exc
         elif isinstance(at, str):
             raise InputError(
-                f"at={at!r} is a string but column {timestamp_col!r} is numeric ({tv.dtype}); "
+                f"at={plain(at)} is a string but column {plain(timestamp_col)} is numeric ({tv.dtype}); "
                 "pass a number."
             )
     mask = tv >= at_value
+    n_test = int(mask.sum())
+    if n_test in (0, mask.size):
+        side = "test" if n_test == 0 else "train"
+        raise InputError(
+            f"temporal_split: the {side} side is empty: "
+            f"{'no' if n_test == 0 else 'every'} row has {timestamp_col} >= "
+            f"{plain(at if quantile is None else at_value)} (the timestamps span "
+            f"{plain(tv.min())} .. {plain(tv.max())}). Choose a cut inside that range."
+        )
     return Split(take(df, ~mask), take(df, mask))
 
 
+@validate_params({
+    "last_n": [None, *POSITIVE_INT],
+    "fraction": [None, *PROBABILITY_OPEN],
+    "min_train": NON_NEGATIVE_INT,
+})
 def user_temporal_split(
     data: Any,
     *,
@@ -196,17 +205,20 @@ def user_temporal_split(
     df, u, i, t = _prepare(data, user_col, item_col, timestamp_col)
     counts = np.bincount(u)
     if last_n is not None:
-        if isinstance(last_n, bool) or not isinstance(last_n, (int, np.integer)) or last_n < 1:
-            raise InputError(f"last_n must be a positive integer; got {last_n!r}.")
         want = np.full(counts.size, int(last_n))
     else:
-        want = _round_half_up(_check_fraction("fraction", fraction) * counts)
+        want = _round_half_up(float(fraction) * counts)  # type: ignore[arg-type]
     n_test = np.clip(np.minimum(want, counts - int(min_train)), 0, None)
     order = np.lexsort((np.arange(u.size), i, t, u))
     mask = _per_user_test_mask(u, order, n_test)
     return Split(take(df, ~mask), take(df, mask))
 
 
+@validate_params({
+    "pick": [Options(("last", "random"))],
+    "min_train": NON_NEGATIVE_INT,
+    "seed": SEED,
+})
 def leave_one_out(
     data: Any,
     *,
@@ -220,7 +232,6 @@ def leave_one_out(
     """One test interaction per user: the latest (``pick="last"``, needs a timestamp) or one at
     random (``pick="random"``, seeded; the timestamp column is optional there). A user with at
     most ``min_train`` rows stays in train."""
-    _check_choice("pick", pick, ("last", "random"))
     if pick == "last":
         if timestamp_col is None:
             raise InputError("leave_one_out(pick='last') needs timestamp_col=...")
@@ -232,7 +243,7 @@ def leave_one_out(
     if timestamp_col is not None and timestamp_col not in df.columns:
         timestamp_col = None  # a random pick does not need times
     df, u, i, t = _prepare(df, user_col, item_col, timestamp_col)
-    rng = np.random.default_rng(_check_seed(seed))
+    rng = np.random.default_rng(int(seed))
     key = np.empty(u.size)
     key[_canonical(u, i, t)] = rng.random(u.size)
     counts = np.bincount(u)
@@ -241,6 +252,11 @@ def leave_one_out(
     return Split(take(df, ~mask), take(df, mask))
 
 
+@validate_params({
+    "n_folds": [Interval(Integral, 2, None)],
+    "by": [Options(("interaction", "user", "user_interactions"))],
+    "seed": SEED,
+})
 def kfold_split(
     data: Any,
     *,
@@ -259,12 +275,17 @@ def kfold_split(
     user's rows are shuffled and dealt into folds separately, so every user is in every train
     part and in (up to) every test part.
     """
-    _check_choice("by", by, ("interaction", "user", "user_interactions"))
-    if isinstance(n_folds, bool) or not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
-        raise InputError(f"n_folds must be an integer >= 2; got {n_folds!r}.")
     df, u, i, t = _prepare(data, user_col, item_col, timestamp_col)
-    rng = np.random.default_rng(_check_seed(seed))
+    rng = np.random.default_rng(int(seed))
     n = u.size
+    units = int(u.max()) + 1 if by == "user" else n
+    if units < n_folds:
+        what = "users" if by == "user" else "rows"
+        raise InputError(
+            f"kfold_split: n_folds={n_folds} but the data has only {units} {what} "
+            f"(by={plain(by)}): {n_folds - units} fold(s) would have no test rows. Use at most "
+            f"n_folds={units}."
+        )
     if by == "interaction":
         fold = np.empty(n, dtype=np.int64)
         fold[_canonical(u, i, t)[rng.permutation(n)]] = np.arange(n) % n_folds
@@ -281,9 +302,18 @@ def kfold_split(
         offset = rng.integers(0, n_folds, size=int(u.max()) + 1)  # balances folds over users
         fold = np.empty(n, dtype=np.int64)
         fold[order] = (pos + offset[u[order]]) % n_folds
+    empty = np.flatnonzero(np.bincount(fold, minlength=n_folds) == 0)
+    if empty.size:  # by="user_interactions": every user shorter than n_folds, by chance
+        import warnings
+
+        warnings.warn(
+            f"kfold_split: {empty.size} of the {n_folds} folds have no test rows (folds "
+            f"{empty.tolist()}); every user has fewer rows than n_folds. Use fewer folds.",
+            RecevalWarning, stacklevel=user_stacklevel())
     return [Split(take(df, fold != f), take(df, fold == f)) for f in range(n_folds)]
 
 
+@validate_params({"test_users": [*PROBABILITY_OPEN, *POSITIVE_INT], "seed": SEED})
 def cold_start_split(
     data: Any,
     *,
@@ -304,8 +334,8 @@ def cold_start_split(
         if not 1 <= m <= n_users:
             raise InputError(f"test_users={m} must be between 1 and the {n_users} users.")
     else:
-        m = int(_round_half_up(_check_fraction("test_users", test_users) * n_users))
-    rng = np.random.default_rng(_check_seed(seed))
+        m = int(_round_half_up(float(test_users) * n_users))
+    rng = np.random.default_rng(int(seed))
     chosen = np.zeros(n_users, dtype=bool)
     chosen[rng.permutation(n_users)[:m]] = True
     mask = chosen[u]

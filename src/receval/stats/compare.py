@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, PolicyError, suggest
+from ..errors import InputError, PolicyError, plain, suggest
 from ..results.comparison import Comparison
+from ..validation import POSITIVE_INT, PROBABILITY_OPEN, Interval, Options, Real, validate_params
 from . import paired
 from .corrections import adjust, check_correction
 from .tukey import tukey_hsd
@@ -36,7 +37,7 @@ TEST_TITLES = {
 def _check_test(test: str) -> str:
     name = _TEST_ALIASES.get(test, test)
     if name not in TESTS:
-        raise PolicyError(f"test={test!r} is not valid; choose one of {list(TESTS)}."
+        raise PolicyError(f"test={plain(test)} is not valid; choose one of {list(TESTS)}."
                           + suggest(str(test), TESTS))
     return name
 
@@ -45,13 +46,20 @@ def _named(results: Any) -> dict[str, Any]:
     from ..results import EvalResult
 
     if isinstance(results, Mapping):
-        named = {str(k): v for k, v in results.items()}
+        named = {}
+        for k, v in results.items():
+            if str(k) in named:  # 1 and "1": one label, two systems
+                raise InputError(
+                    f"two systems have the same name once written as text ({plain(str(k))}): "
+                    f"{[key for key in results if str(key) == str(k)]}; give them distinct names."
+                )
+            named[str(k)] = v
     elif isinstance(results, Sequence) and not isinstance(results, (str, bytes)):
         named = {}
         for i, r in enumerate(results):
             name = getattr(r, "name", None) or f"system{i + 1}"
             if name in named:
-                raise InputError(f"two results are named {name!r}; pass a dict "
+                raise InputError(f"two results are named {plain(name)}; pass a dict "
                                  "{name: result} to compare() to name them.")
             named[name] = r
     else:
@@ -61,7 +69,7 @@ def _named(results: Any) -> dict[str, Any]:
         raise InputError(f"compare() needs at least 2 systems, got {len(named)}.")
     for name, r in named.items():
         if not isinstance(r, EvalResult):
-            raise InputError(f"system {name!r} is a {type(r).__name__}, not an EvalResult; "
+            raise InputError(f"system {plain(name)} is a {type(r).__name__}, not an EvalResult; "
                              "evaluate it first with rv.evaluate(run, truth, metrics).")
     return named
 
@@ -76,10 +84,10 @@ def _align(named: dict[str, Any], users: str) -> tuple[np.ndarray, dict[str, np.
     counts: dict[str, Any] = {"users_per_system": {n: int(len(s)) for n, s in sets.items()}}
     if mismatch and users != "intersection":
         detail = ", ".join(
-            f"{n}: {len(sets[n])} users, {int((~sets[n].isin(ref)).sum())} not in {names[0]!r}, "
-            f"{int((~ref.isin(sets[n])).sum())} of {names[0]!r} missing" for n in mismatch)
+            f"{n}: {len(sets[n])} users, {int((~sets[n].isin(ref)).sum())} not in {plain(names[0])}, "
+            f"{int((~ref.isin(sets[n])).sum())} of {plain(names[0])} missing" for n in mismatch)
         raise InputError(
-            f"the systems were evaluated on different users ({names[0]!r}: {len(ref)} users; "
+            f"the systems were evaluated on different users ({plain(names[0])}: {len(ref)} users; "
             f"{detail}). Paired tests need the same users: evaluate every run against the same "
             "truth (rv.Evaluator), or pass users='intersection' to compare only the users all "
             "systems share."
@@ -88,12 +96,26 @@ def _align(named: dict[str, Any], users: str) -> tuple[np.ndarray, dict[str, np.
     for n in names[1:]:
         keep &= ref.isin(sets[n])
     order = ref[keep]
+    if len(order) == 0:
+        raise InputError(
+            f"the systems share no user ({', '.join(f'{plain(n)}: {len(s)}' for n, s in sets.items())}"
+            " users); there is nothing to compare. Evaluate every run against the same truth."
+        )
     rows = {n: sets[n].get_indexer(order) for n in names}
     counts["users_compared"] = int(len(order))
     counts["users_dropped"] = {n: int(len(sets[n]) - len(order)) for n in names}
     return np.asarray(order), rows, counts
 
 
+@validate_params({
+    "alpha": PROBABILITY_OPEN,
+    "n_resamples": POSITIVE_INT,
+    "users": [Options(("error", "intersection"))],
+    "family": [Options(("metric", "all"))],
+    "ci": [Options(("bootstrap", "t"))],
+    "tie_tol": [Interval(Real, 0, None)],
+    "tukey_design": [Options(("paired", "independent"))],
+})
 def compare(results: Mapping[str, Any] | Sequence[Any], *, baseline: str | None = None,
             metrics: Sequence[str] | None = None, test: str = "t",
             correction: str | None = "holm", alpha: float = 0.05, rng: Any = 0,
@@ -141,19 +163,9 @@ def compare(results: Mapping[str, Any] | Sequence[Any], *, baseline: str | None 
         raise PolicyError("test='tukey' is two-sided only; use alternative='two-sided' or a "
                           "paired test (t, wilcoxon, sign, permutation, bootstrap).")
     correction = "none" if test == "tukey" else check_correction(correction)
-    if family not in ("metric", "all"):
-        raise PolicyError(f"family={family!r} is not valid; choose 'metric' or 'all'.")
-    if users not in ("error", "intersection"):
-        raise PolicyError(f"users={users!r} is not valid; choose 'error' or 'intersection'.")
-    if ci not in ("bootstrap", "t"):
-        raise PolicyError(f"ci={ci!r} is not valid; choose 'bootstrap' or 't'.")
-    if not 0.0 < float(alpha) < 1.0:
-        raise PolicyError(f"alpha must lie in (0, 1), got {alpha!r}.")
-    if int(n_resamples) < 1:
-        raise PolicyError(f"n_resamples must be a positive integer, got {n_resamples!r}.")
     names = list(named)
     if baseline is not None and baseline not in named:
-        raise InputError(f"baseline={baseline!r} is not one of the systems {names}."
+        raise InputError(f"baseline={plain(baseline)} is not one of the systems {names}."
                          + suggest(str(baseline), names))
     seed = paired.seed_from(rng)
     if metrics is None:

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
-from ..errors import InputError, PolicyError
+from ..errors import InputError
+from ..validation import PROBABILITY_OPEN, Options, validate_params
 
 
 @dataclass
@@ -39,10 +40,9 @@ class TukeyResult:
     df: int
 
 
+@validate_params({"design": [Options(("paired", "independent"))], "confidence": PROBABILITY_OPEN})
 def tukey_hsd(values: np.ndarray, *, design: str = "paired", confidence: float = 0.95) -> TukeyResult:
     """Tukey HSD over the columns of ``values`` (users x systems, no NaN)."""
-    if design not in ("paired", "independent"):
-        raise PolicyError(f"design={design!r} is not valid; choose 'paired' or 'independent'.")
     x = np.asarray(values, dtype=np.float64)
     if x.ndim != 2 or x.shape[1] < 2 or x.shape[0] < 2:
         raise InputError(f"tukey_hsd needs users x systems with >= 2 of each, got {x.shape}.")

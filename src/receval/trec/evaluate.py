@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, MetricError
+from ..validation import POSITIVE_INT, Boolean, Interval, Real, validate_params
 from .measures import MIN_GEO_MEAN, Measure, QueryArrays, compute, core_specs, parse_measures
 
 
@@ -86,6 +87,12 @@ def _truncate(packed: Any, max_docs: int) -> Any:
     )
 
 
+@validate_params({
+    "level": [Interval(Real, 0, None, closed="neither")],
+    "complete": [Boolean()],
+    "max_docs": [None, *POSITIVE_INT],
+    "num_docs": [Interval(Real, 0, None)],
+})
 def trec_eval(qrels: Any, run: Any, measures: list[str] | None = None, *, level: float = 1,
               complete: bool = False, max_docs: int | None = None,
               num_docs: float = 0.0) -> TrecResult:

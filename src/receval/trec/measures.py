@@ -50,12 +50,14 @@ Not supported (an error names them): measures outside all_trec (prefs, yaap, rbp
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..errors import MetricError, suggest
+from ..errors import MetricError, plain, suggest
+from ..metrics.spec import MAX_CUTOFF
 
 MIN_GEO_MEAN = 1e-5
 CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -163,14 +165,17 @@ def _parse_params(defn: MeasureDef, text: str | None) -> Measure:
             try:
                 v = float(p)
             except ValueError:
+                v = None
+            if v is None or not math.isfinite(v):  # five, nan, inf, 1e400
                 raise MetricError(
-                    f"trec measure {defn.name}.{text}: parameter {p!r} is not a number; write "
-                    f"e.g. {defn.name}.5,10."
+                    f"trec measure {defn.name}.{text}: parameter {plain(p)} is not a "
+                    f"{'number' if v is None else 'finite number'}; write e.g. {defn.name}.5,10."
                 ) from None
             if defn.kind == "cut_long":
-                if int(v) <= 0:
+                if not 1 <= int(v) <= MAX_CUTOFF:  # trec_eval truncates 2.5 to 2 (atol)
                     raise MetricError(
-                        f"trec measure {defn.name}.{text}: cutoffs must be positive, got {p!r}."
+                        f"trec measure {defn.name}.{text}: cutoffs must be positive integers up "
+                        f"to {MAX_CUTOFF}, got {plain(p)}."
                     )
                 vals.append(int(v))
             else:
@@ -200,13 +205,13 @@ def parse_measures(names: list[str]) -> list[Measure]:
             if base not in BY_NAME:
                 valid = sorted(BY_NAME) + sorted(SETS)
                 raise MetricError(
-                    f"unknown trec_eval measure {token!r}." + suggest(base, valid)
+                    f"unknown trec_eval measure {plain(token)}." + suggest(base, valid)
                     + f" Supported: {', '.join(n for n in BY_NAME if n not in UNSUPPORTED)}; "
                     "sets: official, all_trec."
                 )
             if base in UNSUPPORTED:
                 raise MetricError(
-                    f"trec_eval measure {base!r} is not supported by receval yet (unsupported: "
+                    f"trec_eval measure {plain(base)} is not supported by receval yet (unsupported: "
                     f"{', '.join(UNSUPPORTED)}); leave it out."
                 )
             chosen[base] = _parse_params(BY_NAME[base], text or None)
