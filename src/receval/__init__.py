@@ -65,6 +65,8 @@ _LAZY: dict[str, str | tuple[str, str | None]] = {
     "baselines": ("receval.baselines", None),
     "stats": ("receval.stats", None),
     "online": ("receval.online", None),
+    "compat": ("receval.compat", None),
+    "diff": ("receval.difference", "diff"),
     "run_demo": ("receval.demo", "run_demo"),
 }
 
@@ -87,7 +89,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "Comparison", "EvalResult", "Evaluator", "InputError", "MetricError", "MetricSpec",
     "MissingDependencyError", "MissingExtensionError", "Policies", "PolicyError", "RecevalError", "RecevalWarning",
-    "UnknownMetricError", "__version__", "compare", "evaluate", "evaluate_blocks",
+    "UnknownMetricError", "__version__", "compare", "diff", "evaluate", "evaluate_blocks",
     "list_metrics", "load_report", "metric", "parse_metric", "parse_metrics", "read_run",
     "read_truth", "report", "topk_from_scores", "trec_eval", "write_run", "write_truth",
 ]

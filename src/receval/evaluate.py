@@ -298,7 +298,8 @@ def _is_sparse(obj: Any) -> bool:
 def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
              user_col: str | None = None, item_col: str | None = None,
              score_col: str | None = None, rank_col: str | None = None,
-             rel_col: str | None = None, **kwargs: Any) -> EvalResult:
+             rel_col: str | None = None, compat: str | None = None, strict: bool = False,
+             **kwargs: Any) -> EvalResult:
     """Evaluate a run against held-out truth with every requested metric, in one pass.
 
     Parameters
@@ -310,6 +311,11 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
         scipy.sparse (users x items) matrix / list of item arrays with a numpy run.
     metrics : keys such as ``"ndcg@10"``, ``"map@100(denominator=min_k_rel)"``, ``"mrr"``.
     user_col, item_col, score_col, rank_col, rel_col : column names (detected when omitted).
+    compat : a library preset (``"rectools"``, ``"recbole"``, ``"trec_eval"``, ... see
+        :mod:`receval.compat`): metric names mean what they mean in that library and its
+        policies apply (explicit policies override them). ``result["map@10"]`` then reads the
+        library's value; ``result.info["compat"]`` records the expanded canonical keys.
+    strict : with ``compat``, refuse names whose preset reproduces a known library bug.
     **kwargs : policies (``ties``, ``users``, ``empty_truth``, ``duplicates``, ``nan_scores``,
         ``negative_rel``) and optional inputs (``train``, ``item_features``, ``catalog``).
 
@@ -325,10 +331,21 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
     >>> rv.evaluate(run, truth, ["precision@3", "ndcg@3"]).summary["precision@3"]
     0.6666666666666666
     """
+    names: dict[str, str] = {}
+    if compat is not None:
+        from .compat import get, resolve
+
+        metrics, policies, names = resolve(compat, metrics, strict=strict)
+        kwargs = {**policies, **kwargs}
     ev = Evaluator(truth, metrics, user_col=user_col, item_col=item_col, rel_col=rel_col,
                    **kwargs)
-    return ev.evaluate(run, name=name, user_col=user_col, item_col=item_col,
-                       score_col=score_col, rank_col=rank_col)
+    res = ev.evaluate(run, name=name, user_col=user_col, item_col=item_col,
+                      score_col=score_col, rank_col=rank_col)
+    if compat is not None:
+        preset = get(compat)
+        res.info["compat"] = {"preset": preset.name, "library": preset.library,
+                              "version": preset.version, "names": names}
+    return res
 
 
 def evaluate_blocks(source: Any, truth: Any, metrics: Any, *, format: str | None = None,

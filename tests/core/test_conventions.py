@@ -1,0 +1,137 @@
+"""Conventions other libraries use, as named parameters: exact worked examples.
+
+Expected values are worked out by hand from each formula, or are the values a library's own
+documentation prints for its example (RecTools' ``MAP`` and ``NDCG`` docstrings).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import receval as rv
+from receval.errors import MetricError, PolicyError
+
+# RecTools' docstring example (rectools/metrics/ranking.py, MAP and NDCG): recommendations in
+# rank order and the held-out interactions of four users
+RECO = {1: [7, 8], 2: [1, 2], 3: [1, 2, 3, 4], 4: [1, 2, 3]}
+INTERACTIONS = {1: [1, 2], 2: [1], 3: [1, 3, 4], 4: [1, 2, 3]}
+RUN = {u: {item: -float(r) for r, item in enumerate(items)} for u, items in RECO.items()}
+TRUTH = {u: dict.fromkeys(items, 1) for u, items in INTERACTIONS.items()}
+
+
+def _per_user(res, key):
+    return dict(zip(res.user_ids.tolist(), res.user_values(key).tolist(), strict=True))
+
+
+@pytest.mark.parametrize(("key", "expected"), [
+    # printed by RecTools' docstrings
+    ("map@1", [0.0, 1.0, 1 / 3, 1 / 3]),
+    ("map@3", [0.0, 1.0, 0.55555556, 1.0]),
+    ("map@1(denominator=k)", [0.0, 1.0, 1.0, 1.0]),
+    ("map@3(denominator=k)", [0.0, 0.33333333, 0.55555556, 1.0]),
+    ("ndcg@1(gain=binary,ideal=k)", [0.0, 1.0, 1.0, 1.0]),
+    ("ndcg@3(gain=binary,ideal=k)", [0.0, 0.46927873, 0.70391809, 1.0]),
+])
+def test_rectools_documented_values(key, expected):
+    res = rv.evaluate(RUN, TRUTH, [key])
+    got = _per_user(res, key)
+    assert [got[u] for u in (1, 2, 3, 4)] == pytest.approx(expected, abs=5e-9)
+
+
+def test_ideal_k_worked_example():
+    # truth a:3, b:1; list [b, x, a]; every ideal position holds relevance 3
+    run = {"u": {"b": 3.0, "x": 2.0, "a": 1.0}}
+    truth = {"u": {"a": 3, "b": 1}}
+    d = [1 / math.log2(i + 2) for i in range(3)]
+    res = rv.evaluate(run, truth, ["ndcg@3(ideal=k)", "idcg@3(ideal=k)", "ndcg@3(gain=binary)",
+                                   "dcg@3(gain=binary)", "ndcg(ideal=k)"])
+    assert res["idcg@3(ideal=k)"] == pytest.approx(3 * sum(d), rel=1e-15)
+    assert res["ndcg@3(ideal=k)"] == pytest.approx((1 * d[0] + 3 * d[2]) / (3 * sum(d)),
+                                                   rel=1e-15)
+    assert res["dcg@3(gain=binary)"] == pytest.approx(d[0] + d[2], rel=1e-15)
+    assert res["ndcg@3(gain=binary)"] == pytest.approx((d[0] + d[2]) / (d[0] + d[1]), rel=1e-15)
+    # no cutoff: the ideal has one position per item of the list
+    assert res["ndcg(ideal=k)"] == res["ndcg@3(ideal=k)"]
+
+
+def test_map_denominator_k_divides_by_k_even_for_short_lists():
+    run = {"u": {"a": 2.0, "b": 1.0}}      # 2 items, k = 5
+    truth = {"u": {"a": 1, "b": 1, "c": 1}}
+    res = rv.evaluate(run, truth, ["map@5(denominator=k)", "map(denominator=k)"])
+    assert res["map@5(denominator=k)"] == pytest.approx(2 / 5, rel=1e-15)
+    assert res["map(denominator=k)"] == pytest.approx(2 / 2, rel=1e-15)
+
+
+def test_r_precision_capped_at_k():
+    # R = 4; list [1, 1, 0, 1, 1]
+    run = {"u": {"a": 5.0, "b": 4.0, "x": 3.0, "c": 2.0, "d": 1.0}}
+    truth = {"u": {"a": 1, "b": 1, "c": 1, "d": 1}}
+    res = rv.evaluate(run, truth, ["r_precision", "r_precision@2", "r_precision@3",
+                                   "r_precision@2(denominator=rel)", "r_precision@9"])
+    assert res["r_precision"] == pytest.approx(3 / 4, rel=1e-15)      # top R = 4
+    assert res["r_precision@2"] == pytest.approx(2 / 2, rel=1e-15)     # top min(2, 4)
+    assert res["r_precision@3"] == pytest.approx(2 / 3, rel=1e-15)
+    assert res["r_precision@2(denominator=rel)"] == pytest.approx(2 / 4, rel=1e-15)
+    assert res["r_precision@9"] == res["r_precision"]                  # k >= R: uncapped
+
+
+def test_compat_names_read_the_library_values():
+    res = rv.evaluate(RUN, TRUTH, ["ndcg@3", "map@3"], compat="rectools")
+    assert res["ndcg@3"] == pytest.approx((0 + 0.46927873 + 0.70391809 + 1) / 4, abs=5e-9)
+    assert res.info["compat"]["names"] == {"ndcg@3": "ndcg@3(gain=binary,ideal=k)",
+                                           "map@3": "map@3"}
+    assert res.metrics == ["ndcg@3(gain=binary,ideal=k)", "map@3"]
+
+
+def test_compat_keys_override_the_preset_and_policies_override_too():
+    specs, policies, names = rv.compat.resolve("rectools", ["ndcg@3(ideal=truth)"])
+    assert [s.key for s in specs] == ["ndcg@3(gain=binary)"]
+    res = rv.evaluate(RUN, TRUTH, ["precision_at_k@2"], compat="ms_recommenders",
+                      users="truth")
+    assert res.policies["users"] == "truth"
+    assert res["precision_at_k@2"] == pytest.approx((0 + 0.5 + 0.5 + 1) / 4, rel=1e-15)
+
+
+def test_compat_library_names_and_receval_names_agree():
+    # RecBole's 'hit' and receval's 'hit_rate' name the same metric under the preset
+    a = rv.evaluate(RUN, TRUTH, ["hit@2", "ndcg@2", "map@2"], compat="recbole")
+    b = rv.evaluate(RUN, TRUTH, ["hit_rate@2", "ndcg@2(gain=binary)",
+                                 "map@2(denominator=min_k_rel)"])
+    assert list(a.summary.values()) == list(b.summary.values())
+
+
+def test_ms_recommenders_r_precision_worked_example():
+    # users 3 and 4 (R = 3): top min(2, 3) = 2 hold 1 and 2 hits; divided by R = 3
+    res = rv.evaluate(RUN, TRUTH, ["r_precision_at_k@2"], compat="ms_recommenders")
+    got = _per_user(res, "r_precision_at_k@2")
+    assert got[3] == pytest.approx(1 / 3, rel=1e-15)
+    assert got[4] == pytest.approx(2 / 3, rel=1e-15)
+
+
+def test_strict_refuses_a_preset_that_reproduces_a_bug():
+    ok = rv.evaluate(RUN, TRUTH, ["mark@3"], compat="recmetrics")
+    assert ok["mark@3"] == rv.evaluate(RUN, TRUTH, ["map@3"], empty_truth="zero")["map@3"]
+    with pytest.raises(MetricError, match="known bug"):
+        rv.evaluate(RUN, TRUTH, ["mark@3"], compat="recmetrics", strict=True)
+
+
+def test_unknown_preset_and_unknown_name_explain_the_fix():
+    with pytest.raises(PolicyError, match="rectools"):
+        rv.evaluate(RUN, TRUTH, ["ndcg@3"], compat="rectool")
+    with pytest.raises(MetricError, match="has no metric for 'bpref'"):
+        rv.evaluate(RUN, TRUTH, ["bpref"], compat="recbole")
+
+
+@pytest.mark.parametrize("name", sorted(rv.compat.PRESETS))
+def test_every_preset_describes_itself_and_resolves_its_names(name):
+    preset = rv.compat.PRESETS[name]
+    text = rv.compat.describe(name)
+    assert preset.version in text
+    for lib_name, entry in preset.names.items():
+        assert lib_name in text
+        k = None if rv.metric(entry.family).definition.cutoff == "none" else 3
+        at = "" if k is None else f"@{k}"
+        specs, _, _ = rv.compat.resolve(name, [f"{lib_name}{at}"], strict=False)
+        assert specs[0] == rv.metric(entry.family, k, **dict(entry.params))
