@@ -87,13 +87,20 @@ class Diff:
         ranked = sorted(m.shapley.items(), key=lambda kv: -abs(kv[1]))
         parts = []
         for name, phi in ranked:
-            va, vb = m.changes[name]
-            parts.append(f"{_describe(name)} ({va} in {self.a}, {vb} in {self.b}) moves it by "
-                         f"{_signed(phi)}")
-        first = parts[0]
-        rest = "; ".join(parts[1:])
-        text = f"{head} Most of it comes from {first}"
-        text += f"; then {rest}." if rest else "."
+            if phi != 0:
+                va, vb = m.changes[name]
+                parts.append(f"{_describe(name)}: {va} in {self.a}, {vb} in {self.b}, which "
+                             f"moves it by {_signed(phi)}")
+        idle = [n for n, phi in ranked if phi == 0]
+        if parts:
+            text = (f"{head} Averaged over every order of switching (Shapley), the largest "
+                    f"share comes from {parts[0]}")
+            text += f"; then {'; '.join(parts[1:])}." if parts[1:] else "."
+        else:
+            text = f"{head} None of the differing conventions changes it on this data."
+        if idle and parts:
+            text += (" " + ", ".join(_describe(n) for n in idle).capitalize()
+                     + " differ but do not change it on this data.")
         if m.top_users:
             u, ua, ub = m.top_users[0]
             text += (f" The user whose value changes most is {u!s} ({_num(ua)} -> "

@@ -333,7 +333,7 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
     """
     names: dict[str, str] = {}
     if compat is not None:
-        from .compat import get, resolve
+        from .compat import annotate, resolve
 
         metrics, policies, names = resolve(compat, metrics, strict=strict)
         kwargs = {**policies, **kwargs}
@@ -341,11 +341,7 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
                    **kwargs)
     res = ev.evaluate(run, name=name, user_col=user_col, item_col=item_col,
                       score_col=score_col, rank_col=rank_col)
-    if compat is not None:
-        preset = get(compat)
-        res.info["compat"] = {"preset": preset.name, "library": preset.library,
-                              "version": preset.version, "names": names}
-    return res
+    return annotate(res, compat, names) if compat is not None else res
 
 
 def evaluate_blocks(source: Any, truth: Any, metrics: Any, *, format: str | None = None,

@@ -22,7 +22,7 @@ from ..errors import MetricError, PolicyError, suggest
 from ..metrics import MetricSpec, metric, parse_metric
 from .presets import PRESET_ALIASES, PRESETS, Name, Preset
 
-__all__ = ["PRESETS", "Name", "Preset", "describe", "get", "resolve"]
+__all__ = ["PRESETS", "Name", "Preset", "annotate", "describe", "get", "resolve", "split_names"]
 
 _KEY = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_\-\.]*?)\s*(?:@\s*(\d+))?\s*(?:\((.*)\))?\s*$")
 
@@ -73,6 +73,32 @@ def _one(preset: Preset, text: str) -> tuple[MetricSpec, Name]:
     return metric(entry.family, k, **params), entry
 
 
+def split_names(texts: Any) -> list[str]:
+    """Names as written, from one string or several, each possibly a comma list
+    (``"ndcg@10(gain=exp,ideal=k),map@10"``: commas inside parentheses stay)."""
+    out: list[str] = []
+    for text in [texts] if isinstance(texts, str) else texts:
+        depth, cur = 0, ""
+        for ch in str(text) + ",":
+            depth += (ch == "(") - (ch == ")")
+            if ch == "," and depth == 0:
+                if cur.strip():
+                    out.append(cur.strip())
+                cur = ""
+            else:
+                cur += ch
+    return out
+
+
+def annotate(result: Any, preset: str | Preset, names: dict[str, str]) -> Any:
+    """Record the preset and the expanded keys in ``result.info["compat"]``; the library's
+    names then read the library's values (``result["map@10"]``)."""
+    p = preset if isinstance(preset, Preset) else get(preset)
+    result.info["compat"] = {"preset": p.name, "library": p.library, "version": p.version,
+                             "names": dict(names)}
+    return result
+
+
 def resolve(preset: str | Preset, metrics: Any, *, strict: bool = False
             ) -> tuple[list[MetricSpec], dict[str, str], dict[str, str]]:
     """Specs, policies and ``{name as written: canonical key}`` under a library's conventions.
@@ -81,6 +107,8 @@ def resolve(preset: str | Preset, metrics: Any, *, strict: bool = False
     """
     p = preset if isinstance(preset, Preset) else get(preset)
     items = [metrics] if isinstance(metrics, str | MetricSpec) else list(metrics)
+    items = [x for item in items
+             for x in ([item] if isinstance(item, MetricSpec) else split_names(item))]
     specs: list[MetricSpec] = []
     names: dict[str, str] = {}
     for item in items:

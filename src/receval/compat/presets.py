@@ -69,8 +69,8 @@ _TREC_NAMES = {
 }
 
 TREC_EVAL = Preset(
-    "trec_eval", "trec_eval (also pytrec_eval, ir_measures)", "trec_eval 9.0.7; "
-    "pytrec_eval-terrier 0.5.6", "usnistgov/trec_eval m_map.c, m_P.c, m_ndcg_cut.c, "
+    "trec_eval", "trec_eval (also pytrec_eval, ir_measures)",
+    "pytrec_eval-terrier 0.5.11 (trec_eval's C code)", "usnistgov/trec_eval m_map.c, m_P.c, m_ndcg_cut.c, "
     "m_recip_rank.c, m_Rprec.c, m_bpref.c; checked by tests/crosscheck/test_pytrec_eval.py",
     (("ties", "trec_eval"), ("users", "intersection"), ("empty_truth", "zero"),
      ("negative_rel", "zero")),
@@ -81,7 +81,7 @@ TREC_EVAL = Preset(
 )
 
 RANX = Preset(
-    "ranx", "ranx", "ranx 0.3.20", "AmenRa/ranx ranx/metrics/*.py (ndcg.py, average_precision.py,"
+    "ranx", "ranx", "ranx 0.3.21", "AmenRa/ranx ranx/metrics/*.py (ndcg.py, average_precision.py,"
     " hit_rate.py, r_precision.py); checked by tests/crosscheck/test_ranx.py",
     (("users", "truth"), ("empty_truth", "zero")),
     {
@@ -103,7 +103,7 @@ RANX = Preset(
 )
 
 SKLEARN = Preset(
-    "sklearn", "scikit-learn", "scikit-learn 1.5", "scikit-learn sklearn/metrics/_ranking.py "
+    "sklearn", "scikit-learn", "scikit-learn 1.9.1", "scikit-learn sklearn/metrics/_ranking.py "
     "(dcg_score, ndcg_score, _tie_averaged_dcg); checked by tests/crosscheck/test_sklearn.py",
     (("ties", "average"), ("users", "truth"), ("empty_truth", "zero")),
     {
@@ -117,8 +117,9 @@ SKLEARN = Preset(
 )
 
 RECTOOLS = Preset(
-    "rectools", "RecTools", "RecTools 0.13", "MobileTeleSystems/RecTools rectools/metrics/"
-    "ranking.py (NDCG, MAP), classification.py (Precision, Recall, HitRate), ranking.py MRR",
+    "rectools", "RecTools", "RecTools 0.19.0", "MobileTeleSystems/RecTools rectools/metrics/"
+    "ranking.py (NDCG, MAP, MRR), classification.py (Precision, Recall, HitRate); checked by "
+    "tests/crosscheck/test_compat_presets.py",
     (("users", "truth"), ("empty_truth", "skip")),
     {
         "ndcg": _n("ndcg", "sum over hits of 1/log2(rank+1) / sum_{i<=k} 1/log2(i+1): the "
@@ -142,7 +143,7 @@ MS_RECOMMENDERS = Preset(
     "ms_recommenders", "Microsoft Recommenders", "recommenders 1.2.1",
     "recommenders-team/recommenders recommenders/evaluation/python_evaluation.py "
     "(merge_ranking_true_pred, precision_at_k, recall_at_k, ndcg_at_k, map_at_k, map, "
-    "r_precision_at_k)",
+    "r_precision_at_k); checked by tests/crosscheck/test_compat_presets.py",
     (("users", "intersection"), ("empty_truth", "skip")),
     {
         "precision_at_k": _n("precision", "hits in the top k / k"),
@@ -158,14 +159,17 @@ MS_RECOMMENDERS = Preset(
             "them and .mean() skips it), so the value is not an average over all users",
             denominator="rel"),
     },
-    ("users are those present in both the truth and the predictions (merge_ranking_true_pred)",
+    ("users are those present in both the truth and the predictions (merge_ranking_true_pred); "
+     "ndcg_at_k alone merges every truth user back in (outer join), so there users="
+     "'truth' reproduces it when some truth users have no predictions",
      "r_precision_at_k averages over users with a hit at rank <= min(R, k) only; receval "
      "averages over every user"),
 )
 
 RECBOLE = Preset(
     "recbole", "RecBole", "RecBole 1.2", "RUCAIBox/RecBole recbole/evaluator/metrics.py "
-    "(Hit, MRR, MAP, Recall, NDCG, Precision)",
+    "(Hit, MRR, MAP, Recall, NDCG, Precision); RecBole needs torch, so the tests use values "
+    "worked out from these formulas",
     (("users", "truth"), ("empty_truth", "skip")),
     {
         "hit": _n("hit_rate", "1 if a relevant item is in the top k"),
@@ -180,8 +184,9 @@ RECBOLE = Preset(
 )
 
 LENSKIT = Preset(
-    "lenskit", "LensKit", "lenskit 2025.x", "lenskit/lkpy src/lenskit/metrics/ranking/_pr.py "
-    "(Precision, Recall), _dcg.py (NDCG), _hit.py, _recip.py",
+    "lenskit", "LensKit", "lenskit 2025.8.1", "lenskit/lkpy src/lenskit/metrics/ranking/_pr.py "
+    "(Precision, Recall), _dcg.py (NDCG); LensKit's metrics import torch, so the tests use "
+    "values worked out from these formulas",
     (("users", "truth"), ("empty_truth", "skip")),
     {
         "precision": _n("precision", "hits / length of the (truncated) list",
@@ -189,8 +194,6 @@ LENSKIT = Preset(
         "recall": _n("recall", "hits / min(R, k)", denominator="min_k_rel"),
         "ndcg": _n("ndcg", "gain 1 per test item (gain=None); ideal min(R, k) ones; discount "
                    "1/max(log2(rank), 1)", gain="binary", discount="log2_max2"),
-        "hit": _n("hit_rate", "1 if a test item is in the top k"),
-        "reciprank": _n("mrr", "1 / rank of the first test item"),
     },
     ("NDCG(gain='rating') uses graded gains: ndcg@k(discount=log2_max2)",
      "a user with an empty list has no precision (NaN) in LensKit; receval scores 0"),
@@ -198,7 +201,8 @@ LENSKIT = Preset(
 
 SPARK_MLLIB = Preset(
     "spark_mllib", "Spark MLlib RankingMetrics", "Spark 3.5", "apache/spark mllib/src/main/"
-    "scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala",
+    "scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala; no JVM in the test suite, "
+    "so the tests use values worked out from these formulas",
     (("users", "intersection"), ("empty_truth", "zero")),
     {
         "precisionat": _n("precision", "hits in the top k / k"),
@@ -216,7 +220,7 @@ SPARK_MLLIB = Preset(
 
 RECMETRICS = Preset(
     "recmetrics", "recmetrics", "recmetrics 0.1.5", "statisticianinstilettos/recmetrics "
-    "recmetrics/metrics.py (_ark, mark)",
+    "recmetrics/metrics.py (_ark, mark); checked by tests/crosscheck/test_compat_presets.py",
     (("users", "truth"), ("empty_truth", "zero")),
     {
         "mark": _n("map", "'mean average recall': sum over hits of (hits so far / rank) / R, "
