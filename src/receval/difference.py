@@ -305,15 +305,19 @@ def _top_users(res_a: Any, key_a: str, res_b: Any, key_b: str, top: int
                ) -> list[tuple[Any, float, float]]:
     a = dict(zip(res_a.user_ids.tolist(), res_a.user_values(key_a).tolist(), strict=True))
     b = dict(zip(res_b.user_ids.tolist(), res_b.user_values(key_b).tolist(), strict=True))
+    # users with a value under both first, by the size of the change; then users that have a
+    # value under one set only (skipped or not evaluated under the other)
     rows = []
     for u in list(dict.fromkeys([*a, *b])):
         va, vb = a.get(u, math.nan), b.get(u, math.nan)
-        change = abs(vb - va) if not (math.isnan(va) or math.isnan(vb)) else (
-            0.0 if math.isnan(va) and math.isnan(vb) else math.inf)
-        if change > 0:
-            rows.append((change, u, va, vb))
-    rows.sort(key=lambda r: -r[0])
-    return [(u, va, vb) for _, u, va, vb in rows[:top]]
+        if math.isnan(va) and math.isnan(vb):
+            continue
+        if math.isnan(va) or math.isnan(vb):
+            rows.append((1, 0.0, u, va, vb))
+        elif vb != va:
+            rows.append((0, -abs(vb - va), u, va, vb))
+    rows.sort(key=lambda r: (r[0], r[1]))
+    return [(u, va, vb) for _, _, u, va, vb in rows[:top]]
 
 
 _POLICY_WORDS = {
@@ -332,11 +336,12 @@ def _describe(factor: str) -> str:
 
 
 def _num(x: float) -> str:
-    return "nan" if isinstance(x, float) and math.isnan(x) else f"{x:.4f}"
+    """A value, or '-' where a user has none (skipped or not evaluated)."""
+    return "-" if isinstance(x, float) and math.isnan(x) else f"{x:.4f}"
 
 
 def _signed(x: float) -> str:
-    return "nan" if math.isnan(x) else f"{x:+.4f}"
+    return "-" if math.isnan(x) else f"{x:+.4f}"
 
 
 def _text_table(header: list[str], rows: list[list[str]]) -> str:

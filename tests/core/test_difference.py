@@ -80,8 +80,12 @@ def _policies(conv):
 def test_top_users_and_renderings():
     d = rv.diff(RUN, TRUTH, ["ndcg@3"], "trec_eval", "rectools")
     m = d["ndcg@3"]
-    # v appears only under rectools (users=truth): it changes most (absent -> 0)
-    assert m.top_users[0][0] == "v"
+    # users with both values come first, by the size of the change; v has a value under
+    # rectools only (users=truth: no list scores 0), so it comes last
+    users = [u for u, _, _ in m.top_users]
+    assert users[-1] == "v" and math.isnan(m.top_users[-1][1])
+    changes = [abs(b - a) for _, a, b in m.top_users[:-1]]
+    assert changes == sorted(changes, reverse=True) and all(c > 0 for c in changes)
     text, md, page = d.to_text(), d.to_markdown(), d.to_html()
     assert "Shapley" in text and "| convention |" in md and "<table>" in page
     assert d.explanation(m) in text
