@@ -69,8 +69,9 @@ POP = Param("pop", "rows",
             "distinct users of i (p = phi / users)", ("rows", "users"))
 HEAD = Param("head", 0.2,
              "share of the training items (most popular first, ties included) that form the "
-             "head; the rest, and items unseen in training, are the long tail",
-             kind=float, low=0.0, high=1.0, low_open=True, high_open=True)
+             "head; the rest, and items unseen in training, are the long tail (head=1: "
+             "only unseen items are)",
+             kind=float, low=0.0, high=1.0, low_open=True)
 REL = Param("rel", 1.0, "relevance threshold: truth items with relevance >= rel are relevant",
             kind=float, low=0.0, low_open=True)
 OVER = Param("over", "catalog",
