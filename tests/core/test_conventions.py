@@ -135,3 +135,41 @@ def test_every_preset_describes_itself_and_resolves_its_names(name):
         at = "" if k is None else f"@{k}"
         specs, _, _ = rv.compat.resolve(name, [f"{lib_name}{at}"], strict=False)
         assert specs[0] == rv.metric(entry.family, k, **dict(entry.params))
+
+
+# Presets of libraries that do not run here (torch, a JVM, compiled extras): values worked out
+# by hand from each library's formula on RecTools' example. k = 3.
+#   user 1: [7, 8], truth {1, 2}: no hit          user 2: [1, 2], truth {1}: hit at rank 1
+#   user 3: [1, 2, 3, 4], truth {1, 3, 4}: hits at 1, 3 within k   user 4: [1, 2, 3]: all hits
+_L3 = 1 / math.log2(3)
+_HAND = {
+    ("recbole", "map@3"): [0, 1, (1 + 2 / 3) / 3, 1],              # / min(R, k)
+    ("recbole", "ndcg@3"): [0, 1, (1 + 0.5) / (1 + _L3 + 0.5), 1],  # binary, ideal min(R, k)
+    ("recbole", "precision@3"): [0, 1 / 3, 2 / 3, 1],
+    ("recbole", "hit@3"): [0, 1, 1, 1],
+    ("lenskit", "precision@3"): [0, 1 / 2, 2 / 3, 1],               # / list length
+    ("lenskit", "recall@3"): [0, 1, 2 / 3, 1],                     # / min(R, k)
+    ("lenskit", "ndcg@3"): [0, 1, (1 + _L3) / (1 + 1 + _L3), 1],    # 1/log2(max(i, 2))
+    ("spark_mllib", "meanaverageprecisionat@3"): [0, 1, (1 + 2 / 3) / 3, 1],
+    ("spark_mllib", "ndcgat@3"): [0, 1, (1 + 0.5) / (1 + _L3 + 0.5), 1],
+    ("spark_mllib", "recallat@3"): [0, 1, 2 / 3, 1],
+    ("torchmetrics", "retrievalmap@3"): [0, 1, (1 + 2 / 3) / 2, 1],  # / hits
+    ("torchmetrics", "retrievalprecision@3"): [0, 1 / 3, 2 / 3, 1],
+    ("cornac", "ndcg@3"): [0, 1, (1 + 0.5) / (1 + _L3 + 0.5), 1],
+    ("cornac", "mrr"): [0, 1, 1, 1],
+    ("cornac", "map"): [0, 1, (1 + 2 / 3 + 3 / 4) / 3, 1],          # whole ranking / positives
+    ("daisyrec", "map@3"): [0, 1, (1 + 2 / 3) / 2, 1],              # / hits
+    ("daisyrec", "ndcg@3"): [0, 1, (1 + 0.5) / (1 + _L3), 1],       # ideal: own top k sorted
+    ("daisyrec", "precision@3"): [0, 1 / 2, 2 / 3, 1],
+}
+
+
+@pytest.mark.parametrize(("preset", "name"), sorted(_HAND))
+def test_presets_against_hand_computed_values(preset, name):
+    run = RUN
+    if preset == "daisyrec":  # DaisyRec scores lists already cut at k
+        run = {u: dict(sorted(items.items(), key=lambda kv: -kv[1])[:3])
+               for u, items in RUN.items()}
+    res = rv.evaluate(run, TRUTH, [name], compat=preset)
+    got = _per_user(res, res.info["compat"]["names"][name])
+    assert [got[u] for u in (1, 2, 3, 4)] == pytest.approx(_HAND[preset, name], rel=1e-14)

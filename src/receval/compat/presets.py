@@ -231,9 +231,73 @@ RECMETRICS = Preset(
     ("recmetrics lists are the top k already; an empty actual list scores 0",),
 )
 
+TORCHMETRICS = Preset(
+    "torchmetrics", "torchmetrics (retrieval)", "torchmetrics 1.9.0",
+    "Lightning-AI/torchmetrics src/torchmetrics/functional/retrieval/average_precision.py, "
+    "precision.py, recall.py, hit_rate.py, reciprocal_rank.py, ndcg.py, r_precision.py; "
+    "torchmetrics needs torch, so the tests use values worked out from these formulas",
+    (("users", "run"), ("empty_truth", "zero")),
+    {
+        "retrievalmap": _n("map", "mean of precision at each hit within top_k: AP over the "
+                           "hits", denominator="hits"),
+        "retrievalprecision": _n("precision", "hits in the top_k / top_k (adaptive_k=True: "
+                                 "/ min(top_k, candidates), denominator=list)"),
+        "retrievalrecall": _n("recall", "hits in the top_k / relevant candidates"),
+        "retrievalhitrate": _n("hit_rate", "1 if a relevant candidate is in the top_k"),
+        "retrievalmrr": _n("mrr", "1 / rank of the first relevant candidate within top_k"),
+        "retrievalnormalizeddcg": _n("ndcg", "scikit-learn's nDCG: ideal from the query's own "
+                                     "candidates, tied scores averaged", ideal="list"),
+        "retrievalrprecision": _n("r_precision", "relevant in the top R / R"),
+    },
+    ("the truth is the target of the scored candidates: relevant items that were not scored "
+     "do not exist for torchmetrics; pass the truth restricted to the run's items",
+     "precision, recall, AP and RR treat candidates scored <= 0 as not retrieved; not "
+     "reproduced (use positive scores)",
+     "RetrievalNormalizedDCG averages tied scores: add ties='average' for it",
+     "empty_target_action='neg' (the default): a query without a relevant candidate scores 0"),
+)
+
+CORNAC = Preset(
+    "cornac", "Cornac", "cornac 3.0.1", "PreferredAI/cornac cornac/metrics/ranking.py (NDCG, "
+    "MRR, Precision, Recall, FMeasure, HitRatio, MAP); read from the installed 3.0.1 source, "
+    "the package needs compiled extras, so the tests use values worked out from these formulas",
+    (("users", "truth"), ("empty_truth", "skip")),
+    {
+        "ndcg": _n("ndcg", "gain 2^[relevant] - 1 (binary); ideal: the user's positives, cut "
+                   "at k", gain="binary"),
+        "precision": _n("precision", "true positives in the top k / k"),
+        "recall": _n("recall", "true positives in the top k / positives"),
+        "fmeasure": _n("f1", "2 P R / (P + R)"),
+        "hitratio": _n("hit_rate", "1 if a positive is in the top k"),
+        "mrr": _n("mrr", "1 / rank of the first positive in the whole ranking (no cutoff)"),
+        "map": _n("map", "AP over the whole ranking, divided by the positives"),
+    },
+    ("MAP ranks tied scores pessimistically (rankdata 'max'); not reproduced",
+     "MRR raises an error for a user without any positive in the ranking"),
+)
+
+DAISYREC = Preset(
+    "daisyrec", "DaisyRec", "daisyRec metrics.py at commit 0a8f3f7", "AmazingDD/daisyRec daisy/utils/metrics.py "
+    "(Precision, Recall, MRR, MAP, NDCG, HR); worked examples from these formulas",
+    (("users", "truth"), ("empty_truth", "zero")),
+    {
+        "map": _n("map", "mean of precision at each hit of the top k (AP over the hits)",
+                  denominator="hits"),
+        "ndcg": _n("ndcg", "binary gain; the ideal is the user's own top k sorted (the hits "
+                   "first)", gain="binary", ideal="list"),
+        "precision": _n("precision", "hits / length of the top-k list", denominator="list"),
+        "recall": _n("recall", "hits / |test items|"),
+        "mrr": _n("mrr", "1 / rank of the first hit"),
+        "hit": _n("hit_rate", "1 if a test item is in the top k"),
+    },
+    ("DaisyRec cuts every list at k before computing (calc_ranking_results): give lists of "
+     "length k, so that NDCG's ideal is the top k's own hits",
+     "F1 and AUC are unreachable in Metric.run (it tests `kpi`, not `mc`, for them)"),
+)
+
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     TREC_EVAL, RANX, SKLEARN, RECTOOLS, MS_RECOMMENDERS, RECBOLE, LENSKIT, SPARK_MLLIB,
-    RECMETRICS,
+    RECMETRICS, TORCHMETRICS, CORNAC, DAISYREC,
 )}
 # other names of the same preset
 PRESET_ALIASES = {"pytrec_eval": "trec_eval", "ir_measures": "trec_eval",

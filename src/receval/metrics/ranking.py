@@ -155,8 +155,8 @@ register(MetricDef(
     "map", "Average precision (mean: MAP)", "AP@k = (1/D) sum_{i<=k} b_i * h_i / i",
     "Mean of precision at each relevant rank within k. Denominator D: rel = R (default; "
     "trec_eval map / map_cut, ranx) | min_k_rel = min(k, R) (RecBole, Microsoft "
-    "Recommenders) | hits = h_k (recmetrics, torchmetrics; 0 when h_k = 0) | k = k, the "
-    "list length without a cutoff (RecTools MAP(divide_by_k=True), DaisyRec).",
+    "Recommenders) | hits = h_k (torchmetrics, DaisyRec; 0 when h_k = 0) | k = k, the "
+    "list length without a cutoff (RecTools MAP(divide_by_k=True)).",
     (REL, _variant(Request.AP, "denominator", "rel", "rel | min_k_rel | hits | k")),
     reference="Manning, Raghavan, Schuetze (2008), ch. 8.4",
     example="[1, 0, 1, 0, 0], R = 5: AP = (1/1 + 2/3) / 5 = 1/3",
