@@ -207,9 +207,9 @@ SPARK_MLLIB = Preset(
     {
         "precisionat": _n("precision", "hits in the top k / k"),
         "recallat": _n("recall", "hits in the top k / |labels|"),
-        "meanaverageprecision": _n("map", "AP over the whole list / |labels|"),
         "meanaverageprecisionat": _n("map", "AP@k / min(|labels|, k)",
                                      denominator="min_k_rel"),
+        "meanaverageprecision": _n("map", "AP over the whole list / |labels|"),
         "ndcgat": _n("ndcg", "binary relevance (the Python API passes no relevance values): "
                      "ideal min(|labels|, k) ones", gain="binary"),
     },
