@@ -151,6 +151,25 @@ def test_ms_recommenders_preset_matches_python_evaluation():
             pe.r_precision_at_k(true_df, pred_df, k=k), rel=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::DeprecationWarning")
+def test_ms_recommenders_logloss_over_labelled_pairs():
+    pe = pytest.importorskip("recommenders.evaluation.python_evaluation")
+    rng = np.random.default_rng(8)
+    run, truth = {}, {}
+    for u in range(20):
+        items = rng.choice(30, size=10, replace=False)
+        run[f"u{u}"] = {f"i{i}": float(rng.uniform(0.01, 0.99)) for i in items}
+        labelled = rng.choice(items, size=6, replace=False)  # 4 scored items are unlabelled
+        truth[f"u{u}"] = {f"i{i}": int(rng.integers(0, 2)) for i in labelled}
+        truth[f"u{u}"][f"i{items[0]}"] = 1
+    true_df = pd.DataFrame([(u, i, float(r)) for u, t in truth.items() for i, r in t.items()],
+                           columns=["userID", "itemID", "rating"])
+    pred_df = pd.DataFrame([(u, i, s) for u, items in run.items() for i, s in items.items()],
+                           columns=["userID", "itemID", "prediction"])
+    res = rv.evaluate(run, truth, ["logloss"], compat="ms_recommenders")
+    assert res["logloss"] == pytest.approx(pe.logloss(true_df, pred_df), rel=1e-12)
+
+
 # ---- recmetrics ---------------------------------------------------------------------------------
 
 def _recmetrics_module():

@@ -143,7 +143,7 @@ MS_RECOMMENDERS = Preset(
     "ms_recommenders", "Microsoft Recommenders", "recommenders 1.2.1",
     "recommenders-team/recommenders recommenders/evaluation/python_evaluation.py "
     "(merge_ranking_true_pred, precision_at_k, recall_at_k, ndcg_at_k, map_at_k, map, "
-    "r_precision_at_k); checked by tests/crosscheck/test_compat_presets.py",
+    "r_precision_at_k, logloss); checked by tests/crosscheck/test_compat_presets.py",
     (("users", "intersection"), ("empty_truth", "skip")),
     {
         "precision_at_k": _n("precision", "hits in the top k / k"),
@@ -153,13 +153,17 @@ MS_RECOMMENDERS = Preset(
         "map_at_k": _n("map", "sum of precision at hits within k / min(R, k)",
                        denominator="min_k_rel"),
         "map": _n("map", "sum of precision at hits within k / R (k still cuts the list)"),
+        "logloss": _n("log_loss", "log loss over the inner join of truth and predictions "
+                      "(labelled pairs only), pooled", average="micro", unlabelled="skip"),
         "r_precision_at_k": _n(
             "r_precision", "hits at ranks <= min(R, k) / R",
             "users without such a hit drop out of the mean (pandas division leaves NaN for "
             "them and .mean() skips it), so the value is not an average over all users",
             denominator="rel"),
     },
-    ("users are those present in both the truth and the predictions (merge_ranking_true_pred); "
+    ("auc is one ROC area over the labelled pairs of every user pooled; receval's gauc is per "
+     "user (gauc(unlabelled=skip) is its per-user form)",
+     "users are those present in both the truth and the predictions (merge_ranking_true_pred); "
      "ndcg_at_k alone merges every truth user back in (outer join), so there users="
      "'truth' reproduces it when some truth users have no predictions",
      "r_precision_at_k averages over users with a hit at rank <= min(R, k) only; receval "
