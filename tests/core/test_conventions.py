@@ -161,6 +161,12 @@ _HAND = {
     ("daisyrec", "map@3"): [0, 1, (1 + 2 / 3) / 2, 1],              # / hits
     ("daisyrec", "ndcg@3"): [0, 1, (1 + 0.5) / (1 + _L3), 1],       # ideal: own top k sorted
     ("daisyrec", "precision@3"): [0, 1 / 2, 2 / 3, 1],
+    ("replay", "map@3"): [0, 1, (1 + 2 / 3) / 3, 1],               # / min(k, R)
+    ("replay", "ndcg@3"): [0, 1, (1 + 0.5) / (1 + _L3 + 0.5), 1],
+    ("replay", "precision@3"): [0, 1 / 3, 2 / 3, 1],
+    # RocAuc@3: user 1 no hit -> 0; user 2 (hit, miss) -> 1; user 3 (hit, miss, hit): 1 - 1/2;
+    # user 4: no miss -> 1
+    ("replay", "rocauc@3"): [0, 1, 0.5, 1],
 }
 
 

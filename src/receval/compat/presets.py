@@ -299,9 +299,31 @@ DAISYREC = Preset(
      "F1 and AUC are unreachable in Metric.run (it tests `kpi`, not `mc`, for them)"),
 )
 
+REPLAY = Preset(
+    "replay", "RePlay", "RePlay 0.21.7 (master b4e051e)", "sb-ai-lab/RePlay replay/metrics/"
+    "map.py, ndcg.py, precision.py, recall.py, mrr.py, hitrate.py, rocauc.py; RePlay needs "
+    "Spark or polars extras, so the tests use values worked out from these formulas (and "
+    "RocAuc's docstring example)",
+    (("users", "truth"), ("empty_truth", "zero")),
+    {
+        "map": _n("map", "sum of precision at hits within k / min(k, |ground truth|)",
+                  denominator="min_k_rel"),
+        "ndcg": _n("ndcg", "binary gain; ideal min(k, |ground truth|) hits", gain="binary"),
+        "precision": _n("precision", "hits in the top k / k"),
+        "recall": _n("recall", "hits in the top k / |ground truth|"),
+        "mrr": _n("mrr", "1 / rank of the first hit within k"),
+        "hitrate": _n("hit_rate", "1 if a hit is in the top k"),
+        "rocauc": _n("gauc", "AUC of the pairs inside the top k; no hit scores 0, no miss 1",
+                     single_class="zero_one"),
+    },
+    ("RocAuc orders tied scores by the list (no half credit for ties): equal to gauc@k when "
+     "scores are distinct",
+     "a user with no recommendation or no ground truth scores 0"),
+)
+
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     TREC_EVAL, RANX, SKLEARN, RECTOOLS, MS_RECOMMENDERS, RECBOLE, LENSKIT, SPARK_MLLIB,
-    RECMETRICS, TORCHMETRICS, CORNAC, DAISYREC,
+    RECMETRICS, TORCHMETRICS, CORNAC, DAISYREC, REPLAY,
 )}
 # other names of the same preset
 PRESET_ALIASES = {"pytrec_eval": "trec_eval", "ir_measures": "trec_eval",
