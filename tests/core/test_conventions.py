@@ -115,6 +115,13 @@ def test_strict_refuses_a_preset_that_reproduces_a_bug():
     assert ok["mark@3"] == rv.evaluate(RUN, TRUTH, ["map@3"], empty_truth="zero")["map@3"]
     with pytest.raises(MetricError, match="known bug"):
         rv.evaluate(RUN, TRUTH, ["mark@3"], compat="recmetrics", strict=True)
+    # pyspark's RankingMetrics ignores graded relevance
+    graded = {u: {i: 2 for i in t} for u, t in TRUTH.items()}
+    spark = rv.evaluate(RUN, graded, ["ndcgat@3"], compat="spark_mllib")
+    assert spark["ndcgat@3"] == rv.evaluate(RUN, TRUTH, ["ndcgat@3"], compat="spark_mllib")[
+        "ndcgat@3"]
+    with pytest.raises(MetricError, match="graded relevance is ignored"):
+        rv.evaluate(RUN, graded, ["ndcgat@3"], compat="spark_mllib", strict=True)
 
 
 def test_unknown_preset_and_unknown_name_explain_the_fix():
@@ -167,6 +174,9 @@ _HAND = {
     # RocAuc@3: user 1 no hit -> 0; user 2 (hit, miss) -> 1; user 3 (hit, miss, hit): 1 - 1/2;
     # user 4: no miss -> 1
     ("replay", "rocauc@3"): [0, 1, 0.5, 1],
+    ("recpack", "ndcgk@3"): [0, 1, (1 + 0.5) / (1 + _L3 + 0.5), 1],
+    ("recpack", "calibratedrecallk@3"): [0, 1, 2 / 3, 1],          # / min(R, K)
+    ("recpack", "recallk@2"): [0, 1, 1 / 3, 2 / 3],
 }
 
 

@@ -215,7 +215,10 @@ SPARK_MLLIB = Preset(
                                      denominator="min_k_rel"),
         "meanaverageprecision": _n("map", "AP over the whole list / |labels|"),
         "ndcgat": _n("ndcg", "binary relevance (the Python API passes no relevance values): "
-                     "ideal min(|labels|, k) ones", gain="binary"),
+                     "ideal min(|labels|, k) ones",
+                     "pyspark's RankingMetrics passes only (prediction, labels) pairs, so graded "
+                     "relevance is ignored: every label counts 1",
+                     gain="binary"),
     },
     ("an empty label set scores 0 and counts (empty_truth='zero')",
      "with relevance values (Scala API, Spark >= 3.4) the ideal DCG sums the labels in "
@@ -321,9 +324,27 @@ REPLAY = Preset(
      "a user with no recommendation or no ground truth scores 0"),
 )
 
+RECPACK = Preset(
+    "recpack", "RecPack", "recpack 0.3.6", "LienM/recpack recpack/metrics/dcg.py (DCGK, NDCGK), "
+    "precision.py, recall.py (RecallK, CalibratedRecallK), reciprocal_rank.py, base.py "
+    "(_eliminate_empty_users); worked examples from these formulas",
+    (("users", "truth"), ("empty_truth", "skip")),
+    {
+        "ndcgk": _n("ndcg", "binary interactions; ideal min(K, |truth|) hits", gain="binary"),
+        "dcgk": _n("dcg", "sum over hits of y_true / log2(rank + 1)"),
+        "precisionk": _n("precision", "hits in the top K / K"),
+        "recallk": _n("recall", "hits in the top K / |truth|"),
+        "calibratedrecallk": _n("recall", "hits in the top K / min(|truth|, K)",
+                                denominator="min_k_rel"),
+        "reciprocalrankk": _n("mrr", "1 / rank of the first hit within K"),
+    },
+    ("users without truth interactions are removed before scoring (empty_truth='skip')",
+     "NDCGK's ideal counts the sum of y_true, the number of items for binary matrices"),
+)
+
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     TREC_EVAL, RANX, SKLEARN, RECTOOLS, MS_RECOMMENDERS, RECBOLE, LENSKIT, SPARK_MLLIB,
-    RECMETRICS, TORCHMETRICS, CORNAC, DAISYREC, REPLAY,
+    RECMETRICS, TORCHMETRICS, CORNAC, DAISYREC, REPLAY, RECPACK,
 )}
 # other names of the same preset
 PRESET_ALIASES = {"pytrec_eval": "trec_eval", "ir_measures": "trec_eval",
