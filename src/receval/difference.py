@@ -198,10 +198,10 @@ def diff(run: Any, truth: Any, metrics: Any, a: Any = None, b: Any = None, *,
         if sa.name != sb.name or sa.k != sb.k:
             changes["definition"] = (sa.key, sb.key)
         else:
-            for p in sa.definition.params:
-                va, vb = sa.get(p.name), sb.get(p.name)
+            for param in sa.definition.params:
+                va, vb = sa.get(param.name), sb.get(param.name)
                 if va != vb:
-                    changes[p.name] = (va, vb)
+                    changes[param.name] = (va, vb)
         for p in pol_factors:
             changes[p] = (side_a.policies[p], side_b.policies[p])
         per_metric.append((list(changes), changes))
@@ -235,7 +235,9 @@ def diff(run: Any, truth: Any, metrics: Any, a: Any = None, b: Any = None, *,
             return values[(pset, spec.key)]
 
         n = len(factors)
-        path, done, prev = [], frozenset(), v(frozenset())
+        path: list[tuple[str, float, float]] = []
+        done: frozenset[str] = frozenset()
+        prev = v(frozenset())
         for f in factors:
             done = done | {f}
             cur = v(done)

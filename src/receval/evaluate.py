@@ -298,8 +298,7 @@ def _is_sparse(obj: Any) -> bool:
 def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
              user_col: str | None = None, item_col: str | None = None,
              score_col: str | None = None, rank_col: str | None = None,
-             rel_col: str | None = None, compat: str | None = None, strict: bool = False,
-             **kwargs: Any) -> EvalResult:
+             rel_col: str | None = None, **kwargs: Any) -> EvalResult:
     """Evaluate a run against held-out truth with every requested metric, in one pass.
 
     Parameters
@@ -311,11 +310,11 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
         scipy.sparse (users x items) matrix / list of item arrays with a numpy run.
     metrics : keys such as ``"ndcg@10"``, ``"map@100(denominator=min_k_rel)"``, ``"mrr"``.
     user_col, item_col, score_col, rank_col, rel_col : column names (detected when omitted).
-    compat : a library preset (``"rectools"``, ``"recbole"``, ``"trec_eval"``, ... see
+    compat : (keyword) a library preset (``"rectools"``, ``"recbole"``, ``"trec_eval"``, ... see
         :mod:`receval.compat`): metric names mean what they mean in that library and its
         policies apply (explicit policies override them). ``result["map@10"]`` then reads the
         library's value; ``result.info["compat"]`` records the expanded canonical keys.
-    strict : with ``compat``, refuse names whose preset reproduces a known library bug.
+    strict : (keyword) with ``compat``, refuse names whose preset reproduces a known library bug.
     **kwargs : policies (``ties``, ``users``, ``empty_truth``, ``duplicates``, ``nan_scores``,
         ``negative_rel``) and optional inputs (``train``, ``item_features``, ``catalog``).
 
@@ -331,6 +330,8 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
     >>> rv.evaluate(run, truth, ["precision@3", "ndcg@3"]).summary["precision@3"]
     0.6666666666666666
     """
+    compat = kwargs.pop("compat", None)
+    strict = bool(kwargs.pop("strict", False))
     names: dict[str, str] = {}
     if compat is not None:
         from .compat import annotate, resolve

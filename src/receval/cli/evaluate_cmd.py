@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 from .common import (
     FORMATS,
@@ -89,7 +90,8 @@ def _should_stream(args: argparse.Namespace) -> bool:
 
 def evaluate_files(args: argparse.Namespace):
     """The EvalResult of the run and truth files named by ``args``."""
-    keys = metric_keys(args.metrics) if not getattr(args, "compat", None) else None
+    keys: list[Any] | None = (metric_keys(args.metrics) if not getattr(args, "compat", None)
+                              else None)
     policies = policies_from(args)
     names: dict[str, str] = {}
     if keys is None:  # --compat: the library's names, policies and conventions

@@ -65,9 +65,9 @@ def run(args: argparse.Namespace) -> int:
     from ..metrics import ALIASES
 
     if args.compat is not None:
-        from ..compat import describe
+        from ..compat import describe as describe_preset
 
-        emit(describe(args.compat or None), None)
+        emit(describe_preset(args.compat or None), None)
         return 0
 
     defs = _defs(args.names)
