@@ -189,3 +189,22 @@ def test_presets_against_hand_computed_values(preset, name):
     res = rv.evaluate(run, TRUTH, [name], compat=preset)
     got = _per_user(res, res.info["compat"]["names"][name])
     assert [got[u] for u in (1, 2, 3, 4)] == pytest.approx(_HAND[preset, name], rel=1e-14)
+
+
+def test_replay_surprisal_documented_values():
+    # RePlay's Surprisal docstring (replay/metrics/surprisal.py): per-user Surprisal@2
+    recs = {1: [3, 7, 10, 11, 2], 2: [5, 8, 11, 1, 3], 3: [4, 9, 2]}
+    train = {1: [5, 6, 8, 9, 2], 2: [5, 8, 11, 1, 3], 3: [4, 9, 2]}
+    run = {u: {i: -float(r) for r, i in enumerate(items)} for u, items in recs.items()}
+    truth = {u: {items[0]: 1} for u, items in recs.items()}
+    train_rows = [(u, i) for u, items in train.items() for i in items]
+    import pandas as pd
+
+    key = "novelty@2(denominator=k,normalize=max,pop=users)"
+    res = rv.evaluate(run, truth, [key], train=pd.DataFrame(train_rows, columns=["user", "item"]))
+    assert res.user_values(key).tolist() == pytest.approx(
+        [1.0, 0.3690702464285426, 0.6845351232142713], rel=1e-12)
+    # the RePlay preset names it
+    res2 = rv.evaluate(run, truth, ["surprisal@2"], compat="replay",
+                       train=pd.DataFrame(train_rows, columns=["user", "item"]))
+    assert res2["surprisal@2"] == pytest.approx(0.6845351232142715, rel=1e-12)

@@ -371,7 +371,17 @@ def _novelty(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues
                                      base=LOG_BASES[spec.get("base")])
     except InputError as exc:
         raise InputError(f"{spec.key}: {exc}") from None
+    if spec.get("normalize") == "max":  # -log_N p(i): 1 for an item seen once (RePlay)
+        total = tr.total(pop_name)
+        if total < 2:
+            raise InputError(f"{spec.key}: normalize=max divides by log(N), N = {total} training "
+                             f"{pop_name}; it needs N >= 2. Use normalize=none.")
+        info_bits = info_bits / (np.log(total) / np.log(LOG_BASES[spec.get("base")]))
     values = list_mean(indptr, info_bits)
+    if spec.get("denominator") == "k" and spec.k is not None:  # sum over the list / k
+        ok = ~np.isnan(info_bits)
+        user = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+        values = np.bincount(user[ok], weights=info_bits[ok], minlength=len(indptr) - 1) / spec.k
     info = _undefined(values)
     info["unseen_positions"] = int((pop[packed.items[pos]] == 0).sum())
     return MetricValues(values, info=info)
@@ -536,9 +546,14 @@ register(_def(
     "novelty", "Popularity novelty (self-information)@k", "mean_{i in R_k(u)} -log_b p(i)",
     "Mean self-information of the recommended items, p(i) = phi(i) / N from the training data "
     "(pop=rows: N = rows; pop=users: p = share of users who know i, Zhou et al. 2010). unseen: "
-    "items absent from training count as seen once (one), are left out (skip) or raise (error).",
+    "items absent from training count as seen once (one), are left out (skip) or raise (error). "
+    "normalize=max divides by -log_b(1/N), the value of an item seen once (range [0, 1]); "
+    "denominator=k sums over the top k and divides by k, so short lists score less (RePlay "
+    "Surprisal: pop=users, normalize=max, denominator=k).",
     _novelty, (POP, Param("unseen", "one", "one | skip | error", ("one", "skip", "error")),
-               Param("base", "2", "logarithm base: 2 | e | 10", ("2", "e", "10"))),
+               Param("base", "2", "logarithm base: 2 | e | 10", ("2", "e", "10")),
+               Param("normalize", "none", "none | max", ("none", "max")),
+               Param("denominator", "list", "list | k", ("list", "k"))),
     needs=("train",), bounds=(0.0, None), reference="Zhou et al., PNAS 2010",
     example="p = 1/2 and 1/4: (1 + 2) / 2 = 1.5 bits",
 ), ("self_information",))

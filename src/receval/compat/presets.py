@@ -318,6 +318,9 @@ REPLAY = Preset(
         "hitrate": _n("hit_rate", "1 if a hit is in the top k"),
         "rocauc": _n("gauc", "AUC of the pairs inside the top k; no hit scores 0, no miss 1",
                      single_class="zero_one"),
+        "surprisal": _n("novelty", "sum over the top k of log2(users / users of i) / "
+                        "log2(users), unseen items 1, divided by k", pop="users",
+                        normalize="max", denominator="k"),
     },
     ("RocAuc orders tied scores by the list (no half credit for ties): equal to gauc@k when "
      "scores are distinct",
