@@ -208,3 +208,19 @@ def test_replay_surprisal_documented_values():
     res2 = rv.evaluate(run, truth, ["surprisal@2"], compat="replay",
                        train=pd.DataFrame(train_rows, columns=["user", "item"]))
     assert res2["surprisal@2"] == pytest.approx(0.6845351232142715, rel=1e-12)
+
+
+def test_rectools_arp_documented_values():
+    # RecTools' AvgRecPopularity docstring (rectools/metrics/popularity.py)
+    recs = {1: [1, 2], 2: [3, 1, 2], 3: [3, 2]}
+    train = [(1, 1), (1, 2), (2, 1), (2, 3), (3, 1), (3, 2)]
+    import pandas as pd
+
+    run = {u: {i: -float(r) for r, i in enumerate(items)} for u, items in recs.items()}
+    truth = {u: {items[0]: 1} for u, items in recs.items()}
+    frame = pd.DataFrame(train, columns=["user", "item"])
+    res = rv.evaluate(run, truth, ["arp@1", "arp@3", "arp@3(normalize=share)"], train=frame)
+    assert res.user_values("arp@1").tolist() == [3.0, 1.0, 1.0]
+    assert res.user_values("arp@3").tolist() == [2.5, 2.0, 1.5]
+    assert res.user_values("arp@3(normalize=share)").tolist() == pytest.approx(
+        [0.41666667, 0.33333333, 0.25], abs=5e-9)

@@ -125,6 +125,31 @@ def test_rectools_preset_matches_rectools():
             _check(res, name, {u: float(v) for u, v in expected.items()})
 
 
+@pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::DeprecationWarning")
+def test_rectools_avg_rec_popularity():
+    metrics = pytest.importorskip("rectools.metrics")
+    from rectools import Columns
+
+    run, truth = _data(9, ties=False)
+    rng = np.random.default_rng(9)
+    train = pd.DataFrame([(f"u{u}", f"i{i}") for u in range(30)
+                          for i in rng.choice(25, size=int(rng.integers(1, 10)), replace=False)],
+                         columns=[Columns.User, Columns.Item])
+    reco = pd.DataFrame(
+        [(u, i, r + 1) for u, items in run.items()
+         for r, (i, _) in enumerate(sorted(items.items(), key=lambda kv: -kv[1]))],
+        columns=[Columns.User, Columns.Item, Columns.Rank])
+    frame = train.rename(columns={Columns.User: "user", Columns.Item: "item"})
+    for k in CUTS:
+        for normalize in (False, True):
+            name = f"avgrecpopularity@{k}" + ("(normalize=share)" if normalize else "")
+            res = rv.evaluate(run, truth, [name], compat="rectools", train=frame,
+                              empty_truth="zero")
+            expected = metrics.AvgRecPopularity(k=k, normalize=normalize).calc_per_user(
+                reco, train)
+            _check(res, name, {u: float(v) for u, v in expected.items()})
+
+
 # ---- Microsoft Recommenders --------------------------------------------------------------------
 
 @pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::DeprecationWarning")

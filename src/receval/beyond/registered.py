@@ -355,6 +355,8 @@ def _aplt(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
 
 def _arp(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     pop = _popularity(context, packed, spec.key, spec.get("pop")).astype(np.float64)
+    if spec.get("normalize") == "share":  # phi(i) / N (RecTools AvgRecPopularity(normalize))
+        pop = pop / max(_train(context, spec.key).total(spec.get("pop")), 1)
     indptr, pos = _cut(packed, spec.k)
     values = list_mean(indptr, pop[packed.items[pos]])
     return MetricValues(values, info=_undefined(values))
@@ -537,8 +539,10 @@ register(_def(
 register(_def(
     "arp", "Average recommendation popularity@k", "mean_u mean_{i in R_k(u)} phi(i)",
     "Mean training popularity of the recommended items (pop=rows: interactions, pop=users: "
-    "distinct users); lower = less popularity bias.",
-    _arp, (POP,), needs=("train",), bounds=(0.0, None), higher_is_better=False,
+    "distinct users); lower = less popularity bias. normalize=share divides phi(i) by the "
+    "training rows (pop=rows) or users (pop=users): RecTools AvgRecPopularity(normalize=True).",
+    _arp, (POP, Param("normalize", "none", "none | share", ("none", "share"))),
+    needs=("train",), bounds=(0.0, None), higher_is_better=False,
     reference="Yin et al. 2012; Abdollahpouri et al. 2019",
 ))
 

@@ -118,7 +118,8 @@ SKLEARN = Preset(
 
 RECTOOLS = Preset(
     "rectools", "RecTools", "RecTools 0.19.0", "MobileTeleSystems/RecTools rectools/metrics/"
-    "ranking.py (NDCG, MAP, MRR), classification.py (Precision, Recall, HitRate); checked by "
+    "ranking.py (NDCG, MAP, MRR), classification.py (Precision, Recall, HitRate), popularity.py "
+    "(AvgRecPopularity); checked by "
     "tests/crosscheck/test_compat_presets.py",
     (("users", "truth"), ("empty_truth", "skip")),
     {
@@ -131,6 +132,9 @@ RECTOOLS = Preset(
         "recall": _n("recall", "hits in the top k / R"),
         "hitrate": _n("hit_rate", "1 if a relevant item is in the top k"),
         "mrr": _n("mrr", "1 / rank of the first relevant item within k"),
+        "avgrecpopularity": _n("arp", "mean training interactions of the top-k items "
+                               "(normalize=True: arp(normalize=share), their share of the "
+                               "interactions)"),
     },
     ("ranks are the rank column as given (an absolute position: rank 9 stays outside the "
      "top 3 even when the user has 2 rows); receval ranks the rows it is given",
