@@ -67,6 +67,8 @@ _LAZY: dict[str, str | tuple[str, str | None]] = {
     "baselines": ("receval.baselines", None),
     "stats": ("receval.stats", None),
     "online": ("receval.online", None),
+    "compat": ("receval.compat", None),
+    "diff": ("receval.difference", "diff"),
     "run_demo": ("receval.demo", "run_demo"),
     "run_overlap": ("receval.beyond.runs", "run_overlap"),
 }
@@ -91,7 +93,7 @@ __all__ = [
     "Comparison", "EvalResult", "Evaluator", "InputError", "MetricError", "MetricSpec",
     "MissingDependencyError", "MissingExtensionError", "NoCommonUsersWarning", "ParameterError",
     "Policies", "PolicyError", "RecevalError", "RecevalWarning",
-    "UnknownMetricError", "__version__", "compare", "evaluate", "evaluate_blocks",
+    "UnknownMetricError", "__version__", "compare", "diff", "evaluate", "evaluate_blocks",
     "list_metrics", "load_report", "metric", "parse_metric", "parse_metrics", "read_run",
     "read_truth", "report", "run_overlap", "topk_from_scores", "trec_eval", "write_run", "write_truth",
 ]

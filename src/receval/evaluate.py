@@ -405,6 +405,11 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
         scipy.sparse (users x items) matrix / list of item arrays with a numpy run.
     metrics : keys such as ``"ndcg@10"``, ``"map@100(denominator=min_k_rel)"``, ``"mrr"``.
     user_col, item_col, score_col, rank_col, rel_col : column names (detected when omitted).
+    compat : (keyword) a library preset (``"rectools"``, ``"recbole"``, ``"trec_eval"``, ... see
+        :mod:`receval.compat`): metric names mean what they mean in that library and its
+        policies apply (explicit policies override them). ``result["map@10"]`` then reads the
+        library's value; ``result.info["compat"]`` records the expanded canonical keys.
+    strict : (keyword) with ``compat``, refuse names whose preset reproduces a known library bug.
     **kwargs : policies (``ties``, ``users``, ``empty_truth``, ``duplicates``, ``nan_scores``,
         ``negative_rel``, ``unjudged``) and optional inputs (``train``, ``item_features``, ``catalog``).
 
@@ -420,10 +425,19 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
     >>> rv.evaluate(run, truth, ["precision@3", "ndcg@3"]).summary["precision@3"]
     0.6666666666666666
     """
+    compat = kwargs.pop("compat", None)
+    strict = bool(kwargs.pop("strict", False))
+    names: dict[str, str] = {}
+    if compat is not None:
+        from .compat import annotate, resolve
+
+        metrics, policies, names = resolve(compat, metrics, strict=strict)
+        kwargs = {**policies, **kwargs}
     ev = Evaluator(truth, metrics, user_col=user_col, item_col=item_col, rel_col=rel_col,
                    **kwargs)
-    return ev.evaluate(run, name=name, user_col=user_col, item_col=item_col,
-                       score_col=score_col, rank_col=rank_col)
+    res = ev.evaluate(run, name=name, user_col=user_col, item_col=item_col,
+                      score_col=score_col, rank_col=rank_col)
+    return annotate(res, compat, names) if compat is not None else res
 
 
 @validate_params({"block_rows": POSITIVE_INT})

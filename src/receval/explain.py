@@ -368,7 +368,7 @@ def _compute(spec: Any, pairs: list[tuple[Any, float]], truth_rel: dict[Any, flo
                 row.append(p if bi else "")
                 total += p or 0.0
             den_kind = spec.get("denominator")
-            den = {"rel": R, "min_k_rel": min(K, R), "hits": hk}[den_kind]
+            den = {"rel": R, "min_k_rel": min(K, R), "hits": hk, "k": K}[den_kind]
             steps.append(f"sum of P@i over the hits = {_num(total)}")
             steps.append(f"denominator ({den_kind}) = {den}")
             value = total / den if den else 0.0
@@ -391,12 +391,14 @@ def _compute(spec: Any, pairs: list[tuple[Any, float]], truth_rel: dict[Any, flo
             value = float("nan")
             steps.append("no relevant truth item: the user is skipped (empty_truth='skip')")
     elif name in ("cg", "dcg", "idcg", "ndcg"):
-        exp = spec.get("gain") == "exp"
+        gain_kind = spec.get("gain")
         disc = spec.get("discount") if name != "cg" else "log2"
 
         def gain(r: float) -> float:
             r = max(r, 0.0)
-            return 2.0 ** r - 1.0 if exp else r
+            if gain_kind == "binary":
+                return 1.0 if r > 0 else 0.0
+            return 2.0 ** r - 1.0 if gain_kind == "exp" else r
 
         cols += ["gain", "discount", "contribution", "running sum"]
         dcg = 0.0
@@ -405,7 +407,7 @@ def _compute(spec: Any, pairs: list[tuple[Any, float]], truth_rel: dict[Any, flo
             d = 1.0 if name == "cg" else _discount(row[0], disc)
             dcg += g * d
             row += [g, d, g * d, dcg]
-        gtext = "2^rel - 1" if exp else "rel"
+        gtext = {"exp": "2^rel - 1", "binary": "[rel > 0]"}.get(gain_kind, "rel")
         steps.append(f"gain = {gtext}; discount = {_DISCOUNT_TEXT[disc]}")
         steps.append(f"{'CG' if name == 'cg' else 'DCG'}{at} = {_num(dcg)}")
         value = dcg
@@ -414,6 +416,10 @@ def _compute(spec: Any, pairs: list[tuple[Any, float]], truth_rel: dict[Any, flo
             if ideal_kind == "truth":
                 ideal = sorted((r for r in truth_rel.values() if r > 0), reverse=True)
                 ex.ideal_title = "ideal list: all of the user's truth relevances, descending"
+            elif ideal_kind == "k":
+                top_rel = max(truth_rel.values(), default=0.0)
+                ideal = [top_rel] * K
+                ex.ideal_title = "ideal list: every position holds the largest truth relevance"
             else:
                 ideal = sorted((truth_rel.get(it, 0.0) for it, _ in pairs), reverse=True)
                 ex.ideal_title = "ideal list: the relevances of the user's own items, descending"
@@ -438,10 +444,12 @@ def _compute(spec: Any, pairs: list[tuple[Any, float]], truth_rel: dict[Any, flo
                     steps.append("no relevant truth item: the user is skipped "
                                  "(empty_truth='skip')")
     elif name == "r_precision":
-        top = b[:R]
-        steps.append(f"h_R (relevant in the top R = {R}) = {sum(top)}")
-        value = sum(top) / R if R else float("nan")
-        steps.append(f"R-precision = {sum(top)} / {R}")
+        m = R if k is None else min(k, R)
+        top = b[:m]
+        den = R if spec.get("denominator") == "rel" else m
+        steps.append(f"h (relevant in the top {m}) = {sum(top)}")
+        value = sum(top) / den if den else float("nan")
+        steps.append(f"R-precision{at} = {sum(top)} / {den}")
     elif name == "rbp":
         p = float(spec.get("p"))
         cols += ["weight (1-p) p^(i-1)", "contribution", "running sum"]

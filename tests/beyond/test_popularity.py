@@ -29,8 +29,21 @@ def test_tail_mask_ties_go_to_head():
     assert tail_mask([10, 1, 5, 0, 1], head=0.25).tolist() == [False, True, True, True, True]
     # head = ceil(0.5 * 4) = 2 items: 10 and 5; the tie at 5 joins the head
     assert tail_mask([10, 5, 5, 1], head=0.5).tolist() == [False, False, False, True]
+    # head = 1: every seen item is in the head; only unseen items are long tail
+    assert tail_mask([10, 5, 0, 1], head=1.0).tolist() == [False, False, True, False]
     with pytest.raises(InputError, match="head"):
-        tail_mask([1, 2], head=1.0)
+        tail_mask([1, 2], head=1.5)
+
+
+def test_aplt_with_head_one_counts_only_unseen_items():
+    import receval as rv
+
+    train = {"u": {"a": 1, "b": 1}, "v": {"a": 1}}
+    run = {"u": {"a": 3.0, "c": 2.0, "d": 1.0}, "v": {"b": 2.0, "a": 1.0}}
+    truth = {"u": {"a": 1}, "v": {"b": 1}}
+    res = rv.evaluate(run, truth, ["aplt@3(head=1)"], train=train)
+    # u: c and d are unseen in training (2 of 3); v: none of 2
+    assert res.user_values("aplt@3(head=1)").tolist() == [2 / 3, 0.0]
 
 
 def test_self_information_and_novelty_exact():

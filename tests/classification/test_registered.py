@@ -228,7 +228,8 @@ def test_keys_round_trip_and_unknown_params():
     with pytest.raises(rv.UnknownMetricError):
         rv.parse_metric("gauc(wieght=positives)")
     with pytest.raises(rv.MetricError):
-        rv.parse_metric("gauc@10")
+        rv.parse_metric("log_loss@10")
+    assert rv.parse_metric("gauc@10").k == 10  # the pairs inside the top 10 (RePlay RocAuc@k)
 
 
 def test_log_loss_through_evaluate():

@@ -41,6 +41,8 @@ def threshold(spec: Any) -> float:
 def _gain(r: float, gain: str) -> float:
     if r <= 0:
         return 0.0
+    if gain == "binary":
+        return 1.0
     return 2.0 ** r - 1.0 if gain == "exp" else float(r)
 
 
@@ -119,7 +121,7 @@ def metric_value(spec: Any, rels: Sequence[float], judged: Sequence[bool],
             if x:
                 hh += 1
                 acc += hh / (i + 1)
-        den = {"rel": R, "min_k_rel": min(k, R), "hits": h}[spec.get("denominator")]
+        den = {"rel": R, "min_k_rel": min(k, R), "hits": h, "k": k}[spec.get("denominator")]
         return div(acc, den)
     if name == "mar":
         if k == 0:
@@ -134,6 +136,9 @@ def metric_value(spec: Any, rels: Sequence[float], judged: Sequence[bool],
         if spec.get("ideal") == "truth":
             ideal = sorted(truth_rels, reverse=True)
             kk = spec.k if spec.k is not None else len(ideal)
+        elif spec.get("ideal") == "k":
+            kk = spec.k if spec.k is not None else L
+            ideal = [max(truth_rels, default=0.0)] * kk
         else:
             ideal = sorted(rels, reverse=True)
             kk = spec.k if spec.k is not None else L
@@ -142,7 +147,8 @@ def metric_value(spec: Any, rels: Sequence[float], judged: Sequence[bool],
             return idcg
         return div(_dcg(rels, k, gain, disc), idcg)
     if name == "r_precision":
-        return div(sum(b[:R]), R)
+        m = R if spec.k is None else min(spec.k, R)
+        return div(sum(b[:m]), R if spec.get("denominator") == "rel" else m)
     if name == "err":
         grade = spec.get("max_grade")
         grade = float(grade) if grade is not None else max(max_rel, 5e-324)

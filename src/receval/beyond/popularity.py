@@ -33,8 +33,9 @@ def tail_mask(popularity, *, head: float = 0.2) -> np.ndarray:
     [False, True, True, True, True]
     """
     pop = np.asarray(popularity, dtype=np.float64)
-    if not 0.0 < head < 1.0:
-        raise InputError(f"head={plain(head)}: the head share must lie in (0, 1).")
+    if not 0.0 < head <= 1.0:
+        raise InputError(f"head={plain(head)}: the head share must lie in (0, 1] (1: every item "
+                         "seen in training is in the head, only unseen items are long tail).")
     seen = pop[pop > 0]
     if seen.size == 0:
         return np.ones(pop.shape, dtype=bool)

@@ -73,8 +73,9 @@ POP = Param("pop", "rows",
             "distinct users of i (p = phi / users)", ("rows", "users"))
 HEAD = Param("head", 0.2,
              "share of the training items (most popular first, ties included) that form the "
-             "head; the rest, and items unseen in training, are the long tail",
-             kind=float, low=0.0, high=1.0, low_open=True, high_open=True)
+             "head; the rest, and items unseen in training, are the long tail (head=1: "
+             "only unseen items are)",
+             kind=float, low=0.0, high=1.0, low_open=True)
 REL = Param("rel", 1.0, "relevance threshold: truth items with relevance >= rel are relevant",
             kind=float, low=0.0, low_open=True)
 OVER = Param("over", "catalog",
@@ -354,6 +355,8 @@ def _aplt(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
 
 def _arp(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     pop = _popularity(context, packed, spec.key, spec.get("pop")).astype(np.float64)
+    if spec.get("normalize") == "share":  # phi(i) / N (RecTools AvgRecPopularity(normalize))
+        pop = pop / max(_train(context, spec.key).total(spec.get("pop")), 1)
     indptr, pos = _cut(packed, spec.k)
     values = list_mean(indptr, pop[packed.items[pos]])
     return MetricValues(values, info=_undefined(values))
@@ -370,7 +373,17 @@ def _novelty(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues
                                      base=LOG_BASES[spec.get("base")])
     except InputError as exc:
         raise InputError(f"{spec.key}: {exc}") from None
+    if spec.get("normalize") == "max":  # -log_N p(i): 1 for an item seen once (RePlay)
+        total = tr.total(pop_name)
+        if total < 2:
+            raise InputError(f"{spec.key}: normalize=max divides by log(N), N = {total} training "
+                             f"{pop_name}; it needs N >= 2. Use normalize=none.")
+        info_bits = info_bits / (np.log(total) / np.log(LOG_BASES[spec.get("base")]))
     values = list_mean(indptr, info_bits)
+    if spec.get("denominator") == "k" and spec.k is not None:  # sum over the list / k
+        ok = ~np.isnan(info_bits)
+        user = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+        values = np.bincount(user[ok], weights=info_bits[ok], minlength=len(indptr) - 1) / spec.k
     info = _undefined(values)
     info["unseen_positions"] = int((pop[packed.items[pos]] == 0).sum())
     return MetricValues(values, info=info)
@@ -679,8 +692,10 @@ register(_def(
 register(_def(
     "arp", "Average recommendation popularity@k", "mean_u mean_{i in R_k(u)} phi(i)",
     "Mean training popularity of the recommended items (pop=rows: interactions, pop=users: "
-    "distinct users); lower = less popularity bias.",
-    _arp, (POP,), needs=("train",), bounds=(0.0, None), higher_is_better=False,
+    "distinct users); lower = less popularity bias. normalize=share divides phi(i) by the "
+    "training rows (pop=rows) or users (pop=users): RecTools AvgRecPopularity(normalize=True).",
+    _arp, (POP, Param("normalize", "none", "none | share", ("none", "share"))),
+    needs=("train",), bounds=(0.0, None), higher_is_better=False,
     reference="Yin et al. 2012; Abdollahpouri et al. 2019",
 ))
 
@@ -688,9 +703,14 @@ register(_def(
     "novelty", "Popularity novelty (self-information)@k", "mean_{i in R_k(u)} -log_b p(i)",
     "Mean self-information of the recommended items, p(i) = phi(i) / N from the training data "
     "(pop=rows: N = rows; pop=users: p = share of users who know i, Zhou et al. 2010). unseen: "
-    "items absent from training count as seen once (one), are left out (skip) or raise (error).",
+    "items absent from training count as seen once (one), are left out (skip) or raise (error). "
+    "normalize=max divides by -log_b(1/N), the value of an item seen once (range [0, 1]); "
+    "denominator=k sums over the top k and divides by k, so short lists score less (RePlay "
+    "Surprisal: pop=users, normalize=max, denominator=k).",
     _novelty, (POP, Param("unseen", "one", "one | skip | error", ("one", "skip", "error")),
-               Param("base", "2", "logarithm base: 2 | e | 10", ("2", "e", "10"))),
+               Param("base", "2", "logarithm base: 2 | e | 10", ("2", "e", "10")),
+               Param("normalize", "none", "none | max", ("none", "max")),
+               Param("denominator", "list", "list | k", ("list", "k"))),
     needs=("train",), bounds=(0.0, None), reference="Zhou et al., PNAS 2010",
     example="p = 1/2 and 1/4: (1 + 2) / 2 = 1.5 bits",
 ), ("self_information",))

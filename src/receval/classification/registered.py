@@ -44,6 +44,24 @@ AVERAGE = Param("average", "macro",
 SINGLE = Param("single_class", "skip",
                "a user with no positive or no negative: skip (left out, counted) | error",
                ("skip", "error"))
+GAUC_SINGLE = Param(
+    "single_class", "skip",
+    "a user with no positive or no negative: skip (left out, counted) | error | zero_one "
+    "(no positive scores 0, positives but no negative score 1: RePlay RocAuc)",
+    ("skip", "error", "zero_one"))
+UNLABELLED = Param(
+    "unlabelled", "negative",
+    "scored items missing from the truth: negative (default) | skip (only labelled pairs "
+    "count: positives have relevance >= rel, negatives a truth row below it; Microsoft "
+    "Recommenders auc and logloss over the inner join of truth and predictions)",
+    ("negative", "skip"))
+
+
+def _kept_layout(packed: Packed, keep: np.ndarray) -> np.ndarray:
+    """CSR ``indptr`` of the positions that ``keep`` retains, users unchanged."""
+    user = _user_of_positions(packed)
+    lens = np.bincount(user[keep], minlength=len(packed.user_ids))
+    return np.r_[0, np.cumsum(lens)].astype(np.int64)
 
 
 # ---- shared helpers --------------------------------------------------------------------------
@@ -182,8 +200,13 @@ def _weighted_mean(values: np.ndarray, weights: np.ndarray, keep: np.ndarray) ->
 
 def _gauc(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     rel = float(spec.get("rel"))
-    pos = packed.rel >= rel
-    s_pos, s_neg, correct = pair_counts(packed.indptr, packed.scores, pos)
+    keep = np.ones(len(packed.rel), dtype=bool)
+    if spec.k is not None:  # RePlay RocAuc@k: the pairs inside the top k
+        keep &= _rank0(packed, _user_of_positions(packed)) < spec.k
+    if spec.get("unlabelled") == "skip":
+        keep &= packed.judged.astype(bool)
+    pos = packed.rel[keep] >= rel
+    s_pos, s_neg, correct = pair_counts(_kept_layout(packed, keep), packed.scores[keep], pos)
     info: dict[str, Any] = {"weight": spec.get("weight"), "candidates": spec.get("candidates")}
     if spec.get("candidates") == "catalog":
         n, cat = _catalog(spec, packed, context, np.ones(len(pos), dtype=bool))
@@ -203,6 +226,10 @@ def _gauc(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     info.update(counts)
     with np.errstate(invalid="ignore", divide="ignore"):
         per_user = np.where(bad, np.nan, correct / (npos * nneg))
+    if spec.get("single_class") == "zero_one":
+        per_user = np.where(npos <= 0, 0.0, np.where(nneg <= 0, 1.0, per_user))
+        bad = np.zeros(len(per_user), dtype=bool)
+        info["skipped"] = 0
     w = _weights(spec.get("weight"), npos, nneg)
     return MetricValues(per_user, _weighted_mean(per_user, w, ~bad), info, skipped=bad)
 
@@ -242,11 +269,14 @@ register(MetricDef(
     "AUC of each user's scores, averaged over users. candidates: list = the user's scored items "
     "(positive: truth relevance >= rel) | catalog = every catalogue item, unscored items ranked "
     "last and tied. weight: none (plain mean) | positives (w_u = P_u) | impressions "
-    "(w_u = P_u + N_u). The per-user column holds AUC_u.",
+    "(w_u = P_u + N_u). gauc@k: the pairs inside the top k only (RePlay RocAuc@k; with "
+    "single_class=zero_one). unlabelled=skip: only scored items present in the truth count. "
+    "The per-user column holds AUC_u.",
     (REL, Param("weight", "none", "none | positives | impressions",
                 ("none", "positives", "impressions")),
-     Param("candidates", "list", "list | catalog", ("list", "catalog")), SINGLE, CATALOG),
-    cutoff="none", family="classification", compute=_gauc,
+     Param("candidates", "list", "list | catalog", ("list", "catalog")), GAUC_SINGLE, CATALOG,
+     UNLABELLED),
+    family="classification", compute=_gauc,
     reference="Zhou et al. 2018, Deep Interest Network (KDD): GAUC weighted by impressions; "
               "Fawcett 2006 (ROC analysis)",
     example="scores (0.9, 0.8, 0.7), labels (1, 0, 1): AUC = 1/2",
@@ -475,8 +505,11 @@ def _log_loss(spec: MetricSpec, packed: Packed, context: Context) -> MetricValue
         )
     eps = spec.get("eps")
     e = float(np.finfo(np.float64).eps) if eps is None else float(eps)
-    q = np.clip(p, e, 1.0 - e)
     y = packed.rel >= float(spec.get("rel"))
+    if spec.get("unlabelled") == "skip":  # only the scored items present in the truth
+        keep = packed.judged.astype(bool)
+        p, y, user = p[keep], y[keep], user[keep]
+    q = np.clip(p, e, 1.0 - e)
     with np.errstate(divide="ignore"):
         terms = -np.where(y, np.log(q), np.log1p(-q))
     n_users = len(packed.user_ids)
@@ -495,8 +528,9 @@ register(MetricDef(
     "-(1/n) sum_i [y_i log p_i + (1 - y_i) log(1 - p_i)], p clipped to [eps, 1 - eps]",
     "The run's scores as probabilities that each scored item is relevant (y_i = truth relevance "
     ">= rel); only scored items count. Scores outside [0, 1] raise. average: macro = mean of "
-    "per-user losses | micro = over all scored pairs.",
-    (REL, Param("average", "macro", "macro | micro", ("macro", "micro")),
+    "per-user losses | micro = over all scored pairs. unlabelled=skip: only scored items "
+    "present in the truth count (Microsoft Recommenders logloss).",
+    (REL, Param("average", "macro", "macro | micro", ("macro", "micro")), UNLABELLED,
      Param("eps", None, "clipping (auto: float64 machine epsilon, as scikit-learn)", kind=float,
            low=0.0, high=0.5, high_open=True)),
     cutoff="none", higher_is_better=False, bounds=(0.0, None), family="classification",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 from .common import (
     FORMATS,
@@ -50,6 +51,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "map@100, mrr, precision@5(denominator=list), ...")
     p.add_argument("--per-user", action="store_true", help="one row per user")
     p.add_argument("--name", help="label of the run (default: the file name)")
+    p.add_argument("--compat", metavar="LIBRARY",
+                   help="metric names and policies as LIBRARY defines them (rectools, recbole, "
+                        "trec_eval, ...; see `receval metrics --compat LIBRARY`)")
+    p.add_argument("--strict", action="store_true",
+                   help="with --compat: refuse names that reproduce a known library bug")
     add_output_flags(p, formats=FORMATS)
     add_column_flags(p)
     add_policy_flags(p)
@@ -84,13 +90,30 @@ def _should_stream(args: argparse.Namespace) -> bool:
 
 def evaluate_files(args: argparse.Namespace):
     """The EvalResult of the run and truth files named by ``args``."""
+    keys: list[Any] | None = (metric_keys(args.metrics) if not getattr(args, "compat", None)
+                              else None)
+    policies = policies_from(args)
+    names: dict[str, str] = {}
+    if keys is None:  # --compat: the library's names, policies and conventions
+        from ..compat import resolve
+
+        keys, preset_policies, names = resolve(args.compat, args.metrics,
+                                                 strict=getattr(args, "strict", False))
+        policies = {**preset_policies, **policies}
+    res = _evaluate_files(args, keys, policies)
+    if names:
+        from ..compat import annotate
+
+        annotate(res, args.compat, names)
+    return res
+
+
+def _evaluate_files(args: argparse.Namespace, keys: list, policies: dict[str, str]):
     import receval as rv
 
     from ..evaluate import evaluate_blocks
     from ..io.files import count_rows, detect_format, read_truth
 
-    keys = metric_keys(args.metrics)
-    policies = policies_from(args)
     name = args.name or os.path.basename(args.run)
     if _should_stream(args):
         if args.block_rows <= 0:

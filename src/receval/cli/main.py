@@ -11,7 +11,8 @@ import importlib
 import sys
 
 # sub-command modules, in help order; missing optional ones are simply absent
-COMMANDS = ("evaluate", "trec", "compare", "metrics", "explain", "split", "demo", "online")
+COMMANDS = ("evaluate", "trec", "compare", "metrics", "explain", "split", "demo", "online",
+            "diff")
 
 DESCRIPTION = """\
 Offline evaluation of recommender systems and ranked retrieval.

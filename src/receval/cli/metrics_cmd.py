@@ -27,6 +27,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="parameters with their choices, formula, description, reference, example")
     p.add_argument("--format", choices=["table", "markdown", "json"], default="table",
                    help="output format (default table)")
+    p.add_argument("--compat", metavar="LIBRARY", nargs="?", const="",
+                   help="what each metric name means in LIBRARY (rectools, recbole, trec_eval, "
+                        "...) and the version checked; without LIBRARY, the list of presets")
     add_debug_flags(p, quiet=False)
     p.set_defaults(func=run)
 
@@ -60,6 +63,12 @@ def _defs(names: list[str]):
 
 def run(args: argparse.Namespace) -> int:
     from ..metrics import ALIASES
+
+    if args.compat is not None:
+        from ..compat import describe as describe_preset
+
+        emit(describe_preset(args.compat or None), None)
+        return 0
 
     defs = _defs(args.names)
     aliases: dict[str, list[str]] = {}

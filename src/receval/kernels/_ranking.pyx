@@ -88,21 +88,25 @@ DEF CWL_DEPTH = 1000
 VARIANTS = {
     PRECISION: ("k", "list", "min_k_rel"),      # denominator
     RECALL: ("rel", "min_k_rel"),               # denominator
-    AP: ("rel", "min_k_rel", "hits"),           # denominator
+    AP: ("rel", "min_k_rel", "hits", "k"),      # denominator
     HIT_RATE: ("user", "recommended", "truth"),  # level
+    RPREC: ("rel", "min_k_rel"),                # denominator (with a cutoff)
 }
 CWL_OUTPUTS = ("eu", "etu", "etc", "ed")  # expected utility (rate), total utility, total cost, depth
 for _code in range(CWL_RBP, CWL_NERR11 + 1):
     VARIANTS[_code] = CWL_OUTPUTS
 VARIANTS[PERC_RANK] = ("items", "users")  # average
-GAINS = ("linear", "exp")
-IDEALS = ("truth", "list")
+GAINS = ("linear", "exp", "binary")
+IDEALS = ("truth", "list", "k")
 DISCOUNTS = ("log2", "log2_max2", "ln", "log10")
 
 cdef enum:
     V_FIRST = 0
     V_SECOND = 1
     V_THIRD = 2
+    V_FOURTH = 3
+    I_TRUTH = 0
+    I_K = 2
     D_LOG2 = 0
     D_LOG2_MAX2 = 1
     D_LN = 2
@@ -121,8 +125,11 @@ cdef inline double _disc(long long i, int kind) noexcept nogil:
 
 
 cdef inline double _gain(double r, int exp_gain) noexcept nogil:
+    """Gain of relevance r: linear (0), exponential 2^r - 1 (1), binary [r > 0] (2)."""
     if r <= 0:
         return 0.0
+    if exp_gain == 2:
+        return 1.0
     if exp_gain:
         return pow(2.0, r) - 1.0
     return r
@@ -165,10 +172,15 @@ cdef double _metric(int code, long long k, double thr, double par, int opt, int 
 
     if code == IDCG or code == NDCG:
         # ideal DCG over k positions: from the truth (ideal=truth) or from the list
-        m = k if k > 0 else (n_truth if ideal == 0 else n_avail)
-        if ideal == 0:
+        m = k if k > 0 else (n_truth if ideal == I_TRUTH else n_avail)
+        if ideal == I_TRUTH:
             for i in range(n_truth if n_truth < m else m):
                 acc += _gain(trel[i], gain) / _disc(i, disc)
+        elif ideal == I_K:
+            # every one of the m positions holds the user's largest truth relevance
+            x = _gain(trel[0], gain) if n_truth > 0 else 0.0
+            for i in range(m):
+                acc += x / _disc(i, disc)
         else:
             for i in range(n_avail):
                 scratch[i] = rel[i]
@@ -225,7 +237,8 @@ cdef double _metric(int code, long long k, double thr, double par, int opt, int 
         return acc / nrel if nrel > 0 else 0.0
 
     if code == RPREC:
-        kk = nrel
+        # R-precision: the top R; with a cutoff, the top min(k, R)
+        kk = nrel if (k <= 0 or nrel < k) else k
         n = n_avail if n_avail < kk else kk
 
     # binary relevance, averaged over tie groups when asked
@@ -285,8 +298,10 @@ cdef double _metric(int code, long long k, double thr, double par, int opt, int 
                     acc += (r / <double> t) * y / (i + j + 1.0)
             x += r
             i = grp_end[i]
-        if opt == 1:
+        if opt == V_SECOND:
             den = <double> (kk if kk < nrel else nrel)
+        elif opt == V_FOURTH:
+            den = <double> kk
         else:
             den = <double> nrel
         return acc / den if den > 0 else 0.0
@@ -299,7 +314,7 @@ cdef double _metric(int code, long long k, double thr, double par, int opt, int 
         return x
     if code == PRECISION or code == RPREC:
         if code == RPREC:
-            den = <double> nrel
+            den = <double> (nrel if opt == V_FIRST else kk)
         elif opt == 0:
             den = <double> kk
         elif opt == 1:
@@ -334,8 +349,10 @@ cdef double _metric(int code, long long k, double thr, double par, int opt, int 
                 acc += h / (i + 1.0)
         if opt == 0:
             den = <double> nrel
-        elif opt == 1:
+        elif opt == V_SECOND:
             den = <double> (kk if kk < nrel else nrel)
+        elif opt == V_FOURTH:
+            den = <double> kk
         else:
             den = <double> h
         return acc / den if den > 0 else 0.0

@@ -24,11 +24,18 @@ REL = Param(
     "rel", 1.0, "relevance threshold: truth items with relevance >= rel are relevant",
     kind=float, low=0.0, low_open=True,
 )
-GAIN = Param("gain", "linear", "gain of a relevance r: linear = r, exp = 2^r - 1", GAINS)
+GAIN = Param(
+    "gain", "linear",
+    "gain of a relevance r: linear = r, exp = 2^r - 1, binary = [r > 0] (graded truth read as "
+    "relevant / not relevant: RecBole, RecTools, Microsoft Recommenders' default, Spark)",
+    GAINS,
+)
 IDEAL = Param(
     "ideal", "truth",
     "ideal list for IDCG: truth = all of the user's truth relevances (trec_eval, ranx); "
-    "list = the relevances of the items in the user's own list (scikit-learn ndcg_score)",
+    "list = the relevances of the items in the user's own list (scikit-learn ndcg_score); "
+    "k = all k positions hold the user's largest truth relevance, k ones on binary data, "
+    "whatever the number of relevant items (RecTools NDCG, divide_by_achievable=False)",
     IDEALS,
 )
 DISCOUNT = Param(
@@ -148,8 +155,9 @@ register(MetricDef(
     "map", "Average precision (mean: MAP)", "AP@k = (1/D) sum_{i<=k} b_i * h_i / i",
     "Mean of precision at each relevant rank within k. Denominator D: rel = R (default; "
     "trec_eval map / map_cut, ranx) | min_k_rel = min(k, R) (RecBole, Microsoft "
-    "Recommenders) | hits = h_k (recmetrics, torchmetrics; 0 when h_k = 0).",
-    (REL, _variant(Request.AP, "denominator", "rel", "rel | min_k_rel | hits")),
+    "Recommenders) | hits = h_k (torchmetrics, DaisyRec; 0 when h_k = 0) | k = k, the "
+    "list length without a cutoff (RecTools MAP(divide_by_k=True)).",
+    (REL, _variant(Request.AP, "denominator", "rel", "rel | min_k_rel | hits | k")),
     reference="Manning, Raghavan, Schuetze (2008), ch. 8.4",
     example="[1, 0, 1, 0, 0], R = 5: AP = (1/1 + 2/3) / 5 = 1/3",
     kernel=Kernel(Request.AP, variant="denominator", not_average=(("denominator", "hits"),)),
@@ -202,11 +210,15 @@ register(MetricDef(
 ), ("ndcg_cut",))
 
 register(MetricDef(
-    "r_precision", "R-precision", "RP = h_R / R",
-    "Precision at rank R, the number of relevant items (trec_eval Rprec); equals recall at R.",
-    (REL,), cutoff="none",
-    example="R = 2, list [1, 0, 1]: 1/2",
-    kernel=Kernel(Request.RPREC),
+    "r_precision", "R-precision", "RP = h_R / R; RP@k = h_m / D, m = min(k, R)",
+    "Precision at rank R, the number of relevant items (trec_eval Rprec); equals recall at R. "
+    "A cutoff caps the rank at m = min(k, R) (Microsoft Recommenders r_precision_at_k: 'k "
+    "indicates the maximum possible R'). Denominator D: min_k_rel = m (default; at most 1, "
+    "precision@k when R >= k) | rel = R (the value Microsoft Recommenders 1.2.1 computes: "
+    "recall at m). Without a cutoff both are h_R / R.",
+    (REL, _variant(Request.RPREC, "denominator", "min_k_rel", "min_k_rel | rel")),
+    example="R = 2, list [1, 0, 1]: 1/2; R = 4, list [1, 1, 0, 1], k = 2: 2/2 (rel: 2/4)",
+    kernel=Kernel(Request.RPREC, variant="denominator"),
 ), ("rprec",))
 
 register(MetricDef(

@@ -55,6 +55,10 @@ class EvalResult:
     def _key(self, key: str) -> str:
         from ..metrics import resolve_key
 
+        # under a library preset, the library's names read the library's values
+        names = self.info.get("compat", {}).get("names", {})
+        if key in names:
+            return names[key]
         return resolve_key(key, self.metrics, "this result")
 
     def __getitem__(self, key: str) -> float:

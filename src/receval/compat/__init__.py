@@ -1,0 +1,146 @@
+"""Reproduce another library's numbers: ``rv.evaluate(run, truth, names, compat="recbole")``.
+
+:func:`resolve` turns metric names as a library writes them (``"map@10"``, ``"NDCG@10"``,
+``"map_at_k@10"``) into receval specs with that library's conventions, and returns the
+policies that match its user set, tie order and empty-truth rule. Parameters written in a key
+(``"ndcg@10(gain=exp)"``) and policies passed explicitly override the preset's. The presets
+themselves are data (:mod:`receval.compat.presets`); :func:`describe` prints one.
+
+>>> import receval as rv
+>>> from receval.compat import resolve
+>>> specs, policies, names = resolve("rectools", ["ndcg@3", "map@3"])
+>>> [s.key for s in specs]
+['ndcg@3(gain=binary,ideal=k)', 'map@3']
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..errors import MetricError, PolicyError, suggest
+from ..metrics import MetricSpec, metric, parse_metric
+from .presets import PRESET_ALIASES, PRESETS, Name, Preset
+
+__all__ = ["PRESETS", "Name", "Preset", "annotate", "describe", "get", "resolve", "split_names"]
+
+_KEY = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_\-\.]*?)\s*(?:@\s*(\d+))?\s*(?:\((.*)\))?\s*$")
+
+
+def get(name: str) -> Preset:
+    """The preset of a library name (``"rectools"``, ``"pytrec_eval"``, ...)."""
+    key = str(name).lower()
+    key = PRESET_ALIASES.get(key, key)
+    if key not in PRESETS:
+        valid = sorted(PRESETS) + sorted(PRESET_ALIASES)
+        raise PolicyError(f"compat={name!r} is not a known library preset; choose one of "
+                          f"{sorted(PRESETS)}." + suggest(key, valid))
+    return PRESETS[key]
+
+
+def _explicit(text: str) -> dict[str, str]:
+    """Parameters written in a key, defaults included (``ndcg@3(ideal=truth)``)."""
+    m = re.search(r"\((.*)\)\s*$", text)
+    out: dict[str, str] = {}
+    for part in (m.group(1).split(",") if m else []):
+        if part.strip():
+            name, sep, value = part.partition("=")
+            if not sep:
+                raise MetricError(f"{text!r}: parameter {part.strip()!r} needs a value "
+                                  "(name=value).")
+            out[name.strip()] = value.strip()
+    return out
+
+
+def _one(preset: Preset, text: str) -> tuple[MetricSpec, Name]:
+    m = _KEY.match(str(text))
+    entry = preset.entry(m.group(1)) if m else None
+    if entry is not None and m is not None:
+        k = int(m.group(2)) if m.group(2) else None
+        explicit: dict[str, Any] = _explicit(str(text))
+    else:
+        spec = parse_metric(text)
+        entry = preset.by_family(spec.name)
+        if entry is None:
+            raise MetricError(
+                f"compat={preset.name!r}: {preset.library} has no metric for {text!r}; its "
+                f"names are {sorted(preset.names)}. Evaluate {text!r} without compat, or name "
+                "its conventions in the key." + suggest(str(text).lower(), preset.names)
+            )
+        k, explicit = spec.k, {**dict(spec.params), **_explicit(str(text))}
+    params = dict(entry.params)
+    params.update(explicit)
+    return metric(entry.family, k, **params), entry
+
+
+def split_names(texts: Any) -> list[str]:
+    """Names as written, from one string or several, each possibly a comma list
+    (``"ndcg@10(gain=exp,ideal=k),map@10"``: commas inside parentheses stay)."""
+    out: list[str] = []
+    for text in [texts] if isinstance(texts, str) else texts:
+        depth, cur = 0, ""
+        for ch in str(text) + ",":
+            depth += (ch == "(") - (ch == ")")
+            if ch == "," and depth == 0:
+                if cur.strip():
+                    out.append(cur.strip())
+                cur = ""
+            else:
+                cur += ch
+    return out
+
+
+def annotate(result: Any, preset: str | Preset, names: dict[str, str]) -> Any:
+    """Record the preset and the expanded keys in ``result.info["compat"]``; the library's
+    names then read the library's values (``result["map@10"]``)."""
+    p = preset if isinstance(preset, Preset) else get(preset)
+    result.info["compat"] = {"preset": p.name, "library": p.library, "version": p.version,
+                             "names": dict(names)}
+    return result
+
+
+def resolve(preset: str | Preset, metrics: Any, *, strict: bool = False
+            ) -> tuple[list[MetricSpec], dict[str, str], dict[str, str]]:
+    """Specs, policies and ``{name as written: canonical key}`` under a library's conventions.
+
+    ``strict=True`` refuses a name whose preset reproduces a known bug of the library.
+    """
+    p = preset if isinstance(preset, Preset) else get(preset)
+    items = [metrics] if isinstance(metrics, str | MetricSpec) else list(metrics)
+    items = [x for item in items
+             for x in ([item] if isinstance(item, MetricSpec) else split_names(item))]
+    specs: list[MetricSpec] = []
+    names: dict[str, str] = {}
+    for item in items:
+        text = item.key if isinstance(item, MetricSpec) else str(item)
+        spec, entry = _one(p, text)
+        if strict and entry.bug:
+            raise MetricError(
+                f"compat={p.name!r}, strict=True: {text!r} reproduces a known bug of "
+                f"{p.library}: {entry.bug}. Use strict=False to reproduce the published "
+                f"value, or ask for the corrected metric without compat."
+            )
+        if spec not in specs:
+            specs.append(spec)
+        names[text] = spec.key
+    return specs, dict(p.policies), names
+
+
+def describe(name: str | None = None) -> str:
+    """A plain-text table of what each metric name means in a library (or the list of presets)."""
+    if name is None:
+        rows = [f"{p.name:16s} {p.library} ({p.version})" for p in PRESETS.values()]
+        return "Library presets (compat=...):\n" + "\n".join(rows)
+    p = get(name)
+    lines = [f"{p.library} -- verified against {p.version}", f"source: {p.source}",
+             "policies: " + ", ".join(f"{k}={v}" for k, v in p.policies), ""]
+    width = max(len(n) for n in p.names)
+    for lib_name, entry in p.names.items():
+        key = metric(entry.family, None, **dict(entry.params)).key
+        lines.append(f"{lib_name:{width}s}  {key}")
+        lines.append(f"{'':{width}s}    {entry.meaning}")
+        if entry.bug:
+            lines.append(f"{'':{width}s}    known bug (strict=True refuses): {entry.bug}")
+    if p.notes:
+        lines += ["", "not reproduced / to know:"] + [f"- {n}" for n in p.notes]
+    return "\n".join(lines)

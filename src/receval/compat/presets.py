@@ -1,0 +1,359 @@
+"""Library presets: what each metric name means in another library, as receval conventions.
+
+A :class:`Preset` is pure data: the library's name for each metric, the receval family and
+parameters that compute the same value, the evaluation policies that match the library's user
+set, tie order and empty-truth rule, the version and source files it was checked against, and
+the conventions receval does not reproduce. :mod:`receval.compat` resolves metric names with
+it; executors never read it.
+
+A name whose mapping reproduces a known bug of the library carries ``bug``; ``strict=True``
+refuses it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Name:
+    """One metric name of a library: the receval family and parameters that reproduce it."""
+
+    family: str
+    params: tuple[tuple[str, Any], ...] = ()
+    meaning: str = ""
+    bug: str = ""
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Every convention of one library: names, policies, version and sources checked."""
+
+    name: str
+    library: str
+    version: str
+    source: str
+    policies: tuple[tuple[str, str], ...]
+    names: dict[str, Name] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def entry(self, name: str) -> Name | None:
+        return self.names.get(name.lower())
+
+    def by_family(self, family: str) -> Name | None:
+        for entry in self.names.values():
+            if entry.family == family:
+                return entry
+        return None
+
+
+def _n(family: str, meaning: str, bug: str = "", **params: Any) -> Name:
+    return Name(family, tuple(sorted(params.items())), meaning, bug)
+
+
+_TREC_NAMES = {
+    "map": _n("map", "AP = sum of precision at each relevant rank / R (all relevant items)"),
+    "map_cut": _n("map", "AP@k: precision at relevant ranks within k / R"),
+    "p": _n("precision", "P@k = relevant in the top k / k"),
+    "recall": _n("recall", "R@k = relevant in the top k / R"),
+    "ndcg": _n("ndcg", "DCG / ideal DCG of all judged grades; gain = grade; 1/log2(i+1)"),
+    "ndcg_cut": _n("ndcg", "nDCG@k: DCG@k / IDCG@k, gain = grade"),
+    "recip_rank": _n("mrr", "1 / rank of the first relevant document"),
+    "rprec": _n("r_precision", "relevant in the top R / R"),
+    "bpref": _n("bpref", "Buckley & Voorhees bpref"),
+    "success": _n("hit_rate", "1 if a relevant document is in the top k"),
+    "num_rel_ret": _n("hits", "relevant documents retrieved"),
+    "num_rel": _n("num_rel", "relevant documents judged"),
+    "num_ret": _n("num_ret", "documents retrieved"),
+}
+
+TREC_EVAL = Preset(
+    "trec_eval", "trec_eval (also pytrec_eval, ir_measures)",
+    "pytrec_eval-terrier 0.5.11 (trec_eval's C code)", "usnistgov/trec_eval m_map.c, m_P.c, m_ndcg_cut.c, "
+    "m_recip_rank.c, m_Rprec.c, m_bpref.c; checked by tests/crosscheck/test_pytrec_eval.py",
+    (("ties", "trec_eval"), ("users", "intersection"), ("empty_truth", "zero"),
+     ("negative_rel", "zero")),
+    _TREC_NAMES,
+    ("queries are those present in both the run and the qrels (trec_eval without -c); with "
+     "-c use users='truth'",
+     "ties: score as a 32-bit float descending, then docno descending"),
+)
+
+RANX = Preset(
+    "ranx", "ranx", "ranx 0.3.21", "AmenRa/ranx ranx/metrics/*.py (ndcg.py, average_precision.py,"
+    " hit_rate.py, r_precision.py); checked by tests/crosscheck/test_ranx.py",
+    (("users", "truth"), ("empty_truth", "zero")),
+    {
+        "ndcg": _n("ndcg", "Jarvelin & Kekalainen nDCG, gain = grade, ideal = all judged"),
+        "ndcg_burges": _n("ndcg", "Burges nDCG: gain 2^grade - 1", gain="exp"),
+        "map": _n("map", "AP / R"),
+        "mrr": _n("mrr", "1 / rank of the first relevant"),
+        "precision": _n("precision", "relevant in the top k / k"),
+        "recall": _n("recall", "relevant in the top k / R"),
+        "hit_rate": _n("hit_rate", "1 if a relevant item is in the top k"),
+        "hits": _n("hits", "relevant retrieved"),
+        "f1": _n("f1", "harmonic mean of precision@k and recall@k"),
+        "r-precision": _n("r_precision", "relevant in the top R / R"),
+        "bpref": _n("bpref", "bpref (NaN without judged non-relevant items)"),
+    },
+    ("ties: ranx sorts with numba; tied scores keep an order receval does not reproduce "
+     "(lists of up to 15 items keep their input order)",
+     "make_comparable=True: qrels queries missing from the run score 0 (users='truth')"),
+)
+
+SKLEARN = Preset(
+    "sklearn", "scikit-learn", "scikit-learn 1.9.1", "scikit-learn sklearn/metrics/_ranking.py "
+    "(dcg_score, ndcg_score, _tie_averaged_dcg); checked by tests/crosscheck/test_sklearn.py",
+    (("ties", "average"), ("users", "truth"), ("empty_truth", "zero")),
+    {
+        "ndcg_score": _n("ndcg", "DCG / DCG of the user's own candidates sorted by truth; "
+                         "ties averaged (McSherry & Najork)", ideal="list"),
+        "dcg_score": _n("dcg", "sum of y_true / log2(rank + 1); log_base -> discount"),
+    },
+    ("y_true and y_score are dense (users x items): every candidate is scored, so relevant "
+     "items missing from the scores cannot occur; the ideal list is the user's candidates",
+     "an all-zero y_true row scores 0 and counts (empty_truth='zero')"),
+)
+
+RECTOOLS = Preset(
+    "rectools", "RecTools", "RecTools 0.19.0", "MobileTeleSystems/RecTools rectools/metrics/"
+    "ranking.py (NDCG, MAP, MRR), classification.py (Precision, Recall, HitRate), popularity.py "
+    "(AvgRecPopularity); checked by "
+    "tests/crosscheck/test_compat_presets.py",
+    (("users", "truth"), ("empty_truth", "skip")),
+    {
+        "ndcg": _n("ndcg", "sum over hits of 1/log2(rank+1) / sum_{i<=k} 1/log2(i+1): the "
+                   "ideal is k hits whatever the number of relevant items "
+                   "(divide_by_achievable=False, the default)", gain="binary", ideal="k"),
+        "map": _n("map", "sum of precision at relevant ranks within k / R "
+                  "(divide_by_k=False, the default)"),
+        "precision": _n("precision", "hits in the top k / k"),
+        "recall": _n("recall", "hits in the top k / R"),
+        "hitrate": _n("hit_rate", "1 if a relevant item is in the top k"),
+        "mrr": _n("mrr", "1 / rank of the first relevant item within k"),
+        "avgrecpopularity": _n("arp", "mean training interactions of the top-k items "
+                               "(normalize=True: arp(normalize=share), their share of the "
+                               "interactions)"),
+    },
+    ("ranks are the rank column as given (an absolute position: rank 9 stays outside the "
+     "top 3 even when the user has 2 rows); receval ranks the rows it is given",
+     "NDCG(divide_by_achievable=True) is ndcg@k(gain=binary), MAP(divide_by_k=True) is "
+     "map@k(denominator=k)",
+     "users are the users of the interactions; a user without recommendations scores 0"),
+)
+
+MS_RECOMMENDERS = Preset(
+    "ms_recommenders", "Microsoft Recommenders", "recommenders 1.2.1",
+    "recommenders-team/recommenders recommenders/evaluation/python_evaluation.py "
+    "(merge_ranking_true_pred, precision_at_k, recall_at_k, ndcg_at_k, map_at_k, map, "
+    "r_precision_at_k, logloss); checked by tests/crosscheck/test_compat_presets.py",
+    (("users", "intersection"), ("empty_truth", "skip")),
+    {
+        "precision_at_k": _n("precision", "hits in the top k / k"),
+        "recall_at_k": _n("recall", "hits in the top k / R"),
+        "ndcg_at_k": _n("ndcg", "score_type='binary' (default): gain 1 for every true item; "
+                        "ideal from the true items", gain="binary"),
+        "map_at_k": _n("map", "sum of precision at hits within k / min(R, k)",
+                       denominator="min_k_rel"),
+        "map": _n("map", "sum of precision at hits within k / R (k still cuts the list)"),
+        "logloss": _n("log_loss", "log loss over the inner join of truth and predictions "
+                      "(labelled pairs only), pooled", average="micro", unlabelled="skip"),
+        "r_precision_at_k": _n(
+            "r_precision", "hits at ranks <= min(R, k) / R",
+            "users without such a hit drop out of the mean (pandas division leaves NaN for "
+            "them and .mean() skips it), so the value is not an average over all users",
+            denominator="rel"),
+    },
+    ("auc is one ROC area over the labelled pairs of every user pooled; receval's gauc is per "
+     "user (gauc(unlabelled=skip) is its per-user form)",
+     "users are those present in both the truth and the predictions (merge_ranking_true_pred); "
+     "ndcg_at_k alone merges every truth user back in (outer join), so there users="
+     "'truth' reproduces it when some truth users have no predictions",
+     "r_precision_at_k averages over users with a hit at rank <= min(R, k) only; receval "
+     "averages over every user"),
+)
+
+RECBOLE = Preset(
+    "recbole", "RecBole", "RecBole 1.2", "RUCAIBox/RecBole recbole/evaluator/metrics.py "
+    "(Hit, MRR, MAP, Recall, NDCG, Precision); RecBole needs torch, so the tests use values "
+    "worked out from these formulas",
+    (("users", "truth"), ("empty_truth", "skip")),
+    {
+        "hit": _n("hit_rate", "1 if a relevant item is in the top k"),
+        "mrr": _n("mrr", "1 / rank of the first relevant item"),
+        "map": _n("map", "sum of precision at hits / min(R, k)", denominator="min_k_rel"),
+        "recall": _n("recall", "hits / R"),
+        "ndcg": _n("ndcg", "binary gain; ideal = min(R, k) hits", gain="binary"),
+        "precision": _n("precision", "hits / k"),
+    },
+    ("relevance is binary (every test interaction is relevant)",
+     "full ranking: every user has a list of length >= k"),
+)
+
+LENSKIT = Preset(
+    "lenskit", "LensKit", "lenskit 2025.8.1", "lenskit/lkpy src/lenskit/metrics/ranking/_pr.py "
+    "(Precision, Recall), _dcg.py (NDCG); LensKit's metrics import torch, so the tests use "
+    "values worked out from these formulas",
+    (("users", "truth"), ("empty_truth", "skip")),
+    {
+        "precision": _n("precision", "hits / length of the (truncated) list",
+                        denominator="list"),
+        "recall": _n("recall", "hits / min(R, k)", denominator="min_k_rel"),
+        "ndcg": _n("ndcg", "gain 1 per test item (gain=None); ideal min(R, k) ones; discount "
+                   "1/max(log2(rank), 1)", gain="binary", discount="log2_max2"),
+    },
+    ("NDCG(gain='rating') uses graded gains: ndcg@k(discount=log2_max2)",
+     "a user with an empty list has no precision (NaN) in LensKit; receval scores 0"),
+)
+
+SPARK_MLLIB = Preset(
+    "spark_mllib", "Spark MLlib RankingMetrics", "Spark 3.5", "apache/spark mllib/src/main/"
+    "scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala; no JVM in the test suite, "
+    "so the tests use values worked out from these formulas",
+    (("users", "intersection"), ("empty_truth", "zero")),
+    {
+        "precisionat": _n("precision", "hits in the top k / k"),
+        "recallat": _n("recall", "hits in the top k / |labels|"),
+        "meanaverageprecisionat": _n("map", "AP@k / min(|labels|, k)",
+                                     denominator="min_k_rel"),
+        "meanaverageprecision": _n("map", "AP over the whole list / |labels|"),
+        "ndcgat": _n("ndcg", "binary relevance (the Python API passes no relevance values): "
+                     "ideal min(|labels|, k) ones",
+                     "pyspark's RankingMetrics passes only (prediction, labels) pairs, so graded "
+                     "relevance is ignored: every label counts 1",
+                     gain="binary"),
+    },
+    ("an empty label set scores 0 and counts (empty_truth='zero')",
+     "with relevance values (Scala API, Spark >= 3.4) the ideal DCG sums the labels in "
+     "their given order, not sorted: not reproduced"),
+)
+
+RECMETRICS = Preset(
+    "recmetrics", "recmetrics", "recmetrics 0.1.5", "statisticianinstilettos/recmetrics "
+    "recmetrics/metrics.py (_ark, mark); checked by tests/crosscheck/test_compat_presets.py",
+    (("users", "truth"), ("empty_truth", "zero")),
+    {
+        "mark": _n("map", "'mean average recall': sum over hits of (hits so far / rank) / R, "
+                   "which is average precision with denominator R",
+                   "_ark accumulates precision at each hit, not recall; the result is MAP@k "
+                   "(denominator R), not a mean average recall"),
+    },
+    ("recmetrics lists are the top k already; an empty actual list scores 0",),
+)
+
+TORCHMETRICS = Preset(
+    "torchmetrics", "torchmetrics (retrieval)", "torchmetrics 1.9.0",
+    "Lightning-AI/torchmetrics src/torchmetrics/functional/retrieval/average_precision.py, "
+    "precision.py, recall.py, hit_rate.py, reciprocal_rank.py, ndcg.py, r_precision.py; "
+    "torchmetrics needs torch, so the tests use values worked out from these formulas",
+    (("users", "run"), ("empty_truth", "zero")),
+    {
+        "retrievalmap": _n("map", "mean of precision at each hit within top_k: AP over the "
+                           "hits", denominator="hits"),
+        "retrievalprecision": _n("precision", "hits in the top_k / top_k (adaptive_k=True: "
+                                 "/ min(top_k, candidates), denominator=list)"),
+        "retrievalrecall": _n("recall", "hits in the top_k / relevant candidates"),
+        "retrievalhitrate": _n("hit_rate", "1 if a relevant candidate is in the top_k"),
+        "retrievalmrr": _n("mrr", "1 / rank of the first relevant candidate within top_k"),
+        "retrievalnormalizeddcg": _n("ndcg", "scikit-learn's nDCG: ideal from the query's own "
+                                     "candidates, tied scores averaged", ideal="list"),
+        "retrievalrprecision": _n("r_precision", "relevant in the top R / R"),
+    },
+    ("the truth is the target of the scored candidates: relevant items that were not scored "
+     "do not exist for torchmetrics; pass the truth restricted to the run's items",
+     "precision, recall, AP and RR treat candidates scored <= 0 as not retrieved; not "
+     "reproduced (use positive scores)",
+     "RetrievalNormalizedDCG averages tied scores: add ties='average' for it",
+     "empty_target_action='neg' (the default): a query without a relevant candidate scores 0"),
+)
+
+CORNAC = Preset(
+    "cornac", "Cornac", "cornac 3.0.1", "PreferredAI/cornac cornac/metrics/ranking.py (NDCG, "
+    "MRR, Precision, Recall, FMeasure, HitRatio, MAP); read from the installed 3.0.1 source, "
+    "the package needs compiled extras, so the tests use values worked out from these formulas",
+    (("users", "truth"), ("empty_truth", "skip")),
+    {
+        "ndcg": _n("ndcg", "gain 2^[relevant] - 1 (binary); ideal: the user's positives, cut "
+                   "at k", gain="binary"),
+        "precision": _n("precision", "true positives in the top k / k"),
+        "recall": _n("recall", "true positives in the top k / positives"),
+        "fmeasure": _n("f1", "2 P R / (P + R)"),
+        "hitratio": _n("hit_rate", "1 if a positive is in the top k"),
+        "mrr": _n("mrr", "1 / rank of the first positive in the whole ranking (no cutoff)"),
+        "map": _n("map", "AP over the whole ranking, divided by the positives"),
+    },
+    ("MAP ranks tied scores pessimistically (rankdata 'max'); not reproduced",
+     "MRR raises an error for a user without any positive in the ranking"),
+)
+
+DAISYREC = Preset(
+    "daisyrec", "DaisyRec", "daisyRec metrics.py at commit 0a8f3f7", "AmazingDD/daisyRec daisy/utils/metrics.py "
+    "(Precision, Recall, MRR, MAP, NDCG, HR); worked examples from these formulas",
+    (("users", "truth"), ("empty_truth", "zero")),
+    {
+        "map": _n("map", "mean of precision at each hit of the top k (AP over the hits)",
+                  denominator="hits"),
+        "ndcg": _n("ndcg", "binary gain; the ideal is the user's own top k sorted (the hits "
+                   "first)", gain="binary", ideal="list"),
+        "precision": _n("precision", "hits / length of the top-k list", denominator="list"),
+        "recall": _n("recall", "hits / |test items|"),
+        "mrr": _n("mrr", "1 / rank of the first hit"),
+        "hit": _n("hit_rate", "1 if a test item is in the top k"),
+    },
+    ("DaisyRec cuts every list at k before computing (calc_ranking_results): give lists of "
+     "length k, so that NDCG's ideal is the top k's own hits",
+     "F1 and AUC are unreachable in Metric.run (it tests `kpi`, not `mc`, for them)"),
+)
+
+REPLAY = Preset(
+    "replay", "RePlay", "RePlay 0.21.7 (master b4e051e)", "sb-ai-lab/RePlay replay/metrics/"
+    "map.py, ndcg.py, precision.py, recall.py, mrr.py, hitrate.py, rocauc.py; RePlay needs "
+    "Spark or polars extras, so the tests use values worked out from these formulas (and "
+    "RocAuc's docstring example)",
+    (("users", "truth"), ("empty_truth", "zero")),
+    {
+        "map": _n("map", "sum of precision at hits within k / min(k, |ground truth|)",
+                  denominator="min_k_rel"),
+        "ndcg": _n("ndcg", "binary gain; ideal min(k, |ground truth|) hits", gain="binary"),
+        "precision": _n("precision", "hits in the top k / k"),
+        "recall": _n("recall", "hits in the top k / |ground truth|"),
+        "mrr": _n("mrr", "1 / rank of the first hit within k"),
+        "hitrate": _n("hit_rate", "1 if a hit is in the top k"),
+        "rocauc": _n("gauc", "AUC of the pairs inside the top k; no hit scores 0, no miss 1",
+                     single_class="zero_one"),
+        "surprisal": _n("novelty", "sum over the top k of log2(users / users of i) / "
+                        "log2(users), unseen items 1, divided by k", pop="users",
+                        normalize="max", denominator="k"),
+    },
+    ("RocAuc orders tied scores by the list (no half credit for ties): equal to gauc@k when "
+     "scores are distinct",
+     "a user with no recommendation or no ground truth scores 0"),
+)
+
+RECPACK = Preset(
+    "recpack", "RecPack", "recpack 0.3.6", "LienM/recpack recpack/metrics/dcg.py (DCGK, NDCGK), "
+    "precision.py, recall.py (RecallK, CalibratedRecallK), reciprocal_rank.py, base.py "
+    "(_eliminate_empty_users); worked examples from these formulas",
+    (("users", "truth"), ("empty_truth", "skip")),
+    {
+        "ndcgk": _n("ndcg", "binary interactions; ideal min(K, |truth|) hits", gain="binary"),
+        "dcgk": _n("dcg", "sum over hits of y_true / log2(rank + 1)"),
+        "precisionk": _n("precision", "hits in the top K / K"),
+        "recallk": _n("recall", "hits in the top K / |truth|"),
+        "calibratedrecallk": _n("recall", "hits in the top K / min(|truth|, K)",
+                                denominator="min_k_rel"),
+        "reciprocalrankk": _n("mrr", "1 / rank of the first hit within K"),
+    },
+    ("users without truth interactions are removed before scoring (empty_truth='skip')",
+     "NDCGK's ideal counts the sum of y_true, the number of items for binary matrices"),
+)
+
+PRESETS: dict[str, Preset] = {p.name: p for p in (
+    TREC_EVAL, RANX, SKLEARN, RECTOOLS, MS_RECOMMENDERS, RECBOLE, LENSKIT, SPARK_MLLIB,
+    RECMETRICS, TORCHMETRICS, CORNAC, DAISYREC, REPLAY, RECPACK,
+)}
+# other names of the same preset
+PRESET_ALIASES = {"pytrec_eval": "trec_eval", "ir_measures": "trec_eval",
+                  "scikit-learn": "sklearn", "recommenders": "ms_recommenders",
+                  "spark": "spark_mllib"}

@@ -1,0 +1,370 @@
+"""Why does my number differ? One run, two sets of conventions, the difference decomposed.
+
+``rv.diff(run, truth, ["ndcg@10", "map@10"], a="trec_eval", b="rectools")`` evaluates each
+metric under both convention sets (a library preset, ``None`` for receval's defaults, or a
+mapping ``{"empty_truth": "zero", "ndcg": {"gain": "exp"}}`` of policies and per-family
+parameters), then splits each difference over the conventions that differ:
+
+- the *ordered path* switches the conventions from A to B one at a time, in a fixed order
+  (metric parameters, then policies), and reports each step's change; the steps sum to the
+  difference, but depend on the order;
+- the *Shapley attribution* averages each convention's step over every order (Shapley 1953;
+  exact, over all 2^n subsets): phi_i = sum_{S subset of N - {i}} |S|! (n - |S| - 1)! / n!
+  (v(S + i) - v(S)). The attributions sum to the difference and do not depend on an order.
+
+When the two sets name different metric families (recmetrics' ``mark`` is AP), the whole
+definition is one convention. The users whose values move most are listed per metric.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import PolicyError
+from .evaluate import evaluate
+from .metrics import MetricSpec, metric, parse_metric
+from .policies import POLICY_CHOICES, Policies
+
+__all__ = ["Diff", "MetricDiff", "diff"]
+
+_DEFAULTS = Policies().to_dict()
+
+
+@dataclass
+class _Side:
+    label: str
+    specs: list[MetricSpec]
+    policies: dict[str, str]
+
+
+@dataclass
+class MetricDiff:
+    """One metric under both convention sets, with the difference decomposed."""
+
+    name: str
+    key_a: str
+    key_b: str
+    value_a: float
+    value_b: float
+    factors: list[str]                       # the conventions that differ, in path order
+    changes: dict[str, tuple[Any, Any]]      # convention -> (value under A, value under B)
+    path: list[tuple[str, float, float]]     # (convention switched, value after, step)
+    shapley: dict[str, float]
+    top_users: list[tuple[Any, float, float]]  # (user, value under A, value under B)
+
+    @property
+    def difference(self) -> float:
+        return self.value_b - self.value_a
+
+
+@dataclass
+class Diff:
+    """The comparison of two convention sets on one run: :meth:`to_text`, :meth:`to_markdown`,
+    :meth:`to_html`."""
+
+    a: str
+    b: str
+    metrics: list[MetricDiff] = field(default_factory=list)
+
+    def __getitem__(self, name: str) -> MetricDiff:
+        for m in self.metrics:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+    def explanation(self, m: MetricDiff) -> str:
+        """A plain-language paragraph: the two values and what moves the number most."""
+        head = (f"{m.name} is {_num(m.value_a)} under {self.a} ({m.key_a}) and "
+                f"{_num(m.value_b)} under {self.b} ({m.key_b}), a difference of "
+                f"{_signed(m.difference)}.")
+        if not m.factors:
+            return head + " Both name the same conventions, so the values are the same."
+        ranked = sorted(m.shapley.items(), key=lambda kv: -abs(kv[1]))
+        parts = []
+        for name, phi in ranked:
+            if phi != 0:
+                va, vb = m.changes[name]
+                parts.append(f"{_describe(name)}: {va} in {self.a}, {vb} in {self.b}, which "
+                             f"moves it by {_signed(phi)}")
+        idle = [n for n, phi in ranked if phi == 0]
+        if parts:
+            text = (f"{head} Averaged over every order of switching (Shapley), the largest "
+                    f"share comes from {parts[0]}")
+            text += f"; then {'; '.join(parts[1:])}." if parts[1:] else "."
+        else:
+            text = f"{head} None of the differing conventions changes it on this data."
+        if idle and parts:
+            text += (" " + ", ".join(_describe(n) for n in idle).capitalize()
+                     + " differ but do not change it on this data.")
+        if m.top_users:
+            u, ua, ub = m.top_users[0]
+            text += (f" The user whose value changes most is {u!s} ({_num(ua)} -> "
+                     f"{_num(ub)}).")
+        return text
+
+    # ---- renderings -------------------------------------------------------------------------
+    def _tables(self) -> list[tuple[str, list[str], list[list[str]], list[str], list[list[str]],
+                                    list[list[str]], str]]:
+        out = []
+        for m in self.metrics:
+            path_rows = [[c, str(m.changes[c][0]), str(m.changes[c][1]), _num(v), _signed(s),
+                          _signed(m.shapley[c])] for c, v, s in m.path]
+            users = [[str(u), _num(ua), _num(ub), _signed(ub - ua)] for u, ua, ub in m.top_users]
+            out.append((m.name, [self.a, self.b, "difference"],
+                        [[_num(m.value_a), _num(m.value_b), _signed(m.difference)]],
+                        ["convention", self.a, self.b, "value after", "step", "Shapley"],
+                        path_rows, users, self.explanation(m)))
+        return out
+
+    def to_text(self) -> str:
+        lines: list[str] = [f"{self.a} vs {self.b}"]
+        for name, h1, r1, h2, r2, users, expl in self._tables():
+            lines += ["", name, _text_table(h1, r1)]
+            if r2:
+                lines += ["", "one convention at a time (A -> B):", _text_table(h2, r2)]
+            if users:
+                lines += ["", "users whose value changes most:",
+                          _text_table(["user", self.a, self.b, "change"], users)]
+            lines += ["", expl]
+        return "\n".join(lines)
+
+    def to_markdown(self) -> str:
+        lines: list[str] = [f"# {self.a} vs {self.b}"]
+        for name, h1, r1, h2, r2, users, expl in self._tables():
+            lines += ["", f"## {name}", "", _md_table(h1, r1)]
+            if r2:
+                lines += ["", "One convention at a time (A -> B):", "", _md_table(h2, r2)]
+            if users:
+                lines += ["", "Users whose value changes most:", "",
+                          _md_table(["user", self.a, self.b, "change"], users)]
+            lines += ["", expl]
+        return "\n".join(lines) + "\n"
+
+    def to_html(self) -> str:
+        e = html.escape
+        parts = [f"<h1>{e(self.a)} vs {e(self.b)}</h1>"]
+        for name, h1, r1, h2, r2, users, expl in self._tables():
+            parts.append(f"<h2>{e(name)}</h2>{_html_table(h1, r1)}")
+            if r2:
+                parts.append(f"<p>One convention at a time (A &rarr; B):</p>{_html_table(h2, r2)}")
+            if users:
+                parts.append("<p>Users whose value changes most:</p>"
+                             + _html_table(["user", self.a, self.b, "change"], users))
+            parts.append(f"<p>{e(expl)}</p>")
+        return "<!DOCTYPE html><html><head><meta charset='utf-8'><title>receval diff</title>" \
+               "</head><body>" + "".join(parts) + "</body></html>\n"
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+
+def diff(run: Any, truth: Any, metrics: Any, a: Any = None, b: Any = None, *,
+         top: int = 5, **kwargs: Any) -> Diff:
+    """Evaluate ``metrics`` under convention sets ``a`` and ``b`` and decompose each difference.
+
+    ``a``, ``b``: a library preset name (see :mod:`receval.compat`), ``None`` (receval's
+    defaults) or a mapping of policies and per-family parameters, e.g.
+    ``{"empty_truth": "zero", "map": {"denominator": "k"}}``. ``top``: how many users to list.
+    ``**kwargs``: column names and optional inputs passed to :func:`receval.evaluate`
+    (policies belong in ``a`` / ``b``).
+
+    >>> import receval as rv
+    >>> run = {"u": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    >>> truth = {"u": {"a": 1, "c": 1}, "v": {"a": 1}}
+    >>> d = rv.diff(run, truth, ["ndcg@3"], "trec_eval", "rectools")
+    >>> round(d["ndcg@3"].value_a, 4), round(d["ndcg@3"].value_b, 4)
+    (0.9197, 0.352)
+    """
+    bad = sorted(set(kwargs) & set(POLICY_CHOICES))
+    if bad:
+        raise PolicyError(f"diff: policy {bad[0]!r} given as a keyword; put it in a or b, e.g. "
+                          f"b={{{bad[0]!r}: ...}}, so that it is part of what is compared.")
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    side_a, side_b = _side(a, names), _side(b, names)
+    pol_factors = [p for p in POLICY_CHOICES if side_a.policies[p] != side_b.policies[p]]
+
+    # per metric: the parameter factors (or one 'definition' factor when the families differ)
+    per_metric: list[tuple[list[str], dict[str, tuple[Any, Any]]]] = []
+    for sa, sb in zip(side_a.specs, side_b.specs, strict=True):
+        changes: dict[str, tuple[Any, Any]] = {}
+        if sa.name != sb.name or sa.k != sb.k:
+            changes["definition"] = (sa.key, sb.key)
+        else:
+            for param in sa.definition.params:
+                va, vb = sa.get(param.name), sb.get(param.name)
+                if va != vb:
+                    changes[param.name] = (va, vb)
+        for p in pol_factors:
+            changes[p] = (side_a.policies[p], side_b.policies[p])
+        per_metric.append((list(changes), changes))
+
+    # one evaluation per subset of the policy factors, holding every parameter variant
+    values: dict[tuple[frozenset[str], str], float] = {}
+    user_rows: dict[frozenset[str], Any] = {}
+    for r in range(len(pol_factors) + 1):
+        for pset in itertools.combinations(pol_factors, r):
+            pols = {p: (side_b if p in pset else side_a).policies[p] for p in POLICY_CHOICES}
+            variants: dict[str, MetricSpec] = {}
+            for (factors, _), sa, sb in zip(per_metric, side_a.specs, side_b.specs,
+                                            strict=True):
+                params = [f for f in factors if f not in POLICY_CHOICES]
+                for rr in range(len(params) + 1):
+                    for sub in itertools.combinations(params, rr):
+                        spec = _mix(sa, sb, set(sub))
+                        variants[spec.key] = spec
+            res = evaluate(run, truth, list(variants.values()), **pols, **kwargs)
+            for key in variants:
+                values[(frozenset(pset), key)] = res[key]
+            user_rows[frozenset(pset)] = res
+
+    out = Diff(side_a.label, side_b.label)
+    all_pols = frozenset(pol_factors)
+    for name, (factors, changes), sa, sb in zip(names, per_metric, side_a.specs, side_b.specs,
+                                                strict=True):
+        def v(subset: frozenset[str], sa: MetricSpec = sa, sb: MetricSpec = sb) -> float:
+            pset = frozenset(f for f in subset if f in POLICY_CHOICES)
+            spec = _mix(sa, sb, {f for f in subset if f not in POLICY_CHOICES})
+            return values[(pset, spec.key)]
+
+        n = len(factors)
+        path: list[tuple[str, float, float]] = []
+        done: frozenset[str] = frozenset()
+        prev = v(frozenset())
+        for f in factors:
+            done = done | {f}
+            cur = v(done)
+            path.append((f, cur, cur - prev))
+            prev = cur
+        shapley = {}
+        for f in factors:
+            others = [g for g in factors if g != f]
+            phi = 0.0
+            for r in range(len(others) + 1):
+                w = math.factorial(r) * math.factorial(n - r - 1) / math.factorial(n)
+                for sub in itertools.combinations(others, r):
+                    s = frozenset(sub)
+                    phi += w * (v(s | {f}) - v(s))
+            shapley[f] = phi
+        users = _top_users(user_rows[frozenset()], sa.key, user_rows[all_pols], sb.key, top)
+        out.metrics.append(MetricDiff(name, sa.key, sb.key, v(frozenset()),
+                                      v(frozenset(factors)), factors, changes, path, shapley,
+                                      users))
+    return out
+
+
+def _side(conv: Any, names: list[str]) -> _Side:
+    if conv is None:
+        return _Side("receval", [parse_metric(n) for n in names], dict(_DEFAULTS))
+    if isinstance(conv, str):
+        from .compat import get, resolve
+
+        preset = get(conv)
+        specs = [resolve(preset, [n])[0][0] for n in names]
+        return _Side(preset.name, specs, {**_DEFAULTS, **dict(preset.policies)})
+    if isinstance(conv, Mapping):
+        pols = {k: str(v) for k, v in conv.items() if k in POLICY_CHOICES}
+        Policies(**{**_DEFAULTS, **pols})  # validates
+        specs = []
+        for n in names:
+            spec = parse_metric(n)
+            params = dict(spec.params)
+            extra = conv.get(spec.name, {})
+            if not isinstance(extra, Mapping):
+                raise PolicyError(f"diff: {spec.name!r} in a convention set must map parameter "
+                                  f"names to values, got {extra!r}; e.g. "
+                                  f"{{{spec.name!r}: {{'denominator': 'k'}}}}.")
+            params.update(extra)
+            specs.append(metric(spec.name, spec.k, **params))
+        label = ", ".join(f"{k}={v}" for k, v in conv.items() if not isinstance(v, Mapping))
+        label += "".join(f" {k}({', '.join(f'{p}={x}' for p, x in v.items())})"
+                         for k, v in conv.items() if isinstance(v, Mapping))
+        return _Side(label.strip() or "receval", specs, {**_DEFAULTS, **pols})
+    raise PolicyError(f"diff: a convention set is a preset name, None or a mapping; got "
+                      f"{conv!r}.")
+
+
+def _mix(sa: MetricSpec, sb: MetricSpec, switched: set[str]) -> MetricSpec:
+    """Spec A with the parameters in ``switched`` taken from B (``definition``: all of B)."""
+    if "definition" in switched:
+        return sb
+    if not switched:
+        return sa
+    params = dict(sa.params)
+    for p in switched:
+        params[p] = sb.get(p)
+    return metric(sa.name, sa.k, **params)
+
+
+def _top_users(res_a: Any, key_a: str, res_b: Any, key_b: str, top: int
+               ) -> list[tuple[Any, float, float]]:
+    a = dict(zip(res_a.user_ids.tolist(), res_a.user_values(key_a).tolist(), strict=True))
+    b = dict(zip(res_b.user_ids.tolist(), res_b.user_values(key_b).tolist(), strict=True))
+    # users with a value under both first, by the size of the change; then users that have a
+    # value under one set only (skipped or not evaluated under the other)
+    rows = []
+    for u in list(dict.fromkeys([*a, *b])):
+        va, vb = a.get(u, math.nan), b.get(u, math.nan)
+        if math.isnan(va) and math.isnan(vb):
+            continue
+        if math.isnan(va) or math.isnan(vb):
+            rows.append((1, 0.0, u, va, vb))
+        elif vb != va:
+            rows.append((0, -abs(vb - va), u, va, vb))
+    rows.sort(key=lambda r: (r[0], r[1]))
+    return [(u, va, vb) for _, _, u, va, vb in rows[:top]]
+
+
+_POLICY_WORDS = {
+    "ties": "the order of tied scores", "users": "which users are averaged",
+    "empty_truth": "users without a relevant item", "duplicates": "repeated rows",
+    "nan_scores": "NaN scores", "negative_rel": "negative relevance",
+    "definition": "the metric's definition", "gain": "the gain of a relevance grade",
+    "ideal": "the ideal list of the normaliser", "discount": "the rank discount",
+    "denominator": "the denominator", "level": "what a hit rate counts",
+    "rel": "the relevance threshold",
+}
+
+
+def _describe(factor: str) -> str:
+    return _POLICY_WORDS.get(factor, f"the parameter {factor!r}")
+
+
+def _num(x: float) -> str:
+    """A value, or '-' where a user has none (skipped or not evaluated)."""
+    return "-" if isinstance(x, float) and math.isnan(x) else f"{x:.4f}"
+
+
+def _signed(x: float) -> str:
+    return "-" if math.isnan(x) else f"{x:+.4f}"
+
+
+def _text_table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
+    fmt = "  ".join(f"{{:{w}}}" for w in widths)
+    return "\n".join([fmt.format(*header), fmt.format(*("-" * w for w in widths))]
+                     + [fmt.format(*r) for r in rows])
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> str:
+    def esc(c: str) -> str:
+        return str(c).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(esc(h) for h in header) + " |",
+             "|" + "|".join("---" for _ in header) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows])
+
+
+def _html_table(header: list[str], rows: list[list[str]]) -> str:
+    e = html.escape
+    head = "".join(f"<th>{e(str(h))}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
