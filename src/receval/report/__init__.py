@@ -66,8 +66,9 @@ def report(obj: Any, format: str = "text", path: str | None = None, *, digits: i
     else:
         text = render_html(obj, title=title, digits=digits, metrics=metrics, **html_options)
     if path is not None:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        from ..io.output import write_text
+
+        write_text(path, text)
     return text
 
 
