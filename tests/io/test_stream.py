@@ -6,13 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-pa = pytest.importorskip("pyarrow", reason="streaming Parquet needs the arrow extra")
-pq = pytest.importorskip("pyarrow.parquet")
-
 import receval as rv
 from receval import evaluate_blocks
 from receval.errors import InputError
 from receval.io.files import iter_blocks
+
+pa = pytest.importorskip("pyarrow", reason="streaming Parquet needs the arrow extra")
+pq = pytest.importorskip("pyarrow.parquet")
 
 
 def _data(n_users=300, k=20, seed=0):
