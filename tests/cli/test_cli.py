@@ -215,7 +215,7 @@ def test_error_negative_relevance_names_the_fix(tmp_path):
     truth = tmp_path / "t.csv"
     truth.write_text("user,item,relevance\n1,a,-1\n")
     _one_line_error(run_cli("evaluate", "--run", run, "--truth", truth, "-m", "mrr"),
-                    "negative", "negative_rel='zero'")
+                    "negative", "--negative-rel 'zero'")
 
 
 def test_usage_errors_exit_2(files):

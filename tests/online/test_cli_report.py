@@ -51,7 +51,7 @@ def test_cli_ab_units_events_and_aggregates(tmp_path, capsys):
     raw = rv.online.ab.analyze(units, control="A", metrics=["rev"]).rows[0]
     assert agg_out["se"] == pytest.approx(raw["se"], rel=1e-10)
     assert main(["ab", str(path), "--control", "Z", "--mean", "rev"]) == 1
-    assert "control='Z'" in capsys.readouterr().err
+    assert "--control 'Z'" in capsys.readouterr().err
 
 
 def test_cli_interleave_ope_agreement(tmp_path, capsys):

@@ -22,7 +22,7 @@ _ALIASES = {"md": "markdown", "tex": "latex", "rich": "text", "txt": "plain", "h
 
 def report(obj: Any, format: str = "text", path: str | None = None, *, digits: int = 4,
            title: str | None = None, metrics: list[str] | None = None, color: bool = False,
-           **html_options: Any) -> str:
+           width: int | None = None, **html_options: Any) -> str:
     """Render an EvalResult, a Comparison or a dict of EvalResults; write it to ``path``.
 
     ``format``: ``text`` (rich box table), ``plain`` (plain text), ``markdown``, ``latex``
@@ -31,6 +31,8 @@ def report(obj: Any, format: str = "text", path: str | None = None, *, digits: i
     page with plots and metric definitions; ``html_options`` go to
     :func:`receval.report.render_html`: ``train``, ``runs``, ``curves``, ``longtail_k``).
     ``color`` adds terminal colours to ``text`` (bold best, green/red against the baseline).
+    ``width`` fits the ``text`` and ``plain`` tables in that many characters (a terminal's
+    width; default: as wide as the table).
     ``metrics`` restricts the columns of the text, Markdown, LaTeX and HTML tables.
     Returns the text.
     """
@@ -45,9 +47,10 @@ def report(obj: Any, format: str = "text", path: str | None = None, *, digits: i
     if html_options and fmt != "html":
         raise PolicyError(f"options {sorted(html_options)} apply to format='html' only.")
     if fmt == "text":
-        text = rich_table(build(obj, title=title, metrics=metrics), digits, color=color)
+        text = rich_table(build(obj, title=title, metrics=metrics), digits, color=color,
+                          width=width)
     elif fmt == "plain":
-        text = plain_table(build(obj, title=title, metrics=metrics), digits) + "\n"
+        text = plain_table(build(obj, title=title, metrics=metrics), digits, width=width) + "\n"
     elif fmt == "markdown":
         text = markdown(build(obj, title=title, metrics=metrics), digits)
     elif fmt == "latex":

@@ -114,10 +114,20 @@ def render(headers: list[str], rows: list[list[Any]], fmt: str, *, digits: int =
         return "\n".join(lines)
     widths = [max([len(h)] + [len(r[j]) for r in cells]) for j, h in enumerate(headers)]
     out = [caption] if caption else []
+    left = [not numeric[j] for j in range(len(headers))]
     for n, group in enumerate(fit_columns(widths, width)):
+        rows_ = [headers, ["-" * w for w in widths], *cells]
+        ws = widths
+        over = sum(widths[j] for j in group) + 2 * (len(group) - 1) - (width or 0)
+        if width is not None and over > 0 and widths[group[-1]] - over >= 8:
+            # one column alone is too wide (a long formula): cut its cells to fit
+            last, keep = group[-1], widths[group[-1]] - over
+            ws = [keep if j == last else w for j, w in enumerate(widths)]
+            rows_ = [[c if j != last or len(c) <= keep else c[:keep - 1] + "…"
+                      for j, c in enumerate(r)] for r in rows_]
+            rows_[1][last] = "-" * keep
         out += [""] if n else []
-        out += text_rows([headers, ["-" * w for w in widths], *cells], widths,
-                         [not numeric[j] for j in range(len(headers))], group)
+        out += text_rows(rows_, ws, left, group)
     if footer:
         if width is not None:
             import textwrap
