@@ -264,8 +264,9 @@ def run_command(args: argparse.Namespace, parser: argparse.ArgumentParser | None
             msg = f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc)
         else:  # a bug: still one line, and how to see (and report) it
             msg = (f"unexpected {type(exc).__name__}: {exc}. This is a bug in receval; please "
-                   "report it with the output of --debug")
-        error(cli_message(msg or type(exc).__name__, flags) + " (use --debug for the traceback)")
+                   "report it with the traceback that --debug shows")
+        error(cli_message(msg or type(exc).__name__, flags)
+              + ("" if msg.endswith("--debug shows") else " (use --debug for the traceback)"))
         return 2 if isinstance(exc, UsageError) else 1
 
 
