@@ -331,7 +331,11 @@ def _read_table_pandas(path: str, fmt: str) -> Any:  # pragma: no cover - pyarro
     import pandas as pd
 
     if fmt == "parquet":
-        return pd.read_parquet(path)
+        try:
+            return pd.read_parquet(path)  # fastparquet, if that is what is installed
+        except ImportError:
+            require("pyarrow", "arrow")
+            raise
     if fmt == "jsonl":
         return pd.read_json(path, lines=True)
     return pd.read_csv(path, sep="," if fmt == "csv" else "\t")
