@@ -258,6 +258,8 @@ def test_stream_flag_gives_the_same_table(tmp_path, capsys):
     import numpy as np
     import pandas as pd
 
+    pytest.importorskip("pyarrow", reason="Parquet files need the arrow extra")
+
     rng = np.random.default_rng(3)
     users = np.repeat(np.arange(200), 10)
     run = pd.DataFrame({"user": users, "item": rng.integers(0, 50, len(users)),
