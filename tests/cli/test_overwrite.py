@@ -53,14 +53,14 @@ def test_force_overwrites(files, capsys):
     assert run.read_text().startswith("metric,mean")
 
 
-def test_compare_refuses_output_over_a_run(files, capsys, tmp_path):
+def test_compare_refuses_output_over_a_run(files, capsys, tmp_path, monkeypatch):
     run, truth = files
     run2 = tmp_path / "run2.csv"
     run2.write_bytes(run.read_bytes())
     base = ["compare", str(run), str(run2), "--truth", str(truth), "-m", "mrr"]
     _refused(capsys, [*base, "-o", str(run2)], run, run2, truth)
     _refused(capsys, [*base, "--format", "html", "-o", str(truth)], run, run2, truth)
-    os.chdir(tmp_path)  # the html default, receval-report.html, is an input here
+    monkeypatch.chdir(tmp_path)  # the html default, receval-report.html, is an input here
     (tmp_path / "receval-report.html").write_bytes(run.read_bytes())
     _refused(capsys, ["compare", "receval-report.html", str(run), "--truth", str(truth), "-m",
                       "mrr", "--format", "html"], tmp_path / "receval-report.html")
