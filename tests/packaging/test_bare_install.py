@@ -171,7 +171,6 @@ def test_parquet_without_pyarrow_names_the_extra(data):
         assert "receval[arrow]" in out.stderr and "Traceback" not in out.stderr
 
 
-@pytest.mark.slow
 def test_demo_without_extras_says_what_was_left_out(tmp_path):
     out = cli_without(["demo", "--users", "150", "--items", "80", "--resamples", "50",
                        "-o", str(tmp_path / "demo.html")], cwd=tmp_path)
