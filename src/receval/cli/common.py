@@ -207,10 +207,8 @@ def error(message: str) -> None:
     print(f"receval: error: {message}", file=sys.stderr)
 
 
-# Python parameter names whose CLI flag is not --<name with dashes>
-PARAM_FLAGS = {"n_resamples": "--resamples", "rng": "--seed", "n_folds": "--folds",
-               "block_rows": "--block-rows", "level": "-l", "max_docs": "-M",
-               "num_docs": "-N"}
+# Python parameter names whose CLI flag is not the flag of the same dest
+PARAM_FLAGS = {"n_resamples": "--resamples", "rng": "--seed", "n_folds": "--folds"}
 
 
 def flag_names(parser: argparse.ArgumentParser | None) -> dict[str, str]:
@@ -265,8 +263,9 @@ def run_command(args: argparse.Namespace, parser: argparse.ArgumentParser | None
         else:  # a bug: still one line, and how to see (and report) it
             msg = (f"unexpected {type(exc).__name__}: {exc}. This is a bug in receval; please "
                    "report it with the traceback that --debug shows")
+        quiet = isinstance(exc, UsageError) or msg.endswith("--debug shows")
         error(cli_message(msg or type(exc).__name__, flags)
-              + ("" if msg.endswith("--debug shows") else " (use --debug for the traceback)"))
+              + ("" if quiet else " (use --debug for the traceback)"))
         return 2 if isinstance(exc, UsageError) else 1
 
 
