@@ -25,7 +25,8 @@ def report(obj: Any, format: str = "text", path: str | None = None, *, digits: i
            width: int | None = None, **html_options: Any) -> str:
     """Render an EvalResult, a Comparison or a dict of EvalResults; write it to ``path``.
 
-    ``format``: ``text`` (rich box table), ``plain`` (plain text), ``markdown``, ``latex``
+    ``format``: ``text`` (rich box table; the ``plain`` table when rich is not installed),
+    ``plain`` (plain text), ``markdown``, ``latex``
     (booktabs; best value bold, superscripts name the systems a value significantly beats),
     ``csv`` (full precision), ``json`` (loads back with :func:`load`), ``html`` (self-contained
     page with plots and metric definitions; ``html_options`` go to
