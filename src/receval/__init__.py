@@ -20,10 +20,8 @@ Heavier parts (statistics, splitting, sampling, top-k, file readers, datasets) l
 use, so ``import receval`` stays fast.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import Any
+import importlib as _importlib
+from typing import Any as _Any
 
 from ._version import __version__
 from .errors import (
@@ -36,6 +34,7 @@ from .errors import (
     PolicyError,
     RecevalError,
     RecevalWarning,
+    RelevanceThresholdWarning,
     UnknownMetricError,
 )
 from .evaluate import Evaluator, evaluate, evaluate_blocks
@@ -74,26 +73,34 @@ _LAZY: dict[str, str | tuple[str, str | None]] = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     target = _LAZY.get(name)
     if target is None:
         raise AttributeError(f"module 'receval' has no attribute {name!r}")
     module_name, attr = (target, name) if isinstance(target, str) else target
-    module = importlib.import_module(module_name)
+    module = _importlib.import_module(module_name)
     value = module if attr is None else getattr(module, attr)
     globals()[name] = value
     return value
 
 
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+# public modules reached as attributes (``rv.metrics.metric``, ``rv.errors.InputError``)
+_MODULES = ["errors", "io", "metrics", "policies", "results", "trec"]
 
-
-__all__ = [
-    "Comparison", "EvalResult", "Evaluator", "InputError", "MetricError", "MetricSpec",
-    "MissingDependencyError", "MissingExtensionError", "NoCommonUsersWarning", "ParameterError",
-    "Policies", "PolicyError", "RecevalError", "RecevalWarning",
-    "UnknownMetricError", "__version__", "compare", "diff", "evaluate", "evaluate_blocks",
-    "list_metrics", "load_report", "metric", "parse_metric", "parse_metrics", "read_run",
-    "read_truth", "report", "run_overlap", "topk_from_scores", "trec_eval", "write_run", "write_truth",
+__all__ = [  # sub-packages (baselines, beyond, ...) are imported on first use
+    "Comparison", "EvalResult", "Evaluator", "InputError", "LeakageWarning", "MetricError",
+    "MetricSpec", "MissingDependencyError", "MissingExtensionError", "NoCommonUsersWarning",
+    "ParameterError", "Policies", "PolicyError", "RecevalError", "RecevalWarning",
+    "RelevanceThresholdWarning", "TopK", "UnknownMetricError", "__version__", "baselines",
+    "beyond", "check_leakage", "classification", "compare", "compat", "datasets", "diff",
+    "evaluate", "evaluate_blocks", "list_metrics", "load_report", "metric", "online",
+    "parse_metric", "parse_metrics", "read_run", "read_truth", "report", "run_demo",
+    "run_overlap", "sampling", "split", "stats", "topk", "topk_from_scores", "trec_eval",
+    "write_run", "write_truth",
 ]
+
+
+def __dir__() -> list[str]:
+    """The public names only (``__all__`` and the public modules), not the imports that
+    implement the package."""
+    return sorted({*__all__, *_MODULES})

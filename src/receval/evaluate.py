@@ -450,8 +450,9 @@ def evaluate_blocks(source: Any, truth: Any, metrics: Any, *, format: str | None
                     **kwargs: Any) -> EvalResult:
     """Evaluate a large run in blocks of whole users, with bounded memory.
 
-    ``source``: a run file grouped by user (Parquet, CSV or TSV; read ``block_rows`` rows at a
-    time by :func:`receval.io.files.iter_blocks`), or any iterable of run blocks. The truth is
+    ``source``: a run file grouped by user (Parquet, CSV, TSV or a TREC run; read about
+    ``block_rows`` rows at a time by :func:`receval.io.files.iter_blocks`, which raises at the
+    first user whose rows are not contiguous), or any iterable of run blocks. The truth is
     packed once; the result is bit-identical to ``rv.evaluate`` on the whole run (see
     :meth:`Evaluator.evaluate_blocks`). ``progress(rows_done)`` is called after each block.
     """
@@ -464,11 +465,6 @@ def evaluate_blocks(source: Any, truth: Any, metrics: Any, *, format: str | None
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         fmt = detect_format(path, format, flag="--run-format")
-        if fmt not in ("parquet", "csv", "tsv"):
-            raise InputError(
-                f"{path}: streaming reads Parquet, CSV or TSV files; convert the {fmt} file, or "
-                "evaluate it without --stream."
-            )
         user_col = user_col or guess_user_col(path, fmt)
         source = iter_blocks(path, format=fmt, user_col=user_col, block_rows=block_rows)
     res = ev.evaluate_blocks(source, name=name, user_col=user_col, item_col=item_col,

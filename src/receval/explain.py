@@ -63,18 +63,20 @@ class Explanation:
             return math.isnan(a) and math.isnan(b)
         return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
-    def to_text(self, fmt: str = "table", digits: int = 4) -> str:
-        """Readable text (``fmt``: table | markdown) of the tables, steps and the check."""
+    def to_text(self, fmt: str = "table", digits: int = 4, width: int | None = None) -> str:
+        """Readable text (``fmt``: table | markdown) of the tables, steps and the check;
+        ``width`` fits the plain tables in that many characters (None: no limit)."""
         from .report.tables import render
 
         out = [f"{self.metric} for user {plain(self.user)}"]
         out += [f"  {n}" for n in self.notes]
         out.append("")
-        out.append(render(self.columns, self.rows, fmt, digits=digits) if self.rows
+        out.append(render(self.columns, self.rows, fmt, digits=digits, width=width) if self.rows
                    else "(the user has no recommended items)")
         if self.ideal_columns:
             out += ["", self.ideal_title]
-            out.append(render(self.ideal_columns, self.ideal_rows, fmt, digits=digits)
+            out.append(render(self.ideal_columns, self.ideal_rows, fmt, digits=digits,
+                              width=width)
                        if self.ideal_rows else "(empty ideal list)")
         out.append("")
         out += self.steps

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pandas as pd
-import polars as pl
 import pytest
 from sklearn import metrics as skm
 
@@ -82,6 +81,7 @@ def test_rating_arrays_exact_and_sklearn():
 
 
 def test_rating_errors_tables():
+    pl = pytest.importorskip("polars")
     preds = pd.DataFrame({"user": ["a", "a", "b", "b", "b"], "item": [1, 2, 1, 3, 9],
                           "prediction": [4.0, 3.0, 2.0, 5.0, 1.0]})
     ratings = pl.DataFrame({"user": ["a", "a", "b", "b"], "item": [1, 2, 1, 3],

@@ -41,6 +41,7 @@ def test_demo_ordering(demo):
 
 
 def test_demo_report_written(demo):
+    pytest.importorskip("matplotlib", reason="the report's plots need the plot extra")
     html = Path(demo.html_path).read_text(encoding="utf-8")
     assert 'id="metrics-table"' in html and 'data-kind="at-k"' in html
     assert 'data-kind="distribution"' in html

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import importlib.util
 
 import numpy as np
 import pandas as pd
@@ -123,7 +124,12 @@ RUN = pd.DataFrame({"user": [1, 1, 1, 2, 2], "item": [10, 11, 12, 10, 13],
 TRUTH = pd.DataFrame({"user": [1, 1, 2], "item": [12, 99, 10], "relevance": [1.0, 2.0, 1.0]})
 
 
-@pytest.mark.parametrize("ext", ["csv", "tsv", "parquet", "jsonl", "run", "csv.gz"])
+NEEDS_ARROW = pytest.mark.skipif(importlib.util.find_spec("pyarrow") is None,
+                                 reason="Parquet files need the arrow extra")
+
+
+@pytest.mark.parametrize("ext", ["csv", "tsv", pytest.param("parquet", marks=NEEDS_ARROW),
+                                 "jsonl", "run", "csv.gz"])
 def test_write_read_round_trip_gives_same_evaluation(tmp_path, ext):
     path = tmp_path / f"run.{ext}"
     write_run(RUN, path)
@@ -160,6 +166,7 @@ def test_column_mapping_and_bad_column(tmp_path):
         read_run(p, user_col="user_id")
 
 
+@NEEDS_ARROW
 def test_unreadable_parquet_names_the_file(tmp_path):
     p = tmp_path / "broken.parquet"
     p.write_text("not parquet")

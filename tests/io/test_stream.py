@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 import receval as rv
 from receval import evaluate_blocks
 from receval.errors import InputError
 from receval.io.files import iter_blocks
+
+pa = pytest.importorskip("pyarrow", reason="streaming Parquet needs the arrow extra")
+pq = pytest.importorskip("pyarrow.parquet")
 
 
 def _data(n_users=300, k=20, seed=0):
@@ -77,8 +78,16 @@ def test_ungrouped_file_is_refused(tmp_path):
         evaluate_blocks(path, truth, ["ndcg@5"], block_rows=30)
 
 
-def test_stream_refuses_trec_files(tmp_path):
+def test_stream_refuses_jsonl_files(tmp_path):
+    p = tmp_path / "r.jsonl"
+    p.write_text('{"user": 1, "item": "a", "score": 1.0}\n')
+    with pytest.raises(InputError, match="streaming reads Parquet, CSV, TSV or TREC"):
+        evaluate_blocks(p, {1: {"a": 1}}, ["ndcg@5"])
+
+
+def test_stream_reads_trec_runs(tmp_path):
     p = tmp_path / "r.run"
-    p.write_text("1 Q0 a 1 1.0 t\n")
-    with pytest.raises(InputError, match="streaming reads Parquet, CSV or TSV"):
-        evaluate_blocks(p, {"1": {"a": 1}}, ["ndcg@5"])
+    p.write_text("1 Q0 a 1 1.0 t\n1 Q0 b 2 0.5 t\n2 Q0 a 1 2.0 t\n")
+    truth = {"1": {"b": 1}, "2": {"a": 1}}
+    got = evaluate_blocks(p, truth, ["mrr"], block_rows=1)
+    assert got.summary["mrr"] == (1 / 2 + 1) / 2

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
 import math
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import random_case, to_frame
@@ -178,6 +180,8 @@ def test_rank_input_equals_score_input(seed):
     assert _same(_by_user(a), _by_user(b))
 
 
+@pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("polars", "pyarrow")),
+                    reason="polars and pyarrow containers need the polars and arrow extras")
 @settings(max_examples=20, deadline=None)
 @given(SEEDS)
 def test_containers_agree(seed):

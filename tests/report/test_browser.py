@@ -50,6 +50,7 @@ def page(tmp_path_factory):
 
 
 def test_page_loads_with_table_and_plots(page, tmp_path):
+    pytest.importorskip("matplotlib", reason="the report's plots need the plot extra")
     browser = _browser()
     proc = subprocess.run([browser, *_flags(tmp_path), "--dump-dom", page.as_uri()],
                           capture_output=True, text=True, timeout=120)

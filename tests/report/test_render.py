@@ -93,6 +93,7 @@ def test_csv_full_precision(cmp):
 
 
 def test_text_rich_has_marks(cmp):
+    pytest.importorskip("rich", reason="the box-drawn table needs the rich extra")
     text = report(cmp, "text")
     assert "0.3125 a" in text and "(b) knn" in text and "┃" in text
 
@@ -141,6 +142,7 @@ def test_single_result_renders():
 
 
 def test_html_self_contained():
+    pytest.importorskip("matplotlib", reason="the report's plots need the plot extra")
     results = _evalresults()
     cmp = compare(results, test="permutation", n_resamples=300)
     html = report(cmp, "html")

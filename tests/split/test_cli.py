@@ -48,6 +48,7 @@ def test_temporal_csv(log, tmp_path, capsys):
 
 
 def test_kfold_parquet_and_filter(log, tmp_path, capsys):
+    pytest.importorskip("pyarrow", reason="Parquet files need the arrow extra")
     out = tmp_path / "folds"
     code = _run(["split", str(log), "-o", str(out), "--method", "kfold", "--folds", "2",
                  "--user-col", "uid", "--item-col", "iid", "--min-user", "2",

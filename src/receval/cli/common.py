@@ -7,15 +7,23 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+import shutil
 import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..errors import RecevalError
 from ..policies import POLICY_CHOICES
 from ..report.tables import fmt_value, render  # noqa: F401  (re-exported for the commands)
 
-FORMATS = ("table", "markdown", "csv", "json", "latex")
+# Output formats: one set of names for every sub-command (each offers the ones it can write).
+# table = the terminal table (box-drawn with rich when installed), plain = plain text.
+OUTPUT_FORMATS = ("table", "plain", "markdown", "latex", "csv", "json", "html")
+FORMAT_ALIASES = {"text": "table", "rich": "table", "txt": "plain", "md": "markdown",
+                  "tex": "latex", "htm": "html"}
+FORMATS = ("table", "plain", "markdown", "latex", "csv", "json")  # evaluate's
 FILE_FORMATS = ("trec", "csv", "tsv", "parquet", "jsonl")
 
 POLICY_FLAGS = POLICY_CHOICES  # one source of truth: receval.policies
@@ -38,6 +46,10 @@ class Formatter(argparse.RawDescriptionHelpFormatter):
     """Keeps the examples in descriptions as written."""
 
 
+class UsageError(RecevalError):
+    """The command line was used wrongly (exit code 2, as argparse's usage errors)."""
+
+
 def add_debug_flags(parser: argparse.ArgumentParser, *, quiet: bool = True) -> None:
     parser.add_argument("--debug", action="store_true",
                         help="show the full traceback on errors")
@@ -46,13 +58,91 @@ def add_debug_flags(parser: argparse.ArgumentParser, *, quiet: bool = True) -> N
                             help="no progress bar or notes on stderr")
 
 
+def add_force_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--force", action="store_true",
+                        help="write the output even over one of the input files")
+
+
+def digits(text: str) -> int:
+    """argparse type of --digits: an integer from 0 to 17 (float64 has 17 significant digits)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of decimals, got {text!r}") \
+            from None
+    if not 0 <= value <= 17:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 17, got {value}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type of counts that must be at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def output_format(choices: Sequence[str]) -> Callable[[str], str]:
+    """argparse type of --format: one of ``choices`` (names shared by every sub-command;
+    ``text``, ``md``, ``tex`` ... accepted as aliases)."""
+    def parse(text: str) -> str:
+        name = FORMAT_ALIASES.get(text.lower(), text.lower())
+        if name not in choices:
+            raise argparse.ArgumentTypeError(
+                f"invalid choice: {text!r} (choose from {', '.join(choices)})")
+        return name
+
+    return parse
+
+
+def add_format_flag(parser: argparse.ArgumentParser, choices: Sequence[str], *,
+                    default: str | None = None, help: str | None = None) -> None:
+    default = default or choices[0]
+    parser.add_argument("--format", type=output_format(choices), default=default,
+                        metavar="{" + ",".join(choices) + "}",
+                        help=help or f"output format (default {default})")
+
+
 def add_output_flags(parser: argparse.ArgumentParser, *, formats: Sequence[str] = FORMATS) -> None:
-    parser.add_argument("--format", choices=list(formats), default=formats[0],
-                        help=f"output format (default {formats[0]})")
+    add_format_flag(parser, formats)
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="write the output to FILE instead of stdout")
-    parser.add_argument("--digits", type=int, default=4,
+    add_force_flag(parser)
+    parser.add_argument("--digits", type=digits, default=4,
                         help="decimals shown in table / markdown / latex output (default 4)")
+
+
+def protect_inputs(args: argparse.Namespace, outputs: Sequence[Any],
+                   inputs: Sequence[Any]) -> None:
+    """Refuse (:class:`UsageError`, exit 2) to write an output over an input file (the same
+    file by path, symlink or hard link) unless ``--force``."""
+    from ..io.output import same_file
+
+    if getattr(args, "force", False):
+        return
+    for out in outputs:
+        for inp in inputs:
+            if out and inp and os.path.exists(inp) and same_file(out, inp):
+                raise UsageError(
+                    f"the output {os.fspath(out)!r} is the input file {os.fspath(inp)!r}; "
+                    "refusing to overwrite it (choose another output, or pass --force)."
+                )
+
+
+def input_paths(args: argparse.Namespace, *names: str) -> list[str]:
+    """The input files named by ``args`` (attributes ``names``; lists flattened)."""
+    out: list[str] = []
+    for n in names:
+        v = getattr(args, n, None)
+        if isinstance(v, (list, tuple)):
+            out += [x for x in v if x]
+        elif v:
+            out.append(v)
+    return out
 
 
 def add_column_flags(parser: argparse.ArgumentParser) -> None:
@@ -119,10 +209,38 @@ def error(message: str) -> None:
     print(f"receval: error: {message}", file=sys.stderr)
 
 
-def run_command(args: argparse.Namespace) -> int:
-    """Run ``args.func(args)``; turn expected errors into one line on stderr and exit code 1."""
-    from ..errors import RecevalError
+# Python parameter names whose CLI flag is not the flag of the same dest
+PARAM_FLAGS = {"n_resamples": "--resamples", "rng": "--seed", "n_folds": "--folds"}
 
+
+def flag_names(parser: argparse.ArgumentParser | None) -> dict[str, str]:
+    """Python parameter name -> the sub-command's flag (from its options and their dests)."""
+    out = dict(PARAM_FLAGS)
+    if parser is None:
+        return out
+    for action in parser._actions:
+        longs = [o for o in action.option_strings if o.startswith("--")]
+        flag = (longs or action.option_strings or [None])[0]
+        if flag and action.dest not in ("help", "version"):
+            out[action.dest] = flag
+    return out
+
+
+def cli_message(message: str, flags: dict[str, str]) -> str:
+    """A receval error message as the command line says it: one line, parameters named by
+    their flags (``at='x'`` -> ``--at 'x'``)."""
+    message = " ".join(message.split())
+    names = sorted((n for n in flags if n), key=len, reverse=True)
+    if not names:
+        return message
+    pattern = re.compile(r"(?<![\w.@(,=\-])(" + "|".join(map(re.escape, names)) + r")=(?!=)")
+    return pattern.sub(lambda m: flags[m.group(1)] + " ", message)
+
+
+def run_command(args: argparse.Namespace, parser: argparse.ArgumentParser | None = None) -> int:
+    """Run ``args.func(args)``; turn errors into one line on stderr: exit code 2 for usage
+    errors, 1 for anything else (bad input, a missing file or extra, and, as the last resort, an
+    unexpected exception). A traceback only with ``--debug``."""
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
@@ -134,26 +252,47 @@ def run_command(args: argparse.Namespace) -> int:
         except OSError:
             pass
         return 0
-    except (RecevalError, ValueError, KeyError, OSError, ImportError) as exc:
+    except Exception as exc:
         if getattr(args, "debug", False):
             raise
-        msg = str(exc) if not isinstance(exc, KeyError) or isinstance(exc, RecevalError) \
-            else str(exc.args[0]) if exc.args else repr(exc)
-        if isinstance(exc, OSError) and not isinstance(exc, RecevalError):
+        flags = flag_names(parser)
+        if isinstance(exc, RecevalError) or isinstance(exc, (ValueError, ImportError)):
+            msg = str(exc)
+        elif isinstance(exc, KeyError):
+            msg = str(exc.args[0]) if exc.args else repr(exc)
+        elif isinstance(exc, OSError):
             msg = f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc)
-        error(" ".join(msg.split()) + " (use --debug for the traceback)")
-        return 1
+        else:  # a bug: still one line, and how to see (and report) it
+            msg = (f"unexpected {type(exc).__name__}: {exc}. This is a bug in receval; please "
+                   "report it with the traceback that --debug shows")
+        quiet = isinstance(exc, UsageError) or msg.endswith("--debug shows")
+        error(cli_message(msg or type(exc).__name__, flags)
+              + ("" if quiet else " (use --debug for the traceback)"))
+        return 2 if isinstance(exc, UsageError) else 1
 
 
 # ---- output -------------------------------------------------------------------------------
 def emit(text: str, output: str | None) -> None:
-    """Print ``text`` (with a final newline) to stdout or write it to ``output``."""
+    """Print ``text`` (with a final newline) to stdout or write it to ``output`` (atomically:
+    a failure leaves the previous file as it was)."""
+    text = text + ("\n" if not text.endswith("\n") else "")
     if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text + ("\n" if not text.endswith("\n") else ""))
+        from ..io.output import write_text
+
+        write_text(output, text)
     else:
-        sys.stdout.write(text + ("\n" if not text.endswith("\n") else ""))
+        sys.stdout.write(text)
         sys.stdout.flush()
+
+
+def terminal_width(output: str | None = None) -> int | None:
+    """The width to fit a table printed to the terminal: ``$COLUMNS`` or the terminal's
+    width; None (no limit) when the output goes to a file or a pipe."""
+    if output:
+        return None
+    if os.environ.get("COLUMNS", "").isdigit() or sys.stdout.isatty():
+        return max(20, shutil.get_terminal_size().columns)
+    return None
 
 
 def note(args: argparse.Namespace, message: str) -> None:

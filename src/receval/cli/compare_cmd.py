@@ -14,13 +14,22 @@ EXAMPLES = [
     "receval compare pop.csv knn.csv --truth test.csv -m ndcg@10,coverage@10 --train train.csv "
     "--format html -o report.html",
 ]
-REPORT_FORMATS = ("text", "plain", "markdown", "latex", "csv", "json", "html")
+REPORT_FORMATS = ("table", "plain", "markdown", "latex", "csv", "json", "html")
 TESTS = ("t", "wilcoxon", "permutation", "bootstrap", "tukey")
 CORRECTIONS = ("holm", "bonferroni", "bh", "by", "none")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from .common import Formatter, add_column_flags, add_debug_flags, add_policy_flags
+    from .common import (
+        Formatter,
+        add_column_flags,
+        add_debug_flags,
+        add_force_flag,
+        add_format_flag,
+        add_policy_flags,
+        digits,
+        positive_int,
+    )
     from .common import example_epilog as _epilog
 
     p = subparsers.add_parser(
@@ -47,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of the permutation / bootstrap resampling (default 0)")
-    p.add_argument("--resamples", type=int, default=10000,
+    p.add_argument("--resamples", type=positive_int, default=10000,
                    help="resamples of the permutation and bootstrap procedures (default 10000)")
     p.add_argument("--align-users", choices=("error", "intersection"), default="error",
                    dest="align_users",
@@ -55,11 +64,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "intersection")
     p.add_argument("--train", help="training interactions (user, item): enables beyond-accuracy "
                                    "metrics and the long-tail plot of the HTML report")
-    p.add_argument("--format", choices=REPORT_FORMATS, default="text",
-                   help="output format (default text; html writes a self-contained page)")
+    add_format_flag(p, REPORT_FORMATS, help="output format (default table: box-drawn with "
+                    "rich when installed, else plain text; html writes a self-contained page)")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write the output to FILE (html default: receval-report.html)")
-    p.add_argument("--digits", type=int, default=4, help="decimals shown (default 4)")
+    add_force_flag(p)
+    p.add_argument("--digits", type=digits, default=4, help="decimals shown (default 4)")
     add_column_flags(p)
     add_policy_flags(p)
     add_debug_flags(p)
@@ -105,9 +115,12 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from ..report import report
     from ..stats import compare
+    from .common import emit, input_paths, note, protect_inputs, terminal_width
 
     if len(args.runs) < 2:
         raise InputError(f"compare needs at least two runs, got {len(args.runs)}.")
+    output = args.output or ("receval-report.html" if args.format == "html" else None)
+    protect_inputs(args, [output], input_paths(args, "runs", "truth", "train"))
     names = _names(args)
     if args.baseline is not None and args.baseline not in names:
         raise InputError(f"--baseline {args.baseline!r} is not one of the run names {names}; "
@@ -131,18 +144,20 @@ def run(args: argparse.Namespace) -> int:
                   alpha=args.alpha, rng=args.seed, n_resamples=args.resamples,
                   users=args.align_users)
     if args.format == "html":
-        path = args.output or "receval-report.html"
+        from ..report.html import plots_left_out
+
         options = {}
         if train is not None:
             options = {"train": train, "runs": dict(zip(names, runs, strict=True))}
-        report(cmp, format="html", path=path, digits=args.digits, **options)
-        print(f"receval: wrote {path}", file=sys.stderr)
+        report(cmp, format="html", path=output, digits=args.digits, **options)
+        left_out = plots_left_out()
+        if left_out:
+            note(args, left_out)
+        note(args, f"wrote {output}")
         return 0
-    color = args.format == "text" and not args.output and sys.stdout.isatty()
-    text = report(cmp, format=args.format, digits=args.digits, color=color)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    fmt = "text" if args.format == "table" else args.format
+    color = fmt == "text" and not args.output and sys.stdout.isatty()
+    emit(report(cmp, format=fmt, digits=args.digits, color=color,
+                width=terminal_width(args.output) if fmt in ("text", "plain") else None),
+         args.output)
     return 0

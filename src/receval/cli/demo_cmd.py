@@ -18,45 +18,57 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "with paired significance tests, print the table and write a "
                     "self-contained HTML report.",
     )
-    p.add_argument("--users", type=int, default=4000, help="number of users (default 4000)")
-    p.add_argument("--items", type=int, default=2500, help="number of items (default 2500)")
+    from .common import add_debug_flags, add_format_flag, positive_int
+
+    p.add_argument("--users", type=positive_int, default=4000,
+                   help="number of users (default 4000)")
+    p.add_argument("--items", type=positive_int, default=2500,
+                   help="number of items (default 2500)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--test", default="permutation",
                    choices=("t", "wilcoxon", "permutation", "bootstrap", "tukey"),
                    help="paired test (default permutation)")
-    p.add_argument("--resamples", type=int, default=2000,
+    p.add_argument("--resamples", type=positive_int, default=2000,
                    help="resamples of the permutation / bootstrap procedures (default 2000)")
     p.add_argument("-o", "--output", default="receval-report.html", metavar="FILE",
                    help="HTML report path (default receval-report.html)")
     p.add_argument("--no-html", action="store_true", help="do not write the HTML report")
-    p.add_argument("--format", default="text", choices=("text", "plain", "markdown", "latex"),
-                   help="format of the printed table (default text)")
+    add_format_flag(p, ("table", "plain", "markdown", "latex"),
+                    help="format of the printed table (default table)")
     p.add_argument("--all-metrics", action="store_true",
                    help="print every metric (the report always has all of them)")
     p.add_argument("--online", action="store_true",
                    help="also simulate a shop (click model, exploration log): A/B tests, "
                         "off-policy estimates, interleaving and offline-online agreement")
-    p.add_argument("--debug", action="store_true", help="show the full traceback on errors")
+    add_debug_flags(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..demo import run_demo
     from ..report import report
+    from ..report.html import plots_left_out
+    from .common import note, terminal_width
 
     out = run_demo(n_users=args.users, n_items=args.items, seed=args.seed, test=args.test,
                    n_resamples=args.resamples, html=None if args.no_html else args.output)
     cmp = out.comparison
     shown = None if args.all_metrics else [m for m in SHOWN if m in cmp.metrics]
-    color = args.format == "text" and sys.stdout.isatty()
-    text = report(cmp, format=args.format, metrics=shown, color=color,
+    fmt = "text" if args.format == "table" else args.format
+    color = fmt == "text" and sys.stdout.isatty()
+    text = report(cmp, format=fmt, metrics=shown, color=color,
+                  width=terminal_width() if fmt in ("text", "plain") else None,
                   title="receval demo: four baselines on a synthetic log")
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     info = out.info
     print(f"{info['train_rows']} training rows, {info['test_rows']} held-out rows of "
           f"{info['test_users']} users; finished in {out.timings['total']:.1f} s.")
     if out.html_path:
-        print(f"Report with plots and metric definitions: {out.html_path}")
+        left_out = plots_left_out()
+        print(f"Report with {'' if left_out else 'plots and '}metric definitions: "
+              f"{out.html_path}")
+        if left_out:
+            note(args, left_out)
     if getattr(args, "online", False):
         from .online_cmd import online_demo
 

@@ -14,11 +14,15 @@ from .common import (
     add_debug_flags,
     add_output_flags,
     add_policy_flags,
+    check_not_empty,
     emit,
     example_epilog,
     metric_keys,
     policies_from,
+    positive_int,
+    protect_inputs,
     render,
+    terminal_width,
 )
 
 EXAMPLES = [
@@ -61,12 +65,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_policy_flags(p)
     g = p.add_argument_group("large files")
     g.add_argument("--stream", action="store_true", default=None,
-                   help="read the run in blocks of whole users (rows of a user must be "
-                        "contiguous); automatic for Parquet runs over 20M rows and CSV/TSV "
-                        "runs over 512 MiB")
+                   help="read the run (Parquet, CSV, TSV or TREC) in blocks of whole users "
+                        "(rows of a user must be contiguous); automatic for Parquet runs over "
+                        "20M rows and CSV/TSV/TREC runs over 512 MiB")
     g.add_argument("--no-stream", action="store_false", dest="stream",
                    help="read the whole run at once")
-    g.add_argument("--block-rows", type=int, default=5_000_000,
+    g.add_argument("--block-rows", type=positive_int, default=5_000_000,
                    help="rows per block when streaming (default 5000000)")
     add_debug_flags(p)
     p.set_defaults(func=run)
@@ -83,7 +87,7 @@ def _should_stream(args: argparse.Namespace) -> bool:
             from ..io.files import count_rows
 
             return (count_rows(args.run, fmt) or 0) > STREAM_ROWS
-        return fmt in ("csv", "tsv") and os.path.getsize(args.run) > STREAM_BYTES
+        return fmt in ("csv", "tsv", "trec") and os.path.getsize(args.run) > STREAM_BYTES
     except Exception:
         return False
 
@@ -116,11 +120,10 @@ def _evaluate_files(args: argparse.Namespace, keys: list, policies: dict[str, st
 
     name = args.name or os.path.basename(args.run)
     if _should_stream(args):
-        if args.block_rows <= 0:
-            raise rv.InputError(f"--block-rows must be positive, got {args.block_rows}.")
         truth = read_truth(args.truth, format=args.truth_format,
                            user_col=args.truth_user_col or args.user_col,
                            item_col=args.truth_item_col or args.item_col, rel_col=args.rel_col)
+        check_not_empty(truth, args.truth, "truth")
         fmt = detect_format(args.run, args.run_format, flag="--run-format")
         bar = Progress(count_rows(args.run, fmt), enabled=not args.quiet)
         try:
@@ -142,13 +145,15 @@ def _evaluate_files(args: argparse.Namespace, keys: list, policies: dict[str, st
 
 
 def run(args: argparse.Namespace) -> int:
+    protect_inputs(args, [args.output], [args.run, args.truth])
     res = evaluate_files(args)
     digits = args.digits
     if args.per_user:
         headers = ["user"] + list(res.metrics)
         rows = [[u] + [float(v) for v in row]
                 for u, row in zip(res.user_ids.tolist(), res.values.tolist(), strict=True)]
-        text = render(headers, rows, args.format, digits=digits)
+        text = render(headers, rows, args.format, digits=digits,
+                      width=terminal_width(args.output))
     elif args.format == "json":
         text = res.to_json(indent=2)  # the document EvalResult.from_json / rv.load_report read
     else:
@@ -164,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
                 f"but not the truth (ignored), {c.get('skipped_no_relevant', 0)} with no "
                 "relevant item (skipped)"
             )
-        text = render(headers, rows, args.format, digits=digits, footer=footer)
+        text = render(headers, rows, args.format, digits=digits, footer=footer,
+                      width=terminal_width(args.output))
     emit(text, args.output)
     return 0

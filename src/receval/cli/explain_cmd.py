@@ -8,9 +8,13 @@ from .common import (
     Formatter,
     add_column_flags,
     add_debug_flags,
+    add_force_flag,
+    add_format_flag,
+    digits,
     emit,
     example_epilog,
     policies_from,
+    protect_inputs,
     read_inputs,
 )
 
@@ -35,10 +39,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--run", required=True, help="run file")
     p.add_argument("--truth", required=True, help="truth file")
     p.add_argument("--user", required=True, help="the user (or query) id")
-    p.add_argument("--format", choices=["table", "markdown", "json"], default="table",
-                   help="output format (default table)")
-    p.add_argument("--digits", type=int, default=4, help="decimals in the tables (default 4)")
+    add_format_flag(p, ("table", "markdown", "json"))
+    p.add_argument("--digits", type=digits, default=4, help="decimals in the tables (default 4)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    add_force_flag(p)
     add_column_flags(p)
     from .common import add_policy_flags
 
@@ -50,6 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..explain import explain
 
+    protect_inputs(args, [args.output], [args.run, args.truth])
     run_data, truth = read_inputs(args)
     kwargs = {}
     cols = list(getattr(run_data, "columns", []))
@@ -61,5 +66,8 @@ def run(args: argparse.Namespace) -> int:
 
         emit(json.dumps(ex.to_dict(), indent=2), args.output)
     else:
-        emit(ex.to_text(args.format, args.digits), args.output)
+        from .common import terminal_width
+
+        emit(ex.to_text(args.format, args.digits, width=terminal_width(args.output)),
+             args.output)
     return 0 if ex.agrees or ex.reference is None else 1

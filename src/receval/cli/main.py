@@ -1,7 +1,8 @@
 """Argument parsing and dispatch of the ``receval`` command.
 
 Exit codes: 0 success, 1 bad input (one line on stderr naming the file, line or column, the
-value and the fix; a traceback only with ``--debug``), 2 bad usage (argparse).
+value and the fix; a traceback only with ``--debug``), 2 bad usage (argparse's usage errors, and
+an output that would overwrite an input without ``--force``).
 """
 
 from __future__ import annotations
@@ -61,7 +62,15 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
-    return run_command(args)
+    return run_command(args, subparser(parser, args.command))
+
+
+def subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser | None:
+    """The parser of sub-command ``name``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices.get(name)
+    return None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import Formatter, add_debug_flags, emit, example_epilog, render
+from .common import Formatter, add_debug_flags, add_format_flag, emit, example_epilog, render
 
 EXAMPLES = [
     "receval metrics                      # one line per metric",
@@ -25,8 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("names", nargs="*", metavar="METRIC", help="show only these metrics")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="parameters with their choices, formula, description, reference, example")
-    p.add_argument("--format", choices=["table", "markdown", "json"], default="table",
-                   help="output format (default table)")
+    add_format_flag(p, ("table", "markdown", "json"))
     p.add_argument("--compat", metavar="LIBRARY", nargs="?", const="",
                    help="what each metric name means in LIBRARY (rectools, recbole, trec_eval, "
                         "...) and the version checked; without LIBRARY, the list of presets")
@@ -92,7 +91,10 @@ def run(args: argparse.Namespace) -> int:
         headers = ["metric", "@k", "parameters (defaults)", "formula"]
         rows = [[d.name, "yes" if d.cutoff != "none" else "no", _params(d), d.formula]
                 for d in defs]
-        emit(render(headers, rows, "markdown" if args.format == "markdown" else "table"), None)
+        from .common import terminal_width
+
+        emit(render(headers, rows, "markdown" if args.format == "markdown" else "table",
+                    width=terminal_width()), None)
         return 0
     from ..metrics.describe import describe
 

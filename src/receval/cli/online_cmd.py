@@ -7,7 +7,16 @@ import argparse
 import sys
 from typing import Any
 
-from .common import add_debug_flags
+from .common import (
+    add_debug_flags,
+    add_force_flag,
+    add_format_flag,
+    digits,
+    emit,
+    input_paths,
+    positive_int,
+    protect_inputs,
+)
 
 OUT_FORMATS = ("table", "markdown", "csv", "json", "html")
 
@@ -29,24 +38,24 @@ def _read(path: str) -> Any:
     raise InputError(f"cannot tell the format of {path!r}; use .csv, .tsv, .parquet or .jsonl.")
 
 
-def _out(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=OUT_FORMATS, default="table",
-                   help="output format (default table)")
+def _out(p: argparse.ArgumentParser, *inputs: str) -> None:
+    add_format_flag(p, OUT_FORMATS)
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
-    p.add_argument("--digits", type=int, default=4, help="decimals shown (default 4)")
+    add_force_flag(p)
+    p.add_argument("--digits", type=digits, default=4, help="decimals shown (default 4)")
     add_debug_flags(p, quiet=False)
+    p.set_defaults(input_flags=inputs)
+
+
+def _protect(args: argparse.Namespace) -> None:
+    protect_inputs(args, [args.output], input_paths(args, *args.input_flags))
 
 
 def _emit(res: Any, args: argparse.Namespace) -> int:
     from ..report import report
 
     fmt = "plain" if args.format == "table" else args.format
-    text = report(res, format=fmt, digits=args.digits)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text)
+    emit(report(res, format=fmt, digits=args.digits), args.output)
     return 0
 
 
@@ -92,7 +101,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="multiple-testing correction across metrics (default holm)")
     p.add_argument("--nan", default="error", choices=("error", "drop"),
                    help="units with missing values: error (default) or drop (counted)")
-    _out(p)
+    _out(p, "data")
     p.set_defaults(func=run_ab)
 
     p = subparsers.add_parser(
@@ -100,18 +109,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="One row per shown item with the team (ranking) it was credited to and its "
                     "credit (click, watch time). Per-unit preference, sign test, bootstrap CI; "
                     "every pair of teams with a correction when there are more than two.")
-    p.add_argument("log")
-    p.add_argument("--unit", default="user_id")
-    p.add_argument("--impression", default="impression_id")
-    p.add_argument("--team", default="team")
-    p.add_argument("--credit", default="click")
+    p.add_argument("log", help="interleaving log: one row per shown item (CSV, TSV, Parquet, "
+                               "JSON Lines)")
+    p.add_argument("--unit", default="user_id", help="unit column (default user_id)")
+    p.add_argument("--impression", default="impression_id",
+                   help="impression column (default impression_id)")
+    p.add_argument("--team", default="team",
+                   help="column of the team (ranking) an item was credited to (default team)")
+    p.add_argument("--credit", default="click",
+                   help="credit column: click, watch time, ... (default click)")
     p.add_argument("--aggregate", default="unit_sign", choices=("unit_sign", "unit_mean",
-                                                                  "impression"))
+                                                                  "impression"),
+                   help="unit of the preference: unit_sign (default; one vote per unit), "
+                        "unit_mean, impression")
     p.add_argument("--correction", default="holm",
-                   choices=("none", "bonferroni", "holm", "bh", "by"))
-    p.add_argument("--resamples", type=int, default=2000)
-    p.add_argument("--seed", type=int, default=0)
-    _out(p)
+                   choices=("none", "bonferroni", "holm", "bh", "by"),
+                   help="multiple-testing correction across pairs of teams (default holm)")
+    p.add_argument("--resamples", type=positive_int, default=2000,
+                   help="bootstrap resamples (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    _out(p, "log")
     p.set_defaults(func=run_interleave)
 
     p = subparsers.add_parser(
@@ -119,28 +136,40 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Estimate the value of a target policy made from a run (deterministic top-k, "
                     "Plackett-Luce, epsilon-greedy) from a log with logging propensities; the "
                     "overlap report runs first.")
-    p.add_argument("log")
+    p.add_argument("log", help="log of shown slates with logging propensities (CSV, TSV, "
+                               "Parquet, JSON Lines)")
     p.add_argument("--run", required=True, help="run file (user, item, score)")
     p.add_argument("--policy", default="deterministic",
-                   choices=("deterministic", "plackett_luce", "epsilon_greedy"))
-    p.add_argument("--k", type=int, default=None, help="list length of the target policy")
-    p.add_argument("--temperature", type=float, default=1.0)
-    p.add_argument("--epsilon", type=float, default=0.0)
+                   choices=("deterministic", "plackett_luce", "epsilon_greedy"),
+                   help="target policy made from the run (default deterministic top-k)")
+    p.add_argument("--k", type=positive_int, default=None,
+                   help="list length of the target policy")
+    p.add_argument("--temperature", type=float, default=1.0,
+                   help="plackett_luce: softmax temperature of the scores (default 1)")
+    p.add_argument("--epsilon", type=float, default=0.0,
+                   help="epsilon_greedy: probability of a uniformly random item (default 0)")
     p.add_argument("-e", "--estimator", action="append",
                    help="estimator (repeatable; default ips, snips), e.g. cips(cap=10)")
     for flag, default in (("unit", "user_id"), ("slate", "slate_id"), ("position", "position"),
                           ("item", "item_id"), ("reward", "reward"),
                           ("propensity", "propensity")):
         p.add_argument(f"--{flag}", default=default, help=f"log column (default {default})")
-    p.add_argument("--propensity-kind", default="marginal", choices=("marginal", "prefix", "joint"))
-    p.add_argument("--run-user", default="user")
-    p.add_argument("--run-item", default="item")
-    p.add_argument("--run-score", default="score")
-    p.add_argument("--ci", default="analytic", choices=("analytic", "bootstrap"))
-    p.add_argument("--cluster", default="unit", choices=("unit", "slate"))
-    p.add_argument("--resamples", type=int, default=2000)
-    p.add_argument("--seed", type=int, default=0)
-    _out(p)
+    p.add_argument("--propensity-kind", default="marginal", choices=("marginal", "prefix", "joint"),
+                   help="what the propensity column is the probability of: the item at its "
+                        "position (marginal, default), the slate up to it (prefix), the whole "
+                        "slate (joint)")
+    p.add_argument("--run-user", default="user", help="user column of the run (default user)")
+    p.add_argument("--run-item", default="item", help="item column of the run (default item)")
+    p.add_argument("--run-score", default="score",
+                   help="score column of the run (default score)")
+    p.add_argument("--ci", default="analytic", choices=("analytic", "bootstrap"),
+                   help="confidence intervals (default analytic)")
+    p.add_argument("--cluster", default="unit", choices=("unit", "slate"),
+                   help="resampling / variance cluster (default unit)")
+    p.add_argument("--resamples", type=positive_int, default=2000,
+                   help="bootstrap resamples (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    _out(p, "log", "run")
     p.set_defaults(func=run_ope)
 
     p = subparsers.add_parser(
@@ -148,15 +177,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Read a ledger (experiment, side, metric, delta, se[, p_value]; side = offline "
                     "or online) and measure, per offline metric, sign agreement, Kendall tau, "
                     "Spearman rho, the noise-aware slope and the ranking of the metrics.")
-    p.add_argument("ledger")
+    p.add_argument("ledger", help="ledger of experiments (CSV, TSV, Parquet, JSON Lines)")
     p.add_argument("--offline-metric", action="append", help="offline metric (default: all)")
     p.add_argument("--online-metric", default=None, help="online metric (needed if several)")
-    p.add_argument("--alpha", type=float, default=0.05)
-    p.add_argument("--resamples", type=int, default=2000)
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--resamples", type=positive_int, default=2000,
+                   help="bootstrap resamples (default 2000)")
     p.add_argument("--no-measurement-error", action="store_true",
                    help="bootstrap without perturbing each effect by its standard error")
-    p.add_argument("--seed", type=int, default=0)
-    _out(p)
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    _out(p, "ledger")
     p.set_defaults(func=run_agreement)
 
 
@@ -164,6 +194,7 @@ def run_ab(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from ..online import ab
 
+    _protect(args)
     cov = _pairs(args.covariate, "--covariate")
     metrics = []
     for c in args.mean or []:
@@ -204,6 +235,7 @@ def _cast(control: str, data: Any, variant: str) -> Any:
 def run_interleave(args: argparse.Namespace) -> int:
     from ..online import interleave
 
+    _protect(args)
     res = interleave.analyze(_read(args.log), unit=args.unit, impression=args.impression,
                              team=args.team, credit=args.credit, aggregate=args.aggregate,
                              correction=args.correction, n_resamples=args.resamples,
@@ -214,6 +246,7 @@ def run_interleave(args: argparse.Namespace) -> int:
 def run_ope(args: argparse.Namespace) -> int:
     from ..online import estimate, policy_from_run, read_log
 
+    _protect(args)
     log = read_log(_read(args.log), unit=args.unit, slate=args.slate, position=args.position,
                    item=args.item, reward=args.reward, propensity=args.propensity,
                    propensity_kind=args.propensity_kind)
@@ -229,6 +262,7 @@ def run_ope(args: argparse.Namespace) -> int:
 def run_agreement(args: argparse.Namespace) -> int:
     from ..online import Ledger, agreement
 
+    _protect(args)
     res = agreement(Ledger.from_frame(_read(args.ledger)), offline_metrics=args.offline_metric,
                     online_metric=args.online_metric, alpha=args.alpha,
                     n_resamples=args.resamples,

@@ -33,26 +33,36 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    from .common import add_debug_flags, add_force_flag, positive_int
+
     p.add_argument("input", help="interaction file: .csv, .tsv, .parquet or .jsonl")
     p.add_argument("-o", "--output-dir", required=True, help="directory for the output files")
     p.add_argument("--method", choices=METHODS, default="random", help="split method (default: random)")
-    p.add_argument("--test-size", type=float, default=0.2,
+    m = p.add_argument_group("method options (each applies to the methods it names)")
+    m.add_argument("--test-size", type=float,
                    help="random: fraction of rows (or of each user's rows) in test (default 0.2)")
-    p.add_argument("--per-user", action="store_true", help="random: split each user's rows")
-    p.add_argument("--at", help="temporal: rows at or after this date/number go to test")
-    p.add_argument("--quantile", type=float, help="temporal: cut at this quantile of timestamps")
-    p.add_argument("--last-n", type=int, help="user-temporal: each user's last N rows to test")
-    p.add_argument("--fraction", type=float,
+    m.add_argument("--per-user", action="store_true", default=None,
+                   help="random: split each user's rows")
+    m.add_argument("--at", help="temporal: rows at or after this date/number go to test")
+    m.add_argument("--quantile", type=float, help="temporal: cut at this quantile of timestamps")
+    m.add_argument("--last-n", type=positive_int,
+                   help="user-temporal: each user's last N rows to test")
+    m.add_argument("--fraction", type=float,
                    help="user-temporal: each user's last fraction of rows to test")
-    p.add_argument("--pick", choices=("last", "random"), default="last",
+    m.add_argument("--pick", choices=("last", "random"),
                    help="leave-one-out: which row (default: last)")
-    p.add_argument("--min-train", type=int, default=1,
-                   help="per-user methods: rows each user keeps in train (default 1)")
-    p.add_argument("--folds", type=int, default=5, help="kfold: number of folds (default 5)")
-    p.add_argument("--by", choices=("interaction", "user", "user_interactions"),
-                   default="interaction", help="kfold: what is dealt into folds")
-    p.add_argument("--test-users", type=float, default=0.2,
-                   help="cold-start: fraction (<1) or number (>=1) of users held out")
+    m.add_argument("--min-train", type=int,
+                   help="random --per-user, user-temporal, leave-one-out: rows each user keeps "
+                        "in train (default 1)")
+    m.add_argument("--folds", type=positive_int, help="kfold: number of folds (default 5)")
+    m.add_argument("--by", choices=("interaction", "user", "user_interactions"),
+                   help="kfold: what is dealt into folds (default interaction)")
+    m.add_argument("--test-users", type=float,
+                   help="cold-start: fraction (<1) or number (>=1) of users held out "
+                        "(default 0.2)")
+    m.add_argument("--seed", type=int,
+                   help="random, leave-one-out --pick random, kfold, cold-start: random seed "
+                        "(default 0)")
     p.add_argument("--min-user", type=int, default=1,
                    help="filter first: keep users with at least this many rows")
     p.add_argument("--min-item", type=int, default=1,
@@ -61,15 +71,53 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="repeat the min-user/min-item filter until stable (k-core)")
     p.add_argument("--drop-cold", action="store_true",
                    help="after splitting, drop test rows whose user or item is not in train")
-    p.add_argument("--user-col", default="user")
-    p.add_argument("--item-col", default="item")
-    p.add_argument("--timestamp-col", default="timestamp")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--user-col", default="user", help="user id column (default user)")
+    p.add_argument("--item-col", default="item", help="item id column (default item)")
+    p.add_argument("--timestamp-col", default="timestamp",
+                   help="timestamp column of the temporal methods and of the leakage check "
+                        "(default timestamp)")
     p.add_argument("--format", choices=("csv", "tsv", "parquet", "jsonl"),
-                   help="output format (default: the input's)")
+                   help="file format of the outputs (default: the input's)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_force_flag(p)
+    add_debug_flags(p, quiet=False)
     p.set_defaults(func=run)
     return p
+
+
+# method option -> (methods it applies to, default)
+METHOD_OPTIONS: dict[str, tuple[tuple[str, ...], Any]] = {
+    "test_size": (("random",), 0.2),
+    "per_user": (("random",), False),
+    "at": (("temporal",), None),
+    "quantile": (("temporal",), None),
+    "last_n": (("user-temporal",), None),
+    "fraction": (("user-temporal",), None),
+    "pick": (("leave-one-out",), "last"),
+    "min_train": (("random", "user-temporal", "leave-one-out"), 1),
+    "folds": (("kfold",), 5),
+    "by": (("kfold",), "interaction"),
+    "test_users": (("cold-start",), 0.2),
+    "seed": (("random", "leave-one-out", "kfold", "cold-start"), 0),
+}
+
+
+def _method_options(args: argparse.Namespace) -> None:
+    """Refuse options that the chosen method does not use (a usage error), then fill in the
+    defaults of the others."""
+    from .common import UsageError
+
+    for dest, (methods, default) in METHOD_OPTIONS.items():
+        value = getattr(args, dest)
+        if value is not None and args.method not in methods:
+            flag = "--" + dest.replace("_", "-")
+            raise UsageError(
+                f"{flag} does not apply to --method {args.method}; it is an option of "
+                f"{' and '.join('--method ' + m for m in methods)}. Remove it, or choose that "
+                "method."
+            )
+        if value is None:
+            setattr(args, dest, default)
 
 
 def _read(path: Path) -> tuple[Any, str]:
@@ -94,15 +142,25 @@ def _read(path: Path) -> tuple[Any, str]:
 
 
 def _write(df: Any, path: Path, kind: str) -> None:
+    from ..io.output import atomic_path
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    if kind == "csv":
-        df.to_csv(path, index=False)
-    elif kind == "tsv":
-        df.to_csv(path, sep="\t", index=False)
-    elif kind == "parquet":
-        df.to_parquet(path, index=False)
-    else:
-        df.to_json(path, orient="records", lines=True, date_format="iso")
+    with atomic_path(path) as tmp:
+        if kind == "csv":
+            df.to_csv(tmp, index=False)
+        elif kind == "tsv":
+            df.to_csv(tmp, sep="\t", index=False)
+        elif kind == "parquet":
+            df.to_parquet(tmp, index=False)
+        else:
+            df.to_json(tmp, orient="records", lines=True, date_format="iso")
+
+
+def _outputs(args: argparse.Namespace, kind: str) -> list[Path]:
+    """Every file the split will write (k-fold: those of every fold)."""
+    folders = ([Path(args.output_dir) / f"fold_{i + 1}" for i in range(args.folds)]
+               if args.method == "kfold" else [Path(args.output_dir)])
+    return [f / f"{part}.{kind}" for f in folders for part in ("train", "test")]
 
 
 def _split(df: Any, args: argparse.Namespace) -> list[tuple[str, Any]]:
@@ -159,8 +217,13 @@ def run(args: argparse.Namespace) -> int:
 
     from .. import split as S
     from ..errors import InputError
+    from .common import protect_inputs
 
+    _method_options(args)
     path = Path(args.input)
+    kind = _READERS.get(path.suffix.lower())
+    if kind is not None:  # refuse before reading: an output over the input is a usage error
+        protect_inputs(args, _outputs(args, args.format or kind), [str(path)])
     df, kind = _read(path)
     out_kind = args.format or kind
     ts = args.timestamp_col

@@ -34,12 +34,14 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, require
 
 FORMATS = ("trec", "csv", "tsv", "parquet", "jsonl")
 _EXT = {
@@ -68,7 +70,7 @@ def detect_format(path: str | os.PathLike, given: str | None = None, *, flag: st
         return _EXT[ext]
     first = _first_line(p)
     if first is not None:
-        parts = first.split()
+        parts = trec_fields(first)
         if "," not in first and "\t" not in first.strip() and len(parts) in (4, 6) or (
                 len(parts) >= 6 and parts[1] in ("Q0", "q0")):
             return "trec"
@@ -95,8 +97,8 @@ def _open_text(path: str) -> io.TextIOBase:
     with open(path, "rb") as fh:
         magic = fh.read(2)
     if magic == b"\x1f\x8b":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
-    return open(path, encoding="utf-8")  # noqa: SIM115
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8-sig")
+    return open(path, encoding="utf-8-sig")  # noqa: SIM115  (a leading BOM is not data)
 
 
 def _check_exists(path: str, role: str) -> None:
@@ -107,113 +109,152 @@ def _check_exists(path: str, role: str) -> None:
 
 
 # ---- TREC ---------------------------------------------------------------------------------
+# trec_eval splits a line on ASCII spaces and tabs only: any other character, Unicode
+# whitespace included (U+00A0, U+2003, ...), belongs to a field. Both readers below (pandas' C
+# parser, which splits the same way, and the line-by-line reader) follow that rule.
+_TREC_SEP = re.compile(r"[ \t]+")
+
+
+@dataclass(frozen=True)
+class _TrecLayout:
+    names: tuple[str, ...]
+    numeric: dict[str, Any]
+    layout: str  # as the error messages show it
+    extra_fields: bool  # later fields allowed (and ignored)
+
+
+_RUN = _TrecLayout(RUN_COLUMNS, {"rank": np.float64, "score": np.float64},
+                   "qid Q0 docno rank score tag", True)
+_QRELS = _TrecLayout(QRELS_COLUMNS, {"relevance": np.int64}, "qid iter docno rel", False)
+
+
+def trec_fields(line: str) -> list[str]:
+    """The fields of one TREC line: split on runs of ASCII spaces and tabs only (trec_eval's
+    rule), ignoring them at both ends along with the line end."""
+    line = line.rstrip("\r\n").strip(" \t")
+    return _TREC_SEP.split(line) if line else []
+
+
 def _read_lines(path: str) -> list[str]:
     try:
         with _open_text(path) as fh:
-            return fh.read().splitlines()
+            # universal newlines: \n, \r\n and \r end a line, as in pandas' C parser; no other
+            # character does (str.splitlines would also split on U+0085, U+2028, \x0c, ...)
+            return fh.read().split("\n")
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text ({exc}); convert the file to UTF-8.") from None
     except (OSError, EOFError) as exc:
         raise InputError(f"{path}: cannot read the file: {exc}") from None
 
 
-def read_trec_run(path: str | os.PathLike) -> Any:
-    """A TREC run file as a pandas frame with columns qid, q0, docno, rank, score, tag.
-
-    Every line needs at least 6 whitespace-separated fields ``qid Q0 docno rank score tag``;
-    later fields are ignored (trec_eval allows them). Blank lines are ignored.
-    """
+def _parse_trec_lines(lines: list[str], path: str, spec: _TrecLayout, first_line: int = 1) -> Any:
+    """The line-by-line reader: exact errors (file, line number, value, fix)."""
     import pandas as pd
 
-    p = os.fspath(path)
-    _check_exists(p, "run")
-    fast = _fast_trec(p, RUN_COLUMNS, {"rank": np.float64, "score": np.float64})
-    if fast is not None:
-        return fast
-    lines = _read_lines(p)
-    parts = [ln.split() for ln in lines]
-    bad = [i for i, f in enumerate(parts) if 0 < len(f) < 6]
+    parts = [trec_fields(ln) for ln in lines]
+    n = len(spec.names)
+    bad = [i for i, f in enumerate(parts)
+           if f and (len(f) < n if spec.extra_fields else len(f) != n)]
     if bad:
         i = bad[0]
         raise InputError(
-            f"{p}, line {i + 1}: expected 6 fields 'qid Q0 docno rank score tag', got "
-            f"{len(parts[i])}: {lines[i].strip()!r}. Fix the line ({len(bad)} malformed line(s) "
-            "in all)."
+            f"{path}, line {first_line + i}: expected {n} fields {spec.layout!r}, got "
+            f"{len(parts[i])}: {lines[i].strip()!r}. Fix the line ({len(bad)} malformed line(s)"
+            + (" in all)." if first_line == 1 else " in this block).")
         )
-    keep = [f for f in parts if f]
-    lineno = [i + 1 for i, f in enumerate(parts) if f]
-    cols = list(zip(*[f[:6] for f in keep], strict=True)) if keep else [()] * 6
-    score = _floats(cols[4], p, lineno, "score (5th field)")
-    rank = _floats(cols[3], p, lineno, "rank (4th field)")
-    return pd.DataFrame({
-        "qid": pd.Series(np.array(cols[0], dtype=object), dtype=object),
-        "q0": pd.Series(np.array(cols[1], dtype=object), dtype=object),
-        "docno": pd.Series(np.array(cols[2], dtype=object), dtype=object),
-        "rank": rank, "score": score,
-        "tag": pd.Series(np.array(cols[5], dtype=object), dtype=object),
-    })
+    keep = [f[:n] for f in parts if f]
+    lineno = [first_line + i for i, f in enumerate(parts) if f]
+    cols = list(zip(*keep, strict=True)) if keep else [()] * n
+    data: dict[str, Any] = {}
+    for j, name in enumerate(spec.names):
+        what = f"{name} ({_ORDINAL[j]} field)"
+        if spec.numeric.get(name) is np.float64:
+            data[name] = _floats(cols[j], path, lineno, what)
+        elif spec.numeric.get(name) is np.int64:
+            data[name] = _ints(cols[j], path, lineno, what)
+        else:
+            data[name] = pd.Series(np.array(cols[j], dtype=object), dtype=object)
+    return pd.DataFrame(data)
+
+
+_ORDINAL = ("1st", "2nd", "3rd", "4th", "5th", "6th")
+
+
+def _read_trec(path: str | os.PathLike, role: str, spec: _TrecLayout) -> Any:
+    p = os.fspath(path)
+    _check_exists(p, role)
+    fast = _fast_trec(p, spec)
+    if fast is not None:
+        return fast
+    return _parse_trec_lines(_read_lines(p), p, spec)
+
+
+def read_trec_run(path: str | os.PathLike) -> Any:
+    """A TREC run file as a pandas frame with columns qid, q0, docno, rank, score, tag.
+
+    Every line needs at least 6 fields ``qid Q0 docno rank score tag`` separated by spaces or
+    tabs (as in trec_eval, other whitespace such as U+00A0 is part of a field); later fields are
+    ignored (trec_eval allows them). Blank lines are ignored.
+    """
+    return _read_trec(path, "run", _RUN)
 
 
 def read_trec_qrels(path: str | os.PathLike) -> Any:
     """A TREC qrels file as a pandas frame with columns qid, iter, docno, relevance (int64).
 
-    Every line needs 4 fields ``qid iter docno rel`` with an integer ``rel`` (negative values mean
-    judged-unjudged in trec_eval; see the ``negative_rel`` policy).
+    Every line needs 4 fields ``qid iter docno rel`` separated by spaces or tabs, with an
+    integer ``rel`` (negative values mean judged-unjudged in trec_eval; see the
+    ``negative_rel`` policy).
     """
-    import pandas as pd
-
-    p = os.fspath(path)
-    _check_exists(p, "qrels")
-    fast = _fast_trec(p, QRELS_COLUMNS, {"relevance": np.int64})
-    if fast is not None:
-        return fast
-    lines = _read_lines(p)
-    parts = [ln.split() for ln in lines]
-    bad = [i for i, f in enumerate(parts) if f and len(f) != 4]
-    if bad:
-        i = bad[0]
-        raise InputError(
-            f"{p}, line {i + 1}: expected 4 fields 'qid iter docno rel', got {len(parts[i])}: "
-            f"{lines[i].strip()!r}. Fix the line ({len(bad)} malformed line(s) in all)."
-        )
-    keep = [f for f in parts if f]
-    lineno = [i + 1 for i, f in enumerate(parts) if f]
-    cols = list(zip(*keep, strict=True)) if keep else [()] * 4
-    rel = np.empty(len(keep), dtype=np.int64)
-    for j, text in enumerate(cols[3]):
-        try:
-            rel[j] = int(text)
-        except ValueError:
-            raise InputError(
-                f"{p}, line {lineno[j]}: relevance (4th field) must be an integer, got {text!r}. "
-                "Fix the line."
-            ) from None
-    return pd.DataFrame({
-        "qid": pd.Series(np.array(cols[0], dtype=object), dtype=object),
-        "iter": pd.Series(np.array(cols[1], dtype=object), dtype=object),
-        "docno": pd.Series(np.array(cols[2], dtype=object), dtype=object),
-        "relevance": rel,
-    })
+    return _read_trec(path, "qrels", _QRELS)
 
 
-def _fast_trec(path: str, names: tuple[str, ...], numeric: dict[str, Any]) -> Any:
-    """Read a well-formed TREC file with pandas' C parser; None when the file needs the
-    line-by-line reader (extra fields, malformed lines: it reports them precisely)."""
+def _iter_trec(path: str, spec: _TrecLayout, chunk_lines: int) -> Iterator[Any]:
+    """A TREC file as pandas frames of about ``chunk_lines`` lines each (bounded memory), read
+    by the same two readers as :func:`read_trec_run` / :func:`read_trec_qrels`."""
+    import itertools
+
+    first = 1
+    try:
+        with _open_text(path) as fh:
+            while True:
+                lines = list(itertools.islice(fh, chunk_lines))
+                if not lines:
+                    return
+                frame = _fast_trec(io.StringIO("".join(lines)), spec)
+                if frame is None:
+                    frame = _parse_trec_lines(lines, path, spec, first)
+                first += len(lines)
+                yield frame
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text ({exc}); convert the file to UTF-8.") from None
+
+
+def _fast_trec(source: Any, spec: _TrecLayout) -> Any:
+    """Read a well-formed TREC file (a path or a text buffer) with pandas' C parser; None when
+    it needs the line-by-line reader (extra fields, malformed lines: it reports them
+    precisely). The C parser splits on spaces and tabs only and honours no quotes, as
+    trec_eval."""
+    import csv
     import warnings
 
     import pandas as pd
 
+    names = spec.names
+    numeric = spec.numeric
     dtypes = {n: numeric.get(n, object) for n in names}
+    compression = "gzip" if isinstance(source, str) and _is_gzip(source) else None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # e.g. extra fields: leave them to the line reader
-            df = pd.read_csv(path, sep=r"\s+", header=None, names=list(names), dtype=dtypes,
-                             engine="c", compression="gzip" if _is_gzip(path) else None,
+            df = pd.read_csv(source, sep=r"\s+", header=None, names=list(names), dtype=dtypes,
+                             engine="c", compression=compression, quoting=csv.QUOTE_NONE,
                              na_filter=False, skip_blank_lines=True, index_col=False)
     except Exception:  # malformed or unusual lines: fall back
         return None
     if len(df.columns) != len(names) or any(
-            (df[n] == "").any() if n not in numeric else df[n].isna().any() for n in names):
+            (df[n] == "").any() or df[n].isna().any() if n not in numeric else df[n].isna().any()
+            for n in names):
         return None
     for n in names:
         if n not in numeric:
@@ -238,6 +279,19 @@ def _floats(texts: tuple, path: str, lineno: list[int], what: str) -> np.ndarray
         except ValueError:
             raise InputError(
                 f"{path}, line {lineno[j]}: {what} must be a number, got {text!r}. Fix the line."
+            ) from None
+    return out
+
+
+def _ints(texts: tuple, path: str, lineno: list[int], what: str) -> np.ndarray:
+    out = np.empty(len(texts), dtype=np.int64)
+    for j, text in enumerate(texts):
+        try:
+            out[j] = int(text)
+        except (ValueError, OverflowError):
+            raise InputError(
+                f"{path}, line {lineno[j]}: {what} must be an integer, got {text!r}. Fix the "
+                "line."
             ) from None
     return out
 
@@ -277,7 +331,11 @@ def _read_table_pandas(path: str, fmt: str) -> Any:  # pragma: no cover - pyarro
     import pandas as pd
 
     if fmt == "parquet":
-        return pd.read_parquet(path)
+        try:
+            return pd.read_parquet(path)  # fastparquet, if that is what is installed
+        except ImportError:
+            require("pyarrow", "arrow")
+            raise
     if fmt == "jsonl":
         return pd.read_json(path, lines=True)
     return pd.read_csv(path, sep="," if fmt == "csv" else "\t")
@@ -351,14 +409,40 @@ def _to_pandas(data: Any) -> Any:
 
 
 def _write_table(df: Any, path: str, fmt: str) -> None:
-    if fmt == "parquet":
-        df.to_parquet(path, index=False)
-    elif fmt in ("csv", "tsv"):
-        df.to_csv(path, sep="," if fmt == "csv" else "\t", index=False)
-    elif fmt == "jsonl":
-        df.to_json(path, orient="records", lines=True)
-    else:  # pragma: no cover
+    from .output import atomic_path
+
+    if fmt not in ("parquet", "csv", "tsv", "jsonl"):  # pragma: no cover
         raise InputError(f"{path}: cannot write format {fmt!r}.")
+    if fmt == "parquet":
+        require("pyarrow", "arrow")
+    with atomic_path(path) as tmp:
+        if fmt == "parquet":
+            df.to_parquet(tmp, index=False)
+        elif fmt in ("csv", "tsv"):
+            df.to_csv(tmp, sep="," if fmt == "csv" else "\t", index=False)
+        else:
+            df.to_json(tmp, orient="records", lines=True)
+
+
+def check_trec_ids(values: Any, path: str, what: str) -> None:
+    """Refuse ids that a TREC file cannot hold: empty, or with a space, tab or line break (they
+    would shift the fields of the line, and trec_eval would read another id or score)."""
+    import pandas as pd
+
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iub":  # integers print without a blank
+        return
+    for v in pd.unique(arr.astype(object).ravel()).tolist():
+        s = str(v)
+        if not s or _TREC_BREAKS.search(s):
+            raise InputError(
+                f"{path}: {what} {v!r} cannot be written to a TREC file: TREC fields are "
+                "separated by spaces and tabs, one line per row, so an id must be non-empty "
+                "and hold no space, tab or line break. Rename the id, or write CSV / Parquet."
+            )
+
+
+_TREC_BREAKS = re.compile(r"[ \t\r\n]")  # what the TREC readers split fields and lines on
 
 
 def write_run(run: Any, path: str | os.PathLike, *, format: str | None = None,
@@ -380,6 +464,9 @@ def write_run(run: Any, path: str | os.PathLike, *, format: str | None = None,
     df = df.sort_values(["user", "score", "item"], ascending=[True, False, True], kind="stable")
     df["rank"] = df.groupby("user", sort=False).cumcount() + 1
     if fmt == "trec":
+        check_trec_ids(df["user"], p, "user (qid)")
+        check_trec_ids(df["item"], p, "item (docno)")
+        check_trec_ids([tag], p, "tag")
         _write_lines(p, (f"{u} Q0 {i} {r} {s!r} {tag}\n" for u, i, r, s in
                          zip(df["user"], df["item"], df["rank"], df["score"].tolist(),
                              strict=True)))
@@ -406,6 +493,8 @@ def write_truth(truth: Any, path: str | os.PathLike, *, format: str | None = Non
             raise InputError(
                 f"{p}: TREC qrels need integer relevances; round them or write CSV/Parquet."
             )
+        check_trec_ids(df["user"], p, "user (qid)")
+        check_trec_ids(df["item"], p, "item (docno)")
         _write_lines(p, (f"{u} 0 {i} {int(r)}\n" for u, i, r in
                          zip(df["user"], df["item"], rel.tolist(), strict=True)))
     else:
@@ -432,8 +521,10 @@ def _out_format(path: str, given: str | None) -> str:
 
 
 def _write_lines(path: str, lines: Iterator[str]) -> None:
+    from .output import atomic_path
+
     opener = gzip.open if path.lower().endswith(".gz") else open
-    with opener(path, "wt", encoding="utf-8") as fh:
+    with atomic_path(path) as tmp, opener(tmp, "wt", encoding="utf-8") as fh:
         fh.writelines(lines)
 
 
@@ -441,94 +532,207 @@ def _write_lines(path: str, lines: Iterator[str]) -> None:
 def count_rows(path: str, fmt: str) -> int | None:
     """Rows in a Parquet file (from metadata); None for other formats."""
     if fmt == "parquet":
-        import pyarrow.parquet as pq
-
+        pq = require("pyarrow.parquet", "arrow")
         return pq.ParquetFile(path).metadata.num_rows
     return None
 
 
-def _batches(path: str, fmt: str, batch_rows: int) -> Iterator[Any]:
-    if fmt == "parquet":
-        import pyarrow.parquet as pq
+def _has_pyarrow() -> bool:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
+
+def _batches(path: str, fmt: str, batch_rows: int) -> Iterator[Any]:
+    """The rows of a run file, in order, as pyarrow RecordBatches or pandas frames."""
+    if fmt == "parquet":
+        pq = require("pyarrow.parquet", "arrow")
         yield from pq.ParquetFile(path).iter_batches(batch_size=batch_rows)
-    elif fmt in ("csv", "tsv"):
+    elif fmt in ("csv", "tsv") and _has_pyarrow():
         import pyarrow.csv as pcsv
 
         parse = pcsv.ParseOptions(delimiter="," if fmt == "csv" else "\t")
         # about batch_rows rows per batch (short rows are ~16 bytes)
         read = pcsv.ReadOptions(block_size=int(min(1 << 24, max(1 << 12, batch_rows * 16))))
         yield from pcsv.open_csv(path, parse_options=parse, read_options=read)
+    elif fmt in ("csv", "tsv"):
+        import pandas as pd
+
+        yield from pd.read_csv(path, sep="," if fmt == "csv" else "\t", chunksize=batch_rows)
+    elif fmt == "trec":
+        yield from _iter_trec(path, _RUN, batch_rows)
     else:
-        raise InputError(
-            f"{path}: streaming reads Parquet, CSV or TSV files; convert the {fmt} file, or "
-            "evaluate it without --stream."
-        )
+        raise _not_streamable(path, fmt)
 
 
-def iter_blocks(path: str | os.PathLike, *, format: str | None = None, user_col: str = "user",
-                block_rows: int = 5_000_000) -> Iterator[Any]:
-    """Yield pyarrow Tables of about ``block_rows`` rows, each holding whole users.
+def _not_streamable(path: str, fmt: str) -> InputError:
+    return InputError(
+        f"{path}: streaming reads Parquet, CSV, TSV or TREC run files; convert the {fmt} "
+        "file, or evaluate it without --stream."
+    )
 
-    The rows of one user must be contiguous in the file (grouped by user). A block ends at the
-    last user boundary; the rows of the user that runs on are carried into the next block.
-    Callers check that no user appears in two blocks (``Evaluator.evaluate_blocks`` does).
+
+def _names(batch: Any) -> list[str]:
+    return list(batch.schema.names) if hasattr(batch, "schema") else list(batch.columns)
+
+
+def _ids(batch: Any, col: str) -> np.ndarray:
+    if hasattr(batch, "schema"):  # pyarrow
+        return batch.column(col).to_numpy(zero_copy_only=False)
+    return batch[col].to_numpy()
+
+
+class _UserOrder:
+    """Checks, batch by batch, that the rows of each user are contiguous, and says where the
+    first user that comes back after other users' rows is. Keeps one entry per finished user
+    (the truth already holds one per user), never the rows."""
+
+    def __init__(self, path: str, user_col: str) -> None:
+        self.path = path
+        self.user_col = user_col
+        self.done: set[Any] = set()
+        self.current: Any = _NO_USER
+        self.trailing = 0  # rows of the current (last) user so far
+        self.rows = 0
+
+    def add(self, users: np.ndarray) -> None:
+        n = len(users)
+        prev = self.current
+        starts = np.concatenate(([0], np.flatnonzero(users[1:] != users[:-1]) + 1))
+        for s in starts.tolist():
+            u = users[s]
+            if s == 0 and prev is not _NO_USER and _same_id(u, prev):
+                continue  # the previous batch's last user goes on
+            if u in self.done:
+                raise InputError(
+                    f"{self.path}: the rows of {self.user_col} {_plain_id(u)!r} are not "
+                    f"contiguous: it comes back at data row {self.rows + s + 1} after rows of "
+                    "other users, and streaming needs the file grouped by user. Sort the file "
+                    f"by {self.user_col} (or evaluate it without --stream)."
+                )
+            if self.current is not _NO_USER:
+                self.done.add(self.current)
+            self.current = u
+        if len(starts) == 1 and prev is not _NO_USER and _same_id(users[0], prev):
+            self.trailing += n
+        else:
+            self.trailing = n - int(starts[-1])
+        self.rows += n
+
+
+_NO_USER = object()
+
+
+def _same_id(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # pragma: no cover - exotic id types
+        return a is b
+
+
+def _plain_id(u: Any) -> Any:
+    return u.item() if hasattr(u, "item") else u
+
+
+def iter_blocks(path: str | os.PathLike, *, format: str | None = None,
+                user_col: str | None = None, block_rows: int = 5_000_000) -> Iterator[Any]:
+    """Yield blocks of about ``block_rows`` rows, each holding whole users: pyarrow Tables
+    (Parquet, and CSV / TSV when pyarrow is installed) or pandas frames (TREC runs, CSV / TSV
+    without pyarrow).
+
+    The rows of one user must be contiguous in the file (grouped by user): the first user that
+    comes back after other users' rows raises :class:`~receval.errors.InputError` naming the user
+    and the row, as soon as it is read. A block ends at the last user boundary; the rows of the
+    user that runs on are carried into the next block. A file without data rows (a header only)
+    raises, as the in-memory readers' callers do. ``user_col``: default, the first of the usual
+    names (``user``, ``user_id``, ``qid``, ...) in the file.
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     p = os.fspath(path)
     _check_exists(p, "run")
     fmt = detect_format(p, format, flag="--run-format")
+    if block_rows <= 0:
+        raise InputError(f"block_rows must be a positive number of rows, got {block_rows}.")
     pending: list[Any] = []
     n_pending = 0
+    order: _UserOrder | None = None
     try:
         for batch in _batches(p, fmt, min(block_rows, 1 << 20)):
-            if batch.num_rows == 0:
+            if len(batch) == 0:
                 continue
-            if user_col not in batch.schema.names:
-                raise InputError(
-                    f"{p}: no column {user_col!r} to group by; its columns are "
-                    f"{batch.schema.names}. Pass --user-col."
-                )
+            if order is None:
+                names = _names(batch)
+                col = user_col or _guess_user(names, p)
+                if col not in names:
+                    from ..errors import suggest
+
+                    raise InputError(
+                        f"{p}: no column {col!r} to group by; its columns are {names}. Pass "
+                        "--user-col." + suggest(col, names)
+                    )
+                order = _UserOrder(p, col)
+            order.add(_ids(batch, order.user_col))
             pending.append(batch)
-            n_pending += batch.num_rows
+            n_pending += len(batch)
             if n_pending < block_rows:
                 continue
-            table = pa.Table.from_batches(pending)
-            users = table.column(user_col)
-            last = users[len(users) - 1]
-            # first row of the trailing run of the last user
-            same = pc.equal(users, last)
-            idx = np.flatnonzero(~same.to_numpy(zero_copy_only=False))
-            cut = int(idx[-1]) + 1 if len(idx) else 0
-            if cut == 0:  # one user fills the block: keep accumulating
+            cut = n_pending - order.trailing  # first row of the last user's trailing rows
+            if cut <= 0:  # one user fills the block: keep accumulating
                 continue
-            yield table.slice(0, cut)
-            rest = table.slice(cut)
-            pending = rest.to_batches()
-            n_pending = rest.num_rows
+            block = _concat(pending)
+            yield _slice(block, 0, cut)
+            pending = [_slice(block, cut, n_pending)]
+            n_pending -= cut
     except InputError:
         raise
-    except Exception as exc:  # pyarrow parse errors
+    except Exception as exc:  # parse errors of pyarrow / pandas
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"{p}: cannot read it as {fmt}: {msg}") from None
+    if order is None:
+        raise InputError(f"{p}: the run file has no rows; check the file (or the path).")
     if n_pending:
-        yield pa.Table.from_batches(pending)
+        yield _concat(pending)
 
 
-def guess_user_col(path: str, fmt: str) -> str:
-    """The user column of a tabular file, by the same names :mod:`receval.io.frames` tries."""
+def _concat(parts: list[Any]) -> Any:
+    first = parts[0]
+    if hasattr(first, "schema"):
+        import pyarrow as pa
+
+        batches = [b for part in parts
+                   for b in (part.to_batches() if isinstance(part, pa.Table) else [part])]
+        return pa.Table.from_batches(batches, schema=first.schema)
+    import pandas as pd
+
+    return parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+
+
+def _slice(block: Any, start: int, stop: int) -> Any:
+    if hasattr(block, "schema"):
+        return block.slice(start, stop - start)
+    return block.iloc[start:stop].reset_index(drop=True)
+
+
+def _guess_user(names: list[str], path: str) -> str:
     from .frames import USER_NAMES
 
-    if fmt == "parquet":
-        import pyarrow.parquet as pq
-
-        names = pq.ParquetFile(path).schema_arrow.names
-    else:
-        first = _first_line(path) or ""
-        names = [n.strip().strip('"') for n in first.split("," if fmt == "csv" else "\t")]
     for cand in USER_NAMES:
         if cand in names:
             return cand
     raise InputError(f"{path}: no user column among {names}; pass --user-col.")
+
+
+def guess_user_col(path: str, fmt: str) -> str:
+    """The user column of a run file, by the same names :mod:`receval.io.frames` tries."""
+    if fmt == "trec":
+        return "qid"
+    if fmt not in ("csv", "tsv", "parquet"):
+        raise _not_streamable(path, fmt)
+    if fmt == "parquet":
+        pq = require("pyarrow.parquet", "arrow")
+        names = pq.ParquetFile(path).schema_arrow.names
+    else:
+        first = _first_line(path) or ""
+        names = [n.strip().strip('"') for n in first.split("," if fmt == "csv" else "\t")]
+    return _guess_user(names, path)

@@ -127,13 +127,16 @@ class Ledger:
 
     def save(self, path: str) -> None:
         """Write as ``.csv``, ``.parquet`` or ``.json`` (by extension)."""
+        from ..io.output import atomic_path
+
         df = self.to_frame()
-        if path.endswith(".parquet"):
-            df.to_parquet(path, index=False)
-        elif path.endswith(".json"):
-            df.to_json(path, orient="records")
-        else:
-            df.to_csv(path, index=False)
+        with atomic_path(path) as tmp:
+            if path.endswith(".parquet"):
+                df.to_parquet(tmp, index=False)
+            elif path.endswith(".json"):
+                df.to_json(tmp, orient="records")
+            else:
+                df.to_csv(tmp, index=False)
 
     @classmethod
     def load(cls, path: str) -> Ledger:

@@ -24,15 +24,18 @@ _ALIASES = {"md": "markdown", "tex": "latex", "rich": "text", "txt": "plain", "h
 @validate_params({"digits": [Interval(Integral, 0, 17)], "color": [Boolean()]})
 def report(obj: Any, format: str = "text", path: str | None = None, *, digits: int = 4,
            title: str | None = None, metrics: list[str] | None = None, color: bool = False,
-           **html_options: Any) -> str:
+           width: int | None = None, **html_options: Any) -> str:
     """Render an EvalResult, a Comparison or a dict of EvalResults; write it to ``path``.
 
-    ``format``: ``text`` (rich box table), ``plain`` (plain text), ``markdown``, ``latex``
+    ``format``: ``text`` (rich box table; the ``plain`` table when rich is not installed),
+    ``plain`` (plain text), ``markdown``, ``latex``
     (booktabs; best value bold, superscripts name the systems a value significantly beats),
     ``csv`` (full precision), ``json`` (loads back with :func:`load`), ``html`` (self-contained
     page with plots and metric definitions; ``html_options`` go to
     :func:`receval.report.render_html`: ``train``, ``runs``, ``curves``, ``longtail_k``).
     ``color`` adds terminal colours to ``text`` (bold best, green/red against the baseline).
+    ``width`` fits the ``text`` and ``plain`` tables in that many characters (a terminal's
+    width; default: as wide as the table).
     ``metrics`` restricts the columns of the text, Markdown, LaTeX and HTML tables.
     Returns the text.
     """
@@ -47,9 +50,10 @@ def report(obj: Any, format: str = "text", path: str | None = None, *, digits: i
     if html_options and fmt != "html":
         raise PolicyError(f"options {sorted(html_options)} apply to format='html' only.")
     if fmt == "text":
-        text = rich_table(build(obj, title=title, metrics=metrics), digits, color=color)
+        text = rich_table(build(obj, title=title, metrics=metrics), digits, color=color,
+                          width=width)
     elif fmt == "plain":
-        text = plain_table(build(obj, title=title, metrics=metrics), digits) + "\n"
+        text = plain_table(build(obj, title=title, metrics=metrics), digits, width=width) + "\n"
     elif fmt == "markdown":
         text = markdown(build(obj, title=title, metrics=metrics), digits)
     elif fmt == "latex":
@@ -68,8 +72,9 @@ def report(obj: Any, format: str = "text", path: str | None = None, *, digits: i
     else:
         text = render_html(obj, title=title, digits=digits, metrics=metrics, **html_options)
     if path is not None:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        from ..io.output import write_text
+
+        write_text(path, text)
     return text
 
 

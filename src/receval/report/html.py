@@ -239,8 +239,7 @@ def render_html(obj: Any, *, title: str | None = None, digits: int = 4, train: A
                                                                    if longtail_k else "") + "."))
                 parts.append("</div></section>")
     else:
-        parts.append('<p class="note">Plots left out: matplotlib is not installed '
-                     "(pip install 'receval[plot]').</p>")
+        parts.append(f'<p class="note">{_e(PLOTS_LEFT_OUT)}</p>')
     # ---- definitions and settings
     parts.append('<section id="definitions"><h2>How each metric was computed</h2>')
     parts.append(_definitions_html(model.metrics))
@@ -251,6 +250,16 @@ def render_html(obj: Any, *, title: str | None = None, digits: int = 4, train: A
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{_e(title)}</title><style>{_CSS}</style></head>\n<body>\n{body}\n"
             "</body></html>\n")
+
+
+PLOTS_LEFT_OUT = ("Plots left out: matplotlib is not installed; install it with "
+                  "pip install 'receval[plot]' to get them.")
+
+
+def plots_left_out() -> str | None:
+    """The note saying that an HTML report has no plots and how to get them; None when
+    matplotlib is installed."""
+    return None if _have_matplotlib() else PLOTS_LEFT_OUT
 
 
 def _have_matplotlib() -> bool:

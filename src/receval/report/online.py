@@ -166,6 +166,7 @@ def render_online(res: Any, fmt: str, *, path: str | None = None, digits: int = 
     else:
         text = _html(res, digits, title)
     if path is not None:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        from ..io.output import write_text
+
+        write_text(path, text)
     return text

@@ -89,7 +89,10 @@ def save_curves(curves: list, path: str | Path, *, format: str | None = None,
         )
     fig = new_figure(figsize)
     plot_curves(curves, fig.add_subplot(1, 1, 1), **style)
-    fig.savefig(path, format=fmt, dpi=dpi)
+    from ..io.output import atomic_path
+
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=fmt, dpi=dpi)
     return path
 
 

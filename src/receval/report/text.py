@@ -7,6 +7,7 @@ import io
 from typing import Any
 
 from .model import TableModel, build
+from .tables import csv_cell, fit_columns, text_rows
 
 
 def _marks(model: TableModel, system: str, metric: str) -> str:
@@ -33,8 +34,9 @@ def _cell_text(model: TableModel, s: str, m: str, digits: int, sup: str) -> str:
 
 
 # ---- plain text and rich ------------------------------------------------------------------
-def plain_table(obj: Any, digits: int = 4) -> str:
-    """A plain-text table (no colour); marks as ``^ab``; ``*`` = best."""
+def plain_table(obj: Any, digits: int = 4, *, width: int | None = None) -> str:
+    """A plain-text table (no colour); marks as ``^ab``; ``*`` = best. ``width``: wrap the
+    metric columns into groups that fit (the terminal's width; None = no limit)."""
     model = obj if isinstance(obj, TableModel) else build(obj)
     if model.single is not None:
         header, rows = _single_rows(model, digits)
@@ -48,12 +50,11 @@ def plain_table(obj: Any, digits: int = 4) -> str:
                 row.append(_cell_text(model, s, m, digits, "^{}") + ("*" if cell.best else ""))
             rows.append(row)
     widths = [max(len(header[j]), *(len(r[j]) for r in rows)) for j in range(len(header))]
-    lines = ["  ".join(h.ljust(w) if j == 0 else h.rjust(w)
-                       for j, (h, w) in enumerate(zip(header, widths, strict=True)))]
-    lines.append("  ".join("-" * w for w in widths))
-    for r in rows:
-        lines.append("  ".join(c.ljust(w) if j == 0 else c.rjust(w)
-                               for j, (c, w) in enumerate(zip(r, widths, strict=True))))
+    left = [j == 0 for j in range(len(header))]
+    lines: list[str] = []
+    for n, group in enumerate(fit_columns(widths, width)):
+        lines += [""] if n else []
+        lines += text_rows([header, ["-" * w for w in widths], *rows], widths, left, group)
     lines += model.notes
     if model.single is None and len(model.systems) > 1:
         lines.append("* = best value.")
@@ -62,15 +63,18 @@ def plain_table(obj: Any, digits: int = 4) -> str:
 
 def rich_table(obj: Any, digits: int = 4, *, width: int | None = None,
                color: bool = False) -> str:
-    """Render with rich to a string (box-drawn table; colours when ``color``)."""
-    from ..errors import require
-
-    require("rich", "rich")
-    from rich.console import Console
-    from rich.table import Table
-
+    """Render with rich to a string (box-drawn table; colours when ``color``). Without rich
+    installed, the plain-text table (:func:`plain_table`). ``width``: the terminal's width
+    (None: wide enough for every column)."""
+    try:
+        from rich.console import Console
+        from rich.markup import escape
+        from rich.table import Table
+    except ImportError:
+        return plain_table(obj, digits, width=width) + "\n"
     model = obj if isinstance(obj, TableModel) else build(obj)
     table = Table(title=model.title, show_lines=False)
+    legend = None
     if model.single is not None:
         header, rows = _single_rows(model, digits)
         for j, h in enumerate(header):
@@ -85,15 +89,20 @@ def rich_table(obj: Any, digits: int = 4, *, width: int | None = None,
             row = [f"({model.letters[s]}) {s}"]
             for m in model.metrics:
                 cell = model.cells[(s, m)]
-                text = _cell_text(model, s, m, digits, " {}")
-                if cell.best:
-                    text = f"[bold]{text}[/bold]"
+                text = escape(_cell_text(model, s, m, digits, " {}"))
+                if cell.best:  # bold is only visible in colour: else a star, as plain text
+                    text = f"[bold]{text}[/bold]" if color else text + "*"
                 if cell.vs_baseline == "+":
                     text = f"[green]{text} ▲[/green]"
                 elif cell.vs_baseline == "-":
                     text = f"[red]{text} ▼[/red]"
                 row.append(text)
-            table.add_row(*row)
+            table.add_row(escape(row[0]), *row[1:])
+        if len(model.systems) > 1:
+            legend = (("Bold" if color else "*") + " = best value; letters = significantly "
+                      "better than those systems"
+                      + ("; ▲/▼ = significantly better/worse than the baseline."
+                         if model.baseline else "."))
     buf = io.StringIO()
     console = Console(file=buf, width=width or max(100, 14 * (len(model.metrics) + 2)),
                       force_terminal=color, color_system="standard" if color else None,
@@ -101,10 +110,8 @@ def rich_table(obj: Any, digits: int = 4, *, width: int | None = None,
     console.print(table)
     for note in model.notes:
         console.print(note, markup=False, highlight=False)
-    if model.single is None and len(model.systems) > 1:
-        console.print("Bold = best value; letters = significantly better than those systems"
-                      + ("; ▲/▼ = significantly better/worse than the baseline."
-                         if model.baseline else "."), markup=False)
+    if legend:
+        console.print(legend, markup=False, highlight=False)
     return buf.getvalue()
 
 
@@ -217,6 +224,4 @@ def to_csv(obj: Any) -> str:
 
 
 def _csv_value(v: Any) -> Any:
-    if isinstance(v, float):
-        return repr(v)
-    return v
+    return csv_cell(v)

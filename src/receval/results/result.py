@@ -73,9 +73,9 @@ class EvalResult:
         data = {"user": self.user_ids}
         data.update({m: self.values[:, j] for j, m in enumerate(self.metrics)})
         if backend == "polars":
-            import polars as pl
+            from ..errors import require
 
-            return pl.DataFrame(data)
+            return require("polars", "polars").DataFrame(data)
         return pd.DataFrame(data).set_index("user")
 
     @property
