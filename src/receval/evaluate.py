@@ -466,7 +466,8 @@ def evaluate_blocks(source: Any, truth: Any, metrics: Any, *, format: str | None
         path = os.fspath(source)
         fmt = detect_format(path, format, flag="--run-format")
         user_col = user_col or guess_user_col(path, fmt)
-        source = iter_blocks(path, format=fmt, user_col=user_col, block_rows=block_rows)
+        source = iter_blocks(path, format=fmt, user_col=user_col, block_rows=block_rows,
+                             item_col=item_col)
     res = ev.evaluate_blocks(source, name=name, user_col=user_col, item_col=item_col,
                              score_col=score_col, rank_col=rank_col, progress=progress)
     res.provenance.update(streamed=True, block_rows=block_rows)

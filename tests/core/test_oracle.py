@@ -37,7 +37,8 @@ def check(run, truth, metrics, **policies) -> None:
     """rv.evaluate equals the oracle on every user and every summary value."""
     exp_users, exp_summary = evaluate(run, truth, metrics, **policies)
     res = rv.evaluate(to_frame(run, "score"), to_frame(truth, "relevance"), metrics, **policies)
-    got_users = list(res.user_ids)
+    got_users = [u.item() if isinstance(u, np.generic) else u for u in res.user_ids]
+    # same values of the same kind (integer ids come back as int64, strings as str)
     assert sorted(map(repr, got_users)) == sorted(map(repr, exp_users))
     for key_in in metrics:
         key = rv.metrics.parse_metric(key_in).key

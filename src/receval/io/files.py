@@ -15,8 +15,15 @@ jsonl      .jsonl .ndjson (+ .gz)                      one JSON object per line
 =========  ==========================================  =========================================
 
 TREC ids stay strings (trec_eval compares docnos with ``strcmp``), scores are floats and
-relevances integers. A malformed TREC line raises :class:`~receval.errors.InputError` naming the
-file, the line number, the value and the fix; lines are never skipped silently.
+relevances integers. The user and item columns of CSV and TSV files are read as strings too
+(the given ``user_col`` / ``item_col`` and every column named like an id, see
+:func:`text_id_columns`), so ``"01"`` stays ``"01"`` and text files always agree on the kind of
+their ids. The tables these readers return mark their text columns
+(:func:`receval.io.frames.mark_text_columns`): integer ids from a typed source (a Parquet file,
+a DataFrame) are compared with them by their decimal text. Parquet and JSONL files keep their
+own types. See ``docs/ids.md``. A malformed TREC line raises
+:class:`~receval.errors.InputError` naming the file, the line number, the value and the fix;
+lines are never skipped silently.
 
 Large grouped files are read in blocks of whole users by :func:`iter_blocks` (rows of one user
 must be contiguous, which model output usually is); :func:`evaluate_blocks` evaluates block by
@@ -297,7 +304,40 @@ def _ints(texts: tuple, path: str, lineno: list[int], what: str) -> np.ndarray:
 
 
 # ---- tabular ------------------------------------------------------------------------------
-def _read_table(path: str, fmt: str, role: str) -> Any:
+def text_id_columns(path: str, fmt: str,
+                    given: tuple[str | None, ...] = ()) -> tuple[list[str], list[str]]:
+    """``(header, id_columns)`` of a CSV / TSV file: its column names, and those to read as
+    strings: the ``given`` names and every column named like a user or item id
+    (case-insensitive, the names :mod:`receval.io.frames` detects).
+
+    Ids in text files are text: reading them as strings keeps ``"01"`` (an integer would be
+    ``1``) and gives every text file the same id kind, whatever its values look like.
+    """
+    import csv
+
+    from .frames import ITEM_NAMES, USER_NAMES
+
+    first = _first_line(path)
+    if not first:
+        return [], []
+    try:
+        header = next(csv.reader([first.lstrip("\ufeff").rstrip("\r\n")],
+                                 delimiter="," if fmt == "csv" else "\t"))
+    except (csv.Error, StopIteration):  # pragma: no cover - the reader reports a bad header
+        return [], []
+    wanted = {c.lower() for c in USER_NAMES + ITEM_NAMES}
+    return header, [n for n in header if n in given or n.lower() in wanted]
+
+
+def _csv_convert(path: str, fmt: str, ids: tuple[str | None, ...]) -> Any:
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    names = text_id_columns(path, fmt, ids)[1]
+    return pcsv.ConvertOptions(column_types=dict.fromkeys(names, pa.string()))
+
+
+def _read_table(path: str, fmt: str, role: str, ids: tuple[str | None, ...] = ()) -> Any:
     """A CSV / TSV / Parquet / JSONL file as a pyarrow Table (pandas for JSONL fallback)."""
     _check_exists(path, role)
     try:
@@ -309,13 +349,14 @@ def _read_table(path: str, fmt: str, role: str) -> Any:
             import pyarrow.csv as pcsv
 
             parse = pcsv.ParseOptions(delimiter="," if fmt == "csv" else "\t")
-            return pcsv.read_csv(path, parse_options=parse)
+            return pcsv.read_csv(path, parse_options=parse,
+                                 convert_options=_csv_convert(path, fmt, ids))
         if fmt == "jsonl":
             import pyarrow.json as pj
 
             return pj.read_json(path)
     except ImportError:
-        return _read_table_pandas(path, fmt)
+        return _read_table_pandas(path, fmt, ids)
     except InputError:
         raise
     except Exception as exc:  # pyarrow raises ArrowInvalid / ArrowTypeError / OSError
@@ -327,7 +368,12 @@ def _read_table(path: str, fmt: str, role: str) -> Any:
     raise InputError(f"{path}: unsupported format {fmt!r}.")
 
 
-def _read_table_pandas(path: str, fmt: str) -> Any:  # pragma: no cover - pyarrow is present
+# pandas' default missing-value texts, applied to value columns only (in id columns they are ids)
+_NA_TEXTS = ["", "NA", "N/A", "NaN", "nan", "-NaN", "-nan", "NULL", "null", "None", "#N/A", "n/a",
+             "<NA>", "#NA", "-1.#IND", "-1.#QNAN", "1.#IND", "1.#QNAN"]
+
+
+def _read_table_pandas(path: str, fmt: str, ids: tuple[str | None, ...] = ()) -> Any:
     import pandas as pd
 
     if fmt == "parquet":
@@ -338,7 +384,11 @@ def _read_table_pandas(path: str, fmt: str) -> Any:  # pragma: no cover - pyarro
             raise
     if fmt == "jsonl":
         return pd.read_json(path, lines=True)
-    return pd.read_csv(path, sep="," if fmt == "csv" else "\t")
+    # as pyarrow reads it: id columns are strings, kept as written ("NA" and "" are ids there)
+    header, id_cols = text_id_columns(path, fmt, ids)
+    return pd.read_csv(path, sep="," if fmt == "csv" else "\t",
+                       dtype=dict.fromkeys(id_cols, str), keep_default_na=False,
+                       na_values={n: _NA_TEXTS for n in header if n not in id_cols})
 
 
 def _rename(table: Any, mapping: dict[str, str | None], path: str) -> Any:
@@ -375,10 +425,10 @@ def read_run(path: str | os.PathLike, *, format: str | None = None, user_col: st
     _check_exists(p, "run")
     fmt = detect_format(p, format, flag="--run-format")
     if fmt == "trec":
-        return read_trec_run(p)
-    table = _read_table(p, fmt, "run")
-    return _rename(table, {"user": user_col, "item": item_col, "score": score_col,
-                           "rank": rank_col}, p)
+        return _mark(read_trec_run(p), fmt)
+    table = _read_table(p, fmt, "run", (user_col, item_col))
+    return _mark(_rename(table, {"user": user_col, "item": item_col, "score": score_col,
+                                 "rank": rank_col}, p), fmt)
 
 
 def read_truth(path: str | os.PathLike, *, format: str | None = None,
@@ -389,9 +439,17 @@ def read_truth(path: str | os.PathLike, *, format: str | None = None,
     _check_exists(p, "truth")
     fmt = detect_format(p, format, flag="--truth-format")
     if fmt == "trec":
-        return read_trec_qrels(p)
-    table = _read_table(p, fmt, "truth")
-    return _rename(table, {"user": user_col, "item": item_col, "relevance": rel_col}, p)
+        return _mark(read_trec_qrels(p), fmt)
+    table = _read_table(p, fmt, "truth", (user_col, item_col))
+    return _mark(_rename(table, {"user": user_col, "item": item_col, "relevance": rel_col}, p),
+                 fmt)
+
+
+def _mark(table: Any, fmt: str) -> Any:
+    """Mark the string columns of a table read from a text file (TREC, CSV, TSV) as text."""
+    from .frames import mark_text_columns
+
+    return mark_text_columns(table) if fmt in ("trec", "csv", "tsv") else table
 
 
 # ---- writers ------------------------------------------------------------------------------
@@ -545,7 +603,8 @@ def _has_pyarrow() -> bool:
     return True
 
 
-def _batches(path: str, fmt: str, batch_rows: int) -> Iterator[Any]:
+def _batches(path: str, fmt: str, batch_rows: int,
+             ids: tuple[str | None, ...] = ()) -> Iterator[Any]:
     """The rows of a run file, in order, as pyarrow RecordBatches or pandas frames."""
     if fmt == "parquet":
         pq = require("pyarrow.parquet", "arrow")
@@ -556,13 +615,26 @@ def _batches(path: str, fmt: str, batch_rows: int) -> Iterator[Any]:
         parse = pcsv.ParseOptions(delimiter="," if fmt == "csv" else "\t")
         # about batch_rows rows per batch (short rows are ~16 bytes)
         read = pcsv.ReadOptions(block_size=int(min(1 << 24, max(1 << 12, batch_rows * 16))))
-        yield from pcsv.open_csv(path, parse_options=parse, read_options=read)
+        from .frames import mark_text_columns
+
+        for batch in pcsv.open_csv(path, parse_options=parse, read_options=read,
+                                   convert_options=_csv_convert(path, fmt, ids)):
+            yield mark_text_columns(batch)
     elif fmt in ("csv", "tsv"):
         import pandas as pd
 
-        yield from pd.read_csv(path, sep="," if fmt == "csv" else "\t", chunksize=batch_rows)
+        from .frames import mark_text_columns
+
+        header, id_cols = text_id_columns(path, fmt, ids)
+        for chunk in pd.read_csv(path, sep="," if fmt == "csv" else "\t", chunksize=batch_rows,
+                                 dtype=dict.fromkeys(id_cols, str), keep_default_na=False,
+                                 na_values={n: _NA_TEXTS for n in header if n not in id_cols}):
+            yield mark_text_columns(chunk, id_cols)
     elif fmt == "trec":
-        yield from _iter_trec(path, _RUN, batch_rows)
+        from .frames import mark_text_columns
+
+        for chunk in _iter_trec(path, _RUN, batch_rows):
+            yield mark_text_columns(chunk, ["qid", "docno"])
     else:
         raise _not_streamable(path, fmt)
 
@@ -637,7 +709,8 @@ def _plain_id(u: Any) -> Any:
 
 
 def iter_blocks(path: str | os.PathLike, *, format: str | None = None,
-                user_col: str | None = None, block_rows: int = 5_000_000) -> Iterator[Any]:
+                user_col: str | None = None, block_rows: int = 5_000_000,
+                item_col: str | None = None) -> Iterator[Any]:
     """Yield blocks of about ``block_rows`` rows, each holding whole users: pyarrow Tables
     (Parquet, and CSV / TSV when pyarrow is installed) or pandas frames (TREC runs, CSV / TSV
     without pyarrow).
@@ -658,7 +731,7 @@ def iter_blocks(path: str | os.PathLike, *, format: str | None = None,
     n_pending = 0
     order: _UserOrder | None = None
     try:
-        for batch in _batches(p, fmt, min(block_rows, 1 << 20)):
+        for batch in _batches(p, fmt, min(block_rows, 1 << 20), (user_col, item_col)):
             if len(batch) == 0:
                 continue
             if order is None:

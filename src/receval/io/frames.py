@@ -1,16 +1,21 @@
 """Turn user containers into canonical columns.
 
-Accepted containers: pandas DataFrame, polars DataFrame / LazyFrame, pyarrow Table, a
-dict-of-dicts ``{user: {item: value}}`` (trec_eval / ranx style) and a mapping of column name to
-sequence. Column names are configurable; when not given, common names are tried in order
-(``user``, ``user_id``, ``qid``, ...). The result keeps id columns in their native container
-(pandas Series or pyarrow ChunkedArray) so that :mod:`receval.pack` can factorize them fast.
+Accepted containers: pandas DataFrame, polars DataFrame / LazyFrame, pyarrow Table /
+RecordBatch, a dict-of-dicts ``{user: {item: value}}`` (trec_eval / ranx style) and a mapping of
+column name to sequence. Column names must be strings and unique. When not given, the user,
+item, score / rank and relevance columns are found by common names, tried in order (``user``,
+``user_id``, ``qid``, ...); :attr:`Columns.names` records exactly which columns were used.
+
+Id columns are kept in their native container (pandas Series or pyarrow ChunkedArray) so that
+:mod:`receval.pack` can factorize them fast; :mod:`receval.pack.vocab` applies the id policy
+(integers or strings, see ``docs/ids.md``). The value column (score, rank or relevance) becomes
+one float64 array, converted exactly (see :func:`read_columns`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -23,11 +28,28 @@ ITEM_NAMES = ("item", "item_id", "itemId", "iid", "docno", "doc_id", "docid", "d
 SCORE_NAMES = ("score", "prediction", "pred", "predicted", "sim", "similarity")
 RANK_NAMES = ("rank", "position", "pos")
 REL_NAMES = ("relevance", "rel", "label", "rating", "grade", "judgment")
+#: every integer of magnitude up to 2**53 has an exact float64; beyond, neighbours merge
+MAX_EXACT_FLOAT = 2**53
+#: key of the mark that a table's string columns were read from a text file (see
+#: :func:`mark_text_columns`): pandas ``DataFrame.attrs`` / Arrow schema metadata
+TEXT_IDS = "receval.text_ids"
+#: numeric truth columns that are never a relevance (compared lower-case); any other numeric
+#: column of a truth without a recognised relevance column is an error, not relevance 1
+NOT_RELEVANCE = frozenset((
+    "timestamp", "time", "ts", "date", "datetime", "day", "unix_time", "unixtime",
+    "unix_timestamp", "event_time", "created_at", "rank", "position", "pos", "session", "fold",
+    "split", "iter", "q0", "index", "level_0", "__index_level_0__",
+))
 
 
 @dataclass
 class Columns:
-    """Canonical columns of one table: ids (native containers) and one float value column."""
+    """Canonical columns of one table: ids (native containers) and one float value column.
+
+    ``names`` maps each role (``user``, ``item``, and ``score``, ``rank`` or ``relevance``)
+    to the column used; ``notes`` says how the value column was converted when it was not a
+    plain cast to float64 (e.g. integer scores beyond 2**53 replaced by their dense rank).
+    """
 
     user: Any
     item: Any
@@ -35,10 +57,54 @@ class Columns:
     value_kind: str  # "score", "rank", "relevance" or "none"
     names: dict[str, str]
     source: str
+    notes: list[str] = field(default_factory=list)
+    text_ids: frozenset[str] = frozenset()  # "user" / "item": ids read from a text file
 
     @property
     def n_rows(self) -> int:
         return len(self.user)
+
+
+def mark_text_columns(table: Any, names: list[str] | None = None) -> Any:
+    """Mark columns of a table as read from a text file (TREC, CSV, TSV): their ids are text.
+
+    ``names``: the columns (default: every string column). A pandas frame is marked in
+    ``DataFrame.attrs``, a pyarrow Table or RecordBatch in its schema metadata (a new object is
+    returned). When a run and a truth disagree on the kind of their ids and the string side is
+    marked, the integer side is compared by its decimal text (:mod:`receval.pack.vocab`): a
+    file holds text, and an integer's decimal text is exact and unique.
+    """
+    import json
+
+    if isinstance(table, pd.DataFrame):
+        if names is None:
+            names = [str(c) for c in table.columns if not pd.api.types.is_numeric_dtype(
+                table[c].dtype) and not pd.api.types.is_bool_dtype(table[c].dtype)]
+        table.attrs[TEXT_IDS] = list(names)
+        return table
+    import pyarrow as pa
+
+    if names is None:
+        names = [f.name for f in table.schema
+                 if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
+    meta = dict(table.schema.metadata or {})
+    meta[TEXT_IDS.encode()] = json.dumps(list(names)).encode()
+    return table.replace_schema_metadata(meta)
+
+
+def _text_columns(frame: Any, kind: str) -> set[str]:
+    """The columns marked by :func:`mark_text_columns`."""
+    import json
+
+    if kind == "pandas":
+        value = frame.attrs.get(TEXT_IDS)
+    else:
+        raw = (frame.schema.metadata or {}).get(TEXT_IDS.encode())
+        try:
+            value = json.loads(raw) if raw else None
+        except ValueError:
+            value = None
+    return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
 
 
 def _to_frame(data: Any, role: str) -> tuple[Any, str]:
@@ -49,7 +115,8 @@ def _to_frame(data: Any, role: str) -> tuple[Any, str]:
     if mod == "polars":
         if hasattr(data, "collect") and not hasattr(data, "to_arrow"):
             data = data.collect()
-        return data.to_arrow(), "arrow"
+        if hasattr(data, "to_arrow"):
+            return data.to_arrow(), "arrow"
     if mod == "pyarrow":
         import pyarrow as pa
 
@@ -76,28 +143,87 @@ def _mapping_to_frame(data: Mapping, role: str) -> pd.DataFrame:
             items.extend(inner.keys())
             vals.extend(inner.values())
         value_name = "score" if role == "run" else "relevance"
-        return pd.DataFrame({"user": pd.Series(users, dtype=object),
-                             "item": pd.Series(items, dtype=object),
-                             value_name: np.asarray(vals, dtype=np.float64) if vals else
-                             np.zeros(0, dtype=np.float64)})
+        return pd.DataFrame({"user": _objects(users), "item": _objects(items),
+                             value_name: _dict_values(data, vals, role)})
     if any(isinstance(v, Mapping) for v in values):
         raise InputError(
             f"{role}: a dict must map every user to a dict {{item: value}} or every column name "
             "to a sequence; this one mixes both."
         )
+    _check_names(list(data.keys()), role)
     try:
         return pd.DataFrame(dict(data))
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:
         raise InputError(f"{role}: cannot read the dict of columns: {exc}") from None
 
 
-def _column_names(frame: Any, kind: str) -> list[str]:
+def _objects(values: list) -> pd.Series:
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    return pd.Series(arr, dtype=object)
+
+
+def _dict_values(data: Mapping, vals: list, role: str) -> np.ndarray:
+    """The values of a dict-of-dicts: numbers only (a string such as "3" is an error, not 3)."""
+    if not vals:
+        return np.zeros(0, dtype=np.float64)
+    ok = (int, float, np.integer, np.floating)
+    if not all(isinstance(v, ok) or v is None for v in vals):
+        for u, inner in data.items():
+            for i, v in inner.items():
+                if not (isinstance(v, ok) or v is None):
+                    what = "score" if role == "run" else "relevance"
+                    raise InputError(
+                        f"{role}: the {what} of user {_show(u)}, item {_show(i)} is "
+                        f"{_show(v)} ({type(v).__name__}); a dict-of-dicts maps every item to a "
+                        "number."
+                    )
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+           for v in vals):
+        for dtype in (np.int64, np.uint64):  # exact; read_columns ranks beyond 2**53
+            try:
+                return np.array(vals, dtype=dtype)
+            except OverflowError:
+                continue
+        big = max(vals, key=lambda v: abs(int(v)))
+        raise InputError(f"{role}: value {big} does not fit a 64-bit integer.")
+    return np.array([np.nan if v is None else float(v) for v in vals], dtype=np.float64)
+
+
+def _show(v: Any) -> str:
+    return repr(v.item() if isinstance(v, np.generic) else v)
+
+
+def _column_names(frame: Any, kind: str) -> list[Any]:
     return list(frame.columns) if kind == "pandas" else list(frame.column_names)
+
+
+def _check_names(names: list[Any], role: str) -> None:
+    """Column names must be strings (``user_col="user"`` names them) and unique."""
+    bad = [n for n in names if not isinstance(n, str)]
+    if bad:
+        raise InputError(
+            f"{role}: column names must be strings, got {_show(bad[0])} "
+            f"({type(bad[0]).__name__}) among [{', '.join(_show(n) for n in names)}]; name the "
+            "columns, e.g. df.columns = ['user', 'item', 'score']."
+        )
+    seen: set[str] = set()
+    dup = sorted({n for n in names if n in seen or seen.add(n)})
+    if dup:
+        raise InputError(
+            f"{role}: column name(s) {dup} appear more than once, so it is ambiguous which one "
+            "to read; rename or drop the duplicates."
+        )
 
 
 def _find(names: list[str], given: str | None, candidates: tuple[str, ...], what: str,
           role: str, flag: str, required: bool = True) -> str | None:
     if given is not None:
+        if not isinstance(given, str):
+            raise InputError(
+                f"{role}: {flag} must be a column name (a string), got {_show(given)} "
+                f"({type(given).__name__})."
+            )
         if given not in names:
             raise InputError(
                 f"{role}: column {given!r} (given as {flag}) is not in the data; its columns are "
@@ -129,7 +255,9 @@ def _id_column(frame: Any, kind: str, name: str, role: str) -> Any:
     return col
 
 
-def _value_column(frame: Any, kind: str, name: str, role: str) -> np.ndarray:
+def _value_column(frame: Any, kind: str, name: str, role: str,
+                  what: str) -> tuple[np.ndarray, list[str]]:
+    """The value column as float64, exactly: ``(values, notes)``."""
     col = frame[name] if kind == "pandas" else frame.column(name)
     if kind == "arrow":
         import pyarrow as pa
@@ -140,17 +268,83 @@ def _value_column(frame: Any, kind: str, name: str, role: str) -> np.ndarray:
                 f"{role}: column {name!r} must be numeric, got {col.type}; convert it, e.g. "
                 "with .cast(float)."
             )
+        if pa.types.is_integer(col.type):
+            mask = col.is_null().to_numpy(zero_copy_only=False) if col.null_count else None
+            ints = col.fill_null(0).to_numpy() if col.null_count else col.to_numpy()
+            return _exact(np.asarray(ints), mask, name, role, what)
         arr = col.to_numpy().astype(np.float64, copy=False) if col.null_count == 0 else \
             np.asarray(col.to_pandas(), dtype=np.float64)
-        return np.ascontiguousarray(arr)
+        return np.ascontiguousarray(arr), []
     if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)):
         sample = col.iloc[0] if len(col) else None
         raise InputError(
             f"{role}: column {name!r} must be numeric, got dtype {col.dtype} (first value "
-            f"{sample!r}); convert it with pd.to_numeric(df[{name!r}])."
+            f"{_show(sample)}); convert it with pd.to_numeric(df[{name!r}])."
         )
+    dtype = col.dtype
+    np_dtype = dtype if isinstance(dtype, np.dtype) else getattr(dtype, "numpy_dtype", None)
+    if np_dtype is not None and np.dtype(np_dtype).kind in "iu":
+        mask = col.isna().to_numpy() if not isinstance(dtype, np.dtype) else None
+        ints = col.to_numpy(dtype=np_dtype, na_value=0) if mask is not None else col.to_numpy()
+        return _exact(np.asarray(ints), mask if mask is not None and mask.any() else None,
+                      name, role, what)
     return np.ascontiguousarray(col.to_numpy(dtype=np.float64, na_value=np.nan),
-                                dtype=np.float64)
+                                dtype=np.float64), []
+
+
+def _exact(ints: np.ndarray, mask: np.ndarray | None, name: str, role: str,
+           what: str) -> tuple[np.ndarray, list[str]]:
+    """Integer values as float64, exactly. Integers of magnitude above 2**53 do not all have a
+    float64; a score or rank column holding one is replaced by its dense rank within the column
+    (same order, same ties), a relevance column is an error."""
+    valid = ints if mask is None else ints[~mask]
+    big = len(valid) and (int(valid.max()) > MAX_EXACT_FLOAT
+                          or (valid.dtype.kind == "i" and int(valid.min()) < -MAX_EXACT_FLOAT))
+    if not big:
+        out = ints.astype(np.float64)
+        if mask is not None:
+            out[mask] = np.nan
+        return out, []
+    if what == "relevance":
+        v = int(valid.max()) if int(valid.max()) > MAX_EXACT_FLOAT else int(valid.min())
+        raise InputError(
+            f"{role}: relevance column {name!r} holds {v}, beyond 2**53, where float64 no "
+            "longer holds every integer; relevance grades are small numbers: check the column."
+        )
+    uniq, inverse = np.unique(valid, return_inverse=True)
+    out = np.full(len(ints), np.nan, dtype=np.float64)
+    if mask is None:
+        out[:] = inverse
+    else:
+        out[~mask] = inverse
+    return out, [
+        f"{role} {what} column {name!r} holds integers beyond 2**53 (float64 would merge or "
+        f"reorder them); each value was replaced by its dense rank among the column's "
+        f"{len(uniq)} distinct values, which keeps the order and the ties exactly"
+    ]
+
+
+def _likely_relevance(frame: Any, kind: str, names: list[str], used: set[str]) -> list[str]:
+    """Numeric or boolean truth columns that could be a relevance but are not recognised."""
+    out = []
+    for n in names:
+        low = n.lower()
+        if n in used or low in NOT_RELEVANCE or low.endswith("id") or low.startswith("unnamed:") \
+                or low in {c.lower() for c in USER_NAMES + ITEM_NAMES}:
+            continue
+        if kind == "pandas":
+            dtype = frame[n].dtype
+            numeric = (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)) \
+                and not isinstance(dtype, pd.CategoricalDtype)
+        else:
+            import pyarrow as pa
+
+            t = frame.schema.field(n).type
+            numeric = pa.types.is_integer(t) or pa.types.is_floating(t) \
+                or pa.types.is_boolean(t) or pa.types.is_decimal(t)
+        if numeric:
+            out.append(n)
+    return out
 
 
 def read_columns(data: Any, *, role: str, user_col: str | None = None,
@@ -160,15 +354,33 @@ def read_columns(data: Any, *, role: str, user_col: str | None = None,
 
     A run needs a score column (higher is better) or a rank column (1 = best); when both exist
     the score wins unless ``rank_col`` is given. A truth table's relevance column is optional
-    (every row then has relevance 1).
+    (every row then has relevance 1), but a truth (``role="truth"``) that has no recognised
+    relevance column and another numeric column (``weight``, ``clicks``, ``score``, ...) is an
+    error: pass ``rel_col=`` to use it, or drop it. Numeric columns that are never a relevance
+    (``timestamp``, ``rank``, names ending in ``id``, ... see ``NOT_RELEVANCE``) are ignored.
+    :attr:`Columns.names` records the columns used.
+
+    Ids follow the id policy of :mod:`receval.pack.vocab`.
+
+    Values: the score, rank or relevance column becomes float64, exactly. Floats (16, 32 or
+    64 bit) and integers up to 2**53 in magnitude convert without change; booleans are 0 / 1.
+    A score or rank column holding an integer beyond 2**53 (where float64 no longer holds every
+    integer, so that ``2**60 + 1`` and ``2**60`` would tie) is replaced by its dense rank within
+    the column: the order and the ties are exactly those of the integers, and
+    :attr:`Columns.notes` says so. A relevance beyond 2**53 is an error. Every tie policy
+    orders by these float64 values (``ties="trec_eval"`` then compares them as 32-bit floats,
+    as trec_eval does).
     """
     frame, kind = _to_frame(data, role)
     names = _column_names(frame, kind)
+    _check_names(names, role)
     ucol = _find(names, user_col, USER_NAMES, "user", role, "user_col")
     icol = _find(names, item_col, ITEM_NAMES, "item", role, "item_col")
     user = _id_column(frame, kind, ucol, role)
     item = _id_column(frame, kind, icol, role)
     used = {"user": ucol, "item": icol}
+    text = _text_columns(frame, kind)
+    text_ids = frozenset(r for r, c in (("user", ucol), ("item", icol)) if c in text)
     if role == "run":
         scol = None if rank_col is not None else _find(
             names, score_col, SCORE_NAMES, "score", role, "score_col", required=False)
@@ -180,11 +392,23 @@ def read_columns(data: Any, *, role: str, user_col: str | None = None,
                 "better) or 'rank' (1 = best), or pass score_col=... / rank_col=..."
             )
         vname = scol or rcol
-        used["score" if scol else "rank"] = vname
-        return Columns(user, item, _value_column(frame, kind, vname, role),
-                       "score" if scol else "rank", used, kind)
+        vkind = "score" if scol else "rank"
+        used[vkind] = vname
+        value, notes = _value_column(frame, kind, vname, role, vkind)
+        return Columns(user, item, value, vkind, used, kind, notes, text_ids)
     rcol = _find(names, rel_col, REL_NAMES, "relevance", role, "rel_col", required=False)
     if rcol is None:
-        return Columns(user, item, None, "none", used, kind)
+        if role == "truth":
+            extra = _likely_relevance(frame, kind, names, {ucol, icol})
+            if extra:
+                raise InputError(
+                    f"{role}: no relevance column was recognised (names tried: "
+                    f"{list(REL_NAMES)}), but numeric column(s) {extra} could be one; receval "
+                    f"will not guess. Pass rel_col={extra[0]!r} (--rel-col {extra[0]}) to use "
+                    "it as the relevance, or drop the column(s) to count every row as relevant "
+                    "(relevance 1)."
+                )
+        return Columns(user, item, None, "none", used, kind, text_ids=text_ids)
     used["relevance"] = rcol
-    return Columns(user, item, _value_column(frame, kind, rcol, role), "relevance", used, kind)
+    value, notes = _value_column(frame, kind, rcol, role, "relevance")
+    return Columns(user, item, value, "relevance", used, kind, notes, text_ids)

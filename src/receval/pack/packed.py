@@ -7,6 +7,7 @@ recommended item's relevance, cuts at the deepest cutoff needed and returns a :c
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,17 @@ from ..errors import InputError, PolicyError
 from ..io.frames import Columns
 from ..kernels import pack_lists
 from ..policies import Policies
-from .vocab import CODE, factorize, factorize_grouped, kind_of, lookup, order_keys
+from .vocab import (
+    CODE,
+    concat_ids,
+    describe_kind,
+    factorize,
+    factorize_grouped,
+    kind_of,
+    lookup,
+    order_keys,
+    text_to_ints,
+)
 
 
 @dataclass
@@ -32,6 +43,8 @@ class TruthPack:
     n_rows: int
     max_rel: float
     counts: dict[str, int] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)  # role -> column, for messages
+    text_ids: frozenset[str] = frozenset()  # "user" / "item": ids read from a text file
 
     @property
     def n_users(self) -> int:
@@ -97,8 +110,8 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
             "truth: the table has no rows; evaluation needs held-out (user, item[, relevance]) "
             "rows for at least one user."
         )
-    u_codes, users = factorize_grouped(cols.user, what="truth user column")
-    i_codes, items = factorize(cols.item, what="truth item column")
+    u_codes, users = factorize_grouped(cols.user, what=_what("truth", "user", cols.names))
+    i_codes, items = factorize(cols.item, what=_what("truth", "item", cols.names))
     n = len(u_codes)
     rel = np.ones(n, dtype=np.float64) if cols.value is None else cols.value
     relname = cols.names.get("relevance", "relevance")
@@ -158,6 +171,7 @@ def _group_truth(u_codes: np.ndarray, i_codes: np.ndarray, rel: np.ndarray, user
         users=users, items=items, indptr=indptr, item_codes=item_sorted, rel=rel_sorted,
         rel_desc=rel_sorted[perm_desc], n_rows=n,
         max_rel=float(rel.max()) if n else 0.0, counts={"truth_duplicates": n_dup},
+        names=dict(cols.names), text_ids=cols.text_ids,
     )
 
 
@@ -298,6 +312,8 @@ class RunCodes:
     kind: str  # "score" or "rank"
     score_name: str
     ordered: bool = False  # rows already in rank order within each user (matrix input)
+    names: dict[str, str] = field(default_factory=dict)  # role -> column, for messages
+    text_ids: frozenset[str] = frozenset()  # "user" / "item": ids read from a text file
 
     @classmethod
     def empty(cls, truth: TruthPack) -> RunCodes:
@@ -309,12 +325,67 @@ class RunCodes:
 
 def run_codes(cols: Columns) -> RunCodes:
     """Factorize a run's ids; ranks become scores (-rank) so that higher is better."""
-    u_codes, users = factorize_grouped(cols.user, what="run user column")
-    i_codes, items = factorize(cols.item, what="run item column")
+    u_codes, users = factorize_grouped(cols.user, what=_what("run", "user", cols.names))
+    i_codes, items = factorize(cols.item, what=_what("run", "item", cols.names))
     assert cols.value is not None
     score = -cols.value if cols.value_kind == "rank" else cols.value
     return RunCodes(u_codes, users, i_codes, items, score, cols.value_kind,
-                    cols.names.get(cols.value_kind, cols.value_kind))
+                    cols.names.get(cols.value_kind, cols.value_kind), names=dict(cols.names),
+                    text_ids=cols.text_ids)
+
+
+def _what(role: str, what: str, names: dict[str, str]) -> str:
+    """``"run item column 'docno'"``: an id column, named for error messages."""
+    return f"{role} {what} column {names[what]!r}" if what in names else f"{role} {what} column"
+
+
+def align_id_kinds(run: RunCodes, truth: TruthPack) -> RunCodes:
+    """Check that a run's and a truth's user ids, and item ids, are of the same kind.
+
+    Integers never equal strings (:mod:`receval.pack.vocab`), so such a pair would match no
+    user (or no item) and every metric would silently be 0: it is an error, naming both kinds,
+    both columns and the fix. Checked for users and items on every run, whatever the overlap.
+
+    One exception: when the string side was read from a text file (TREC, CSV, TSV; see
+    :func:`receval.io.frames.mark_text_columns`), integers are compared with it by their
+    decimal text, which is exact. The run's ids are converted to the truth's kind (the truth
+    is never changed, so every result carries the truth's ids): integers become their decimal
+    text, or text becomes integers, where a text id that is not an integer written canonically
+    (``"01"``, ``"+1"``, ``"a"``) is an error.
+    """
+    for what in ("user", "item"):
+        r_ids, t_ids = (run.users, truth.users) if what == "user" else (run.items, truth.items)
+        rk, tk = kind_of(r_ids), kind_of(t_ids)
+        if rk == tk or "empty" in (rk, tk):
+            continue
+        rcol, tcol = run.names.get(what, what), truth.names.get(what, what)
+        if rk == "int" and tk == "str" and what in truth.text_ids and not run.ordered:
+            run = _with_ids(run, what, r_ids.astype(str).astype(object))
+            continue
+        if rk == "str" and tk == "int" and what in run.text_ids:
+            ints = text_to_ints(r_ids, what=f"run {what} column {rcol!r}",
+                                other=f"the truth's {what} ids (column {tcol!r})", like=t_ids)
+            run = _with_ids(run, what, ints)
+            continue
+        if rk == "int":
+            fix = f"run[{rcol!r}] = run[{rcol!r}].astype(str)"
+        else:
+            fix = f"truth[{tcol!r}] = truth[{tcol!r}].astype(str)"
+        raise InputError(
+            f"run {what} ids (column {rcol!r}) are {describe_kind(rk)} but truth {what} ids "
+            f"(column {tcol!r}) are {describe_kind(tk)}; an integer never equals a string (1 "
+            f"and '1' or '01' are different ids), so no {what} would match and every metric "
+            f"would be 0. Give both the same kind, e.g. {fix} (or convert the string side "
+            "with .astype('int64') if every id is a number written without leading zeros); "
+            "for files, write both with the same id type."
+        )
+    return run
+
+
+def _with_ids(run: RunCodes, what: str, ids: np.ndarray) -> RunCodes:
+    if what == "user":
+        return dataclasses.replace(run, users=ids)
+    return dataclasses.replace(run, items=ids)
 
 
 def run_from_matrix(matrix: np.ndarray) -> RunCodes:
@@ -358,15 +429,7 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
     ``only_truth``: evaluate exactly these truth users (row numbers in the truth), whatever the
     ``users`` policy (block executors use it for truth users that no block holds).
     """
-    if run.users.dtype.kind != truth.users.dtype.kind and len(run.users) and len(truth.users):
-        if kind_of(run.users) != kind_of(truth.users):
-            overlap = lookup(run.users[:1000], truth.users)
-            if (overlap < 0).all():
-                raise InputError(
-                    f"run user ids are {kind_of(run.users)} but truth user ids are "
-                    f"{kind_of(truth.users)}, and none match; convert one of them, e.g. "
-                    "df['user'] = df['user'].astype(str)."
-                )
+    run = align_id_kinds(run, truth)
     run_to_truth_user = lookup(run.users, truth.users)
     in_run_t = np.zeros(truth.n_users, dtype=bool)
     in_run_t[run_to_truth_user[run_to_truth_user >= 0]] = True
@@ -443,7 +506,7 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
     if policies.ties == "average":
         grp_end = _group_ends(indptr, pos_scores)
 
-    user_ids = np.concatenate([truth.users[t_sel], run.users[extra]]) if len(extra) \
+    user_ids = concat_ids(truth.users[t_sel], run.users[extra]) if len(extra) \
         else truth.users[t_sel]
     in_truth = np.concatenate([np.ones(len(t_sel), bool), np.zeros(len(extra), bool)])
     in_run = np.concatenate([in_run_t[t_sel], np.ones(len(extra), bool)])

@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import InputError
+
 FORMAT_EVALRESULT = "receval.EvalResult/1"
 
 
@@ -38,7 +40,13 @@ def encode_ids(ids: np.ndarray) -> dict[str, Any]:
 
     ``{"dtype": "int64" | "uint64" | "float64" | "bool" | "str", "values": [...]}``; an object
     array of mixed types keeps each value's type: ``{"dtype": "object", "values": [[type,
-    value], ...]}`` with type ``int``, ``float``, ``str`` or ``bool``.
+    value], ...]}`` with type ``int``, ``float``, ``str`` or ``bool``. Integers are written
+    exactly (uint64 ids >= 2**63 included), floats with the shortest text that reads back to
+    the same float (``1.5`` stays ``1.5``).
+
+    Evaluation ids are integers or strings (the id policy of :mod:`receval.pack.vocab`); other
+    ids (bytes, dates, ...) raise :class:`~receval.errors.InputError`: convert them with
+    ``.astype(str)`` first.
     """
     kind = ids.dtype.kind
     if kind in "iub":
@@ -47,7 +55,9 @@ def encode_ids(ids: np.ndarray) -> dict[str, Any]:
         return {"dtype": str(ids.dtype), "values": [number(v) for v in ids.tolist()]}
     if kind == "U":
         return {"dtype": "str", "values": ids.tolist()}
-    values = [v.item() if hasattr(v, "item") else v for v in ids.tolist()]
+    if kind != "O":
+        raise _bad_id(ids[0] if len(ids) else None, str(ids.dtype))
+    values = [_plain_id(v) for v in ids]
     if all(isinstance(v, str) for v in values):
         return {"dtype": "str", "values": values}
     tagged = []
@@ -58,35 +68,124 @@ def encode_ids(ids: np.ndarray) -> dict[str, Any]:
             tagged.append(["int", v])
         elif isinstance(v, float):
             tagged.append(["float", number(v)])
-        elif isinstance(v, str):
-            tagged.append(["str", v])
         else:
-            from ..errors import InputError
-
-            raise InputError(
-                f"user id {v!r} of type {type(v).__name__} cannot be written to JSON; ids must "
-                "be integers, floats, strings or booleans."
-            )
+            tagged.append(["str", v])
     return {"dtype": "object", "values": tagged}
 
 
+def _plain_id(v: Any) -> Any:
+    """An id as a Python bool / int / float / str; anything else raises."""
+    if isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, (np.bool_, np.integer, np.floating, np.str_)):
+        return v.item()
+    raise _bad_id(v, type(v).__name__)
+
+
+def _bad_id(v: Any, kind: str) -> InputError:
+    if isinstance(v, (np.datetime64, np.timedelta64)):
+        shown = repr(str(v))
+    elif isinstance(v, np.bytes_):
+        shown = repr(bytes(v))
+    else:
+        shown = repr(v.item() if isinstance(v, np.generic) else v)
+    return InputError(
+        f"user id {shown} of type {kind} cannot be written to JSON: ids are integers or strings "
+        "(or floats and booleans); convert them first, e.g. with .astype(str)."
+    )
+
+
+_INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+_FLOAT_DTYPES = ("float16", "float32", "float64")
+
+
 def decode_ids(data: Any) -> np.ndarray:
-    """Inverse of :func:`encode_ids` (a plain list, as older documents hold, is accepted)."""
-    if isinstance(data, list):  # older documents: a plain list
-        return np.array(data, dtype=object if any(isinstance(u, str) for u in data)
-                        else np.int64) if data else np.zeros(0, dtype=np.int64)
+    """Inverse of :func:`encode_ids` (a plain list, as older documents hold, is accepted).
+
+    Values are checked against their declared type: an ``int64`` list holding ``1.5`` is an
+    :class:`~receval.errors.InputError`, never a silent ``1``.
+    """
+    if isinstance(data, list):  # older documents: a plain list, typed by its values
+        return _from_plain_list(data)
+    if not isinstance(data, dict) or not isinstance(data.get("dtype"), str) \
+            or not isinstance(data.get("values"), list):
+        raise InputError(
+            "user_ids: expected {'dtype': ..., 'values': [...]} or a list, got "
+            f"{type(data).__name__}; the document is not a receval result (or is damaged)."
+        )
     dtype, values = data["dtype"], data["values"]
     if dtype == "str":
-        return np.array(values, dtype=object)
+        if not all(isinstance(v, str) for v in values):
+            raise _bad_doc(dtype, next(v for v in values if not isinstance(v, str)))
+        return _objects(values)
     if dtype == "object":
         conv = {"bool": bool, "int": int, "float": unnumber, "str": str}
+        want = {"bool": (bool,), "int": (int,), "float": (int, float, str, type(None)),
+                "str": (str,)}
         out = np.empty(len(values), dtype=object)
-        for i, (t, v) in enumerate(values):
-            out[i] = conv[t](v)
+        for i, pair in enumerate(values):
+            if not (isinstance(pair, list) and len(pair) == 2 and pair[0] in conv
+                    and isinstance(pair[1], want[pair[0]])
+                    and not (pair[0] == "int" and isinstance(pair[1], bool))):
+                raise _bad_doc(dtype, pair)
+            out[i] = conv[pair[0]](pair[1])
         return out
-    if dtype.startswith("float"):
-        return np.array([unnumber(v) for v in values], dtype=dtype)
-    return np.array(values, dtype=dtype)
+    if dtype in _FLOAT_DTYPES:
+        if not all(isinstance(v, (int, float, str, type(None))) and not isinstance(v, bool)
+                   for v in values):
+            raise _bad_doc(dtype, values)
+        try:
+            return np.array([unnumber(v) for v in values], dtype=dtype)
+        except ValueError:
+            raise _bad_doc(dtype, values) from None
+    if dtype == "bool":
+        if not all(isinstance(v, bool) for v in values):
+            raise _bad_doc(dtype, next(v for v in values if not isinstance(v, bool)))
+        return np.array(values, dtype=bool)
+    if dtype in _INT_DTYPES:
+        bad = [v for v in values if not isinstance(v, int) or isinstance(v, bool)]
+        if bad:
+            raise _bad_doc(dtype, bad[0])
+        try:
+            return np.array(values, dtype=dtype)
+        except OverflowError:
+            raise _bad_doc(dtype, max(values, key=abs)) from None
+    raise InputError(f"user_ids: unknown id type {dtype!r}; the document is damaged.")
+
+
+def _from_plain_list(values: list) -> np.ndarray:
+    if not values:
+        return np.zeros(0, dtype=np.int64)
+    if all(isinstance(v, str) for v in values):
+        return _objects(values)
+    if all(isinstance(v, bool) for v in values):
+        return np.array(values, dtype=bool)
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        for dtype in (np.int64, np.uint64):
+            try:
+                return np.array(values, dtype=dtype)
+            except OverflowError:
+                continue
+        return _objects(values)
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        if all(isinstance(v, float) for v in values):
+            return np.array(values, dtype=np.float64)
+    if all(isinstance(v, (bool, int, float, str)) for v in values):
+        return _objects(values)  # a mix keeps each value as it is: 1.5 stays 1.5, 1 stays 1
+    raise _bad_doc("list", next(v for v in values if not isinstance(v, (bool, int, float, str))))
+
+
+def _objects(values: list) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def _bad_doc(dtype: str, value: Any) -> InputError:
+    return InputError(
+        f"user_ids: the document declares ids of type {dtype!r} but holds {value!r}; the "
+        "document is damaged."
+    )
 
 
 def dump(data: dict[str, Any], path: str | None = None, **kwargs: Any) -> str:
