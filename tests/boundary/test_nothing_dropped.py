@@ -40,10 +40,15 @@ def test_lauc_skipped_survives_blocks():
 
 def test_no_user_in_common_warns():
     with pytest.warns(NoCommonUsersWarning, match="no user in common") as rec:
-        res = rv.evaluate({1: {"a": 1.0}}, {"1": {"a": 1}}, ["ndcg@10"])
+        res = rv.evaluate({7: {"a": 1.0}}, {1: {"a": 1}}, ["ndcg@10"])
     assert res.summary["ndcg@10"] == 0.0
-    assert "1 (int)" in str(rec[0].message) and "'1' (str)" in str(rec[0].message)
+    assert "7 (int)" in str(rec[0].message) and "1 (int)" in str(rec[0].message)
     assert rec[0].filename == __file__  # points at the caller, not inside receval
+
+
+def test_ids_of_different_kinds_are_an_error_not_a_warning():
+    with pytest.raises(rv.InputError, match="integers but truth user ids"):
+        rv.evaluate({1: {"a": 1.0}}, {"1": {"a": 1}}, ["ndcg@10"])
 
 
 def test_some_users_in_common_do_not_warn():

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import argparse
 
-from .common import Formatter, add_column_flags, add_debug_flags, emit, example_epilog, read_inputs
+from .common import (
+    Formatter,
+    add_column_flags,
+    add_debug_flags,
+    add_force_flag,
+    add_format_flag,
+    emit,
+    example_epilog,
+    protect_inputs,
+    read_inputs,
+)
 
 EXAMPLES = [
     "receval diff --run run.csv --truth test.csv -m ndcg@10 -m map@10 --a trec_eval --b rectools",
@@ -31,9 +41,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--a", metavar="LIBRARY", help="first preset (default: receval's defaults)")
     p.add_argument("--b", metavar="LIBRARY", help="second preset (default: receval's defaults)")
     p.add_argument("--top", type=int, default=5, help="users listed per metric (default 5)")
-    p.add_argument("--format", choices=["text", "markdown", "html"], default="text",
-                   help="output format (default text)")
+    add_format_flag(p, ("table", "markdown", "html"),
+                    help="output format: table (plain text), markdown or html (default table)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    add_force_flag(p)
     add_column_flags(p)
     add_debug_flags(p, quiet=False)
     p.set_defaults(func=run)
@@ -43,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from ..compat import split_names
     from ..difference import diff
 
+    protect_inputs(args, [args.output], [args.run, args.truth])
     run_data, truth = read_inputs(args)
     kwargs = {}
     cols = list(getattr(run_data, "columns", []))
@@ -50,6 +62,6 @@ def run(args: argparse.Namespace) -> int:
         kwargs["score_col"] = "score"
     d = diff(run_data, truth, split_names(args.metrics), args.a, args.b, top=args.top,
              **kwargs)
-    text = {"text": d.to_text, "markdown": d.to_markdown, "html": d.to_html}[args.format]()
+    text = {"table": d.to_text, "markdown": d.to_markdown, "html": d.to_html}[args.format]()
     emit(text, args.output)
     return 0

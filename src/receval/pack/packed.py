@@ -137,7 +137,9 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
             n = len(rel)
         else:
             rel = np.where(neg, 0.0, rel)
-    return _group_truth(u_codes, i_codes, rel, users, items, policies)
+    packed = _group_truth(u_codes, i_codes, rel, users, items, policies)
+    packed.names, packed.text_ids = dict(cols.names), cols.text_ids
+    return packed
 
 
 def _group_truth(u_codes: np.ndarray, i_codes: np.ndarray, rel: np.ndarray, users: np.ndarray,
@@ -171,7 +173,6 @@ def _group_truth(u_codes: np.ndarray, i_codes: np.ndarray, rel: np.ndarray, user
         users=users, items=items, indptr=indptr, item_codes=item_sorted, rel=rel_sorted,
         rel_desc=rel_sorted[perm_desc], n_rows=n,
         max_rel=float(rel.max()) if n else 0.0, counts={"truth_duplicates": n_dup},
-        names=dict(cols.names), text_ids=cols.text_ids,
     )
 
 
