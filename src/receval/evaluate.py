@@ -312,6 +312,8 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
     user_col, item_col, score_col, rank_col, rel_col : column names (detected when omitted).
     **kwargs : policies (``ties``, ``users``, ``empty_truth``, ``duplicates``, ``nan_scores``,
         ``negative_rel``) and optional inputs (``train``, ``item_features``, ``catalog``).
+        ``engine``: ``"auto"`` (default: Spark DataFrames go to :mod:`receval.spark`, which
+        also takes ``buckets``, ``per_user``, ``compat``), ``"local"`` or ``"spark"``.
 
     Returns
     -------
@@ -325,10 +327,28 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
     >>> rv.evaluate(run, truth, ["precision@3", "ndcg@3"]).summary["precision@3"]
     0.6666666666666666
     """
+    engine = kwargs.pop("engine", "auto")
+    if engine not in ("auto", "local", "spark"):
+        raise PolicyError(f"engine={engine!r}: use 'auto', 'local' or 'spark'.")
+    if engine == "spark" or (engine == "auto" and (_is_spark(run) or _is_spark(truth))):
+        # the Spark engine sits above this module: imported by name, only when asked
+        import importlib
+
+        return importlib.import_module("receval.spark").evaluate(
+            run, truth, metrics, name=name, user_col=user_col, item_col=item_col,
+            score_col=score_col, rank_col=rank_col, rel_col=rel_col, **kwargs)
+    if _is_spark(run) or _is_spark(truth):
+        raise InputError("engine='local' does not read Spark DataFrames (receval never calls "
+                         "toPandas() for you); use engine='spark', or collect them yourself.")
     ev = Evaluator(truth, metrics, user_col=user_col, item_col=item_col, rel_col=rel_col,
                    **kwargs)
     return ev.evaluate(run, name=name, user_col=user_col, item_col=item_col,
                        score_col=score_col, rank_col=rank_col)
+
+
+def _is_spark(obj: Any) -> bool:
+    """A Spark DataFrame, detected without importing pyspark."""
+    return type(obj).__module__.startswith("pyspark.sql") and type(obj).__name__ == "DataFrame"
 
 
 def evaluate_blocks(source: Any, truth: Any, metrics: Any, *, format: str | None = None,
