@@ -25,6 +25,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 
 import numpy as np
 
@@ -37,19 +38,19 @@ def make_data(path: str, users: int, recs: int, truth: int, seed: int = 0) -> No
     import pyarrow.parquet as pq
 
     rng = np.random.default_rng(seed)
+    os.makedirs(path, exist_ok=True)
     n_items = max(10 * recs, users // 2)
-    zipf = rng.zipf(1.3, size=users * recs * 2) % n_items
+    # per user a Zipf-popular start item and a walk with a prime step: distinct items per list
+    base = (rng.zipf(1.3, size=users) % n_items).astype(np.int64)
     u = np.repeat(np.arange(users, dtype=np.int64), recs)
-    items = np.empty(users * recs, dtype=np.int64)
-    # distinct items per user: a random offset walk over the Zipf draw
-    base = zipf[: users * recs].reshape(users, recs)
-    items = (base + np.arange(recs)[None, :] * 7919) % n_items
+    items = (base[:, None] + np.arange(recs)[None, :] * 7919) % n_items
     scores = rng.random(users * recs)
     pq.write_table(pa.table({"user": u, "item": items.ravel(), "score": scores}),
                    os.path.join(path, "run.parquet"))
+    # truth: distinct walk positions in [0, 3 recs); those below recs are hits
+    pos = np.argsort(rng.random((users, 3 * recs), dtype=np.float32), axis=1)[:, :truth]
+    ti = (base[:, None] + pos * 7919) % n_items
     tu = np.repeat(np.arange(users, dtype=np.int64), truth)
-    ti = (zipf[users * recs: users * recs + users * truth].reshape(users, truth)
-          + np.arange(truth)[None, :] * 104729) % n_items
     pq.write_table(pa.table({"user": tu, "item": ti.ravel(),
                              "relevance": np.ones(users * truth)}),
                    os.path.join(path, "truth.parquet"))
@@ -179,6 +180,7 @@ def main() -> None:
                     help="user buckets (default: 4 x the cores of --master)")
     ap.add_argument("--data", default=None, help="folder for the Parquet files (default: tmp)")
     args = ap.parse_args()
+    warnings.filterwarnings("ignore", module="pyspark")  # its pandas >= 3 notice
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     path = args.data or tempfile.mkdtemp(prefix="receval-bench-spark-")
     if not os.path.exists(os.path.join(path, "run.parquet")):

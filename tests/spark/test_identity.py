@@ -206,3 +206,45 @@ def test_errors_are_receval_errors(spark):
     ints = spark.createDataFrame([(1, 2, 1.0)], "user bigint, item bigint, score double")
     with pytest.raises(rv.InputError, match="cast"):
         rvs.evaluate(ints, sdf(spark, truth_pdf, "str", "relevance"), ["ndcg@2"])
+
+
+CLASSIFICATION = [k for k in metric_cases(cutoffs=(3,), plugins=True)
+                  if rv.parse_metric(k).definition.family == "classification"]
+
+
+def test_classification_metrics_identical_or_refused(spark):
+    """Every classification metric either gives the local bits or is refused with a reason.
+
+    Refused (they cannot be merged from buckets of users): metrics whose summary is a weighted
+    or pooled value over the whole run (gauc's user-weighted mean, micro averages, log loss's
+    pooled mean), and confusion-matrix metrics that need the catalogue size when it is not
+    given as a number (a bucket only sees its own items).
+    """
+    rng = np.random.default_rng(17)
+    run_rows, truth_rows = random_case(rng, n_users=30, id_kind="str", tie_levels=None)
+    run_rows = [(u, i, 1 / (1 + math.exp(-s))) for u, i, s in run_rows]  # probabilities
+    truth_rows = [(u, i, float(r > 0)) for u, i, r in truth_rows]
+    run_pdf, truth_pdf = frames(run_rows, truth_rows, "str")
+    run_s, truth_s = sdf(spark, run_pdf, "str", "score"), sdf(spark, truth_pdf, "str",
+                                                                "relevance")
+    refused, identical = [], []
+    for key in CLASSIFICATION:
+        try:
+            local = rv.evaluate(run_pdf, truth_pdf, [key], catalog=40)
+        except rv.RecevalError as exc:  # e.g. single_class=error: Spark raises the same
+            with pytest.raises(type(exc)):
+                rvs.evaluate(run_s, truth_s, [key], buckets=3, catalog=40)
+            continue
+        try:
+            got = rvs.evaluate(run_s, truth_s, [key], buckets=3, catalog=40)
+        except rv.InputError as exc:
+            assert "cannot" in str(exc) or "catalogue size" in str(exc), str(exc)
+            refused.append(key)
+            continue
+        assert_identical(local, got)
+        identical.append(key)
+    assert identical, "no classification metric was distributed"
+    assert all(rv.parse_metric(k).name in {"gauc", "lauc", "log_loss", "accuracy",
+                                           "specificity", "fpr"} for k in refused), refused
+    with pytest.raises(rv.InputError, match="catalogue size"):
+        rvs.Evaluator(truth_s, ["specificity@3"])

@@ -85,6 +85,12 @@ def _numeric(dtype: Any, T: Any, role: str, col: str) -> None:
         )
 
 
+def _required(names: list[str], given: str | None, candidates: tuple[str, ...], what: str,
+              role: str, flag: str) -> str:
+    """A column that must exist (the local reader's detection and messages)."""
+    return str(_find(names, given, candidates, what, role, flag))
+
+
 def _raise_from_spark(exc: Exception) -> None:
     """Re-raise a receval error that a Python worker raised, with its own class and message."""
     text = str(exc)
@@ -160,6 +166,17 @@ class Evaluator:
             for need in spec.definition.needs:
                 if hasattr(self.context, need):
                     self.context.require(need, spec.key)
+        sized = isinstance(catalog, (int, np.integer)) and not isinstance(catalog, bool)
+        for spec in self.metrics:
+            pnames = {p.name for p in spec.definition.params}
+            if spec.definition.kernel is None and "catalog" in pnames and not sized \
+                    and spec.get("catalog") is None and ("candidates" not in pnames
+                                                         or spec.get("candidates") == "catalog"):
+                raise InputError(
+                    f"{spec.key}: its value depends on the catalogue size, which a bucket of "
+                    "users cannot know; pass catalog=<number of items> to evaluate, or give "
+                    "the metric its catalog=N parameter."
+                )
         for name, value in (("train", train), ("item_features", item_features),
                             ("catalog", catalog)):
             if is_spark_frame(value):
@@ -170,8 +187,8 @@ class Evaluator:
         self.allow_float_ids = allow_float_ids
         self.spark = truth.sparkSession
         names = list(truth.columns)
-        ucol = _find(names, user_col, USER_NAMES, "user", "truth", "user_col")
-        icol = _find(names, item_col, ITEM_NAMES, "item", "truth", "item_col")
+        ucol = _required(names, user_col, USER_NAMES, "user", "truth", "user_col")
+        icol = _required(names, item_col, ITEM_NAMES, "item", "truth", "item_col")
         rcol = None if compat == "spark_mllib" else _find(
             names, rel_col, REL_NAMES, "relevance", "truth", "rel_col", required=False)
         schema = truth.schema
@@ -234,8 +251,8 @@ class Evaluator:
                 "create one with spark.createDataFrame(...) or evaluate locally."
             )
         names = list(run.columns)
-        ucol = _find(names, user_col, USER_NAMES, "user", "run", "user_col")
-        icol = _find(names, item_col, ITEM_NAMES, "item", "run", "item_col")
+        ucol = _required(names, user_col, USER_NAMES, "user", "run", "user_col")
+        icol = _required(names, item_col, ITEM_NAMES, "item", "run", "item_col")
         scol = None if rank_col is not None else _find(
             names, score_col, SCORE_NAMES, "score", "run", "score_col", required=False)
         rcol = None if scol is not None else _find(
@@ -258,7 +275,7 @@ class Evaluator:
                 f"run item ids are {ikind} ({schema[icol].dataType.simpleString()}) but truth "
                 f"item ids are {self.item_kind}; cast one of them so that they can match."
             )
-        vcol = scol or rcol
+        vcol = str(scol or rcol)
         _numeric(schema[vcol].dataType, T, "run", vcol)
         kind = "score" if scol else "rank"
         out = run.select(self._user(F, ucol, ukind), F.col(icol).alias(B.ITEM),
