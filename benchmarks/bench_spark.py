@@ -206,7 +206,12 @@ def main() -> None:
         ("(c) receval spark, 6 metrics", lambda: receval_spark(spark, path, SIX, buckets)),
         ("(d) local engine, 6 metrics", lambda: local(path, SIX)),
     ]
-    rows, values = [], {}
+    print(f"\n{args.users} users x {args.recs} recs, {args.truth} truth items/user, "
+          f"master {args.master}, {buckets} buckets, median of {args.runs} warm runs; "
+          f"Spark start-up {startup:.1f} s\n")
+    print("| contender | seconds | / floor | peak RSS MiB driver / JVM / Python workers |")
+    print("|---|---:|---:|---|", flush=True)
+    values, floor = {}, None
     for label, fn in contenders:
         fn()  # warm-up (Python workers, JIT of the JVM)
         times = []
@@ -215,16 +220,10 @@ def main() -> None:
                 t = time.perf_counter()
                 values[label] = fn()
                 times.append(time.perf_counter() - t)
-        rows.append((label, statistics.median(times), peak.peak))
-    print(f"\n{args.users} users x {args.recs} recs, {args.truth} truth items/user, "
-          f"master {args.master}, {buckets} buckets, median of {args.runs} warm runs; "
-          f"Spark start-up {startup:.1f} s\n")
-    floor = rows[0][1]
-    print("| contender | seconds | / floor | peak RSS MiB driver / JVM / Python workers |")
-    print("|---|---:|---:|---|")
-    for label, sec, peak in rows:
-        print(f"| {label} | {sec:.2f} | {sec / floor:.2f} | {peak['driver']:.0f} / "
-              f"{peak['jvm']:.0f} / {peak['workers']:.0f} |")
+        sec, p = statistics.median(times), peak.peak
+        floor = floor or sec
+        print(f"| {label} | {sec:.2f} | {sec / floor:.2f} | {p['driver']:.0f} / "
+              f"{p['jvm']:.0f} / {p['workers']:.0f} |", flush=True)
     a = values["(b) RankingEvaluator, 4 metrics"]
     b = values["(c) receval spark, same 4 (spark_mllib)"]
     import receval.spark as rvs

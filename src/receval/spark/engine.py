@@ -217,7 +217,10 @@ class Evaluator:
             max_rel = float(facts["max"]) if facts["max"] is not None else 0.0
         self.truth_rows = int(facts["n"])
         self.max_rel = max_rel
-        parallelism = self.spark.sparkContext.defaultParallelism
+        try:
+            parallelism = self.spark.sparkContext.defaultParallelism
+        except Exception:  # Spark Connect has no SparkContext
+            parallelism = int(self.spark.conf.get("spark.sql.shuffle.partitions") or 2)
         self.buckets = int(buckets) if buckets is not None else max(
             2 * parallelism, math.ceil(self.truth_rows / ROWS_PER_BUCKET))
         if self.buckets < 1:
