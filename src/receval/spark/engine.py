@@ -85,6 +85,23 @@ def _numeric(dtype: Any, T: Any, role: str, col: str) -> None:
         )
 
 
+def refusal(spec: Any, catalog: Any) -> str | None:
+    """Why a bucket of users cannot compute ``spec`` before running anything (else None).
+
+    A plugin metric with a ``catalog`` parameter (confusion-matrix counts) needs the catalogue
+    size, which a bucket cannot know, unless it is given as a number.
+    """
+    sized = isinstance(catalog, (int, np.integer)) and not isinstance(catalog, bool)
+    pnames = {p.name for p in spec.definition.params}
+    if spec.definition.kernel is None and "catalog" in pnames and not sized \
+            and spec.get("catalog") is None and ("candidates" not in pnames
+                                                 or spec.get("candidates") == "catalog"):
+        return (f"{spec.key}: its value depends on the catalogue size, which a bucket of users "
+                "cannot know; pass catalog=<number of items> to evaluate, or give the metric "
+                "its catalog=N parameter.")
+    return None
+
+
 def _required(names: list[str], given: str | None, candidates: tuple[str, ...], what: str,
               role: str, flag: str) -> str:
     """A column that must exist (the local reader's detection and messages)."""
@@ -166,17 +183,10 @@ class Evaluator:
             for need in spec.definition.needs:
                 if hasattr(self.context, need):
                     self.context.require(need, spec.key)
-        sized = isinstance(catalog, (int, np.integer)) and not isinstance(catalog, bool)
         for spec in self.metrics:
-            pnames = {p.name for p in spec.definition.params}
-            if spec.definition.kernel is None and "catalog" in pnames and not sized \
-                    and spec.get("catalog") is None and ("candidates" not in pnames
-                                                         or spec.get("candidates") == "catalog"):
-                raise InputError(
-                    f"{spec.key}: its value depends on the catalogue size, which a bucket of "
-                    "users cannot know; pass catalog=<number of items> to evaluate, or give "
-                    "the metric its catalog=N parameter."
-                )
+            reason = refusal(spec, catalog)
+            if reason:
+                raise InputError(reason)
         for name, value in (("train", train), ("item_features", item_features),
                             ("catalog", catalog)):
             if is_spark_frame(value):
