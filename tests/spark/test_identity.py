@@ -216,9 +216,9 @@ def test_classification_metrics_identical_or_refused(spark):
     """Every classification metric either gives the local bits or is refused with a reason.
 
     Refused (they cannot be merged from buckets of users): metrics whose summary is a weighted
-    or pooled value over the whole run (gauc's user-weighted mean, micro averages, log loss's
-    pooled mean), and confusion-matrix metrics that need the catalogue size when it is not
-    given as a number (a bucket only sees its own items).
+    or pooled value over the whole run (gauc's weighted mean, micro averages), and metrics
+    that need the catalogue size when it is not given as a number (a bucket only sees its own
+    items: tn, accuracy, specificity, fpr, lauc).
     """
     rng = np.random.default_rng(17)
     run_rows, truth_rows = random_case(rng, n_users=30, id_kind="str", tie_levels=None)
