@@ -412,6 +412,8 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
     strict : (keyword) with ``compat``, refuse names whose preset reproduces a known library bug.
     **kwargs : policies (``ties``, ``users``, ``empty_truth``, ``duplicates``, ``nan_scores``,
         ``negative_rel``, ``unjudged``) and optional inputs (``train``, ``item_features``, ``catalog``).
+        ``engine``: ``"auto"`` (default: Spark DataFrames go to :mod:`receval.spark`, which
+        also takes ``buckets``, ``per_user``, ``compat``), ``"local"`` or ``"spark"``.
 
     Returns
     -------
@@ -425,6 +427,19 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
     >>> rv.evaluate(run, truth, ["precision@3", "ndcg@3"]).summary["precision@3"]
     0.6666666666666666
     """
+    engine = kwargs.pop("engine", "auto")
+    if engine not in ("auto", "local", "spark"):
+        raise PolicyError(f"engine={engine!r}: use 'auto', 'local' or 'spark'.")
+    if engine == "spark" or (engine == "auto" and (_is_spark(run) or _is_spark(truth))):
+        # the Spark engine sits above this module: imported by name, only when asked
+        import importlib
+
+        return importlib.import_module("receval.spark").evaluate(
+            run, truth, metrics, name=name, user_col=user_col, item_col=item_col,
+            score_col=score_col, rank_col=rank_col, rel_col=rel_col, **kwargs)
+    if _is_spark(run) or _is_spark(truth):
+        raise InputError("engine='local' does not read Spark DataFrames (receval never calls "
+                         "toPandas() for you); use engine='spark', or collect them yourself.")
     compat = kwargs.pop("compat", None)
     strict = bool(kwargs.pop("strict", False))
     names: dict[str, str] = {}
@@ -438,6 +453,11 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
     res = ev.evaluate(run, name=name, user_col=user_col, item_col=item_col,
                       score_col=score_col, rank_col=rank_col)
     return annotate(res, compat, names) if compat is not None else res
+
+
+def _is_spark(obj: Any) -> bool:
+    """A Spark DataFrame, detected without importing pyspark."""
+    return type(obj).__module__.startswith("pyspark.sql") and type(obj).__name__ == "DataFrame"
 
 
 @validate_params({"block_rows": POSITIVE_INT})

@@ -72,6 +72,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="read the whole run at once")
     g.add_argument("--block-rows", type=positive_int, default=5_000_000,
                    help="rows per block when streaming (default 5000000)")
+    g = p.add_argument_group("Spark engine (pip install 'receval[spark]')")
+    g.add_argument("--engine", choices=("local", "spark"), default="local",
+                   help="spark: read --run / --truth with Spark (any path Spark reads: "
+                        "Parquet, CSV, JSON; s3://, hdfs://, ...) and evaluate there")
+    g.add_argument("--spark-master", default=None,
+                   help="Spark master URL (default: local[*], or the spark-submit setting)")
+    g.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
+                   help="a Spark configuration entry (repeatable)")
+    g.add_argument("--buckets", type=int, default=None,
+                   help="user buckets of the Spark engine (default: from the data size)")
     add_debug_flags(p)
     p.set_defaults(func=run)
 
@@ -119,6 +129,10 @@ def _evaluate_files(args: argparse.Namespace, keys: list, policies: dict[str, st
     from ..io.files import count_rows, detect_format, read_truth
 
     name = args.name or os.path.basename(args.run)
+    if getattr(args, "engine", "local") == "spark":
+        from ..spark.session import evaluate_paths
+
+        return evaluate_paths(args, keys, policies, name)
     if _should_stream(args):
         truth = read_truth(args.truth, format=args.truth_format,
                            user_col=args.truth_user_col or args.user_col,

@@ -451,7 +451,8 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
     # run user code -> evaluated row
     t_row = np.full(truth.n_users, -1, dtype=np.int64)
     t_row[t_sel] = np.arange(len(t_sel))
-    run_row = np.where(run_to_truth_user >= 0, t_row[np.maximum(run_to_truth_user, 0)], -1)
+    run_row = np.where(run_to_truth_user >= 0, t_row[np.maximum(run_to_truth_user, 0)], -1) \
+        if truth.n_users else np.full(len(run_to_truth_user), -1, dtype=np.int64)
     run_row[extra] = len(t_sel) + np.arange(len(extra))
 
     score = run.score

@@ -1,0 +1,46 @@
+"""The Spark engine: receval's own packing and compiled kernel, run where the data lives.
+
+>>> import receval.spark as rvs                                        # doctest: +SKIP
+>>> ev = rvs.Evaluator(truth_sdf, ["ndcg@10", "map@100", "mrr"])       # doctest: +SKIP
+>>> res = ev.evaluate(run_sdf)             # the same EvalResult as rv.evaluate  # doctest: +SKIP
+
+Spark moves and groups the data (users hashed into buckets, one cogroup of run and truth);
+each task runs the local engine on its bucket of whole users; the partial states are merged on
+the driver by the local engine's exact aggregator. ``rv.evaluate(run_sdf, truth_sdf, ...)``
+dispatches here when given Spark DataFrames. Needs ``pip install 'receval[spark]'``
+(pyspark 4.x, Java 17+); importing this module does not import pyspark.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..results import EvalResult
+from .engine import Evaluator, is_spark_frame
+from .mllib import MLLIB_POLICIES, mllib_key, mllib_keys
+
+__all__ = ["Evaluator", "evaluate", "is_spark_frame", "mllib_key", "mllib_keys",
+           "MLLIB_POLICIES"]
+
+
+def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
+             user_col: str | None = None, item_col: str | None = None,
+             score_col: str | None = None, rank_col: str | None = None,
+             rel_col: str | None = None, per_user: str | None = "pandas",
+             **kwargs: Any) -> EvalResult:
+    """Evaluate a Spark run against a Spark truth; see :class:`Evaluator`.
+
+    ``truth_user_col`` / ``truth_item_col`` name the truth's columns when they differ from the
+    run's. ``per_user``: ``"pandas"`` (collect, default), ``"spark"`` (a Spark DataFrame in
+    ``result.per_user_spark``) or ``None`` (summary only).
+    """
+    truth_user_col = kwargs.pop("truth_user_col", None)
+    truth_item_col = kwargs.pop("truth_item_col", None)
+    ev = Evaluator(truth, metrics, user_col=truth_user_col or user_col,
+                   item_col=truth_item_col or item_col, rel_col=rel_col, **kwargs)
+    try:
+        return ev.evaluate(run, name=name, user_col=user_col, item_col=item_col,
+                           score_col=score_col, rank_col=rank_col, per_user=per_user)
+    finally:
+        if per_user != "spark":
+            ev.close()

@@ -1,0 +1,170 @@
+"""What runs inside a Spark task: the local engine on one bucket of whole users.
+
+This module imports receval, numpy and pyarrow only (never pyspark): it is what the Python
+workers execute. :func:`run_bucket` builds a local :class:`~receval.Evaluator` over the bucket's
+truth rows, injects the global facts a bucket cannot know alone (the truth-wide largest
+relevance, used by ERR's default ``max_grade``), packs the bucket's run rows with the same
+policies and runs :func:`~receval.engines.local.evaluate_packed`, the per-block step every
+executor shares. It returns one Arrow table: one row per evaluated user (raw id, one float per
+metric) and one row holding the bucket's mergeable partial state (pickled
+:class:`~receval.engines.aggregate.MetricState` per metric, row counts, and for catalogue-wide
+metrics the exposure counts keyed by *raw* item id, since item codes are bucket-local).
+"""
+
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+# column names of the engine's own tables (unlikely to clash with a user's)
+BUCKET = "_rv_bucket"
+KIND = "_rv_kind"
+STATE = "_rv_state"
+USER, ITEM, SCORE, RANK, REL = "user", "item", "score", "rank", "relevance"
+USER_ROW, STATE_ROW = 0, 1
+
+
+def metric_column(j: int) -> str:
+    return f"m{j}"
+
+
+@dataclass
+class BucketConfig:
+    """Everything a task needs, shipped with the function (pickled once per stage)."""
+
+    metrics: list[str]
+    policies: dict[str, str]
+    value_kind: str                  # "score" or "rank"
+    has_rel: bool
+    max_rel: float                   # truth-wide largest relevance (a global fact)
+    user_kind: str                   # "int" or "str": dtype of an empty bucket's user ids
+    item_kind: str
+    out_schema: Any                  # pyarrow.Schema of the returned table
+    emit_users: bool = True
+    train: Any = None
+    item_features: Any = None
+    catalog: Any = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def _empty_ids(kind: str) -> np.ndarray:
+    return np.zeros(0, dtype=np.int64 if kind == "int" else object)
+
+
+def _evaluator(cfg: BucketConfig, truth: Any) -> Any:
+    from ..evaluate import Evaluator
+    from ..pack import TruthPack
+
+    kw: dict[str, Any] = dict(cfg.policies)
+    kw.update(cfg.options)
+    empty = truth.num_rows == 0
+    # an empty bucket side still needs an Evaluator (plan, context): build it on a placeholder
+    # row and swap in a truth without users
+    src = {USER: np.zeros(1, dtype=np.int64), ITEM: np.zeros(1, dtype=np.int64)} if empty \
+        else truth
+    ev = Evaluator(src, cfg.metrics, user_col=USER, item_col=ITEM,
+                   rel_col=REL if cfg.has_rel and not empty else None, train=cfg.train,
+                   item_features=cfg.item_features, catalog=cfg.catalog, **kw)
+    if empty:
+        ev.truth = TruthPack(
+            users=_empty_ids(cfg.user_kind), items=_empty_ids(cfg.item_kind),
+            indptr=np.zeros(1, dtype=np.int64), item_codes=np.zeros(0, dtype=np.int64),
+            rel=np.zeros(0), rel_desc=np.zeros(0), n_rows=0, max_rel=cfg.max_rel,
+            counts={"truth_duplicates": 0})
+    ev.truth.max_rel = cfg.max_rel  # the global fact, never the bucket's own maximum
+    return ev
+
+
+def evaluate_bucket(cfg: BucketConfig, run: Any, truth: Any) -> tuple[Any, Any, dict[str, Any]]:
+    """``(packed, block_values, partial)`` of one bucket (pyarrow tables ``run``, ``truth``)."""
+    from ..engines.local import evaluate_packed
+    from ..pack import RunCodes
+
+    ev = _evaluator(cfg, truth)
+    lists = ev.plan.keep_lists
+    if run.num_rows:
+        packed = ev.pack(run, user_col=USER, item_col=ITEM,
+                         score_col=SCORE if cfg.value_kind == "score" else None,
+                         rank_col=RANK if cfg.value_kind == "rank" else None, lists=lists)
+    else:
+        packed = ev.pack(RunCodes.empty(ev.truth), lists=lists)
+    block = evaluate_packed(packed, ev.plan, ev.context)
+    partial: dict[str, Any] = {
+        "states": block.states,
+        "overrides": {j: v for j, v in block.overrides.items() if j not in block.global_only},
+        "global_only": sorted(block.global_only),
+        "info": {k: v for k, v in block.info.items()},
+        "counts": {k: int(packed.counts.get(k, 0)) for k in (
+            "run_rows", "dropped_nan_scores", "duplicates_removed", "users_tied_at_cutoff",
+            "missing_from_run")},
+        "run_users_in_truth": int(np.sum(packed.in_run & packed.in_truth)),
+        "run_only": int(len(packed.run_only)),
+        "truth_users": int(ev.truth.n_users),
+        "truth_rows": int(ev.truth.n_rows),
+        "truth_duplicates": int(ev.truth.counts.get("truth_duplicates", 0)),
+        "n_users": int(len(packed.user_ids)),
+    }
+    if block.global_only:
+        partial["catalogue"] = catalogue_partial(ev, packed, sorted(block.global_only))
+    return packed, block, partial
+
+
+def catalogue_partial(ev: Any, packed: Any, columns: list[int]) -> dict[str, Any]:
+    """Mergeable inputs of catalogue-wide metrics, keyed by raw item id.
+
+    ``exposure[k]``: (raw ids, number of evaluated lists holding each in their top k);
+    ``lengths[k]``: per list length L (after the cut), (raw ids, lists of length L holding
+    each) and the number of such lists (personalization); ``run_items`` / ``truth_items``: the
+    bucket's item vocabularies (the default catalogue is train + truth + run items).
+    """
+    ks = sorted({ev.plan.specs[j].k or 0 for j in columns})
+    lens = np.diff(packed.indptr)
+    exposure, lengths = {}, {}
+    for k in ks:
+        cut = lens if k == 0 else np.minimum(lens, k)
+        starts = packed.indptr[:-1]
+        total = int(cut.sum())
+        offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(cut)[:-1]]), cut) \
+            if total else np.zeros(0, dtype=np.int64)
+        pos = np.arange(total, dtype=np.int64) + offsets
+        codes = packed.items[pos]  # packed lists never repeat an item
+        uniq, cnt = np.unique(codes, return_counts=True)
+        exposure[k] = (packed.item_vocab[uniq], cnt.astype(np.int64))
+        per_len = {}
+        list_len = np.repeat(cut, cut)
+        for length in np.unique(cut[cut > 0]):
+            sel = list_len == length
+            u, c = np.unique(codes[sel], return_counts=True)
+            per_len[int(length)] = (packed.item_vocab[u], c.astype(np.int64),
+                                    int((cut == length).sum()))
+        lengths[k] = per_len
+    return {"exposure": exposure, "lengths": lengths, "run_items": packed.item_vocab,
+            "truth_items": ev.truth.items}
+
+
+def run_bucket(cfg: BucketConfig, run: Any, truth: Any) -> Any:
+    """The function a cogroup task calls: per-user rows plus one partial-state row."""
+    import pyarrow as pa
+
+    run = run.drop_columns([BUCKET]) if BUCKET in run.column_names else run
+    truth = truth.drop_columns([BUCKET]) if BUCKET in truth.column_names else truth
+    packed, block, partial = evaluate_bucket(cfg, run, truth)
+    schema = cfg.out_schema
+    n = len(packed.user_ids) if cfg.emit_users else 0
+    user_type = schema.field(USER).type
+    data: dict[str, Any] = {
+        KIND: pa.array(np.r_[np.full(n, USER_ROW, dtype=np.int8), [STATE_ROW]].astype(np.int8)),
+        USER: pa.array(list(packed.user_ids[:n]) + [None], type=user_type)
+        if user_type == pa.string() else
+        pa.array(np.r_[packed.user_ids[:n].astype(user_type.to_pandas_dtype()), [0]],
+                 mask=np.r_[np.zeros(n, dtype=bool), [True]], type=user_type),
+    }
+    for j in range(len(cfg.metrics)):
+        data[metric_column(j)] = pa.array(np.r_[block.values[:n, j], [np.nan]],
+                                          type=pa.float64())
+    blob = pickle.dumps(partial, protocol=pickle.HIGHEST_PROTOCOL)
+    data[STATE] = pa.array([None] * n + [blob], type=pa.binary())
+    return pa.table(data).cast(schema)

@@ -1,0 +1,522 @@
+"""The Spark engine's driver side: validate, project, bucket, cogroup, merge.
+
+``Evaluator(truth_sdf, metrics)`` checks and projects the truth on the driver, computes the
+global facts in one small aggregation, and tags every truth row with its bucket
+``pmod(xxhash64(user), N)``. ``Evaluator.evaluate(run_sdf)`` tags the run the same way and runs
+``run.groupBy(b).cogroup(truth.groupBy(b)).applyInArrow(...)``: each task calls
+:func:`receval.spark._bucket.run_bucket`, the local engine on one bucket of whole users. The
+partial states come back to the driver and are merged with the local engine's aggregator
+(:class:`~receval.engines.aggregate.MetricState`, exact and order-independent), so summaries
+and counts are the bits ``rv.evaluate`` gives on the same data.
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+import re
+import time
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._version import __version__
+from ..engines.aggregate import MetricState
+from ..engines.plan import Plan
+from ..engines.plugins import OPTION_NAMES, Context
+from ..errors import InputError, MetricError, PolicyError, RecevalError, suggest
+from ..io.frames import ITEM_NAMES, RANK_NAMES, REL_NAMES, SCORE_NAMES, USER_NAMES, _find
+from ..metrics import parse_metrics
+from ..policies import POLICY_CHOICES, Policies
+from ..results import EvalResult
+from . import _bucket as B
+from .mllib import MLLIB_POLICIES, mllib_keys
+
+PER_USER = ("pandas", "spark", None)
+ROWS_PER_BUCKET = 250_000  # truth rows per bucket by default (about 2.5M run rows at 10:1)
+_SUMMED = ("run_rows", "dropped_nan_scores", "duplicates_removed", "users_tied_at_cutoff")
+
+
+def is_spark_frame(obj: Any) -> bool:
+    """A Spark DataFrame (classic or Spark Connect), without importing pyspark."""
+    mod = type(obj).__module__
+    return mod.startswith("pyspark.sql") and type(obj).__name__ == "DataFrame"
+
+
+def _types():
+    try:
+        from pyspark.sql import functions as F
+        from pyspark.sql import types as T
+    except ImportError:  # pragma: no cover - the extra is missing
+        from ..errors import MissingDependencyError
+
+        raise MissingDependencyError(
+            "the Spark engine needs pyspark 4.x: pip install 'receval[spark]' (and Java 17+)."
+        ) from None
+    return F, T
+
+
+def _kind(dtype: Any, T: Any, role: str, col: str, allow_float: bool) -> str:
+    """'int' or 'str' for an id column's Spark type; anything else is refused."""
+    if isinstance(dtype, (T.LongType, T.IntegerType, T.ShortType, T.ByteType)):
+        return "int"
+    if isinstance(dtype, T.StringType):
+        return "str"
+    if isinstance(dtype, (T.DoubleType, T.FloatType, T.DecimalType)):
+        if allow_float:
+            return "float"
+        raise InputError(
+            f"{role}: id column {col!r} is {dtype.simpleString()}; floating-point ids are refused "
+            "because 1 and 1.0 would be the same id but order differently, and ids above 2**53 "
+            "collide. Cast it to bigint or string, or pass allow_float_ids=True."
+        )
+    raise InputError(
+        f"{role}: id column {col!r} has type {dtype.simpleString()}; ids must be integers or "
+        "strings."
+    )
+
+
+def _numeric(dtype: Any, T: Any, role: str, col: str) -> None:
+    if not isinstance(dtype, T.NumericType) and not isinstance(dtype, T.BooleanType):
+        raise InputError(
+            f"{role}: column {col!r} must be numeric, got {dtype.simpleString()}; cast it, e.g. "
+            f"F.col({col!r}).cast('double')."
+        )
+
+
+def refusal(spec: Any, catalog: Any) -> str | None:
+    """Why a bucket of users cannot compute ``spec`` before running anything (else None).
+
+    A plugin metric with a ``catalog`` parameter (confusion-matrix counts) needs the catalogue
+    size, which a bucket cannot know, unless it is given as a number.
+    """
+    sized = isinstance(catalog, (int, np.integer)) and not isinstance(catalog, bool)
+    pnames = {p.name for p in spec.definition.params}
+    if spec.definition.kernel is None and "catalog" in pnames and not sized \
+            and spec.get("catalog") is None and ("candidates" not in pnames
+                                                 or spec.get("candidates") == "catalog"):
+        return (f"{spec.key}: its value depends on the catalogue size, which a bucket of users "
+                "cannot know; pass catalog=<number of items> to evaluate, or give the metric "
+                "its catalog=N parameter.")
+    return None
+
+
+def _required(names: list[str], given: str | None, candidates: tuple[str, ...], what: str,
+              role: str, flag: str) -> str:
+    """A column that must exist (the local reader's detection and messages)."""
+    return str(_find(names, given, candidates, what, role, flag))
+
+
+def _raise_from_spark(exc: Exception) -> None:
+    """Re-raise a receval error that a Python worker raised, with its own class and message."""
+    text = str(exc)
+    found = re.findall(r"receval\.errors\.(\w+): (.+?)(?:\n\s*\n|\n(?=\S)|\Z)", text, re.S)
+    if not found:
+        found = re.findall(r"\b(InputError|PolicyError|MetricError|UnknownMetricError): "
+                           r"(.+?)(?:\n\s*\n|\n(?=\S)|\Z)", text, re.S)
+    if found:
+        name, msg = found[-1]
+        cls = {"InputError": InputError, "PolicyError": PolicyError,
+               "MetricError": MetricError}.get(name, RecevalError)
+        raise cls(msg.strip() + " (raised in a Spark task)") from exc
+    raise exc
+
+
+class Evaluator:
+    """Validate, project, bucket and cache a Spark truth once; evaluate many Spark runs.
+
+    Parameters
+    ----------
+    truth : Spark DataFrame of held-out (user, item[, relevance]) rows.
+    metrics : metric keys, as for :func:`receval.evaluate` (with ``compat="spark_mllib"``:
+        ``RankingEvaluator`` names such as ``"ndcgAtK@10"``, ``"meanAveragePrecision"``).
+    user_col, item_col, rel_col : truth column names (detected when omitted, as locally).
+    buckets : number of user buckets (default: ``max(2 * defaultParallelism,
+        truth rows / 250000)``); each bucket is one Python call holding its users' rows.
+    allow_float_ids : accept float/double id columns (refused by default).
+    compat : ``"spark_mllib"`` reproduces ``pyspark.ml.evaluation.RankingEvaluator`` (see
+        :mod:`receval.spark.mllib`).
+    cache : persist the projected, bucketed truth (default True; :meth:`close` releases it).
+    ties, users, empty_truth, duplicates, nan_scores, negative_rel : policies, as locally.
+    train, item_features, catalog : optional inputs of beyond-accuracy metrics (local objects,
+        shipped to every task).
+    """
+
+    def __init__(self, truth: Any, metrics: Any, *, user_col: str | None = None,
+                 item_col: str | None = None, rel_col: str | None = None,
+                 buckets: int | None = None, allow_float_ids: bool = False,
+                 compat: str | None = None, cache: bool = True, ties: str = "id",
+                 users: str = "truth", empty_truth: str = "skip", duplicates: str = "error",
+                 nan_scores: str = "error", negative_rel: str = "error", train: Any = None,
+                 item_features: Any = None, catalog: Any = None, **options: Any) -> None:
+        F, T = _types()
+        if not is_spark_frame(truth):
+            raise InputError(
+                f"truth: the Spark engine needs a Spark DataFrame, got {type(truth).__name__}; "
+                "use receval.evaluate for local data."
+            )
+        unknown = sorted(set(options) - set(OPTION_NAMES))
+        if unknown:
+            valid = sorted(POLICY_CHOICES) + sorted(OPTION_NAMES) + [
+                "train", "item_features", "catalog", "user_col", "item_col", "rel_col",
+                "buckets", "allow_float_ids", "compat", "cache", "per_user"]
+            raise PolicyError(f"unknown keyword {unknown[0]!r}; valid keywords are {valid}."
+                              + suggest(unknown[0], valid))
+        if compat not in (None, "spark_mllib"):
+            raise PolicyError(f"compat={compat!r}: use None or 'spark_mllib'.")
+        self.compat = compat
+        self.names: dict[str, str] = {}
+        if compat == "spark_mllib":
+            self.names = mllib_keys(metrics)
+            metrics = list(self.names.values())
+            if empty_truth == "skip":  # the default: Spark counts empty truth as 0
+                empty_truth = MLLIB_POLICIES["empty_truth"]
+        self.metrics = parse_metrics(metrics)
+        self.policies = Policies(ties=ties, users=users, empty_truth=empty_truth,
+                                 duplicates=duplicates, nan_scores=nan_scores,
+                                 negative_rel=negative_rel)
+        self.plan = Plan(self.metrics, self.policies)  # validates policy x metric choices
+        self.context = Context(train=train, item_features=item_features, catalog=catalog,
+                               options=options)
+        for spec in self.metrics:
+            for need in spec.definition.needs:
+                if hasattr(self.context, need):
+                    self.context.require(need, spec.key)
+        for spec in self.metrics:
+            reason = refusal(spec, catalog)
+            if reason:
+                raise InputError(reason)
+        for name, value in (("train", train), ("item_features", item_features),
+                            ("catalog", catalog)):
+            if is_spark_frame(value):
+                raise InputError(
+                    f"{name}: the Spark engine ships {name} to every task as a local object; "
+                    f"collect it first (e.g. {name}.toPandas()) if it fits in memory."
+                )
+        self.allow_float_ids = allow_float_ids
+        self.spark = truth.sparkSession
+        names = list(truth.columns)
+        ucol = _required(names, user_col, USER_NAMES, "user", "truth", "user_col")
+        icol = _required(names, item_col, ITEM_NAMES, "item", "truth", "item_col")
+        rcol = None if compat == "spark_mllib" else _find(
+            names, rel_col, REL_NAMES, "relevance", "truth", "rel_col", required=False)
+        schema = truth.schema
+        self.user_kind = _kind(schema[ucol].dataType, T, "truth", ucol, allow_float_ids)
+        self.item_kind = _kind(schema[icol].dataType, T, "truth", icol, allow_float_ids)
+        self.item_type = schema[icol].dataType
+        cols = [self._user(F, ucol, self.user_kind), F.col(icol).alias(B.ITEM)]
+        if rcol is not None:
+            _numeric(schema[rcol].dataType, T, "truth", rcol)
+            cols.append(F.col(rcol).cast("double").alias(B.REL))
+        self.columns = {"user": ucol, "item": icol, **({"relevance": rcol} if rcol else {})}
+        projected = truth.select(*cols)
+        # global facts: the truth-wide largest relevance (ERR's default max_grade) as the
+        # local engine computes it (after the negative_rel policy, before deduplication)
+        if rcol is None:
+            facts = projected.agg(F.count(F.lit(1)).alias("n")).collect()[0]
+            max_rel = 1.0 if facts["n"] else 0.0
+        else:
+            rel = F.col(B.REL)
+            if negative_rel == "zero":
+                rel = F.greatest(rel, F.lit(0.0))
+            elif negative_rel == "drop":
+                rel = F.when(rel >= 0, rel)
+            facts = projected.agg(F.count(F.lit(1)).alias("n"), F.max(rel).alias("max")) \
+                .collect()[0]
+            max_rel = float(facts["max"]) if facts["max"] is not None else 0.0
+        self.truth_rows = int(facts["n"])
+        self.max_rel = max_rel
+        try:
+            parallelism = self.spark.sparkContext.defaultParallelism
+        except Exception:  # Spark Connect has no SparkContext
+            parallelism = int(self.spark.conf.get("spark.sql.shuffle.partitions") or 2)
+        self.buckets = int(buckets) if buckets is not None else max(
+            2 * parallelism, math.ceil(self.truth_rows / ROWS_PER_BUCKET))
+        if self.buckets < 1:
+            raise InputError(f"buckets={buckets!r}: the number of buckets must be positive.")
+        self.truth = projected.withColumn(B.BUCKET, self._bucket(F))
+        if cache:
+            self.truth = self.truth.persist()
+        self.cached = cache
+
+    # ---- helpers ------------------------------------------------------------------------
+    def _user(self, F: Any, col: str, kind: str) -> Any:
+        # one Spark type per id kind on both sides, so that run and truth hash alike
+        cast = {"int": "bigint", "str": "string", "float": "double"}[kind]
+        return F.col(col).cast(cast).alias(B.USER)
+
+    def _bucket(self, F: Any) -> Any:
+        return F.pmod(F.xxhash64(F.col(B.USER)), F.lit(self.buckets)).cast("int")
+
+    def close(self) -> None:
+        """Release the cached truth."""
+        if self.cached:
+            self.truth.unpersist()
+            self.cached = False
+
+    def _project_run(self, run: Any, user_col: str | None, item_col: str | None,
+                     score_col: str | None, rank_col: str | None) -> tuple[Any, str]:
+        F, T = _types()
+        if not is_spark_frame(run):
+            raise InputError(
+                f"run: the Spark engine needs a Spark DataFrame, got {type(run).__name__}; "
+                "create one with spark.createDataFrame(...) or evaluate locally."
+            )
+        names = list(run.columns)
+        ucol = _required(names, user_col, USER_NAMES, "user", "run", "user_col")
+        icol = _required(names, item_col, ITEM_NAMES, "item", "run", "item_col")
+        scol = None if rank_col is not None else _find(
+            names, score_col, SCORE_NAMES, "score", "run", "score_col", required=False)
+        rcol = None if scol is not None else _find(
+            names, rank_col, RANK_NAMES, "rank", "run", "rank_col", required=False)
+        if scol is None and rcol is None:
+            raise InputError(
+                f"run: no score or rank column found among {names}; name one 'score' (higher is "
+                "better) or 'rank' (1 = best), or pass score_col=... / rank_col=..."
+            )
+        schema = run.schema
+        ukind = _kind(schema[ucol].dataType, T, "run", ucol, self.allow_float_ids)
+        ikind = _kind(schema[icol].dataType, T, "run", icol, self.allow_float_ids)
+        if ukind != self.user_kind:
+            raise InputError(
+                f"run user ids are {ukind} ({schema[ucol].dataType.simpleString()}) but truth user "
+                f"ids are {self.user_kind}; cast one of them, e.g. F.col({ucol!r}).cast('string')."
+            )
+        if ikind != self.item_kind:
+            raise InputError(
+                f"run item ids are {ikind} ({schema[icol].dataType.simpleString()}) but truth "
+                f"item ids are {self.item_kind}; cast one of them so that they can match."
+            )
+        vcol = str(scol or rcol)
+        _numeric(schema[vcol].dataType, T, "run", vcol)
+        kind = "score" if scol else "rank"
+        out = run.select(self._user(F, ucol, ukind), F.col(icol).alias(B.ITEM),
+                         F.col(vcol).cast("double").alias(B.SCORE if scol else B.RANK))
+        return out.withColumn(B.BUCKET, self._bucket(F)), kind
+
+    def _out_schema(self, pa: Any) -> Any:
+        user = {"int": pa.int64(), "str": pa.string(), "float": pa.float64()}[self.user_kind]
+        fields = [pa.field(B.KIND, pa.int8()), pa.field(B.USER, user)]
+        fields += [pa.field(B.metric_column(j), pa.float64()) for j in range(len(self.metrics))]
+        fields.append(pa.field(B.STATE, pa.binary()))
+        return pa.schema(fields)
+
+    # ---- evaluation ---------------------------------------------------------------------
+    def evaluate(self, run: Any, *, name: str | None = None, user_col: str | None = None,
+                 item_col: str | None = None, score_col: str | None = None,
+                 rank_col: str | None = None, per_user: str | None = "pandas") -> EvalResult:
+        """Evaluate one Spark run; the result equals ``rv.evaluate`` on the same rows.
+
+        ``per_user``: ``"pandas"`` collects the per-user rows into the result (sorted by user
+        id); ``"spark"`` leaves them in a Spark DataFrame ``result.per_user_spark`` (columns
+        ``user`` and one per metric key) and the result's own per-user arrays empty; ``None``
+        keeps only the summary, counts and stats.
+        """
+        if per_user not in PER_USER:
+            raise PolicyError(f"per_user={per_user!r}: use 'pandas', 'spark' or None.")
+        import pyarrow as pa
+        from pyspark.sql import functions as F
+
+        t0 = time.perf_counter()
+        runp, kind = self._project_run(run, user_col, item_col, score_col, rank_col)
+        schema = self._out_schema(pa)
+        from pyspark.sql.pandas.types import from_arrow_schema
+
+        cfg = B.BucketConfig(
+            metrics=[s.key for s in self.metrics], policies=self.policies.to_dict(),
+            value_kind=kind, has_rel="relevance" in self.columns, max_rel=self.max_rel,
+            user_kind="str" if self.user_kind == "str" else "int",
+            item_kind="str" if self.item_kind == "str" else "int", out_schema=schema,
+            emit_users=per_user is not None, train=self.context.train,
+            item_features=self.context.item_features, catalog=self.context.catalog,
+            options=dict(self.context.options))
+
+        def task(left: Any, right: Any) -> Any:
+            return B.run_bucket(cfg, left, right)
+
+        out = runp.groupBy(B.BUCKET).cogroup(self.truth.groupBy(B.BUCKET)).applyInArrow(
+            task, schema=from_arrow_schema(schema))
+        per_user_sdf = None
+        try:
+            if per_user == "pandas":
+                table = out.toArrow() if hasattr(out, "toArrow") else \
+                    pa.Table.from_pandas(out.toPandas())
+                kinds = table.column(B.KIND).to_numpy()
+                users = table.filter(pa.array(kinds == B.USER_ROW))
+                blobs = table.column(B.STATE).filter(pa.array(kinds == B.STATE_ROW)).to_pylist()
+            elif per_user == "spark":
+                out = out.persist()
+                blobs = [r[0] for r in out.filter(F.col(B.KIND) == B.STATE_ROW)
+                         .select(B.STATE).collect()]
+                per_user_sdf = out.filter(F.col(B.KIND) == B.USER_ROW).select(
+                    F.col(B.USER).alias("user"),
+                    *[F.col(B.metric_column(j)).alias(s.key)
+                      for j, s in enumerate(self.metrics)])
+                users = None
+            else:
+                blobs = [r[0] for r in out.select(B.STATE).where(F.col(B.KIND) == B.STATE_ROW)
+                         .collect()]
+                users = None
+        except RecevalError:
+            raise
+        except Exception as exc:  # a receval error raised inside a task
+            _raise_from_spark(exc)
+            raise  # pragma: no cover
+        partials = [pickle.loads(b) for b in blobs]
+        if users is not None:
+            user_ids = _ids(users.column(B.USER))
+            values = np.column_stack(
+                [users.column(B.metric_column(j)).to_numpy(zero_copy_only=False)
+                 for j in range(len(self.metrics))]) if len(self.metrics) else \
+                np.zeros((len(user_ids), 0))
+            order = np.argsort(user_ids, kind="stable")
+            user_ids, values = user_ids[order], np.ascontiguousarray(values[order])
+        else:
+            user_ids = np.zeros(0, dtype=np.int64 if self.user_kind == "int" else object)
+            values = np.zeros((0, len(self.metrics)))
+        res = self._result(partials, user_ids, values, name)
+        res.provenance.update({
+            "receval": __version__, "engine": "spark", "spark": self.spark.version,
+            "buckets": self.buckets, "seconds": time.perf_counter() - t0,
+            "depth": self.plan.depth, "per_user": per_user,
+        })
+        if self.names:
+            res.provenance["spark_mllib_names"] = dict(self.names)
+        res.per_user_spark = per_user_sdf  # type: ignore[attr-defined]
+        return res
+
+    def _result(self, partials: list[dict[str, Any]], user_ids: np.ndarray, values: np.ndarray,
+                name: str | None) -> EvalResult:
+        specs = self.plan.specs
+        bad = sorted({specs[j].key for p in partials for j in p["overrides"]})
+        if bad:
+            raise InputError(
+                f"{bad}: these metrics' summary is not the mean of per-user values (a weighted "
+                "or pooled value over the whole run), which buckets cannot merge; evaluate them "
+                "with the local engine."
+            )
+        states: list[MetricState] | None = None
+        for p in partials:
+            states = p["states"] if states is None else [
+                a.merge(b) for a, b in zip(states, p["states"], strict=True)]
+        global_only = sorted({j for p in partials for j in p["global_only"]})
+        n_users = sum(p["n_users"] for p in partials)
+        info = _merge_info([p["info"] for p in partials])
+        overrides: dict[int, float] = {}
+        if global_only:
+            for j, (value, extra) in _catalogue(specs, global_only, partials, self).items():
+                overrides[j] = value
+                if extra:
+                    info[specs[j].key] = extra
+                else:
+                    info.pop(specs[j].key, None)
+        stats = []
+        for j, s in enumerate(specs):
+            row = (states[j] if states else MetricState()).summary(s.key, overrides.get(j))
+            if j in global_only:
+                row.update(std=float("nan"), se=float("nan"), n=n_users)
+            stats.append(row)
+        total = {k: sum(p["counts"][k] for p in partials) for k in (*_SUMMED, "missing_from_run")}
+        run_only = sum(p["run_only"] for p in partials)
+        counts = {
+            "truth_users": sum(p["truth_users"] for p in partials),
+            "run_users": sum(p["run_users_in_truth"] for p in partials) + run_only,
+            "missing_from_run": total["missing_from_run"],
+            "missing_from_truth": run_only,
+            "truth_rows": sum(p["truth_rows"] for p in partials),
+            **{k: total[k] for k in _SUMMED},
+            "truth_duplicates": sum(p["truth_duplicates"] for p in partials),
+        }
+        skipped = max((row["skipped"] for row in stats), default=0)
+        counts["skipped_no_relevant"] = int(skipped)
+        counts["evaluated"] = int(n_users - skipped)
+        return EvalResult(metrics=[s.key for s in specs], user_ids=user_ids, values=values,
+                          stats=stats, counts={k: int(v) for k, v in counts.items()},
+                          policies=self.policies.to_dict(), info=info, name=name)
+
+
+def _ids(col: Any) -> np.ndarray:
+    arr = col.to_numpy(zero_copy_only=False)
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.int64, copy=False)
+    return arr.astype(object) if arr.dtype.kind != "f" else arr
+
+
+def _merge_info(infos: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per-metric facts of the buckets: counts add up, other facts are the same everywhere."""
+    out: dict[str, Any] = {}
+    for info in infos:
+        for key, facts in info.items():
+            cur = out.setdefault(key, {})
+            for k, v in facts.items():
+                if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and k in cur:
+                    cur[k] = int(cur[k]) + int(v)
+                else:
+                    cur.setdefault(k, v)
+    return out
+
+
+def _union(parts: list[np.ndarray]) -> np.ndarray:
+    parts = [np.asarray(p) for p in parts if len(p)]
+    if not parts:
+        return np.zeros(0, dtype=np.int64)
+    cat = np.concatenate(parts)
+    return np.asarray(pd.unique(pd.Series(cat, dtype=object if cat.dtype == object
+                                          else cat.dtype)))
+
+
+def _catalogue(specs: list[Any], columns: list[int], partials: list[dict[str, Any]],
+               ev: Evaluator) -> dict[int, tuple[float, dict[str, Any]]]:
+    """Catalogue-wide values from the buckets' raw-id-keyed partials (merged on the driver).
+
+    Exposure-based metrics (coverage, dist_coverage, entropy, gini, tail_share) run their own
+    compute function on a driver-side block whose lists reproduce the merged exposure counts
+    (one list per exposure); personalization is finished from the merged per-length counts.
+    """
+    from ..beyond.personalization import PersonalizationState
+    from ..pack import Packed
+
+    cats = [p["catalogue"] for p in partials if "catalogue" in p]
+    run_items = _union([c["run_items"] for c in cats])
+    truth_items = _union([c["truth_items"] for c in cats])
+    vocab = pd.Index(run_items)
+    context = Context(train=ev.context.train, item_features=ev.context.item_features,
+                      catalog=ev.context.catalog, options=dict(ev.context.options))
+    out: dict[int, tuple[float, dict[str, Any]]] = {}
+    for j in columns:
+        spec = specs[j]
+        k = spec.k or 0
+        if spec.name == "personalization":
+            ids = _union([ids for c in cats for ids, _, _ in c["lengths"][k].values()])
+            index = pd.Index(ids)
+            state = PersonalizationState()
+            for c in cats:
+                for length, (raw, cnt, n_lists) in c["lengths"][k].items():
+                    codes = index.get_indexer(pd.Index(raw))
+                    part = PersonalizationState(
+                        {length: n_lists},
+                        {length: np.bincount(codes, weights=cnt, minlength=len(ids))
+                         .astype(np.int64)})
+                    state = state.merge(part)
+            out[j] = (state.value(), {"lists": sum(state.lists.values())})
+            continue
+        raw = [c["exposure"][k][0] for c in cats]
+        cnt = [c["exposure"][k][1] for c in cats]
+        codes = vocab.get_indexer(pd.Index(np.concatenate(raw))) if raw else \
+            np.zeros(0, dtype=np.int64)
+        counts = np.bincount(codes, weights=np.concatenate(cnt) if cnt else None,
+                             minlength=len(vocab)).astype(np.int64)
+        items = np.repeat(np.arange(len(vocab), dtype=np.int64), counts)
+        n = len(items)
+        packed = Packed(
+            user_ids=np.arange(n, dtype=np.int64), indptr=np.arange(n + 1, dtype=np.int64),
+            rel=np.zeros(n), judged=np.zeros(n, dtype=np.int8), items=items,
+            scores=np.zeros(n), list_len=np.ones(n, dtype=np.int64),
+            grp_end=np.zeros(0, dtype=np.int64), t_indptr=np.zeros(n + 1, dtype=np.int64),
+            t_rel_desc=np.zeros(0), t_items=np.zeros(0, dtype=np.int64), t_rel=np.zeros(0),
+            item_vocab=run_items, truth_item_vocab=truth_items, in_truth=np.ones(n, bool),
+            in_run=np.ones(n, bool), counts={}, max_rel=ev.max_rel)
+        mv = spec.definition.compute(spec, packed, context)
+        out[j] = (float(mv.value), dict(mv.info))
+    return out

@@ -1,0 +1,39 @@
+"""One local Spark session for the Spark engine tests (skipped without pyspark or Java)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory: pytest.TempPathFactory):
+    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'receval[spark]')")
+    pytest.importorskip("pyarrow")
+    if not (os.environ.get("JAVA_HOME") or shutil.which("java")):
+        pytest.skip("no Java runtime (Spark 4 needs Java 17+)")
+    # the Python workers must run this interpreter (where receval and pyarrow are installed)
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]").appName("receval-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.driver.memory", "1g")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.local.dir", str(tmp_path_factory.mktemp("spark")))
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

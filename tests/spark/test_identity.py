@@ -1,0 +1,255 @@
+"""The Spark engine returns exactly what the local engine returns.
+
+The same random and adversarial cases as the local suite (``oracle.random_case``: ties, empty
+and short lists, users only in the run or only in the truth, graded relevance), evaluated by
+``rv.evaluate`` on pandas frames and by the Spark engine on the same rows with 1, 3 and 64
+buckets: per-user values, counts and summaries must be equal, bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from cases import metric_cases
+from oracle import random_case
+
+import receval as rv
+
+pytestmark = pytest.mark.spark
+rvs = pytest.importorskip("receval.spark")
+
+# every kernel family, every parameter choice (from the registry)
+KERNEL = metric_cases(cutoffs=(2, 3))
+BEYOND = [k for k in metric_cases(cutoffs=(3,), plugins=True)
+          if rv.parse_metric(k).definition.family == "beyond"]
+# Not distributable (say which and why): a custom similarity function is a Python callable
+# from the caller's module, which Spark's Python workers cannot import by reference here
+NOT_DISTRIBUTED = {"sim=custom": "a custom similarity callable must be importable on executors"}
+# Catalogue-wide values that are float sums over items in the run's first-appearance item
+# order (a notion Spark does not have): equal to the local value within a few ulps, not bitwise
+APPROX = ("entropy", "dist_coverage", "personalization")
+
+
+def frames(run_rows, truth_rows, id_kind):
+    def frame(rows, value):
+        ids = (lambda v: np.array(v, dtype=np.int64)) if id_kind == "int" else \
+            (lambda v: pd.Series(v, dtype=object))
+        return pd.DataFrame({"user": ids([r[0] for r in rows]), "item": ids([r[1] for r in rows]),
+                             value: np.array([r[2] for r in rows], dtype=np.float64)})
+    return frame(run_rows, "score"), frame(truth_rows, "relevance")
+
+
+def sdf(spark, pdf, id_kind, value):
+    t = "bigint" if id_kind == "int" else "string"
+    return spark.createDataFrame(pdf, f"user {t}, item {t}, {value} double")
+
+
+def same_float(a, b) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+def assert_identical(local, got, approx=()):
+    assert got.metrics == local.metrics
+    assert got.counts == local.counts
+    assert got.policies == local.policies
+    # per-user: the Spark result is sorted by user id; align the local rows with it
+    order = np.argsort(np.asarray(local.user_ids), kind="stable")
+    assert list(got.user_ids) == list(np.asarray(local.user_ids)[order])
+    np.testing.assert_array_equal(got.values, local.values[order])
+    for a, b in zip(local.stats, got.stats, strict=True):
+        assert a["metric"] == b["metric"]
+        if any(a["metric"].startswith(p) for p in approx):
+            assert math.isclose(a["mean"], b["mean"], rel_tol=1e-13), (a, b)
+            continue
+        for key in ("mean", "std", "se", "n", "skipped"):
+            assert same_float(a[key], b[key]), (key, a, b)
+
+
+def run_both(spark, run_rows, truth_rows, metrics, id_kind="str", buckets=3, **policies):
+    run_pdf, truth_pdf = frames(run_rows, truth_rows, id_kind)
+    local = rv.evaluate(run_pdf, truth_pdf, metrics, **policies)
+    got = rvs.evaluate(sdf(spark, run_pdf, id_kind, "score"),
+                       sdf(spark, truth_pdf, id_kind, "relevance"), metrics,
+                       buckets=buckets, **policies)
+    return local, got
+
+
+def _tag(user, case, id_kind):
+    return user + 100_000 * case if id_kind == "int" else f"{case}:{user}"
+
+
+@pytest.mark.parametrize("buckets", [1, 3, 64])
+@pytest.mark.parametrize("id_kind", ["int", "str"])
+def test_random_cases_every_kernel_metric(spark, buckets, id_kind):
+    rng = np.random.default_rng(7 + buckets)
+    run_rows, truth_rows = [], []
+    for c in range(4):  # four random cases side by side (distinct users), one evaluation
+        r, t = random_case(rng, n_users=12, id_kind=id_kind, tie_levels=3)
+        run_rows += [(_tag(u, c, id_kind), i, s) for u, i, s in r]
+        truth_rows += [(_tag(u, c, id_kind), i, v) for u, i, v in t]
+    local, got = run_both(spark, run_rows, truth_rows, KERNEL, id_kind, buckets)
+    assert_identical(local, got)
+    assert got.provenance["engine"] == "spark" and got.provenance["buckets"] == buckets
+
+
+@pytest.mark.parametrize(("users", "empty_truth"), [("truth", "skip"), ("union", "zero"),
+                                                    ("run", "nan"), ("intersection", "skip")])
+def test_user_policies_and_adversarial_rows(spark, users, empty_truth):
+    rng = np.random.default_rng(3)
+    run_rows, truth_rows = random_case(rng, n_users=30, id_kind="str", tie_levels=2)
+    run_rows += [("dup", "a", 1.0), ("dup", "a", 0.5), ("dup", "b", float("nan")),
+                 ("only-run", "a", 1.0)]
+    truth_rows += [("dup", "a", 1.0), ("dup", "a", 2.0), ("only-truth", "x", 1.0),
+                   ("zero-rel", "a", 0.0)]
+    metrics = ["ndcg@3", "map@5", "mrr", "err@3", "precision@2", "recall@2", "hit_rate@3",
+               "first_hit_rank", "num_ret@3"]
+    for buckets in (1, 64):
+        local, got = run_both(spark, run_rows, truth_rows, metrics, "str", buckets,
+                              users=users, empty_truth=empty_truth, duplicates="max",
+                              nan_scores="last")
+        assert_identical(local, got)
+    assert got.counts["duplicates_removed"] == 1 and got.counts["truth_duplicates"] == 1
+
+
+def test_err_uses_the_truth_wide_max_grade(spark):
+    # one user holds the only grade-4 item: every bucket must use max_grade 4, not its own
+    rows = [(f"u{i}", f"i{i % 5}", float(i % 3)) for i in range(40)]
+    truth = [(f"u{i}", f"i{i % 4}", 1.0 + (i % 2)) for i in range(40)] + [("u0", "i9", 4.0)]
+    local, got = run_both(spark, rows, truth, ["err", "err@2", "ndcg@3(gain=exp)"], "str", 8,
+                          duplicates="first")
+    assert_identical(local, got)
+
+
+def test_nan_scores_dropped_and_ties_at_cutoff(spark):
+    rows = [(f"u{u}", f"i{j}", float("nan") if j == 0 else float(j % 2)) for u in range(20)
+            for j in range(6)]
+    truth = [(f"u{u}", f"i{(u + j) % 6}", 1.0) for u in range(20) for j in range(2)]
+    local, got = run_both(spark, rows, truth, ["precision@2", "ndcg@3", "map"], "str", 5,
+                          nan_scores="drop")
+    assert got.counts["dropped_nan_scores"] == 20
+    assert got.counts["users_tied_at_cutoff"] > 0
+    assert_identical(local, got)
+
+
+def test_empty_run_bucket_and_empty_truth_bucket(spark):
+    # 64 buckets for 3 users: most buckets are empty on one side or both
+    run = [("a", "x", 1.0), ("b", "y", 1.0)]
+    truth = [("a", "x", 1.0), ("c", "z", 1.0)]
+    local, got = run_both(spark, run, truth, ["ndcg@2", "recall@2"], "str", 64, users="union")
+    assert_identical(local, got)
+
+
+def test_beyond_accuracy_metrics_with_items_spread_over_buckets(spark):
+    rng = np.random.default_rng(5)
+    run_rows, truth_rows = random_case(rng, n_users=40, n_items=25, id_kind="str",
+                                       tie_levels=None)
+    items = sorted({r[1] for r in run_rows} | {r[1] for r in truth_rows})
+    users = sorted({r[0] for r in run_rows} | {r[0] for r in truth_rows})
+    # every item seen in training (co-occurrence features), evaluated users with a history
+    pairs = {(users[j % len(users)], items[j % len(items)])
+             for j in range(3 * max(len(items), len(users)))}
+    pairs |= {(users[int(a)], items[int(b)]) for a, b in
+              zip(rng.integers(0, len(users), 80), rng.integers(0, len(items), 80), strict=True)}
+    train = pd.DataFrame(sorted(pairs), columns=["user", "item"]).astype(object)
+    features = pd.DataFrame(rng.random((len(items), 4)), index=pd.Index(items, dtype=object))
+    metrics = [k for k in BEYOND if not any(s in k for s in NOT_DISTRIBUTED)]
+    for buckets in (1, 3, 64):
+        local, got = run_both(spark, run_rows, truth_rows, metrics, "str", buckets,
+                              train=train, item_features=features)
+        assert_identical(local, got, approx=APPROX)
+        for key in ("coverage@3", "gini@3", "tail_share@3"):
+            assert local.summary[key] == got.summary[key]
+            assert local.info.get(key) == got.info.get(key)
+
+
+def test_per_user_spark_frame_and_summary_only(spark):
+    rng = np.random.default_rng(9)
+    run_rows, truth_rows = random_case(rng, n_users=25, id_kind="int")
+    run_pdf, truth_pdf = frames(run_rows, truth_rows, "int")
+    run_s, truth_s = sdf(spark, run_pdf, "int", "score"), sdf(spark, truth_pdf, "int",
+                                                                "relevance")
+    metrics = ["ndcg@3", "mrr"]
+    local = rv.evaluate(run_pdf, truth_pdf, metrics)
+    ev = rvs.Evaluator(truth_s, metrics, buckets=4)
+    only = ev.evaluate(run_s, per_user=None)
+    assert only.stats == local.stats and only.counts == local.counts
+    assert len(only.user_ids) == 0
+    lazy = ev.evaluate(run_s, per_user="spark")
+    frame = lazy.per_user_spark.toPandas().sort_values("user")
+    assert list(frame.columns) == ["user", *metrics]
+    order = np.argsort(local.user_ids, kind="stable")
+    np.testing.assert_array_equal(frame["user"].to_numpy(), local.user_ids[order])
+    np.testing.assert_array_equal(frame[metrics].to_numpy(), local.values[order])
+    ev.close()
+
+
+def test_rv_evaluate_dispatches_spark_frames(spark):
+    run_pdf, truth_pdf = frames([("a", "x", 1.0)], [("a", "x", 1.0)], "str")
+    res = rv.evaluate(sdf(spark, run_pdf, "str", "score"), sdf(spark, truth_pdf, "str",
+                                                              "relevance"), ["ndcg@2"])
+    assert res.provenance["engine"] == "spark" and res.summary["ndcg@2"] == 1.0
+    with pytest.raises(rv.InputError, match="toPandas"):
+        rv.evaluate(sdf(spark, run_pdf, "str", "score"), truth_pdf, ["ndcg@2"], engine="local")
+
+
+def test_errors_are_receval_errors(spark):
+    run_pdf, truth_pdf = frames([("a", "x", 1.0), ("a", "x", 2.0)], [("a", "x", 1.0)], "str")
+    with pytest.raises(rv.InputError, match="duplicate"):
+        rvs.evaluate(sdf(spark, run_pdf, "str", "score"),
+                     sdf(spark, truth_pdf, "str", "relevance"), ["ndcg@2"])
+    floats = spark.createDataFrame([(1.0, 2.0, 1.0)], "user double, item double, score double")
+    with pytest.raises(rv.InputError, match="allow_float_ids"):
+        rvs.evaluate(floats, floats.withColumnRenamed("score", "relevance"), ["ndcg@2"])
+    ints = spark.createDataFrame([(1, 2, 1.0)], "user bigint, item bigint, score double")
+    with pytest.raises(rv.InputError, match="cast"):
+        rvs.evaluate(ints, sdf(spark, truth_pdf, "str", "relevance"), ["ndcg@2"])
+
+
+CLASSIFICATION = [k for k in metric_cases(cutoffs=(3,), plugins=True)
+                  if rv.parse_metric(k).definition.family == "classification"]
+
+
+def test_classification_metrics_identical_or_refused(spark):
+    """Every classification metric either gives the local bits or is refused with a reason.
+
+    Refused (they cannot be merged from buckets of users): metrics whose summary is a weighted
+    or pooled value over the whole run (gauc's weighted mean, micro averages), and metrics
+    that need the catalogue size when it is not given as a number (a bucket only sees its own
+    items: tn, accuracy, specificity, fpr, lauc).
+    """
+    rng = np.random.default_rng(17)
+    run_rows, truth_rows = random_case(rng, n_users=30, id_kind="str", tie_levels=None)
+    run_rows = [(u, i, 1 / (1 + math.exp(-s))) for u, i, s in run_rows]  # probabilities
+    truth_rows = [(u, i, float(r > 0)) for u, i, r in truth_rows]
+    run_pdf, truth_pdf = frames(run_rows, truth_rows, "str")
+    run_s, truth_s = sdf(spark, run_pdf, "str", "score"), sdf(spark, truth_pdf, "str",
+                                                                "relevance")
+    from receval.engines.local import evaluate_packed
+    from receval.spark.engine import refusal
+
+    keys, refused = [], []
+    for key in CLASSIFICATION:
+        spec = rv.parse_metric(key)
+        try:  # the local engine on the whole run: does the summary need the whole run?
+            ev = rv.Evaluator(truth_pdf, [key], catalog=40)
+            packed = ev.pack(run_pdf, lists=ev.plan.keep_lists)
+            block = evaluate_packed(packed, ev.plan, ev.context)
+        except rv.RecevalError:  # e.g. single_class=error on this data, as in Spark
+            continue
+        if refusal(spec, 40) or set(block.overrides) - block.global_only:
+            refused.append(key)
+        else:
+            keys.append(key)
+    assert keys, "no classification metric was distributed"
+    local = rv.evaluate(run_pdf, truth_pdf, keys, catalog=40)
+    assert_identical(local, rvs.evaluate(run_s, truth_s, keys, buckets=3, catalog=40))
+    assert {rv.parse_metric(k).name for k in refused} <= {"gauc", "lauc", "log_loss",
+                                                          "accuracy", "specificity", "fpr"}
+    if refused:
+        with pytest.raises(rv.InputError, match="cannot merge"):
+            rvs.evaluate(run_s, truth_s, refused, buckets=3, catalog=40)
+    with pytest.raises(rv.InputError, match="catalogue size"):
+        rvs.Evaluator(truth_s, ["specificity@3"])
