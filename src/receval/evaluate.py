@@ -330,10 +330,7 @@ class _Accumulator:
         }
         if counts["run_users"] and counts["truth_users"] and not self.counts["run_users_in_truth"]:
             _warn_no_common_users(ev.truth.users, run_only)
-        skipped = max((row["skipped"] for s, row in zip(specs, stats, strict=True)
-                       if s.definition.kernel is not None), default=0)
-        counts["skipped_no_relevant"] = int(skipped)
-        counts["evaluated"] = int(len(user_ids) - skipped)
+        counts.update(user_counts(specs, stats, len(user_ids)))
         info = {**self.info, "relevance": ev.relevance_info()}
         return EvalResult(
             metrics=[s.key for s in specs], user_ids=user_ids, values=values, stats=stats,
@@ -453,6 +450,16 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
     res = ev.evaluate(run, name=name, user_col=user_col, item_col=item_col,
                       score_col=score_col, rank_col=rank_col)
     return annotate(res, compat, names) if compat is not None else res
+
+
+def user_counts(specs: list[MetricSpec], stats: list[dict[str, Any]],
+                n_users: int) -> dict[str, int]:
+    """``skipped_no_relevant`` and ``evaluated`` of a result: the users that the ranking
+    metrics skip for having no relevant item (the most any ranking metric skips; plugin
+    metrics report their own skips in ``stats``), and the others. Shared by every executor."""
+    skipped = max((row["skipped"] for s, row in zip(specs, stats, strict=True)
+                   if s.definition.kernel is not None), default=0)
+    return {"skipped_no_relevant": int(skipped), "evaluated": int(n_users - skipped)}
 
 
 def _is_spark(obj: Any) -> bool:

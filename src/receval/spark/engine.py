@@ -26,6 +26,7 @@ from ..engines.aggregate import MetricState
 from ..engines.plan import Plan
 from ..engines.plugins import OPTION_NAMES, Context
 from ..errors import InputError, MetricError, PolicyError, RecevalError, suggest
+from ..evaluate import user_counts
 from ..io.frames import ITEM_NAMES, RANK_NAMES, REL_NAMES, SCORE_NAMES, USER_NAMES, _find
 from ..metrics import parse_metrics
 from ..policies import POLICY_CHOICES, Policies
@@ -428,9 +429,7 @@ class Evaluator:
             **{k: total[k] for k in _SUMMED},
             "truth_duplicates": sum(p["truth_duplicates"] for p in partials),
         }
-        skipped = max((row["skipped"] for row in stats), default=0)
-        counts["skipped_no_relevant"] = int(skipped)
-        counts["evaluated"] = int(n_users - skipped)
+        counts.update(user_counts(specs, stats, n_users))
         return EvalResult(metrics=[s.key for s in specs], user_ids=user_ids, values=values,
                           stats=stats, counts={k: int(v) for k, v in counts.items()},
                           policies=self.policies.to_dict(), info=info, name=name)
