@@ -9,7 +9,8 @@ import numpy as np
 
 cimport numpy as cnp
 from cython.parallel cimport parallel, prange
-from libc.math cimport INFINITY, NAN, fabs, fma, isnan, log, log2, log10, pow, sqrt
+from libc.math cimport (INFINITY, NAN, exp, expm1, fabs, fma, isnan, log, log1p, log2, log10,
+                        pow, sqrt)
 from libc.stdlib cimport free, malloc, qsort, realloc
 
 cnp.import_array()
@@ -145,6 +146,205 @@ cdef int _cmp_desc(const void* a, const void* b) noexcept nogil:
     return 0
 
 
+# ---------------------------------------------------------------------------------------------
+# Long sums over the ranks up to k with no list item in them (C/W/L tails past the end of a
+# list, IDCG with ideal=k) in closed form: every metric's cost depends on the list, not on k
+# ---------------------------------------------------------------------------------------------
+
+# sums of up to this many ranks run the plain loop (ordinary depths keep the loop's exact bits)
+DEF TAIL_LOOP = 4096
+
+# 16-point Gauss-Legendre nodes and weights on [-1, 1] (the positive half; symmetric)
+cdef double[8] _GL_X = [0.09501250983763744, 0.2816035507792589, 0.45801677765722737,
+                        0.6178762444026438, 0.755404408355003, 0.8656312023878318,
+                        0.9445750230732326, 0.9894009349916499]
+cdef double[8] _GL_W = [0.18945061045506864, 0.18260341504492364, 0.16915651939500265,
+                        0.1495959888165767, 0.12462897125553407, 0.0951585116824926,
+                        0.062253523938647456, 0.027152459411754176]
+
+
+cdef inline double _psi_rest(double z) noexcept nogil:
+    """R(z) with digamma(z) = log(z) - R(z): the asymptotic series, for z >= 16."""
+    cdef double w = 1.0 / (z * z)
+    return 0.5 / z + w * (1.0 / 12 - w * (1.0 / 120 - w * (1.0 / 252 - w * (
+        1.0 / 240 - w * (1.0 / 132)))))
+
+
+cdef double _sum_inv(double a, double m) noexcept nogil:
+    """sum_{j=0}^{m-1} 1 / (a + j) for a > 0: digamma(a + m) - digamma(a)."""
+    cdef double acc = 0.0
+    while m > 0 and (a < 16.0 or m < 16.0):
+        acc += 1.0 / a
+        a += 1.0
+        m -= 1.0
+    if m <= 0:
+        return acc
+    return acc + log1p(m / a) + (_psi_rest(a) - _psi_rest(a + m))
+
+
+cdef inline double _zeta2_rest(double z) noexcept nogil:
+    """T(z) with zeta(2, z) = 1/z + T(z) (Hurwitz zeta; asymptotic series, for z >= 16)."""
+    cdef double w = 1.0 / (z * z)
+    return w * (0.5 + (1.0 / z) * (1.0 / 6 - w * (1.0 / 30 - w * (1.0 / 42 - w * (
+        1.0 / 30 - w * (5.0 / 66))))))
+
+
+cdef double _sum_inv_sq(double q, double m) noexcept nogil:
+    """sum_{j=0}^{m-1} 1 / (q + j)^2 for q > 0: zeta(2, q) - zeta(2, q + m) (trigamma)."""
+    cdef double acc = 0.0
+    while m > 0 and (q < 16.0 or m < 16.0):
+        acc += 1.0 / (q * q)
+        q += 1.0
+        m -= 1.0
+    if m <= 0:
+        return acc
+    return acc + m / (q * (q + m)) + (_zeta2_rest(q) - _zeta2_rest(q + m))
+
+
+cdef inline double _inv_log_em(double u) noexcept nogil:
+    """Euler-Maclaurin end correction of f(u) = 1 / log(u): f/2 + f'/12 - f'''/720 + f^(5)/30240."""
+    cdef double h = 1.0 / log(u), v = 1.0 / u, h2 = h * h
+    cdef double d1 = -h2 * v
+    cdef double d3 = -h2 * (2.0 + h * (6.0 + 6.0 * h)) * v * v * v
+    cdef double d5 = -h2 * (24.0 + h * (100.0 + h * (210.0 + h * (240.0 + 120.0 * h)))) * (
+        v * v * v * v * v)
+    return d1 / 12.0 - d3 / 720.0 + d5 / 30240.0
+
+
+cdef double _int_inv_log(double lo, double hi) noexcept nogil:
+    """The integral of 1 / log(u) over [lo, hi], lo >= 2: Gauss-Legendre on panels [x, 2x]."""
+    cdef double acc = 0.0, e, c, r, t
+    cdef int j
+    while lo < hi:
+        e = 2.0 * lo if 2.0 * lo < hi else hi
+        c = 0.5 * (lo + e)
+        r = 0.5 * (e - lo)
+        t = 0.0
+        for j in range(8):
+            t += _GL_W[j] * (1.0 / log(c - r * _GL_X[j]) + 1.0 / log(c + r * _GL_X[j]))
+        acc += r * t
+        lo = e
+    return acc
+
+
+cdef double _sum_inv_log(double u, double m) noexcept nogil:
+    """sum_{j=0}^{m-1} 1 / log(u + j) for u >= 2 (Euler-Maclaurin past u = 128)."""
+    cdef double acc = 0.0, b
+    while m > 0 and (u < 128.0 or m < 64.0):
+        acc += 1.0 / log(u)
+        u += 1.0
+        m -= 1.0
+    if m <= 0:
+        return acc
+    b = u + m - 1.0
+    return acc + _int_inv_log(u, b) + 0.5 * (1.0 / log(u) + 1.0 / log(b)) + (
+        _inv_log_em(b) - _inv_log_em(u))
+
+
+cdef double _sum_disc(long long m, int kind) noexcept nogil:
+    """sum_{i<m} 1 / _disc(i, kind) in closed form (sums of 1 / log(u))."""
+    if kind == D_LOG2_MAX2:
+        return 1.0 + log(2.0) * _sum_inv_log(2.0, m - 1.0)
+    if kind == D_LN:
+        return _sum_inv_log(2.0, <double> m)
+    return (log(10.0) if kind == D_LOG10 else log(2.0)) * _sum_inv_log(2.0, <double> m)
+
+
+cdef inline double _cwl_cont(int code, double x, double g, double cg, double par,
+                             long long depth) noexcept nogil:
+    """C(x) of rank x (1-based) with gain g and cumulative gain cg (NaN for no C/W/L code)."""
+    cdef double y
+    if code == CWL_RBP:
+        return par
+    if code == CWL_INST:
+        y = x + par + (par - cg)   # T_i = T - cg
+        return ((y - 1.0) / y) * ((y - 1.0) / y)
+    if code == CWL_INSQ:
+        y = x + 2.0 * par
+        return ((y - 1.0) / y) * ((y - 1.0) / y)
+    if code == CWL_SDCG:
+        return log(x + 1.0) / log(x + 2.0) if x < depth else 0.0
+    if code == CWL_BPM:
+        return 1.0 if (cg < par and x < depth) else 0.0
+    if code == CWL_NERR8:
+        return 1.0 - g if x < depth else 0.0
+    if code == CWL_NERR9:
+        return (x / (x + 1.0)) * (1.0 - g) if x < depth else 0.0
+    if code == CWL_NERR10:
+        return par * (1.0 - g)
+    if code == CWL_NERR11:
+        y = x + 2.0 * par
+        return ((y - 1.0) / y) * ((y - 1.0) / y) * (1.0 - g)
+    return NAN
+
+
+# accumulators of a C/W/L pass: P(i), sum P, sum P g, sum L cg, sum L rank, cumulative gain
+cdef struct CwlState:
+    double p
+    double s
+    double acc
+    double etu
+    double etc
+    double cg
+
+
+cdef long long _cwl_loop(int code, long long i, long long lim, long long n, long long depth,
+                         double par, double par2, const double* rel,
+                         CwlState* st) noexcept nogil:
+    """Ranks i + 1 .. lim one by one (gains past the list, i >= n, are 0); returns where it
+    stopped (lim, or earlier once P reaches 0)."""
+    cdef double g, x, cont
+    while i < lim and st.p != 0.0:
+        g = rel[i] / par2 if i < n and rel[i] > 0 else 0.0
+        st.cg += g
+        x = i + 1.0  # rank
+        cont = _cwl_cont(code, x, g, st.cg, par, depth)
+        st.s += st.p
+        st.acc += st.p * g
+        st.etu += st.p * (1.0 - cont) * st.cg
+        st.etc += st.p * (1.0 - cont) * x
+        st.p = st.p * cont
+        i += 1
+    return i
+
+
+cdef void _cwl_tail(int code, double a, double b, double par, CwlState* st) noexcept nogil:
+    """Ranks a .. b (b = the depth) past the list in closed form: gain 0, cg fixed, so with
+    P(x + 1) = P(x) C(x): sum L(x) cg = cg (P(a) - P(b + 1)) and, by Abel summation,
+    sum L(x) x = a P(a) - b P(b + 1) + sum_{x=a+1}^{b} P(x)."""
+    cdef double m = b - a + 1.0, p = st.p, q, lr, d, tot, end
+    if code == CWL_RBP or code == CWL_NERR10:
+        # geometric: P(x) = P(a) phi^(x - a)
+        lr = log1p(par - 1.0) if par >= 0.5 else log(par)
+        d = -p * expm1(m * lr)               # P(a) - P(b + 1)
+        tot = d / (1.0 - par)
+        end = p * exp(m * lr)
+    elif code == CWL_INST or code == CWL_INSQ or code == CWL_NERR11:
+        # C(x) = (q(x) / q(x + 1))^2, q(x) = x + 2T - 1 (INST: - cg): P(x) = P(a) (q(a) / q(x))^2
+        q = a - 1.0 + 2.0 * par - (st.cg if code == CWL_INST else 0.0)
+        tot = p * q * q * _sum_inv_sq(q, m)
+        end = p * (q / (q + m)) * (q / (q + m))
+        d = p * (m / (q + m)) * ((2.0 * q + m) / (q + m))
+    else:
+        # C(b) = 0: the whole reach stops by the depth
+        d = p
+        end = 0.0
+        if code == CWL_BPM:
+            # C = 1 while the gain is short of T
+            tot = p * m if st.cg < par else p
+        elif code == CWL_NERR8:
+            tot = p * m                          # C = 1
+        elif code == CWL_NERR9:
+            tot = p * a * _sum_inv(a, m)         # P(x) = P(a) a / x
+        else:
+            # SDCG: P(x) = P(a) log(a + 1) / log(x + 1)
+            tot = p * log(a + 1.0) * _sum_inv_log(a + 1.0, m)
+    st.s += tot
+    st.etu += st.cg * d
+    st.etc += (a - 1.0) * p + tot - b * end
+    st.p = end
+
+
 cdef double _metric(int code, long long k, double thr, double par, int opt, int gain,
                     int ideal, int disc,
                     const double* rel, const signed char* judged, const long long* grp_end,
@@ -179,8 +379,11 @@ cdef double _metric(int code, long long k, double thr, double par, int opt, int 
         elif ideal == I_K:
             # every one of the m positions holds the user's largest truth relevance
             x = _gain(trel[0], gain) if n_truth > 0 else 0.0
-            for i in range(m):
-                acc += x / _disc(i, disc)
+            if m <= TAIL_LOOP:
+                for i in range(m):
+                    acc += x / _disc(i, disc)
+            else:
+                acc = x * _sum_disc(m, disc)
         else:
             for i in range(n_avail):
                 scratch[i] = rel[i]
@@ -387,8 +590,8 @@ cdef double _metric_ext(int code, long long k, double thr, double par, double pa
     unjudged (trec_eval qrels lines with a negative relevance; only ``receval trec`` sets it).
     """
     cdef long long n, i, j, nrel = 0, kk, c, h, m, depth
-    cdef double acc = 0.0, den, x, y, best, p_, g, cg, s, etu, etc, cont, t_, r_prev, n_prev
-    cdef double u_prev
+    cdef double acc = 0.0, den, x, y, best, p_, g, r_prev, n_prev, u_prev
+    cdef CwlState st
     cdef int avg = grp_end != NULL
     for i in range(n_truth):
         if trel[i] >= thr:
@@ -549,57 +752,38 @@ cdef double _metric_ext(int code, long long k, double thr, double par, double pa
         return acc / nrel if nrel > 0 else 0.0
 
     # C/W/L: continuation C(i) -> reach P(i) = prod_{j<i} C(j) -> weight W(i) = P(i) / sum P
+    # (etu: sum L(i) * (gain of ranks 1..i+1), L(i) = P(i) (1 - C(i)); etc: sum L(i) * (i + 1)
+    # with unit costs; ed: sum P = 1 / W(1)). Past the list the gain is 0: a tail longer than
+    # TAIL_LOOP ranks is summed in closed form.
+    if code < CWL_RBP or code > CWL_NERR11:
+        return NAN
+    st.p = 1.0
+    st.s = 0.0
+    st.acc = 0.0
+    st.etu = 0.0
+    st.etc = 0.0
+    st.cg = 0.0
     depth = k if k > 0 else CWL_DEPTH
     n = n_avail if n_avail < depth else depth
-    p_ = 1.0     # P(i), probability of reaching rank i + 1
-    s = 0.0      # sum of P(i) = expected depth 1 / W(1)
-    etu = 0.0    # sum L(i) * (gain of ranks 1..i+1), L(i) = P(i) (1 - C(i))
-    etc = 0.0    # sum L(i) * (i + 1) with unit costs
-    cg = 0.0     # cumulative gain
-    t_ = par     # INST's T_i
-    for i in range(depth):
-        if p_ == 0.0:
-            break
-        g = rel[i] / par2 if i < n and rel[i] > 0 else 0.0
-        cg += g
-        x = i + 1.0  # rank
-        if code == CWL_RBP:
-            cont = par
-        elif code == CWL_INST:
-            t_ = par - cg
-            y = x + par + t_
-            cont = ((y - 1.0) / y) * ((y - 1.0) / y)
-        elif code == CWL_INSQ:
-            y = x + 2.0 * par
-            cont = ((y - 1.0) / y) * ((y - 1.0) / y)
-        elif code == CWL_SDCG:
-            cont = log(x + 1.0) / log(x + 2.0) if x < depth else 0.0
-        elif code == CWL_BPM:
-            cont = 1.0 if (cg < par and x < depth) else 0.0
-        elif code == CWL_NERR8:
-            cont = 1.0 - g if x < depth else 0.0
-        elif code == CWL_NERR9:
-            cont = (x / (x + 1.0)) * (1.0 - g) if x < depth else 0.0
-        elif code == CWL_NERR10:
-            cont = par * (1.0 - g)
-        elif code == CWL_NERR11:
-            y = x + 2.0 * par
-            cont = ((y - 1.0) / y) * ((y - 1.0) / y) * (1.0 - g)
-        else:
-            return NAN
-        s += p_
-        acc += p_ * g
-        etu += p_ * (1.0 - cont) * cg
-        etc += p_ * (1.0 - cont) * x
-        p_ = p_ * cont
+    i = _cwl_loop(code, 0, depth if depth - n <= TAIL_LOOP else n, n, depth, par, par2,
+                  rel, &st)
+    if i < depth and st.p != 0.0 and code == CWL_INST:
+        # gains above 1 can make q(x) = x + 2T - cg - 1 <= 0 past the list: loop on until
+        # q(i + 1) = i + 2T - cg > 0 (the closed form needs q > 0)
+        x = st.cg - 2.0 * par
+        if x >= i:
+            c = depth if x >= depth - 1 else <long long> x + 1
+            i = _cwl_loop(code, i, depth if depth - c <= TAIL_LOOP else c, n, depth, par,
+                          par2, rel, &st)
+    if i < depth and st.p != 0.0:
+        _cwl_tail(code, i + 1.0, <double> depth, par, &st)
     if opt == 0:
-        return acc / s if s > 0 else 0.0
+        return st.acc / st.s if st.s > 0 else 0.0
     if opt == 1:
-        return etu
+        return st.etu
     if opt == 2:
-        return etc
-    return s
-
+        return st.etc
+    return st.s
 
 cdef void _avg_gain(const double* rel, const long long* grp_end, long long n_avail,
                     double thr, int graded, int exp_gain, double* out) noexcept nogil:
