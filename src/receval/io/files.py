@@ -626,10 +626,11 @@ def _batches(path: str, fmt: str, batch_rows: int,
         from .frames import mark_text_columns
 
         header, id_cols = text_id_columns(path, fmt, ids)
-        for chunk in pd.read_csv(path, sep="," if fmt == "csv" else "\t", chunksize=batch_rows,
-                                 dtype=dict.fromkeys(id_cols, str), keep_default_na=False,
-                                 na_values={n: _NA_TEXTS for n in header if n not in id_cols}):
-            yield mark_text_columns(chunk, id_cols)
+        with pd.read_csv(path, sep="," if fmt == "csv" else "\t", chunksize=batch_rows,
+                         dtype=dict.fromkeys(id_cols, str), keep_default_na=False,
+                         na_values={n: _NA_TEXTS for n in header if n not in id_cols}) as chunks:
+            for chunk in chunks:  # closed even when the caller stops early (an error)
+                yield mark_text_columns(chunk, id_cols)
     elif fmt == "trec":
         from .frames import mark_text_columns
 
