@@ -342,3 +342,12 @@ def example_epilog(lines: Sequence[str]) -> str:
 
 
 Handler = Callable[[argparse.Namespace], int]
+
+
+def trec_score_column(args: argparse.Namespace, run_data: Any) -> dict[str, str]:
+    """``{"score_col": "score"}`` for a run read from a TREC file (``qid``/``docno`` columns,
+    where the rank column is informational and the score orders), unless a column was named."""
+    cols = list(getattr(run_data, "columns", []))
+    if "qid" in cols and "docno" in cols and args.score_col is None and args.rank_col is None:
+        return {"score_col": "score"}
+    return {}

@@ -14,6 +14,7 @@ from .common import (
     example_epilog,
     protect_inputs,
     read_inputs,
+    trec_score_column,
 )
 
 EXAMPLES = [
@@ -56,10 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
     protect_inputs(args, [args.output], [args.run, args.truth])
     run_data, truth = read_inputs(args)
-    kwargs = {}
-    cols = list(getattr(run_data, "columns", []))
-    if "qid" in cols and "docno" in cols and args.score_col is None and args.rank_col is None:
-        kwargs["score_col"] = "score"
+    kwargs = trec_score_column(args, run_data)
     d = diff(run_data, truth, split_names(args.metrics), args.a, args.b, top=args.top,
              **kwargs)
     text = {"table": d.to_text, "markdown": d.to_markdown, "html": d.to_html}[args.format]()

@@ -16,6 +16,7 @@ from .common import (
     policies_from,
     protect_inputs,
     read_inputs,
+    trec_score_column,
 )
 
 EXAMPLES = [
@@ -56,10 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
     protect_inputs(args, [args.output], [args.run, args.truth])
     run_data, truth = read_inputs(args)
-    kwargs = {}
-    cols = list(getattr(run_data, "columns", []))
-    if "qid" in cols and "docno" in cols and args.score_col is None and args.rank_col is None:
-        kwargs["score_col"] = "score"
+    kwargs = trec_score_column(args, run_data)
     ex = explain(args.metric, run_data, truth, args.user, **kwargs, **policies_from(args))
     if args.format == "json":
         import json
