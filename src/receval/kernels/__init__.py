@@ -40,6 +40,7 @@ def _missing_extension(exc: ImportError) -> ImportError:
 
 
 try:
+    from ._join import all_str, group_rows, join_lists
     from ._packing import pack_lists
     from ._ranking import (
         DISCOUNTS,
@@ -53,5 +54,5 @@ try:
 except ImportError as _exc:  # a source tree without the compiled modules
     raise _missing_extension(_exc) from _exc
 
-__all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "Request", "compute_metrics",
-           "exact_partials", "pack_lists"]
+__all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "Request", "all_str", "compute_metrics",
+           "exact_partials", "group_rows", "join_lists", "pack_lists"]

@@ -15,8 +15,9 @@ import numpy as np
 
 from ..errors import InputError, PolicyError
 from ..io.frames import Columns
-from ..kernels import pack_lists
+from ..kernels import group_rows, join_lists, pack_lists
 from ..policies import Policies
+from .rawids import RawIds, raw_ids, truth_raw
 from .vocab import (
     CODE,
     concat_ids,
@@ -45,6 +46,8 @@ class TruthPack:
     counts: dict[str, int] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)  # role -> column, for messages
     text_ids: frozenset[str] = frozenset()  # "user" / "item": ids read from a text file
+    raw: dict[str, RawIds | None] = field(default_factory=dict, repr=False, compare=False)
+    # the item id at each packed position, per id family, built on first use (join_raw)
 
     @property
     def n_users(self) -> int:
@@ -303,18 +306,51 @@ def _truth_list(a: Any, r: int) -> np.ndarray:
 
 @dataclass
 class RunCodes:
-    """A run reduced to codes: per row a user code (run vocab), an item code and a score."""
+    """A run reduced to codes: per row a user code (run vocab), an item code and a score.
+
+    The item codes are computed on first use of :attr:`item_codes` / :attr:`items`: a run whose
+    item ids can be read in place (``item_raw``, :mod:`receval.pack.rawids`) is joined with the
+    truth on raw ids when no metric needs item codes, and never factorized.
+    """
 
     user_codes: np.ndarray
     users: np.ndarray
-    item_codes: np.ndarray
-    items: np.ndarray
+    _item_codes: np.ndarray | None
+    _items: np.ndarray | None
     score: np.ndarray
     kind: str  # "score" or "rank"
     score_name: str
     ordered: bool = False  # rows already in rank order within each user (matrix input)
     names: dict[str, str] = field(default_factory=dict)  # role -> column, for messages
     text_ids: frozenset[str] = frozenset()  # "user" / "item": ids read from a text file
+    item_raw: RawIds | None = None  # the item ids in place (None: factorized)
+    item_column: Any = None  # the item column, factorized on first use of the codes
+
+    @property
+    def item_codes(self) -> np.ndarray:
+        """Item code of each row (run vocabulary, first-appearance order)."""
+        self._factorize_items()
+        assert self._item_codes is not None
+        return self._item_codes
+
+    @property
+    def items(self) -> np.ndarray:
+        """The run's unique raw item ids (code -> id)."""
+        self._factorize_items()
+        assert self._items is not None
+        return self._items
+
+    @property
+    def item_kind(self) -> str:
+        """``"int"``, ``"str"`` or ``"empty"``, without factorizing the items."""
+        if self._items is None and self.item_raw is not None:
+            return self.item_raw.id_kind if len(self.score) else "empty"
+        return kind_of(self.items)
+
+    def _factorize_items(self) -> None:
+        if self._item_codes is None:
+            self._item_codes, self._items = factorize(
+                self.item_column, what=_what("run", "item", self.names))
 
     @classmethod
     def empty(cls, truth: TruthPack) -> RunCodes:
@@ -327,12 +363,14 @@ class RunCodes:
 def run_codes(cols: Columns) -> RunCodes:
     """Factorize a run's ids; ranks become scores (-rank) so that higher is better."""
     u_codes, users = factorize_grouped(cols.user, what=_what("run", "user", cols.names))
-    i_codes, items = factorize(cols.item, what=_what("run", "item", cols.names))
     assert cols.value is not None
     score = -cols.value if cols.value_kind == "rank" else cols.value
-    return RunCodes(u_codes, users, i_codes, items, score, cols.value_kind,
-                    cols.names.get(cols.value_kind, cols.value_kind), names=dict(cols.names),
-                    text_ids=cols.text_ids)
+    run = RunCodes(u_codes, users, None, None, score, cols.value_kind,
+                   cols.names.get(cols.value_kind, cols.value_kind), names=dict(cols.names),
+                   text_ids=cols.text_ids, item_raw=raw_ids(cols.item), item_column=cols.item)
+    if run.item_raw is None:
+        run._factorize_items()  # the id policy's conversions and errors, right away
+    return run
 
 
 def _what(role: str, what: str, names: dict[str, str]) -> str:
@@ -355,10 +393,13 @@ def align_id_kinds(run: RunCodes, truth: TruthPack) -> RunCodes:
     (``"01"``, ``"+1"``, ``"a"``) is an error.
     """
     for what in ("user", "item"):
-        r_ids, t_ids = (run.users, truth.users) if what == "user" else (run.items, truth.items)
-        rk, tk = kind_of(r_ids), kind_of(t_ids)
+        if what == "user":
+            rk, tk = kind_of(run.users), kind_of(truth.users)
+        else:
+            rk, tk = run.item_kind, kind_of(truth.items)
         if rk == tk or "empty" in (rk, tk):
             continue
+        r_ids, t_ids = (run.users, truth.users) if what == "user" else (run.items, truth.items)
         rcol, tcol = run.names.get(what, what), truth.names.get(what, what)
         if rk == "int" and tk == "str" and what in truth.text_ids and not run.ordered:
             run = _with_ids(run, what, r_ids.astype(str).astype(object))
@@ -386,7 +427,7 @@ def align_id_kinds(run: RunCodes, truth: TruthPack) -> RunCodes:
 def _with_ids(run: RunCodes, what: str, ids: np.ndarray) -> RunCodes:
     if what == "user":
         return dataclasses.replace(run, users=ids)
-    return dataclasses.replace(run, items=ids)
+    return dataclasses.replace(run, _item_codes=run.item_codes, _items=ids, item_raw=None)
 
 
 def run_from_matrix(matrix: np.ndarray) -> RunCodes:
@@ -467,16 +508,6 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
         )
     nan_mode = {"error": 0, "drop": 1, "last": 2}[policies.nan_scores]
 
-    if run.ordered:
-        item_key = np.arange(len(run.items), dtype=np.int64)
-        item_to_truth = np.where(run.items < len(truth.items), run.items, -1)
-    else:
-        item_key = order_keys(run.items, what="run item column",
-                              as_text=policies.ties == "trec_eval")
-        item_to_truth = lookup(run.items, truth.items)
-    if policies.ties == "trec_eval":
-        item_key = -item_key
-
     # truth CSR aligned with evaluated users (run-only users have empty truth)
     t_counts = np.zeros(n_eval, dtype=np.int64)
     t_counts[: len(t_sel)] = np.diff(truth.indptr)[t_sel]
@@ -490,10 +521,40 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
 
     mode = _dedupe_mode(policies.duplicates)
     cut_arr = np.array(sorted({int(c) for c in cutoffs if c and c > 0}), dtype=np.int64)
-    indptr, items, pos_scores, rel, judged, list_len, ndup, n_dropped, tied, _ = pack_lists(
-        run.user_codes, run_row, n_eval, score, run.item_codes, item_key, item_to_truth,
-        t_indptr, t_items, t_rel, depth, mode, nan_mode, int(policies.ties == "trec_eval"),
-        int(keep_items), int(keep_scores or policies.ties == "average"), cut_arr)
+    want_scores = int(keep_scores or policies.ties == "average")
+    t_raw = None if keep_items else _truth_raw_for(run, truth, policies)
+    if t_raw is not None:
+        assert run.item_raw is not None
+        run_of = np.full(n_eval, -1, dtype=np.int64)
+        has = run_row >= 0
+        run_of[run_row[has]] = np.flatnonzero(has)
+        rstart, rows = group_rows(run.user_codes, len(run.users))
+        t_start = np.zeros(n_eval, dtype=np.int64)
+        t_start[: len(t_sel)] = truth.indptr[t_sel]
+        r = run.item_raw
+        indptr, pos_scores, rel, judged, list_len, ndup, n_dropped, tied = join_lists(
+            r.kind, r.a, r.b, np.ascontiguousarray(score, dtype=np.float64), rows, rstart,
+            run_of, t_raw.kind, t_raw.a, t_raw.b, t_start, t_counts, truth.rel, depth, mode,
+            nan_mode, int(policies.ties == "trec_eval"), int(policies.ties == "trec_eval"),
+            want_scores, cut_arr)
+        items = np.zeros(0, dtype=np.int64)
+        item_vocab = truth.items[:0]  # not factorized: no metric needs the run's item codes
+    else:
+        if run.ordered:
+            item_key = np.arange(len(run.items), dtype=np.int64)
+            item_to_truth = np.where(run.items < len(truth.items), run.items, -1)
+        else:
+            item_key = order_keys(run.items, what="run item column",
+                                  as_text=policies.ties == "trec_eval")
+            item_to_truth = lookup(run.items, truth.items)
+        if policies.ties == "trec_eval":
+            item_key = -item_key
+        indptr, items, pos_scores, rel, judged, list_len, ndup, n_dropped, tied, _ = \
+            pack_lists(run.user_codes, run_row, n_eval, score, run.item_codes, item_key,
+                       item_to_truth, t_indptr, t_items, t_rel, depth, mode, nan_mode,
+                       int(policies.ties == "trec_eval"), int(keep_items), want_scores,
+                       cut_arr)
+        item_vocab = run.items
     n_dup = int(ndup.sum())
     if n_dup and mode == 0:
         u = int(np.flatnonzero(ndup)[0])
@@ -526,12 +587,31 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
     return Packed(
         user_ids=user_ids, indptr=indptr, rel=rel, judged=judged, items=items,
         scores=pos_scores, list_len=list_len, grp_end=grp_end, t_indptr=t_indptr,
-        t_rel_desc=t_rel_desc, t_items=t_items, t_rel=t_rel, item_vocab=run.items,
+        t_rel_desc=t_rel_desc, t_items=t_items, t_rel=t_rel, item_vocab=item_vocab,
         truth_item_vocab=truth.items, in_truth=in_truth, in_run=in_run, counts=counts,
         max_rel=truth.max_rel,
         truth_index=np.concatenate([t_sel, np.full(len(extra), -1, dtype=np.int64)]),
         run_only=run.users[run_only],
     )
+
+
+def _truth_raw_for(run: RunCodes, truth: TruthPack, policies: Policies) -> RawIds | None:
+    """The truth's item ids in the form of the run's raw item ids, when the run can be joined
+    with the truth on raw ids (else ``None``: the run's items are factorized and looked up).
+
+    Needs the run's item ids in place (:mod:`receval.pack.rawids`), ids of the truth's kind,
+    and, with ``ties="trec_eval"`` (which orders ids by their text), string ids.
+    """
+    raw = run.item_raw
+    if raw is None or run.ordered or run._items is not None or not len(truth.items):
+        return None
+    if raw.id_kind != kind_of(truth.items):
+        return None
+    if policies.ties == "trec_eval" and raw.id_kind == "int":
+        return None
+    if raw.family not in truth.raw:
+        truth.raw[raw.family] = truth_raw(truth.items, truth.item_codes, raw.family)
+    return truth.raw[raw.family]
 
 
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

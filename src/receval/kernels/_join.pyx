@@ -1,0 +1,587 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Join each user's ranked list with its truth on raw ids, without global item codes.
+
+Per evaluated user, in parallel over users: the truth items go into a small open-addressing
+hash table (reused from user to user: a slot belongs to the user whose number it carries, so
+nothing is cleared), the run rows are ordered (score descending, then the raw item id, then
+the row), and each recommended item is probed once: found in the truth (relevance, judged),
+already recommended above (a duplicate), or new. Ids are read in place from the buffers that
+hold them:
+
+=====  =====================================================================================
+kind   buffers
+=====  =====================================================================================
+0      int64 values (compared and ordered by value)
+1      UTF-8 strings: int32 offsets + data (Arrow ``string``)
+2      UTF-8 strings: int64 offsets + data (Arrow ``large_string``)
+3      Python ``str`` objects (an object array; compared by code point, read in place)
+=====  =====================================================================================
+
+Strings are ordered by code point, which for UTF-8 is the byte order (C's ``strcmp``), so the
+order of tied scores is the one :func:`receval.pack.vocab.order_keys` gives.
+"""
+
+import numpy as np
+
+cimport numpy as cnp
+from cpython.object cimport PyObject
+from cython.parallel cimport parallel, prange
+from libc.math cimport INFINITY, isfinite
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcmp, memcpy
+
+cnp.import_array()
+
+cdef extern from *:
+    """
+    #ifdef _OPENMP
+    #include <omp.h>
+    static int receval_join_threads(void) { return omp_get_max_threads(); }
+    #else
+    static int receval_join_threads(void) { return 1; }
+    #endif
+    /* a str object whose canonical (PEP 393) data can be read in place */
+    static int receval_is_str(PyObject* o) {
+        if (!PyUnicode_Check(o)) return 0;
+    #if PY_VERSION_HEX < 0x030C0000
+        if (!PyUnicode_IS_READY(o)) return 0;
+    #endif
+        return 1;
+    }
+    static Py_ssize_t receval_ulen(PyObject* o) { return PyUnicode_GET_LENGTH(o); }
+    static int receval_ukind(PyObject* o) { return (int) PyUnicode_KIND(o); }
+    static const void* receval_udata(PyObject* o) { return PyUnicode_DATA(o); }
+    static unsigned int receval_uread(int kind, const void* data, Py_ssize_t i) {
+        return (unsigned int) PyUnicode_READ(kind, data, i);
+    }
+    """
+    int receval_join_threads() nogil
+    int receval_is_str(PyObject* o) nogil
+    Py_ssize_t receval_ulen(PyObject* o) nogil
+    int receval_ukind(PyObject* o) nogil
+    const void* receval_udata(PyObject* o) nogil
+    unsigned int receval_uread(int kind, const void* data, Py_ssize_t i) nogil
+
+# Below this many rows a parallel region costs more than it saves: run on one thread.
+DEF SMALL_WORK = 32768
+
+
+cdef struct Ids:
+    int kind
+    const long long* ints
+    const int* off32
+    const long long* off64
+    const char* data
+    PyObject** objs
+
+
+cdef struct Row:
+    double score
+    uint64_t pre      # order-preserving prefix of the raw id
+    long long idx     # row of the run
+
+
+cdef struct Slot:
+    long long owner   # evaluated user that wrote the slot (-1: never written)
+    uint64_t h
+    long long ref     # >= 0: truth position; < 0: run row -(ref + 1)
+    long long seen    # truth slot already matched by a recommended item
+
+
+cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
+    x ^= x >> 30
+    x *= 0xbf58476d1ce4e5b9ULL
+    x ^= x >> 27
+    x *= 0x94d049bb133111ebULL
+    x ^= x >> 31
+    return x
+
+
+cdef inline uint64_t _hash_bytes(const char* p, long long n) noexcept nogil:
+    cdef uint64_t h = 0x9E3779B97F4A7C15ULL ^ <uint64_t> n
+    cdef uint64_t w
+    while n >= 8:
+        memcpy(&w, p, 8)
+        h = (h ^ _mix(w)) * 0xff51afd7ed558ccdULL
+        p += 8
+        n -= 8
+    w = 0
+    if n > 0:
+        memcpy(&w, p, n)
+    return _mix(h ^ w ^ (h >> 29))
+
+
+cdef inline void _span(const Ids* ids, long long i, const char** p, long long* n) noexcept nogil:
+    cdef long long s
+    if ids.kind == 1:
+        s = ids.off32[i]
+        p[0] = ids.data + s
+        n[0] = ids.off32[i + 1] - s
+    else:
+        s = ids.off64[i]
+        p[0] = ids.data + s
+        n[0] = ids.off64[i + 1] - s
+
+
+cdef inline uint64_t _hash(const Ids* ids, long long i) noexcept nogil:
+    cdef const char* p
+    cdef long long n
+    cdef PyObject* o
+    cdef int kind
+    if ids.kind == 0:
+        return _mix(<uint64_t> ids.ints[i])
+    if ids.kind == 3:
+        o = ids.objs[i]
+        kind = receval_ukind(o)
+        return _hash_bytes(<const char*> receval_udata(o), receval_ulen(o) * kind) ^ <uint64_t> kind
+    _span(ids, i, &p, &n)
+    return _hash_bytes(p, n)
+
+
+cdef inline bint _equal(const Ids* a, long long i, const Ids* b, long long j) noexcept nogil:
+    cdef const char* p
+    cdef const char* q
+    cdef long long n, m
+    cdef PyObject* x
+    cdef PyObject* y
+    if a.kind == 0:
+        return a.ints[i] == b.ints[j]
+    if a.kind == 3:
+        x = a.objs[i]
+        y = b.objs[j]
+        if x == y:
+            return True
+        n = receval_ulen(x)
+        if n != receval_ulen(y) or receval_ukind(x) != receval_ukind(y):
+            return False
+        return memcmp(receval_udata(x), receval_udata(y), n * receval_ukind(x)) == 0
+    _span(a, i, &p, &n)
+    _span(b, j, &q, &m)
+    return n == m and memcmp(p, q, n) == 0
+
+
+cdef inline int _compare(const Ids* ids, long long i, long long j) noexcept nogil:
+    """Sign of raw id i minus raw id j in ascending raw order."""
+    cdef const char* p
+    cdef const char* q
+    cdef long long n, m, t, c
+    cdef PyObject* x
+    cdef PyObject* y
+    cdef int kx, ky
+    cdef unsigned int cx, cy
+    if ids.kind == 0:
+        return (ids.ints[i] > ids.ints[j]) - (ids.ints[i] < ids.ints[j])
+    if ids.kind == 3:
+        x = ids.objs[i]
+        y = ids.objs[j]
+        n = receval_ulen(x)
+        m = receval_ulen(y)
+        kx = receval_ukind(x)
+        ky = receval_ukind(y)
+        t = n if n < m else m
+        if kx == 1 and ky == 1:
+            c = memcmp(receval_udata(x), receval_udata(y), t)
+            if c != 0:
+                return 1 if c > 0 else -1
+        else:
+            for c in range(t):
+                cx = receval_uread(kx, receval_udata(x), c)
+                cy = receval_uread(ky, receval_udata(y), c)
+                if cx != cy:
+                    return 1 if cx > cy else -1
+        return (n > m) - (n < m)
+    _span(ids, i, &p, &n)
+    _span(ids, j, &q, &m)
+    t = n if n < m else m
+    c = memcmp(p, q, t)
+    if c != 0:
+        return 1 if c > 0 else -1
+    return (n > m) - (n < m)
+
+
+cdef inline uint64_t _prefix(const Ids* ids, long long i) noexcept nogil:
+    """An order-preserving prefix: prefix(a) < prefix(b) implies a < b; equal prefixes need
+    the full comparison."""
+    cdef const char* p
+    cdef long long n, k
+    cdef uint64_t v = 0
+    cdef PyObject* o
+    cdef int kind
+    if ids.kind == 0:
+        return (<uint64_t> ids.ints[i]) ^ 0x8000000000000000ULL
+    if ids.kind == 3:  # three code points of 21 bits
+        o = ids.objs[i]
+        n = receval_ulen(o)
+        kind = receval_ukind(o)
+        for k in range(3):
+            v <<= 21
+            if k < n:
+                v |= receval_uread(kind, receval_udata(o), k)
+        return v
+    _span(ids, i, &p, &n)
+    for k in range(8):
+        v <<= 8
+        if k < n:
+            v |= <unsigned char> p[k]
+    return v
+
+
+cdef inline bint _before(const Row* x, const Row* y, const Ids* ids, bint desc) noexcept nogil:
+    """x sorts strictly before y: score descending, raw id ascending (descending when
+    ``desc``), then row ascending."""
+    cdef int c
+    if x.score != y.score:
+        return x.score > y.score
+    if x.pre != y.pre:
+        return (x.pre < y.pre) != desc
+    c = _compare(ids, x.idx, y.idx)
+    if c != 0:
+        return (c < 0) != desc
+    return x.idx < y.idx
+
+
+cdef void _sort_rows(Row* a, long long n, const Ids* ids, bint desc) noexcept nogil:
+    """In-place quicksort (median of three, smaller side first, insertion sort below 17)."""
+    cdef long long lo = 0, hi = n - 1, i, j, mid
+    cdef long long stack[128]
+    cdef int top = 0
+    cdef Row pivot, tmp
+    while True:
+        while hi - lo > 16:
+            mid = lo + (hi - lo) // 2
+            if _before(&a[mid], &a[lo], ids, desc):
+                tmp = a[mid]; a[mid] = a[lo]; a[lo] = tmp
+            if _before(&a[hi], &a[lo], ids, desc):
+                tmp = a[hi]; a[hi] = a[lo]; a[lo] = tmp
+            if _before(&a[hi], &a[mid], ids, desc):
+                tmp = a[hi]; a[hi] = a[mid]; a[mid] = tmp
+            pivot = a[mid]
+            i = lo
+            j = hi
+            while i <= j:
+                while _before(&a[i], &pivot, ids, desc):
+                    i += 1
+                while _before(&pivot, &a[j], ids, desc):
+                    j -= 1
+                if i <= j:
+                    tmp = a[i]; a[i] = a[j]; a[j] = tmp
+                    i += 1
+                    j -= 1
+            if j - lo < hi - i:
+                stack[top] = i; stack[top + 1] = hi; top += 2
+                hi = j
+            else:
+                stack[top] = lo; stack[top + 1] = j; top += 2
+                lo = i
+        for i in range(lo + 1, hi + 1):
+            tmp = a[i]
+            j = i - 1
+            while j >= lo and _before(&tmp, &a[j], ids, desc):
+                a[j + 1] = a[j]
+                j -= 1
+            a[j + 1] = tmp
+        if top == 0:
+            break
+        top -= 2
+        lo = stack[top]
+        hi = stack[top + 1]
+
+
+cdef class _Holder:
+    """Keeps the objects whose buffers an ``Ids`` points into alive."""
+    cdef object keep
+    cdef Ids ids
+
+
+cdef _Holder _ids_of(int kind, object a, object b):
+    """``Ids`` over: kind 0 ``a`` int64; kind 1/2 ``a`` offsets (int32/int64) and ``b`` uint8
+    data; kind 3 ``a`` an object array."""
+    cdef _Holder h = _Holder()
+    cdef cnp.ndarray arr = np.ascontiguousarray(a)
+    cdef cnp.ndarray dat
+    h.keep = [arr]
+    h.ids.kind = kind
+    if kind == 0:
+        if arr.dtype != np.int64:
+            raise TypeError("kind 0 ids must be int64")
+        h.ids.ints = <const long long*> cnp.PyArray_DATA(arr)
+    elif kind == 1 or kind == 2:
+        if arr.dtype != (np.int32 if kind == 1 else np.int64):
+            raise TypeError("string offsets of the wrong width")
+        dat = np.ascontiguousarray(b, dtype=np.uint8)
+        h.keep.append(dat)
+        if kind == 1:
+            h.ids.off32 = <const int*> cnp.PyArray_DATA(arr)
+        else:
+            h.ids.off64 = <const long long*> cnp.PyArray_DATA(arr)
+        h.ids.data = <const char*> cnp.PyArray_DATA(dat)
+    elif kind == 3:
+        if arr.dtype != object:
+            raise TypeError("kind 3 ids must be an object array")
+        h.ids.objs = <PyObject**> cnp.PyArray_DATA(arr)
+    else:
+        raise ValueError(f"unknown id kind {kind}")
+    return h
+
+
+def all_str(object arr):
+    """True when every value of an object array is a ``str`` (or subclass) readable in place."""
+    cdef cnp.ndarray a = np.ascontiguousarray(arr)
+    if a.dtype != object:
+        return False
+    cdef PyObject** objs = <PyObject**> cnp.PyArray_DATA(a)
+    cdef Py_ssize_t n = a.shape[0], i
+    cdef bint ok = True
+    with nogil:
+        for i in range(n):
+            if not receval_is_str(objs[i]):
+                ok = False
+                break
+    return ok
+
+
+cdef inline long long _pow2_at_least(long long n) noexcept nogil:
+    cdef long long c = 16
+    while c < n:
+        c <<= 1
+    return c
+
+
+def join_lists(int run_kind, object run_a, object run_b, const double[::1] score,
+               const long long[::1] rows, const long long[::1] rstart,
+               const long long[::1] run_of, int truth_kind, object truth_a, object truth_b,
+               const long long[::1] t_start, const long long[::1] t_count,
+               const double[::1] t_rel, long long depth, int dedupe, int nan_mode,
+               int as_float32, int desc, int keep_scores, const long long[::1] cutoffs):
+    """Packed lists of one run, joined with its truth on raw item ids.
+
+    Evaluated user ``g`` has the run rows ``rows[rstart[c]:rstart[c + 1]]`` with ``c =
+    run_of[g]`` (none when -1; ``rows`` empty: the rows themselves), and the truth positions
+    ``t_start[g] ... t_start[g] + t_count[g] - 1`` of the truth ids and ``t_rel``.
+    ``dedupe``, ``nan_mode``, ``as_float32`` and ``cutoffs`` as in
+    :func:`receval.kernels.pack_lists`; ``desc`` orders tied scores by raw id descending
+    (trec_eval), else ascending.
+
+    Returns ``(indptr, scores, rel, judged, list_len, n_dup, n_dropped, tied)``.
+    """
+    cdef _Holder rh = _ids_of(run_kind, run_a, run_b)
+    cdef _Holder th = _ids_of(truth_kind, truth_a, truth_b)
+    cdef Ids* R = &rh.ids
+    cdef Ids* T = &th.ids
+    cdef Py_ssize_t n_eval = run_of.shape[0]
+    cdef bint has_rows = rows.shape[0] > 0
+    cdef long long g, c, nr, maxrows = 1, maxcap = 16, total_rows = 0
+    # upper-bound layout: at most min(depth, rows) positions per user
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] ub_arr = np.zeros(n_eval + 1, dtype=np.int64)
+    cdef long long[::1] ub = ub_arr
+    for g in range(n_eval):
+        c = run_of[g]
+        nr = rstart[c + 1] - rstart[c] if c >= 0 else 0
+        total_rows += nr
+        if nr > maxrows:
+            maxrows = nr
+        if 2 * (nr + t_count[g]) > maxcap:
+            maxcap = _pow2_at_least(2 * (nr + t_count[g]))
+        if depth > 0 and nr > depth:
+            nr = depth
+        ub[g + 1] = ub[g] + nr
+    cdef long long ub_total = ub[n_eval]
+
+    cdef cnp.ndarray[cnp.float64_t, ndim=1] scores_arr = np.empty(
+        ub_total if keep_scores else 0, dtype=np.float64)
+    cdef cnp.ndarray[cnp.float64_t, ndim=1] rel_arr = np.zeros(ub_total, dtype=np.float64)
+    cdef cnp.ndarray[cnp.int8_t, ndim=1] judged_arr = np.zeros(ub_total, dtype=np.int8)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] full_arr = np.zeros(n_eval, dtype=np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] ndup_arr = np.zeros(n_eval, dtype=np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] drop_arr = np.zeros(n_eval, dtype=np.int64)
+    cdef cnp.ndarray[cnp.int8_t, ndim=1] tied_arr = np.zeros(n_eval, dtype=np.int8)
+    cdef double[::1] out_score = scores_arr
+    cdef double[::1] out_rel = rel_arr
+    cdef signed char[::1] out_judged = judged_arr
+    cdef long long[::1] full_len = full_arr
+    cdef long long[::1] ndup = ndup_arr
+    cdef long long[::1] dropped = drop_arr
+    cdef signed char[::1] tied = tied_arr
+    if cutoffs is None:
+        cutoffs = np.zeros(0, dtype=np.int64)
+    cdef Py_ssize_t n_cut = cutoffs.shape[0], ci
+    cdef long long ck
+
+    cdef Row* buf
+    cdef Slot* table
+    cdef long long k0, mask, cap, j, q, p, r, m, w, s, e, ref, found, base, lim
+    cdef uint64_t h
+    cdef double sc, rv
+    cdef signed char jd
+    cdef bint is_sorted
+    cdef int nt = 1 if total_rows < SMALL_WORK else receval_join_threads()
+    with nogil, parallel(num_threads=nt):
+        buf = <Row*> malloc(maxrows * sizeof(Row))
+        table = <Slot*> malloc(maxcap * sizeof(Slot))
+        for k0 in range(maxcap):
+            table[k0].owner = -1
+        for g in prange(n_eval, schedule="guided"):
+            c = run_of[g]
+            if c < 0:
+                continue
+            s = rstart[c]
+            e = rstart[c + 1]
+            cap = _pow2_at_least(2 * (e - s + t_count[g]))
+            mask = cap - 1
+            # the user's truth items
+            for q in range(t_count[g]):
+                p = t_start[g] + q
+                h = _hash(T, p)
+                j = <long long> (h & <uint64_t> mask)
+                while table[j].owner == g:
+                    j = (j + 1) & mask
+                table[j].owner = g
+                table[j].h = h
+                table[j].ref = p
+                table[j].seen = 0
+            # the user's rows, ordered
+            m = 0
+            for j in range(s, e):
+                r = rows[j] if has_rows else j
+                sc = score[r]
+                if not isfinite(sc):
+                    if nan_mode == 1:
+                        dropped[g] += 1
+                        continue
+                    if nan_mode == 2:
+                        sc = -INFINITY
+                if as_float32:
+                    sc = <double> (<float> sc)
+                buf[m].score = sc
+                buf[m].pre = _prefix(R, r)
+                buf[m].idx = r
+                m = m + 1
+            is_sorted = True
+            for j in range(1, m):
+                if _before(&buf[j], &buf[j - 1], R, desc):
+                    is_sorted = False
+                    break
+            if not is_sorted:
+                _sort_rows(buf, m, R, desc)
+            # walk: probe each recommended item once
+            base = ub[g]
+            lim = ub[g + 1] - base
+            w = 0
+            for q in range(m):
+                r = buf[q].idx
+                h = _hash(R, r)
+                j = <long long> (h & <uint64_t> mask)
+                found = -1
+                while table[j].owner == g:
+                    if table[j].h == h:
+                        ref = table[j].ref
+                        if (ref >= 0 and _equal(T, ref, R, r)) or \
+                                (ref < 0 and _equal(R, -ref - 1, R, r)):
+                            found = j
+                            break
+                    j = (j + 1) & mask
+                rv = 0.0
+                jd = 0
+                if found >= 0:
+                    ref = table[found].ref
+                    if ref < 0 or table[found].seen:
+                        ndup[g] += 1
+                        if dedupe != 0:
+                            continue
+                    else:
+                        table[found].seen = 1
+                    if ref >= 0:
+                        rv = t_rel[ref]
+                        jd = 1
+                else:
+                    table[j].owner = g
+                    table[j].h = h
+                    table[j].ref = -r - 1
+                    table[j].seen = 0
+                if w < lim:
+                    out_rel[base + w] = rv
+                    out_judged[base + w] = jd
+                    if keep_scores:
+                        out_score[base + w] = buf[q].score
+                buf[w] = buf[q]
+                w = w + 1
+            for ci in range(n_cut):
+                ck = cutoffs[ci]
+                if ck < w and buf[ck - 1].score == buf[ck].score:
+                    tied[g] = 1
+                    break
+            full_len[g] = w
+        free(buf)
+        free(table)
+
+    # final layout; compact when dropped rows or removed duplicates shortened a list
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] indptr_arr = np.zeros(n_eval + 1, dtype=np.int64)
+    cdef long long[::1] indptr = indptr_arr
+    cdef long long n_dropped = 0
+    for g in range(n_eval):
+        m = full_len[g]
+        if depth > 0 and m > depth:
+            m = depth
+        indptr[g + 1] = indptr[g] + m
+        n_dropped += dropped[g]
+    cdef long long total = indptr[n_eval]
+    if total != ub_total:
+        for g in range(n_eval):
+            s = ub[g]
+            p = indptr[g]
+            if s == p:
+                continue
+            for j in range(indptr[g + 1] - p):
+                out_rel[p + j] = out_rel[s + j]
+                out_judged[p + j] = out_judged[s + j]
+                if keep_scores:
+                    out_score[p + j] = out_score[s + j]
+        rel_arr = rel_arr[:total].copy()
+        judged_arr = judged_arr[:total].copy()
+        if keep_scores:
+            scores_arr = scores_arr[:total].copy()
+    return (indptr_arr, scores_arr, rel_arr, judged_arr, full_arr, ndup_arr, n_dropped,
+            tied_arr)
+
+
+def group_rows(const int[::1] codes, long long n_codes):
+    """Rows of each user code: ``(rstart, rows)`` with user ``c``'s rows
+    ``rows[rstart[c]:rstart[c + 1]]`` in input order. When the codes are the block numbers of
+    grouped input (0, 0, 1, 1, 1, 2, ...) ``rows`` is empty: the rows themselves."""
+    cdef Py_ssize_t n = codes.shape[0], i
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] start_arr = np.zeros(n_codes + 1, dtype=np.int64)
+    cdef long long[::1] start = start_arr
+    cdef bint grouped = n == 0 or codes[0] == 0
+    cdef long long c, prev = 0
+    with nogil:
+        for i in range(1, n):
+            c = codes[i] - codes[i - 1]
+            if c != 0 and c != 1:
+                grouped = False
+                break
+        if grouped:
+            for i in range(1, n):
+                if codes[i] != codes[i - 1]:
+                    start[codes[i]] = i
+            if n:
+                for c in range(codes[n - 1] + 1, n_codes + 1):
+                    start[c] = n
+    if grouped:
+        return start_arr, np.zeros(0, dtype=np.int64)
+    start_arr[:] = 0
+    for i in range(n):
+        if codes[i] >= 0:
+            start[codes[i] + 1] += 1
+    for c in range(n_codes):
+        start[c + 1] += start[c]
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] rows_arr = np.empty(start[n_codes], dtype=np.int64)
+    cdef long long[::1] rows = rows_arr
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] fill_arr = start_arr[:n_codes].copy()
+    cdef long long[::1] fill = fill_arr
+    for i in range(n):
+        c = codes[i]
+        if c >= 0:
+            rows[fill[c]] = i
+            fill[c] += 1
+    return start_arr, rows_arr

@@ -1,0 +1,130 @@
+"""Item ids read in place, for the join on raw ids (:func:`receval.kernels.join_lists`).
+
+The metrics need, per user, which recommended items are in that user's truth and the order of
+tied scores on raw ids; neither needs a global item vocabulary. :func:`raw_ids` describes a
+column's buffers without copying them when it can (int64 values, Arrow ``string`` /
+``large_string`` offsets and data, an object array of Python ``str``); any other column gives
+``None`` and is factorized instead (:func:`receval.pack.vocab.factorize`), which also applies
+the id policy's conversions and errors. Both routes compare ids the same way (integers by
+value, strings exactly) and order them the same way (integers by value, strings by code point).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..kernels import all_str
+from .vocab import _arrow_chunks
+
+#: kernel id kinds (see ``kernels/_join.pyx``)
+INT, UTF8_32, UTF8_64, PYSTR = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class RawIds:
+    """A column of ids as the join kernel reads it: ``kind`` and one or two buffers."""
+
+    kind: int
+    a: np.ndarray                 # int64 values, offsets, or an object array of str
+    b: np.ndarray | None = None   # UTF-8 data for the Arrow kinds
+    keep: Any = None              # the Arrow array that owns the buffers
+
+    @property
+    def id_kind(self) -> str:
+        """``"int"`` or ``"str"``, as :func:`receval.pack.vocab.kind_of` names vocabularies."""
+        return "int" if self.kind == INT else "str"
+
+    @property
+    def family(self) -> str:
+        """Ids of one family compare with each other in the kernel: ``int``, ``utf8``, ``pystr``."""
+        return {INT: "int", UTF8_32: "utf8", UTF8_64: "utf8", PYSTR: "pystr"}[self.kind]
+
+
+def raw_ids(col: Any) -> RawIds | None:
+    """The ids of ``col`` for the join kernel, or ``None`` when they must be factorized.
+
+    Read in place: int64 / smaller integer columns (numpy, pandas, Arrow without nulls), uint64
+    below 2**63, Arrow ``string`` / ``large_string`` without nulls (pyarrow, polars, pandas
+    ``str``), object columns holding only ``str``. Everything else (floats, categoricals,
+    dictionaries, binary, missing values, mixed objects) returns ``None``.
+    """
+    chunks = _arrow_chunks(col)
+    if chunks is not None:
+        return _from_arrow(chunks)
+    if isinstance(col, (pd.Series, pd.Index)):
+        if not isinstance(col.dtype, np.dtype):
+            return None
+        col = col.to_numpy()
+    if isinstance(col, np.ndarray) and col.ndim == 1:
+        return _from_numpy(col)
+    return None
+
+
+def _from_numpy(arr: np.ndarray) -> RawIds | None:
+    kind = arr.dtype.kind
+    if kind == "i":
+        return RawIds(INT, np.ascontiguousarray(arr, dtype=np.int64))
+    if kind == "u":
+        if arr.dtype == np.uint64 and len(arr) and int(arr.max()) >= 2**63:
+            return None  # compared by value with int64 ids elsewhere
+        return RawIds(INT, np.ascontiguousarray(arr).astype(np.int64, copy=False))
+    if kind == "O" and all_str(arr):
+        return RawIds(PYSTR, np.ascontiguousarray(arr))
+    return None
+
+
+def _from_arrow(chunks: list) -> RawIds | None:
+    import pyarrow as pa
+    import pyarrow.types as pt
+
+    t = chunks[0].type
+    if any(c.null_count for c in chunks):
+        return None
+    if pt.is_integer(t):
+        if pt.is_uint64(t):
+            return None
+        parts = [c.to_numpy(zero_copy_only=False) for c in chunks]
+        arr = np.concatenate(parts) if len(parts) != 1 else parts[0]
+        return _from_numpy(arr)
+    if not (pt.is_string(t) or pt.is_large_string(t)):
+        return None
+    if len(chunks) == 1:
+        arr = chunks[0]
+    else:
+        arr = pa.concat_arrays([c.cast(pa.large_string()) for c in chunks])
+    n = len(arr)
+    bufs = arr.buffers()
+    large = pt.is_large_string(arr.type)
+    offsets = np.frombuffer(bufs[1], dtype=np.int64 if large else np.int32) if bufs[1] \
+        else np.zeros(1, dtype=np.int64 if large else np.int32)
+    offsets = offsets[arr.offset: arr.offset + n + 1]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None and bufs[2].size \
+        else np.zeros(1, dtype=np.uint8)
+    return RawIds(UTF8_64 if large else UTF8_32, offsets, data, keep=arr)
+
+
+def truth_raw(items: np.ndarray, codes: np.ndarray, family: str) -> RawIds | None:
+    """The truth's item ids at each packed position (``items[codes]``) in ``family``'s form.
+
+    ``items`` is a vocabulary from :func:`receval.pack.vocab.factorize` (int64 / uint64, or an
+    object array of ``str``); ``None`` when it cannot take that form.
+    """
+    if family == "int":
+        if items.dtype == np.uint64:
+            if len(items) and int(items.max()) >= 2**63:
+                return None
+            items = items.astype(np.int64)
+        if items.dtype != np.int64:
+            return None
+        return RawIds(INT, items[codes])
+    if items.dtype != object or not all_str(items):
+        return None
+    if family == "pystr":
+        return RawIds(PYSTR, items[codes])
+    import pyarrow as pa
+
+    return _from_arrow([pa.array(items, type=pa.large_string()).take(pa.array(codes))])
