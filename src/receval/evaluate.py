@@ -25,10 +25,12 @@ from .errors import (
 from .io.frames import read_columns
 from .metrics import MetricSpec, parse_metrics
 from .pack import (
+    BLOCK_POSITIONS,
     Packed,
     RunCodes,
     TruthPack,
     pack_run,
+    pack_run_blocks,
     pack_truth,
     run_codes,
     run_from_matrix,
@@ -221,8 +223,11 @@ class Evaluator:
             else "intersection")
         for block in blocks:
             codes = self._codes(block, user_col, item_col, score_col, rank_col)
-            packed = self._pack(codes, block_policies, lists=self.plan.keep_lists)
-            acc.add(packed, evaluate_packed(packed, self.plan, self.context), whole)
+            for packed in pack_run_blocks(
+                    codes, self.truth, block_policies, depth=self.plan.depth,
+                    keep_items=self.plan.keep_lists, keep_scores=self.plan.keep_lists,
+                    cutoffs=self.plan.cutoffs, block_positions=BLOCK_POSITIONS):
+                acc.add(packed, evaluate_packed(packed, self.plan, self.context), whole)
             if progress is not None:
                 progress(acc.counts["run_rows"])
         if not whole and self.policies.users in ("truth", "union"):

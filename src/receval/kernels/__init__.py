@@ -40,7 +40,7 @@ def _missing_extension(exc: ImportError) -> ImportError:
 
 
 try:
-    from ._join import all_str, group_rows, join_lists
+    from ._join import adjacent_starts, all_str, group_rows, join_lists
     from ._packing import pack_lists
     from ._ranking import (
         DISCOUNTS,
@@ -54,5 +54,5 @@ try:
 except ImportError as _exc:  # a source tree without the compiled modules
     raise _missing_extension(_exc) from _exc
 
-__all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "Request", "all_str", "compute_metrics",
+__all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "Request", "adjacent_starts", "all_str", "compute_metrics",
            "exact_partials", "group_rows", "join_lists", "pack_lists"]

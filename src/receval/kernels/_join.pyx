@@ -80,6 +80,7 @@ cdef struct Row:
     double score
     uint64_t pre      # order-preserving prefix of the raw id
     long long idx     # row of the run
+    uint64_t h        # hash of the raw id
 
 
 cdef struct Slot:
@@ -98,18 +99,40 @@ cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
     return x
 
 
+cdef extern from *:
+    """
+    static inline unsigned long long receval_bswap64(unsigned long long x) {
+    #if defined(__GNUC__) || defined(__clang__)
+        return __builtin_bswap64(x);
+    #else
+        unsigned long long r = 0; int k;
+        for (k = 0; k < 8; k++) { r = (r << 8) | (x & 0xff); x >>= 8; }
+        return r;
+    #endif
+    }
+    """
+    uint64_t receval_bswap64(uint64_t x) nogil
+
+
+cdef inline uint64_t _load_le(const char* p, long long n) noexcept nogil:
+    """The first ``min(n, 8)`` bytes at ``p`` as a little-endian word, zero-padded."""
+    cdef uint64_t w = 0
+    cdef long long k
+    if n >= 8:
+        memcpy(&w, p, 8)
+        return w
+    for k in range(n):
+        w |= (<uint64_t> (<unsigned char> p[k])) << (8 * k)
+    return w
+
+
 cdef inline uint64_t _hash_bytes(const char* p, long long n) noexcept nogil:
     cdef uint64_t h = 0x9E3779B97F4A7C15ULL ^ <uint64_t> n
-    cdef uint64_t w
-    while n >= 8:
-        memcpy(&w, p, 8)
-        h = (h ^ _mix(w)) * 0xff51afd7ed558ccdULL
+    while n > 8:
+        h = (h ^ _mix(_load_le(p, 8))) * 0xff51afd7ed558ccdULL
         p += 8
         n -= 8
-    w = 0
-    if n > 0:
-        memcpy(&w, p, n)
-    return _mix(h ^ w ^ (h >> 29))
+    return _mix(h ^ _load_le(p, n))
 
 
 cdef inline void _span(const Ids* ids, long long i, const char** p, long long* n) noexcept nogil:
@@ -220,11 +243,7 @@ cdef inline uint64_t _prefix(const Ids* ids, long long i) noexcept nogil:
                 v |= receval_uread(kind, receval_udata(o), k)
         return v
     _span(ids, i, &p, &n)
-    for k in range(8):
-        v <<= 8
-        if k < n:
-            v |= <unsigned char> p[k]
-    return v
+    return receval_bswap64(_load_le(p, n))  # the first 8 bytes, big-endian, zero-padded
 
 
 cdef inline bint _before(const Row* x, const Row* y, const Ids* ids, bint desc) noexcept nogil:
@@ -341,6 +360,18 @@ def all_str(object arr):
     return ok
 
 
+cdef cnp.ndarray _buffer(object scratch, str name, long long n, object dtype):
+    """``n`` entries of a reused buffer (grown when too small), or a new array."""
+    cdef cnp.ndarray buf
+    if scratch is None:
+        return np.empty(n, dtype=dtype)
+    buf = scratch.get(name)
+    if buf is None or buf.shape[0] < n:
+        buf = np.empty(max(n, 1), dtype=dtype)
+        scratch[name] = buf
+    return buf[:n]
+
+
 cdef inline long long _pow2_at_least(long long n) noexcept nogil:
     cdef long long c = 16
     while c < n:
@@ -353,7 +384,8 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                const long long[::1] run_of, int truth_kind, object truth_a, object truth_b,
                const long long[::1] t_start, const long long[::1] t_count,
                const double[::1] t_rel, long long depth, int dedupe, int nan_mode,
-               int as_float32, int desc, int keep_scores, const long long[::1] cutoffs):
+               int as_float32, int desc, int keep_scores, const long long[::1] cutoffs,
+               object scratch=None):
     """Packed lists of one run, joined with its truth on raw item ids.
 
     Evaluated user ``g`` has the run rows ``rows[rstart[c]:rstart[c + 1]]`` with ``c =
@@ -362,6 +394,10 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     ``dedupe``, ``nan_mode``, ``as_float32`` and ``cutoffs`` as in
     :func:`receval.kernels.pack_lists`; ``desc`` orders tied scores by raw id descending
     (trec_eval), else ascending.
+
+    ``scratch``: a dict of arrays reused from call to call for the per-position outputs (the
+    returned arrays are then views into them, valid until the next call with it), so that
+    fresh memory is touched once when a run is packed block by block.
 
     Returns ``(indptr, scores, rel, judged, list_len, n_dup, n_dropped, tied)``.
     """
@@ -388,10 +424,10 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
         ub[g + 1] = ub[g] + nr
     cdef long long ub_total = ub[n_eval]
 
-    cdef cnp.ndarray[cnp.float64_t, ndim=1] scores_arr = np.empty(
-        ub_total if keep_scores else 0, dtype=np.float64)
-    cdef cnp.ndarray[cnp.float64_t, ndim=1] rel_arr = np.zeros(ub_total, dtype=np.float64)
-    cdef cnp.ndarray[cnp.int8_t, ndim=1] judged_arr = np.zeros(ub_total, dtype=np.int8)
+    cdef cnp.ndarray[cnp.float64_t, ndim=1] scores_arr = _buffer(
+        scratch, "scores", ub_total if keep_scores else 0, np.float64)
+    cdef cnp.ndarray[cnp.float64_t, ndim=1] rel_arr = _buffer(scratch, "rel", ub_total, np.float64)
+    cdef cnp.ndarray[cnp.int8_t, ndim=1] judged_arr = _buffer(scratch, "judged", ub_total, np.int8)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] full_arr = np.zeros(n_eval, dtype=np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] ndup_arr = np.zeros(n_eval, dtype=np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] drop_arr = np.zeros(n_eval, dtype=np.int64)
@@ -456,6 +492,7 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                 buf[m].score = sc
                 buf[m].pre = _prefix(R, r)
                 buf[m].idx = r
+                buf[m].h = _hash(R, r)
                 m = m + 1
             is_sorted = True
             for j in range(1, m):
@@ -470,7 +507,7 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
             w = 0
             for q in range(m):
                 r = buf[q].idx
-                h = _hash(R, r)
+                h = buf[q].h
                 j = <long long> (h & <uint64_t> mask)
                 found = -1
                 while table[j].owner == g:
@@ -537,10 +574,12 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                 out_judged[p + j] = out_judged[s + j]
                 if keep_scores:
                     out_score[p + j] = out_score[s + j]
-        rel_arr = rel_arr[:total].copy()
-        judged_arr = judged_arr[:total].copy()
+        rel_arr = rel_arr[:total]
+        judged_arr = judged_arr[:total]
         if keep_scores:
-            scores_arr = scores_arr[:total].copy()
+            scores_arr = scores_arr[:total]
+        if scratch is None:
+            rel_arr, judged_arr, scores_arr = rel_arr.copy(), judged_arr.copy(), scores_arr.copy()
     return (indptr_arr, scores_arr, rel_arr, judged_arr, full_arr, ndup_arr, n_dropped,
             tied_arr)
 
@@ -585,3 +624,30 @@ def group_rows(const int[::1] codes, long long n_codes):
             rows[fill[c]] = i
             fill[c] += 1
     return start_arr, rows_arr
+
+
+def adjacent_starts(int kind, object a, object b):
+    """Rows whose id differs from the previous row's (row 0 included): the starts of the runs
+    of equal adjacent ids, as int64."""
+    cdef _Holder hold = _ids_of(kind, a, b)
+    cdef Ids* ids = &hold.ids
+    cdef Py_ssize_t n = a.shape[0] - (1 if kind == 1 or kind == 2 else 0), i
+    cdef cnp.ndarray[cnp.int8_t, ndim=1] brk_arr = np.zeros(max(n, 0), dtype=np.int8)
+    cdef signed char[::1] brk = brk_arr
+    if n <= 0:
+        return np.zeros(0, dtype=np.int64)
+    cdef long long count = 1, j = 0
+    brk[0] = 1
+    with nogil:
+        for i in range(1, n):
+            if not _equal(ids, i - 1, ids, i):
+                brk[i] = 1
+                count += 1
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] out_arr = np.empty(count, dtype=np.int64)
+    cdef long long[::1] out = out_arr
+    with nogil:
+        for i in range(n):
+            if brk[i]:
+                out[j] = i
+                j += 1
+    return out_arr

@@ -8,6 +8,7 @@ recommended item's relevance, cuts at the deepest cutoff needed and returns a :c
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +18,7 @@ from ..errors import InputError, PolicyError
 from ..io.frames import Columns
 from ..kernels import group_rows, join_lists, pack_lists
 from ..policies import Policies
-from .rawids import RawIds, raw_ids, truth_raw
+from .rawids import RawIds, grouped_ids, raw_ids, truth_raw
 from .vocab import (
     CODE,
     concat_ids,
@@ -313,7 +314,7 @@ class RunCodes:
     truth on raw ids when no metric needs item codes, and never factorized.
     """
 
-    user_codes: np.ndarray
+    _user_codes: np.ndarray | None
     users: np.ndarray
     _item_codes: np.ndarray | None
     _items: np.ndarray | None
@@ -325,6 +326,20 @@ class RunCodes:
     text_ids: frozenset[str] = frozenset()  # "user" / "item": ids read from a text file
     item_raw: RawIds | None = None  # the item ids in place (None: factorized)
     item_column: Any = None  # the item column, factorized on first use of the codes
+    user_starts: np.ndarray | None = None  # grouped rows: user c has rows starts[c]:starts[c+1]
+
+    @property
+    def user_codes(self) -> np.ndarray:
+        """User code of each row (run vocabulary, first-appearance order)."""
+        if self._user_codes is None:
+            assert self.user_starts is not None
+            self._user_codes = np.repeat(np.arange(len(self.users), dtype=CODE),
+                                         np.diff(self.user_starts))
+        return self._user_codes
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.score)
 
     @property
     def item_codes(self) -> np.ndarray:
@@ -362,12 +377,19 @@ class RunCodes:
 
 def run_codes(cols: Columns) -> RunCodes:
     """Factorize a run's ids; ranks become scores (-rank) so that higher is better."""
-    u_codes, users = factorize_grouped(cols.user, what=_what("run", "user", cols.names))
+    u_raw = raw_ids(cols.user)
+    grouped = grouped_ids(u_raw) if u_raw is not None else None
+    if grouped is not None:
+        u_codes, (starts, users) = None, grouped
+    else:
+        starts = None
+        u_codes, users = factorize_grouped(cols.user, what=_what("run", "user", cols.names))
     assert cols.value is not None
     score = -cols.value if cols.value_kind == "rank" else cols.value
     run = RunCodes(u_codes, users, None, None, score, cols.value_kind,
                    cols.names.get(cols.value_kind, cols.value_kind), names=dict(cols.names),
-                   text_ids=cols.text_ids, item_raw=raw_ids(cols.item), item_column=cols.item)
+                   text_ids=cols.text_ids, item_raw=raw_ids(cols.item), item_column=cols.item,
+                   user_starts=starts)
     if run.item_raw is None:
         run._factorize_items()  # the id policy's conversions and errors, right away
     return run
@@ -471,6 +493,29 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
     ``only_truth``: evaluate exactly these truth users (row numbers in the truth), whatever the
     ``users`` policy (block executors use it for truth users that no block holds).
     """
+    return next(pack_run_blocks(run, truth, policies, depth=depth, keep_items=keep_items,
+                                keep_scores=keep_scores, cutoffs=cutoffs,
+                                only_truth=only_truth))
+
+
+#: positions per block when a run is packed block by block (8 MiB of relevances)
+BLOCK_POSITIONS = 1 << 20
+
+
+def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
+                    keep_items: bool = True, keep_scores: bool = True,
+                    cutoffs: tuple[int, ...] = (), only_truth: np.ndarray | None = None,
+                    block_positions: int = 0) -> Iterator[Packed]:
+    """:func:`pack_run` in consecutive blocks of evaluated users.
+
+    With ``block_positions > 0`` and a run joined on raw ids, each block holds about that many
+    list positions, and its per-position arrays are views into buffers reused from block to
+    block (valid until the next block is produced): the working set stays small and fresh
+    memory is touched once. Otherwise there is one block. Concatenated, the blocks are exactly
+    :func:`pack_run`'s result: users in the same order, the same arrays; counts that describe
+    the whole run (``run_rows`` ...) are given with the first block, per-user counts with each
+    block.
+    """
     run = align_id_kinds(run, truth)
     run_to_truth_user = lookup(run.users, truth.users)
     in_run_t = np.zeros(truth.n_users, dtype=bool)
@@ -508,91 +553,126 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
         )
     nan_mode = {"error": 0, "drop": 1, "last": 2}[policies.nan_scores]
 
-    # truth CSR aligned with evaluated users (run-only users have empty truth)
     t_counts = np.zeros(n_eval, dtype=np.int64)
     t_counts[: len(t_sel)] = np.diff(truth.indptr)[t_sel]
-    t_indptr = np.zeros(n_eval + 1, dtype=np.int64)
-    np.cumsum(t_counts, out=t_indptr[1:])
-    if len(t_sel) == truth.n_users:
-        t_items, t_rel, t_rel_desc = truth.item_codes, truth.rel, truth.rel_desc
-    else:
-        idx = _ranges(truth.indptr[t_sel], t_counts[: len(t_sel)])
-        t_items, t_rel, t_rel_desc = truth.item_codes[idx], truth.rel[idx], truth.rel_desc[idx]
-
+    t_start = np.zeros(n_eval, dtype=np.int64)
+    t_start[: len(t_sel)] = truth.indptr[t_sel]
+    in_truth = np.concatenate([np.ones(len(t_sel), bool), np.zeros(len(extra), bool)])
+    in_run = np.concatenate([in_run_t[t_sel], np.ones(len(extra), bool)])
+    truth_index = np.concatenate([t_sel, np.full(len(extra), -1, dtype=np.int64)])
     mode = _dedupe_mode(policies.duplicates)
     cut_arr = np.array(sorted({int(c) for c in cutoffs if c and c > 0}), dtype=np.int64)
     want_scores = int(keep_scores or policies.ties == "average")
+    trec = int(policies.ties == "trec_eval")
     t_raw = None if keep_items else _truth_raw_for(run, truth, policies)
-    if t_raw is not None:
-        assert run.item_raw is not None
-        run_of = np.full(n_eval, -1, dtype=np.int64)
-        has = run_row >= 0
-        run_of[run_row[has]] = np.flatnonzero(has)
-        rstart, rows = group_rows(run.user_codes, len(run.users))
-        t_start = np.zeros(n_eval, dtype=np.int64)
-        t_start[: len(t_sel)] = truth.indptr[t_sel]
-        r = run.item_raw
-        indptr, pos_scores, rel, judged, list_len, ndup, n_dropped, tied = join_lists(
-            r.kind, r.a, r.b, np.ascontiguousarray(score, dtype=np.float64), rows, rstart,
-            run_of, t_raw.kind, t_raw.a, t_raw.b, t_start, t_counts, truth.rel, depth, mode,
-            nan_mode, int(policies.ties == "trec_eval"), int(policies.ties == "trec_eval"),
-            want_scores, cut_arr)
-        items = np.zeros(0, dtype=np.int64)
-        item_vocab = truth.items[:0]  # not factorized: no metric needs the run's item codes
-    else:
+
+    def user_ids_of(lo: int, hi: int) -> np.ndarray:
+        a, b = min(lo, len(t_sel)), min(hi, len(t_sel))
+        head = truth.users[t_sel[a:b]]
+        if hi <= len(t_sel):
+            return head
+        return concat_ids(head, run.users[extra[max(lo, len(t_sel)) - len(t_sel):
+                                                hi - len(t_sel)]])
+
+    def truth_slices(lo: int, hi: int) -> tuple[np.ndarray, ...]:
+        """The block's truth CSR (run-only users have empty truth)."""
+        t_indptr = np.zeros(hi - lo + 1, dtype=np.int64)
+        np.cumsum(t_counts[lo:hi], out=t_indptr[1:])
+        hi_t = max(lo, min(hi, len(t_sel)))  # run-only users (after the truth users): no truth
+        starts, lens = t_start[lo:hi_t], t_counts[lo:hi_t]
+        if t_indptr[-1] == 0:
+            idx: Any = slice(0, 0)
+        elif np.all(starts[1:] == starts[:-1] + lens[:-1]):
+            idx = slice(int(starts[0]), int(starts[0] + t_indptr[-1]))  # contiguous: views
+        else:
+            idx = _ranges(starts, lens)
+        return t_indptr, truth.item_codes[idx], truth.rel[idx], truth.rel_desc[idx]
+
+    def block(lo: int, hi: int, packed_lists: tuple, first: bool) -> Packed:
+        indptr, items, pos_scores, rel, judged, list_len, ndup, n_dropped, tied, item_vocab = \
+            packed_lists
+        n_dup = int(ndup.sum())
+        if n_dup and mode == 0:
+            u = int(np.flatnonzero(ndup)[0])
+            raise InputError(
+                f"run: {n_dup} duplicate (user, item) row(s), e.g. for user "
+                f"{_plain(user_ids_of(lo + u, lo + u + 1)[0])!r}. Pass duplicates='max' (keep "
+                "the highest score) or duplicates='first' (the best-ranked row, the same), or "
+                "drop them."
+            )
+        grp_end = _group_ends(indptr, pos_scores) if policies.ties == "average" \
+            else np.zeros(0, dtype=np.int64)
+        t_indptr, t_items, t_rel, t_rel_desc = truth_slices(lo, hi)
+        sel_hi = min(hi, len(t_sel))
+        counts = {
+            "truth_users": int(truth.n_users),
+            "run_users": int(len(run.users)),
+            "missing_from_run": int((~in_run_t[t_sel[min(lo, sel_hi):sel_hi]]).sum())
+            if policies.users != "run" else 0,
+            "missing_from_truth": int(len(run_only)),
+            "truth_rows": int(truth.n_rows),
+            "run_rows": run.n_rows if first else 0,
+            "dropped_nan_scores": int(n_dropped),
+            "duplicates_removed": n_dup if mode else 0,
+            "users_tied_at_cutoff": int(tied.sum()),
+        }
+        return Packed(
+            user_ids=user_ids_of(lo, hi), indptr=indptr, rel=rel, judged=judged, items=items,
+            scores=pos_scores, list_len=list_len, grp_end=grp_end, t_indptr=t_indptr,
+            t_rel_desc=t_rel_desc, t_items=t_items, t_rel=t_rel, item_vocab=item_vocab,
+            truth_item_vocab=truth.items, in_truth=in_truth[lo:hi], in_run=in_run[lo:hi],
+            counts=counts, max_rel=truth.max_rel, truth_index=truth_index[lo:hi],
+            run_only=run.users[run_only] if first else run.users[:0],
+        )
+
+    if t_raw is None:
         if run.ordered:
             item_key = np.arange(len(run.items), dtype=np.int64)
             item_to_truth = np.where(run.items < len(truth.items), run.items, -1)
         else:
-            item_key = order_keys(run.items, what="run item column",
-                                  as_text=policies.ties == "trec_eval")
+            item_key = order_keys(run.items, what="run item column", as_text=bool(trec))
             item_to_truth = lookup(run.items, truth.items)
-        if policies.ties == "trec_eval":
+        if trec:
             item_key = -item_key
-        indptr, items, pos_scores, rel, judged, list_len, ndup, n_dropped, tied, _ = \
-            pack_lists(run.user_codes, run_row, n_eval, score, run.item_codes, item_key,
-                       item_to_truth, t_indptr, t_items, t_rel, depth, mode, nan_mode,
-                       int(policies.ties == "trec_eval"), int(keep_items), want_scores,
-                       cut_arr)
-        item_vocab = run.items
-    n_dup = int(ndup.sum())
-    if n_dup and mode == 0:
-        u = int(np.flatnonzero(ndup)[0])
-        uid = truth.users[t_sel[u]] if u < len(t_sel) else run.users[extra[u - len(t_sel)]]
-        raise InputError(
-            f"run: {n_dup} duplicate (user, item) row(s), e.g. for user {_plain(uid)!r}. Pass "
-            "duplicates='max' (keep the highest score) or duplicates='first' (the best-ranked "
-            "row, the same), or drop them."
-        )
+        t_indptr, t_items, t_rel, _ = truth_slices(0, n_eval)
+        out = pack_lists(run.user_codes, run_row, n_eval, score, run.item_codes, item_key,
+                         item_to_truth, t_indptr, t_items, t_rel, depth, mode, nan_mode, trec,
+                         int(keep_items), want_scores, cut_arr)
+        yield block(0, n_eval, (*out[:9], run.items), True)
+        return
 
-    grp_end = np.zeros(0, dtype=np.int64)
-    if policies.ties == "average":
-        grp_end = _group_ends(indptr, pos_scores)
-
-    user_ids = concat_ids(truth.users[t_sel], run.users[extra]) if len(extra) \
-        else truth.users[t_sel]
-    in_truth = np.concatenate([np.ones(len(t_sel), bool), np.zeros(len(extra), bool)])
-    in_run = np.concatenate([in_run_t[t_sel], np.ones(len(extra), bool)])
-    counts = {
-        "truth_users": int(truth.n_users),
-        "run_users": int(len(run.users)),
-        "missing_from_run": int((~in_run_t[t_sel]).sum()) if policies.users != "run" else 0,
-        "missing_from_truth": int(len(run_only)),
-        "truth_rows": int(truth.n_rows),
-        "run_rows": int(len(run.user_codes)),
-        "dropped_nan_scores": int(n_dropped),
-        "duplicates_removed": n_dup if mode else 0,
-        "users_tied_at_cutoff": int(tied.sum()),
-    }
-    return Packed(
-        user_ids=user_ids, indptr=indptr, rel=rel, judged=judged, items=items,
-        scores=pos_scores, list_len=list_len, grp_end=grp_end, t_indptr=t_indptr,
-        t_rel_desc=t_rel_desc, t_items=t_items, t_rel=t_rel, item_vocab=item_vocab,
-        truth_item_vocab=truth.items, in_truth=in_truth, in_run=in_run, counts=counts,
-        max_rel=truth.max_rel,
-        truth_index=np.concatenate([t_sel, np.full(len(extra), -1, dtype=np.int64)]),
-        run_only=run.users[run_only],
-    )
+    assert run.item_raw is not None
+    r = run.item_raw
+    run_of = np.full(n_eval, -1, dtype=np.int64)
+    has = run_row >= 0
+    run_of[run_row[has]] = np.flatnonzero(has)
+    if run.user_starts is not None:
+        rstart, rows = run.user_starts, np.zeros(0, dtype=np.int64)
+    else:
+        rstart, rows = group_rows(run.user_codes, len(run.users))
+    score = np.ascontiguousarray(score, dtype=np.float64)
+    no_items = np.zeros(0, dtype=np.int64)
+    if block_positions > 0 and n_eval:
+        lens = np.where(run_of >= 0, rstart[run_of + 1] - rstart[np.maximum(run_of, 0)], 0)
+        if depth > 0:
+            np.minimum(lens, depth, out=lens)
+        ends = np.cumsum(lens)
+        bounds = np.searchsorted(ends, np.arange(block_positions, int(ends[-1]),
+                                                 block_positions), side="left") + 1
+        bounds = np.unique(np.concatenate([[0], bounds, [n_eval]]))
+        scratch: dict[str, np.ndarray] | None = {}
+    else:
+        bounds, scratch = np.array([0, n_eval]), None
+    for b in range(len(bounds) - 1):
+        lo, hi = int(bounds[b]), int(bounds[b + 1])
+        if hi <= lo and b:
+            continue
+        indptr, pos_scores, rel, judged, list_len, ndup, n_dropped, tied = join_lists(
+            r.kind, r.a, r.b, score, rows, rstart, run_of[lo:hi], t_raw.kind, t_raw.a,
+            t_raw.b, t_start[lo:hi], t_counts[lo:hi], truth.rel, depth, mode, nan_mode, trec,
+            trec, want_scores, cut_arr, scratch)
+        yield block(lo, hi, (indptr, no_items, pos_scores, rel, judged, list_len, ndup,
+                             n_dropped, tied, truth.items[:0]), b == 0)
 
 
 def _truth_raw_for(run: RunCodes, truth: TruthPack, policies: Policies) -> RawIds | None:

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..kernels import all_str
-from .vocab import _arrow_chunks
+from ..kernels import adjacent_starts, all_str
+from .vocab import _arrow_chunks, _index
 
 #: kernel id kinds (see ``kernels/_join.pyx``)
 INT, UTF8_32, UTF8_64, PYSTR = 0, 1, 2, 3
@@ -32,6 +32,7 @@ class RawIds:
     a: np.ndarray                 # int64 values, offsets, or an object array of str
     b: np.ndarray | None = None   # UTF-8 data for the Arrow kinds
     keep: Any = None              # the Arrow array that owns the buffers
+    unsigned: bool = False        # kind INT read from a uint64 column (ids are uint64)
 
     @property
     def id_kind(self) -> str:
@@ -71,7 +72,8 @@ def _from_numpy(arr: np.ndarray) -> RawIds | None:
     if kind == "u":
         if arr.dtype == np.uint64 and len(arr) and int(arr.max()) >= 2**63:
             return None  # compared by value with int64 ids elsewhere
-        return RawIds(INT, np.ascontiguousarray(arr).astype(np.int64, copy=False))
+        return RawIds(INT, np.ascontiguousarray(arr).astype(np.int64, copy=False),
+                      unsigned=arr.dtype == np.uint64)
     if kind == "O" and all_str(arr):
         return RawIds(PYSTR, np.ascontiguousarray(arr))
     return None
@@ -105,6 +107,32 @@ def _from_arrow(chunks: list) -> RawIds | None:
     data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None and bufs[2].size \
         else np.zeros(1, dtype=np.uint8)
     return RawIds(UTF8_64 if large else UTF8_32, offsets, data, keep=arr)
+
+
+def grouped_ids(raw: RawIds) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(starts, uniques)`` when equal ids sit in contiguous blocks and no id starts two
+    blocks (runs and truths are usually grouped by user), else ``None``.
+
+    ``starts`` holds the first row of each block plus the number of rows; ``uniques`` the ids
+    of the blocks, as :func:`receval.pack.vocab.factorize` returns them (int64 or uint64, or an
+    object array of ``str``).
+    """
+    starts = adjacent_starts(raw.kind, raw.a, raw.b)
+    n = len(raw.a) - (1 if raw.kind in (UTF8_32, UTF8_64) else 0)
+    if raw.kind == INT:
+        uniques = raw.a[starts]
+        if raw.unsigned:
+            uniques = uniques.view(np.uint64)
+    elif raw.kind == PYSTR:
+        uniques = raw.a[starts]
+    else:
+        import pyarrow as pa
+
+        uniques = np.asarray(raw.keep.take(pa.array(starts)).to_numpy(zero_copy_only=False),
+                             dtype=object)
+    if not _index(uniques).is_unique:
+        return None
+    return np.append(starts, n), uniques
 
 
 def truth_raw(items: np.ndarray, codes: np.ndarray, family: str) -> RawIds | None:

@@ -107,11 +107,17 @@ def factorize_grouped(col: Any, *, what: str) -> tuple[np.ndarray, np.ndarray]:
                              .to_numpy(zero_copy_only=False), dtype=object)
     else:
         return _factorize_prepared(kind, data, what)
-    if not pd.Index(uniques).is_unique:
+    if not _index(uniques).is_unique:
         return _factorize_prepared(kind, data, what)
     lengths = np.diff(np.append(starts, n))
     codes = np.repeat(np.arange(len(starts), dtype=CODE), lengths)
     return codes, uniques
+
+
+def _index(ids: np.ndarray) -> pd.Index:
+    """A pandas Index over ids as they are (an object array of ``str`` stays object: no
+    conversion to pandas' string dtype and back)."""
+    return pd.Index(ids, dtype=object if ids.dtype == object else None, copy=False)
 
 
 def kind_of(uniques: np.ndarray) -> str:
@@ -149,7 +155,7 @@ def lookup(uniques: np.ndarray, vocab: np.ndarray) -> np.ndarray:
         return _lookup_mixed_ints(uniques, vocab)
     if (ku in "iu") != (kv in "iu") and kind_of(uniques) != kind_of(vocab):
         return np.full(len(uniques), -1, dtype=np.int64)
-    return pd.Index(vocab).get_indexer(pd.Index(uniques)).astype(np.int64, copy=False)
+    return _index(vocab).get_indexer(_index(uniques)).astype(np.int64, copy=False)
 
 
 def order_keys(uniques: np.ndarray, *, what: str, as_text: bool = False) -> np.ndarray:
