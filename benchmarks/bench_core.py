@@ -37,8 +37,9 @@ and reports seconds and `beyond MB`, the peak RSS above the RSS with the frames 
 1M-user comparison is run this way, receval against ranx_numeric:
 
     python benchmarks/bench_core.py --isolate --users 100000 --ids str int object
-    python benchmarks/bench_core.py --isolate --users 1000000 --ids str int object \\
+    python benchmarks/bench_core.py --isolate --users 1000000 --ids str int \\
         --tools receval ranx_numeric --repeat 1
+    # object ids at 1M users hold ~14 GB of frames: add `object` to --ids where memory allows
     python benchmarks/bench_core.py --memory 1000000   # receval alone, isolated, str ids
 
 After each block of rows, one line per target reports PASS / FAIL / n/a (the script reports,
