@@ -61,7 +61,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import ID_TYPES, ensure_cached, load_data, read_cached  # noqa: E402
+from common import ID_TYPES, cache_paths, ensure_cached, load_data, read_cached  # noqa: E402
 
 METRICS = ["ndcg@10", "map@100", "mrr", "precision@10", "recall@100", "hit_rate@10"]
 RANX = dict(zip(METRICS, ["ndcg@10", "map@100", "mrr", "precision@10", "recall@100",
@@ -310,8 +310,18 @@ def _child(tool: str, run_path: str, truth_path: str, ids: str, repeat: int) -> 
           flush=True)
 
 
+def cache_isolated(n, ids, cache_dir):
+    """Parquet paths for (n, ids), generated in a child process when missing (so the memory the
+    generator used is not held by this process while the contenders run)."""
+    run_path, truth_path = cache_paths(n, ids=ids, cache_dir=cache_dir)
+    if not (os.path.exists(run_path) and os.path.exists(truth_path)):
+        cmd = [sys.executable, os.path.abspath(__file__), "--make-cache", str(n), ids]
+        subprocess.run(cmd + (["--cache-dir", cache_dir] if cache_dir else []), check=True)
+    return run_path, truth_path
+
+
 def run_isolated(tool, n, ids, repeat, cache_dir):
-    run_path, truth_path = ensure_cached(n, ids=ids, cache_dir=cache_dir)
+    run_path, truth_path = cache_isolated(n, ids, cache_dir)
     cmd = [sys.executable, os.path.abspath(__file__), "--child", tool, run_path, truth_path, ids,
            str(repeat)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -442,7 +452,11 @@ def main() -> None:
                     help="only receval, isolated, at USERS users (its peak memory beyond the frames)")
     ap.add_argument("--cache-dir", default=None, help="Parquet cache (default benchmarks/.cache)")
     ap.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
+    ap.add_argument("--make-cache", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.make_cache:
+        ensure_cached(int(args.make_cache[0]), ids=args.make_cache[1], cache_dir=args.cache_dir)
+        return
     if args.child:
         tool, run_path, truth_path, ids, repeat = args.child
         _child(tool, run_path, truth_path, ids, int(repeat))
