@@ -301,3 +301,17 @@ def test_pykeen_preset_leave_one_out_ranks():
         (1 + 1 / 4 + 1 / 2) / 3, rel=1e-14)                                  # mean of 1 / r
     assert res["mean_rank"] == res["arithmetic_mean_rank"] == pytest.approx(7 / 3, rel=1e-14)
     assert res.info["compat"]["names"]["mean_rank"] == "first_hit_rank"
+
+
+# ---- RecBole GAUC (needs torch: values worked out from recbole/evaluator/metrics.py) ----------
+
+def test_recbole_gauc_weights_users_by_their_positives():
+    # u: positives at 0.9 and 0.7, a negative at 0.8: AUC 1/2 (2 positives); v: AUC 1
+    # (1 positive); w has no negative and is left out. (2 * 1/2 + 1 * 1) / 3
+    run = {"u": {"a": 0.9, "b": 0.8, "c": 0.7}, "v": {"a": 0.9, "b": 0.1, "c": 0.2},
+           "w": {"a": 0.3}}
+    truth = {"u": {"a": 1, "c": 1, "b": 0}, "v": {"a": 1}, "w": {"a": 1}}
+    res = rv.evaluate(run, truth, ["gauc"], compat="recbole")
+    assert res.info["compat"]["names"]["gauc"] == "gauc(weight=positives)"
+    assert res["gauc"] == pytest.approx(2 / 3, rel=1e-14)
+    assert rv.evaluate(run, truth, ["gauc"])["gauc"] == pytest.approx(3 / 4, rel=1e-14)

@@ -177,8 +177,8 @@ MS_RECOMMENDERS = Preset(
 RECBOLE = Preset(
     "recbole", "RecBole", "RecBole 1.2.1 (master 7b02be5)", "RUCAIBox/RecBole "
     "recbole/evaluator/metrics.py (Hit, MRR, MAP, Recall, NDCG, Precision, ItemCoverage, "
-    "AveragePopularity, ShannonEntropy, GiniIndex, TailPercentage), evaluator/collector.py "
-    "(data.num_items, data.count_items); RecBole needs torch, so the tests use values worked "
+    "AveragePopularity, ShannonEntropy, GiniIndex, TailPercentage, GAUC), "
+    "evaluator/collector.py (data.num_items, data.count_items, rec.meanrank); RecBole needs torch, so the tests use values worked "
     "out from these formulas",
     (("users", "truth"), ("empty_truth", "skip")),
     {
@@ -200,6 +200,9 @@ RECBOLE = Preset(
                              "top k; tail = the max(floor(0.1 m), 1) least popular of the m "
                              "training items (tail_ratio=0.1); items absent from training are "
                              "not tail", head=0.9, unseen="head"),
+        "gauc": _n("gauc", "per-user AUC from the average ranks of the positives among the "
+                   "user's scored candidates (ties 1/2), weighted by the positives; users "
+                   "without a positive or a negative left out", weight="positives"),
     },
     ("relevance is binary (every test interaction is relevant)",
      "full ranking: every user has a list of length >= k",
@@ -209,7 +212,10 @@ RECBOLE = Preset(
      "popularity straddles the cut (RecBole breaks it by internal item id) and floor(r m) >= 1; "
      "tail_ratio=T > 1 is aplt@k(tail_max=T,unseen=head)",
      "AveragePopularity, ShannonEntropy, GiniIndex and TailPercentage see full lists of k "
-     "items; with shorter lists RecBole's padding is not reproduced"),
+     "items; with shorter lists RecBole's padding is not reproduced",
+     "GAUC ranks every candidate item (full sort, history items masked): give the run every "
+     "candidate's score; AUC (global, over the labelled pairs of value-based evaluation) is "
+     "rv.classification.global_auc"),
 )
 
 LENSKIT = Preset(
