@@ -2,6 +2,7 @@
 2021, reproduced on receval's synthetic log): one column per metric, one row per preset."""
 
 import numpy as np
+import pandas as pd
 
 import receval as rv
 from receval.baselines import ItemKNN, interaction_matrix
@@ -25,6 +26,40 @@ for name, preset in rv.compat.PRESETS.items():
         value = rv.evaluate(top, Y, [m], compat=name)[m]
         cells.append(f"{value:14.4f}")
     print(f"{name:16s}" + "".join(cells))
+
+# AUC variants: the same model's scores of each user's top 20 and of their held-out items;
+# held-out ratings >= 4 are positives, lower ratings labelled negatives, and recommended items
+# without a rating unlabelled
+scores = ItemKNN(neighbors=50).fit(X).score(np.arange(X.shape[0]))
+test = split.test[split.test.user.isin(users) & split.test.item.isin(items)]
+rows = pd.Index(users).get_indexer(test.user)
+cols = pd.Index(items).get_indexer(test.item)
+truth = pd.DataFrame({"user": test.user, "item": test.item,
+                      "relevance": (test.rating >= 4).astype(int)})
+pairs = {(u, i) for u, i in zip(rows, cols, strict=True)}
+pairs |= {(u, i) for u in range(top.shape[0]) for i in top[u] if i >= 0}
+u_rows, i_cols = np.array(sorted(pairs)).T
+run = pd.DataFrame({"user": users[u_rows], "item": items[i_cols],
+                    "score": scores[u_rows, i_cols]})
+labelled = run.merge(truth[["user", "item"]], on=["user", "item"])  # inner join
+print()
+print(f"{'AUC variant':46s}{'receval key':36s}{'value':>8s}")
+for label, name, preset in [
+    ("per-user AUC (receval default)", "gauc", None),
+    ("per-user AUC of the pairs in the top 20", "gauc@20", None),
+    ("RecBole GAUC (weighted by positives)", "gauc", "recbole"),
+    ("RePlay RocAuc@20", "rocauc@20", "replay"),
+    ("per-user AUC over labelled pairs only", "gauc(unlabelled=skip)", None),
+]:
+    res = rv.evaluate(run, truth, [name], compat=preset)
+    key = res.info["compat"]["names"][name] if preset else res.metrics[0]
+    print(f"{label:46s}{key:36s}{res[name]:8.4f}")
+pooled = rv.classification.global_auc(run, truth).value
+print(f"{'global AUC, every scored pair pooled':46s}{'classification.global_auc':36s}"
+      f"{pooled:8.4f}")
+ms = rv.classification.global_auc(labelled, truth).value
+print(f"{'Microsoft Recommenders auc (labelled pooled)':46s}{'global_auc of the inner join':36s}"
+      f"{ms:8.4f}")
 
 # why do two of them differ?
 d = rv.diff(top, Y, ["ndcg@20", "map@20"], "trec_eval", "rectools")

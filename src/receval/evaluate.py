@@ -10,6 +10,10 @@ from typing import Any
 import numpy as np
 
 from ._version import __version__
+from .compat import Preset
+from .compat import annotate as annotate_preset
+from .compat import get as get_preset
+from .compat import resolve as resolve_preset
 from .engines.aggregate import MetricState
 from .engines.local import BlockValues, evaluate_packed
 from .engines.plan import Plan
@@ -38,10 +42,15 @@ from .pack import (
 )
 from .policies import POLICY_CHOICES, Policies
 from .results import EvalResult
-from .validation import POSITIVE_INT, Options, validate_params
+from .validation import POSITIVE_INT, Boolean, InstanceOf, Options, validate_params
 
 #: The policies as declared parameters (the same choices :class:`Policies` checks).
 _POLICY_PARAMS: dict[str, list[Any]] = {p: [Options(c)] for p, c in POLICY_CHOICES.items()}
+#: ``Evaluator`` takes ``None`` for a policy not given (receval's default, or the preset's).
+_EVALUATOR_PARAMS: dict[str, list[Any]] = {
+    **{p: [None, Options(c)] for p, c in POLICY_CHOICES.items()},
+    "compat": [None, InstanceOf(str, Preset, name="a library preset name")],
+    "strict": [Boolean()]}
 
 
 class Evaluator:
@@ -55,9 +64,12 @@ class Evaluator:
     metrics : metric keys or specs, e.g. ``["ndcg@10", "map@100", "mrr"]``.
     user_col, item_col, rel_col : truth column names (default: common names are detected).
     ties, users, empty_truth, duplicates, nan_scores, negative_rel, unjudged : policies, see
-        :mod:`receval.policies` (defaults: ``"id"``, ``"truth"``, ``"skip"``, ``"error"``,
-        ``"error"``, ``"error"``, ``"keep"``).
+        :mod:`receval.policies` (``None``: the default, ``"id"``, ``"truth"``, ``"skip"``,
+        ``"error"``, ``"error"``, ``"error"``, ``"keep"``, or the ``compat`` preset's).
     train, item_features, catalog : optional inputs for beyond-accuracy metrics.
+    compat, strict : a library preset and its bug check, as for :func:`receval.evaluate`:
+        metric names mean what they mean in that library, its policies apply where none is
+        given, and every result carries ``info["compat"]`` (:func:`receval.compat.resolve`).
 
     Example
     -------
@@ -65,26 +77,38 @@ class Evaluator:
     >>> res_a, res_b = ev.evaluate(run_a, name="a"), ev.evaluate(run_b, name="b")
     """
 
-    @validate_params(_POLICY_PARAMS)
+    @validate_params(_EVALUATOR_PARAMS, name="Evaluator")
     def __init__(self, truth: Any, metrics: Any, *, user_col: str | None = None,
                  item_col: str | None = None, rel_col: str | None = None,
-                 ties: str = "id", users: str = "truth", empty_truth: str = "skip",
-                 duplicates: str = "error", nan_scores: str = "error",
-                 negative_rel: str = "error", unjudged: str = "keep", train: Any = None,
-                 item_features: Any = None,
-                 catalog: Any = None, **options: Any) -> None:
+                 ties: str | None = None, users: str | None = None,
+                 empty_truth: str | None = None, duplicates: str | None = None,
+                 nan_scores: str | None = None, negative_rel: str | None = None,
+                 unjudged: str | None = None, train: Any = None,
+                 item_features: Any = None, catalog: Any = None,
+                 compat: str | Preset | None = None, strict: bool = False,
+                 **options: Any) -> None:
+        given = {k: v for k, v in (("ties", ties), ("users", users),
+                                   ("empty_truth", empty_truth), ("duplicates", duplicates),
+                                   ("nan_scores", nan_scores), ("negative_rel", negative_rel),
+                                   ("unjudged", unjudged)) if v is not None}
+        #: ``(preset, {name as written: key})`` under ``compat=``, else None
+        self.compat: tuple[Preset, dict[str, str]] | None = None
+        if compat is not None:
+            preset = get_preset(compat) if isinstance(compat, str) else compat
+            metrics, given, names = resolve_preset(preset, metrics, strict=strict,
+                                                   policies=given)
+            self.compat = (preset, names)
         self.metrics: list[MetricSpec] = parse_metrics(metrics)
         unknown = sorted(set(options) - set(OPTION_NAMES))
         if unknown:
             valid = sorted(POLICY_CHOICES) + sorted(OPTION_NAMES) + [
-                "train", "item_features", "catalog", "user_col", "item_col", "rel_col"]
+                "train", "item_features", "catalog", "user_col", "item_col", "rel_col",
+                "compat", "strict"]
             raise PolicyError(
                 f"unknown keyword {plain(unknown[0])}; valid keywords are {valid}."
                 + suggest(unknown[0], valid)
             )
-        self.policies = Policies(ties=ties, users=users, empty_truth=empty_truth,
-                                 duplicates=duplicates, nan_scores=nan_scores,
-                                 negative_rel=negative_rel, unjudged=unjudged)
+        self.policies = Policies(**given)
         self.context = Context(train=train, item_features=item_features, catalog=catalog,
                                options=options, policies=self.policies)
         for spec in self.metrics:
@@ -237,8 +261,9 @@ class Evaluator:
                                     lists=self.plan.keep_lists, only_truth=missing)
                 acc.add(packed, evaluate_packed(packed, self.plan, self.context), False)
                 acc.counts["missing_from_run"] = int(len(missing))
-        return acc.result(name, {"receval": __version__, "seconds": time.perf_counter() - t0,
-                                 "depth": self.plan.depth, "blocks": acc.n_blocks})
+        res = acc.result(name, {"receval": __version__, "seconds": time.perf_counter() - t0,
+                                "depth": self.plan.depth, "blocks": acc.n_blocks})
+        return annotate_preset(res, *self.compat) if self.compat is not None else res
 
 
 class _Accumulator:
@@ -442,19 +467,10 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
     if _is_spark(run) or _is_spark(truth):
         raise InputError("engine='local' does not read Spark DataFrames (receval never calls "
                          "toPandas() for you); use engine='spark', or collect them yourself.")
-    compat = kwargs.pop("compat", None)
-    strict = bool(kwargs.pop("strict", False))
-    names: dict[str, str] = {}
-    if compat is not None:
-        from .compat import annotate, resolve
-
-        metrics, policies, names = resolve(compat, metrics, strict=strict)
-        kwargs = {**policies, **kwargs}
     ev = Evaluator(truth, metrics, user_col=user_col, item_col=item_col, rel_col=rel_col,
                    **kwargs)
-    res = ev.evaluate(run, name=name, user_col=user_col, item_col=item_col,
-                      score_col=score_col, rank_col=rank_col)
-    return annotate(res, compat, names) if compat is not None else res
+    return ev.evaluate(run, name=name, user_col=user_col, item_col=item_col,
+                       score_col=score_col, rank_col=rank_col)
 
 
 def user_counts(specs: list[MetricSpec], stats: list[dict[str, Any]],
@@ -487,6 +503,7 @@ def evaluate_blocks(source: Any, truth: Any, metrics: Any, *, format: str | None
     first user whose rows are not contiguous), or any iterable of run blocks. The truth is
     packed once; the result is bit-identical to ``rv.evaluate`` on the whole run (see
     :meth:`Evaluator.evaluate_blocks`). ``progress(rows_done)`` is called after each block.
+    ``compat=`` / ``strict=`` name a library preset as for :func:`receval.evaluate`.
     """
     import os
 

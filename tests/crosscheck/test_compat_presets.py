@@ -224,3 +224,94 @@ def test_recmetrics_mark_is_average_precision_over_r():
         expected = rm.mark([actual[u] for u in users], [predicted[u] for u in users], k=k)
         assert res[f"mark@{k}"] == pytest.approx(expected, rel=1e-12)
         assert not math.isnan(res[f"mark@{k}"])
+
+
+# ---- Elliot (needs TensorFlow: values worked out from its metric files) ------------------------
+
+# RecTools' example lists (tests/core/test_conventions.py), binary truth, k = 3:
+#   u1: [7, 8], truth {1, 2}: no hit       u2: [1, 2], truth {1}: hit at rank 1
+#   u3: [1, 2, 3, 4], truth {1, 3, 4}: hits at ranks 1 and 3     u4: [1, 2, 3]: all hits
+_RECO = {1: [7, 8], 2: [1, 2], 3: [1, 2, 3, 4], 4: [1, 2, 3]}
+_HELD = {1: [1, 2], 2: [1], 3: [1, 3, 4], 4: [1, 2, 3]}
+_RUN = {u: {i: -float(r) for r, i in enumerate(items)} for u, items in _RECO.items()}
+_TRUTH = {u: dict.fromkeys(items, 1) for u, items in _HELD.items()}
+_L3 = 1 / math.log2(3)
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    # ndcg.py: gain 2^(r - t + 1) - 1 (t = 1: 1 per binary item), ideal from the relevant items
+    ("ndcg@3", [0, 1, (1 + 0.5) / (1 + _L3 + 0.5), 1]),
+    ("ndcgrendle2020@3", [0, 1, (1 + 0.5) / (1 + _L3 + 0.5), 1]),
+    ("precision@3", [0, 1 / 3, 2 / 3, 1]),                     # / cutoff
+    ("recall@3", [0, 1, 2 / 3, 1]),                            # / |relevant|
+    ("hr@3", [0, 1, 1, 1]),
+    ("mrr@3", [0, 1, 1, 1]),
+    # mar.py: mean of recall@1, @2, @3; u3: (1/3 + 1/3 + 2/3) / 3, u4: (1/3 + 2/3 + 1) / 3
+    ("mar@3", [0, 1, 4 / 9, 2 / 3]),
+    # f1.py: 2 P R / (P + R); u2: P = 1/3, R = 1
+    ("f1@3", [0, 1 / 2, 2 / 3, 1]),
+])
+def test_elliot_preset_worked_example(name, expected):
+    res = rv.evaluate(_RUN, _TRUTH, [name], compat="elliot")
+    key = res.info["compat"]["names"][name]
+    got = dict(zip(res.user_ids.tolist(), res.user_values(key).tolist(), strict=True))
+    assert [got[u] for u in (1, 2, 3, 4)] == pytest.approx(expected, rel=1e-14)
+    assert res[name] == pytest.approx(sum(expected) / 4, rel=1e-14)
+
+
+def test_elliot_ndcg_graded_gain_and_users():
+    # relevance_threshold 1: gains 2^r - 1 = 3 (a), 1 (c), 7 (d); DCG = 3 + 1/log2(4) = 3.5,
+    # IDCG = 7 + 3/log2(3) + 1/2. User v has no item with r >= 1: left out, as is w (no list).
+    run = {"u": {"a": 3.0, "b": 2.0, "c": 1.0}, "v": {"a": 1.0}}
+    truth = {"u": {"a": 2, "c": 1, "d": 3}, "v": {"a": 0}, "w": {"a": 1}}
+    res = rv.evaluate(run, truth, ["ndcg@3", "precision@3"], compat="elliot")
+    assert res["ndcg@3"] == pytest.approx(3.5 / (7 + 3 * _L3 + 0.5), rel=1e-14)
+    assert res["precision@3"] == pytest.approx(2 / 3, rel=1e-14)
+    assert (res.stats[0]["n"], res.stats[0]["skipped"]) == (1, 1)  # u counts; v skipped
+
+
+def test_elliot_item_coverage_and_entropy_of_full_lists():
+    # item_coverage.py: distinct items; shannon_entropy.py with lists [a, b], [a, c]:
+    # weights a: 1/2 + 1/2, b: 1/2, c: 1/2; (1 * -log2(2/4) + 2 * 1/2 * -log2(1/4)) / 2 = 1.5
+    run = {"u": {"a": 2.0, "b": 1.0}, "v": {"a": 2.0, "c": 1.0}}
+    truth = {"u": {"a": 1}, "v": {"c": 1}}
+    res = rv.evaluate(run, truth, ["itemcoverage@2", "sentropy@2"], compat="elliot")
+    assert res["itemcoverage@2"] == 3.0
+    assert res["sentropy@2"] == pytest.approx(1.5, rel=1e-14)
+
+
+def test_elliot_map_is_not_reproduced():
+    with pytest.raises(rv.errors.MetricError, match="Elliot has no metric"):
+        rv.evaluate(_RUN, _TRUTH, ["map@3"], compat="elliot")
+    assert any("MAP averages precision@n" in n for n in rv.compat.get("elliot").notes)
+
+
+# ---- PyKEEN (needs torch: values worked out from pykeen/metrics/ranking.py) ---------------------
+
+def test_pykeen_preset_leave_one_out_ranks():
+    # one true item per user, every candidate scored (distinct scores): ranks 1, 4, 2
+    items = ["a", "b", "c", "d", "e"]
+    run = {u: {i: float(5 - r) for r, i in enumerate(items)} for u in ("x", "y", "z")}
+    truth = {"x": {"a": 1}, "y": {"d": 1}, "z": {"b": 1}}
+    res = rv.evaluate(run, truth, ["hits@3", "h@1", "mrr", "inverse_harmonic_mean_rank",
+                                   "mean_rank", "arithmetic_mean_rank"], compat="pykeen")
+    assert res["hits@3"] == pytest.approx(2 / 3, rel=1e-14)                 # I[r <= 3]
+    assert res["h@1"] == pytest.approx(1 / 3, rel=1e-14)
+    assert res["mrr"] == res["inverse_harmonic_mean_rank"] == pytest.approx(
+        (1 + 1 / 4 + 1 / 2) / 3, rel=1e-14)                                  # mean of 1 / r
+    assert res["mean_rank"] == res["arithmetic_mean_rank"] == pytest.approx(7 / 3, rel=1e-14)
+    assert res.info["compat"]["names"]["mean_rank"] == "first_hit_rank"
+
+
+# ---- RecBole GAUC (needs torch: values worked out from recbole/evaluator/metrics.py) ----------
+
+def test_recbole_gauc_weights_users_by_their_positives():
+    # u: positives at 0.9 and 0.7, a negative at 0.8: AUC 1/2 (2 positives); v: AUC 1
+    # (1 positive); w has no negative and is left out. (2 * 1/2 + 1 * 1) / 3
+    run = {"u": {"a": 0.9, "b": 0.8, "c": 0.7}, "v": {"a": 0.9, "b": 0.1, "c": 0.2},
+           "w": {"a": 0.3}}
+    truth = {"u": {"a": 1, "c": 1, "b": 0}, "v": {"a": 1}, "w": {"a": 1}}
+    res = rv.evaluate(run, truth, ["gauc"], compat="recbole")
+    assert res.info["compat"]["names"]["gauc"] == "gauc(weight=positives)"
+    assert res["gauc"] == pytest.approx(2 / 3, rel=1e-14)
+    assert rv.evaluate(run, truth, ["gauc"])["gauc"] == pytest.approx(3 / 4, rel=1e-14)

@@ -26,23 +26,40 @@ from ._lists import as_csr, truncate, user_of_position
 UNSEEN = ("one", "skip", "error")
 
 
-def tail_mask(popularity, *, head: float = 0.2) -> np.ndarray:
+def tail_mask(popularity, *, head: float = 0.2, unseen: str = "tail",
+              max_count: float | None = None) -> np.ndarray:
     """Boolean mask of long-tail items given a popularity count per item.
+
+    ``head``: the head is the ``ceil(head * m)`` most popular of the m items seen in training,
+    with every item tied with the last of them; the other seen items are the tail.
+    ``max_count``: when given, the tail is instead every seen item with popularity
+    ``<= max_count`` (RecBole ``TailPercentage`` with ``tail_ratio > 1``,
+    ``recbole/evaluator/metrics.py``). ``unseen``: items with popularity 0 are in the tail
+    (``"tail"``, the default) or not (``"head"``: RecBole only counts training items as tail).
 
     >>> tail_mask([10, 1, 5, 0, 1], head=0.25).tolist()   # 4 seen items: head = top 1
     [False, True, True, True, True]
+    >>> tail_mask([10, 1, 5, 0, 1], max_count=1, unseen="head").tolist()
+    [False, True, False, False, True]
     """
     pop = np.asarray(popularity, dtype=np.float64)
+    if unseen not in ("tail", "head"):
+        raise InputError(f"unseen={plain(unseen)}: choose 'tail' or 'head'.")
     if not 0.0 < head <= 1.0:
         raise InputError(f"head={plain(head)}: the head share must lie in (0, 1] (1: every item "
                          "seen in training is in the head, only unseen items are long tail).")
+    unseen_mask = (pop <= 0) if unseen == "tail" else np.zeros(pop.shape, dtype=bool)
+    if max_count is not None:
+        if not max_count >= 0:
+            raise InputError(f"max_count={plain(max_count)}: give a training count >= 0.")
+        return ((pop > 0) & (pop <= float(max_count))) | unseen_mask
     seen = pop[pop > 0]
     if seen.size == 0:
-        return np.ones(pop.shape, dtype=bool)
+        return unseen_mask
     m = int(np.ceil(head * seen.size - 1e-12))
     m = min(max(m, 1), seen.size)
     threshold = np.sort(seen)[::-1][m - 1]
-    return ~(pop >= threshold) | (pop <= 0)
+    return ((pop > 0) & (pop < threshold)) | unseen_mask
 
 
 @validate_params({"unseen": [Options(UNSEEN)], "base": LOG_BASE})

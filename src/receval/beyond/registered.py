@@ -76,6 +76,19 @@ HEAD = Param("head", 0.2,
              "head; the rest, and items unseen in training, are the long tail (head=1: "
              "only unseen items are)",
              kind=float, low=0.0, high=1.0, low_open=True)
+TAIL_UNSEEN = Param("unseen", "tail",
+                    "items absent from training: tail (long tail, default) | head (not long "
+                    "tail: RecBole TailPercentage counts training items only)", ("tail", "head"))
+TAIL_MAX = Param("tail_max", None,
+                 "when given, the long tail is every training item seen at most tail_max times "
+                 "(RecBole TailPercentage with tail_ratio > 1), instead of the items outside the "
+                 "head share", kind=float, low=0.0)
+SHORT = Param("short", "skip",
+              "lists with fewer than two items (after missing=skip): skip = no value (NaN, left "
+              "out of the mean) | one_item = a one-item list scores ILD 0 / ILS 1 and an empty "
+              "list is left out (RecTools IntraListDiversity, LensKit ILS) | zero = one-item "
+              "and empty lists score ILD 0 / ILS 1 (RecPack IntraListDiversityK)",
+              ("skip", "one_item", "zero"))
 REL = Param("rel", 1.0, "relevance threshold: truth items with relevance >= rel are relevant",
             kind=float, low=0.0, low_open=True)
 OVER = Param("over", "catalog",
@@ -139,11 +152,19 @@ def _popularity(context: Context, packed: Packed, key: str, pop: str) -> np.ndar
 
 
 def _tail(context: Context, packed: Packed, spec: MetricSpec) -> np.ndarray:
-    tr = _train(context, spec.key)
-    pop = spec.get("pop")
-    mask_train = tail_mask(tr.popularity(pop), head=float(spec.get("head")))
+    mask_train = _tail_train(context, spec)
     idx = _train_index(context, packed, spec.key)
-    return np.where(idx >= 0, mask_train[np.maximum(idx, 0)] if len(mask_train) else True, True)
+    unseen = spec.get("unseen") == "tail"
+    return np.where(idx >= 0, mask_train[np.maximum(idx, 0)] if len(mask_train) else unseen,
+                    unseen)
+
+
+def _tail_train(context: Context, spec: MetricSpec) -> np.ndarray:
+    """Long-tail mask of the training items (head share, or tail_max)."""
+    tr = _train(context, spec.key)
+    top = spec.get("tail_max")
+    return tail_mask(tr.popularity(spec.get("pop")), head=float(spec.get("head")),
+                     max_count=None if top is None else float(top))
 
 
 def _catalog(context: Context, packed: Packed, counts: np.ndarray) -> Catalog:
@@ -299,6 +320,11 @@ def _dist_coverage(spec: MetricSpec, packed: Packed, context: Context) -> Metric
 
 def _entropy(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     state = _exposure(packed, spec.k, context=context)
+    if spec.get("normalize") == "distinct":  # RecBole ShannonEntropy: H / distinct items
+        seen = state.counts[state.counts > 0]
+        h = entropy(seen, base=LOG_BASES[spec.get("base")])
+        return MetricValues(None, h / len(seen) if len(seen) else float("nan"),
+                            {"base": spec.get("base"), "recommended_items": int(len(seen))})
     normalize = spec.get("normalize") == "true"
     info: dict[str, Any] = {"base": spec.get("base")}
     n = None
@@ -339,10 +365,7 @@ def _tail_share(spec: MetricSpec, packed: Packed, context: Context) -> MetricVal
     tail = _tail(context, packed, spec)
     state = _exposure(packed, spec.k, tail=tail)
     return MetricValues(None, tail_share(state),
-                        {"tail_items_in_train": int(tail_mask(_train(context, spec.key)
-                                                              .popularity(spec.get("pop")),
-                                                              head=float(spec.get("head")))
-                                                    .sum()),
+                        {"tail_items_in_train": int(_tail_train(context, spec).sum()),
                          "slots": state.slots})
 
 
@@ -389,7 +412,9 @@ def _novelty(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues
     return MetricValues(values, info=info)
 
 
-def _ils_values(spec: MetricSpec, packed: Packed, context: Context) -> np.ndarray:
+def _ils_values(spec: MetricSpec, packed: Packed, context: Context, short: str = "skip"
+                ) -> np.ndarray:
+    """ILS per list; ``short``: the value of lists with fewer than two items (``SHORT``)."""
     feats = _features(context, spec)
     sim = _similarity(context, spec, feats)
     indptr, rows, _ = _rows(context, packed, spec, feats)
@@ -397,16 +422,19 @@ def _ils_values(spec: MetricSpec, packed: Packed, context: Context) -> np.ndarra
     lens = np.diff(indptr).astype(np.float64)
     npairs = lens * (lens - 1) / 2
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(npairs > 0, total / np.maximum(npairs, 1), np.nan)
+        values = np.where(npairs > 0, total / np.maximum(npairs, 1), np.nan)
+    if short != "skip":  # no pair: the ILS of an item with itself, 1 (ILD 0)
+        values[(lens == 1) | ((lens == 0) & (short == "zero"))] = 1.0
+    return values
 
 
 def _ils(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
-    values = _ils_values(spec, packed, context)
+    values = _ils_values(spec, packed, context, spec.get("short"))
     return MetricValues(values, info=_undefined(values))
 
 
 def _ild(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
-    values = 1.0 - _ils_values(spec, packed, context)
+    values = 1.0 - _ils_values(spec, packed, context, spec.get("short"))
     return MetricValues(values, info=_undefined(values))
 
 
@@ -649,8 +677,11 @@ register(_def(
     "normalize=true divides by log_b n (n = catalogue size, or recommended items with "
     "over=recommended) so uniform exposure gives 1. Higher = exposure spread more evenly.",
     _entropy, (Param("base", "2", "logarithm base: 2 (bits) | e (nats) | 10", ("2", "e", "10")),
-               Param("normalize", "false", "divide by log_b n: false | true",
-                     ("false", "true")), OVER),
+               Param("normalize", "false",
+                     "false | true = divide by log_b n (1 for uniform exposure) | distinct = "
+                     "divide by the number of distinct recommended items (RecBole "
+                     "ShannonEntropy, with base=e; not a [0, 1] scale)",
+                     ("false", "true", "distinct")), OVER),
     bounds=(0.0, None), reference="Shani & Gunawardana 2011",
     example="exposure counts [1, 1, 2]: H = 1.5 bits",
 ), ("shannon_entropy",))
@@ -679,14 +710,15 @@ register(_def(
     "sum_u |R_k(u) & Tail| / sum_u |R_k(u)|",
     "Share of all recommended positions that hold a long-tail item (tail: every item outside "
     "the `head` share of most popular training items, see docs).",
-    _tail_share, (HEAD, POP), needs=("train",),
+    _tail_share, (HEAD, POP, TAIL_UNSEEN, TAIL_MAX), needs=("train",),
     reference="Abdollahpouri et al. 2019",
 ), ("long_tail",))
 
 register(_def(
     "aplt", "Average percentage of long-tail items@k", "mean_u |R_k(u) & Tail| / |R_k(u)|",
     "Per user share of long-tail items in the top k, averaged over users with a list.",
-    _aplt, (HEAD, POP), needs=("train",), reference="Abdollahpouri et al. 2019",
+    _aplt, (HEAD, POP, TAIL_UNSEEN, TAIL_MAX), needs=("train",),
+    reference="Abdollahpouri et al. 2019",
 ))
 
 register(_def(
@@ -723,7 +755,7 @@ register(_def(
     "ils", "Intra-list similarity@k", "ILS = 2/(L(L-1)) sum_{i<j} sim(i, j)",
     "Mean pairwise similarity of the items of a list (Ziegler et al. 2005); lower = "
     "more diverse." + _SIM_DOC,
-    _ils, (SIM, SOURCE, MISSING), higher_is_better=False, bounds=(-1.0, None),
+    _ils, (SIM, SOURCE, MISSING, SHORT), higher_is_better=False, bounds=(-1.0, None),
     reference="Ziegler et al., WWW 2005",
 ), ("intra_list_similarity",))
 
@@ -731,7 +763,7 @@ register(_def(
     "ild", "Intra-list diversity@k", "ILD = 2/(L(L-1)) sum_{i<j} (1 - sim(i, j)) = 1 - ILS",
     "Mean pairwise distance 1 - sim of the items of a list (Smyth & McClave 2001 ILD; "
     "each unordered pair counted once); overall diversity = mean over users." + _SIM_DOC,
-    _ild, (SIM, SOURCE, MISSING), bounds=(0.0, None),
+    _ild, (SIM, SOURCE, MISSING, SHORT), bounds=(0.0, None),
     reference="Smyth & McClave 2001; Ziegler et al. 2005",
     example="two orthogonal items: 1",
 ), ("diversity", "intra_list_diversity"))

@@ -111,9 +111,8 @@ def evaluate_files(args: argparse.Namespace):
     if keys is None:  # --compat: the library's names, policies and conventions
         from ..compat import resolve
 
-        keys, preset_policies, names = resolve(args.compat, args.metrics,
-                                                 strict=getattr(args, "strict", False))
-        policies = {**preset_policies, **policies}
+        keys, policies, names = resolve(args.compat, args.metrics, policies=policies,
+                                        strict=getattr(args, "strict", False))
     res = _evaluate_files(args, keys, policies)
     if names:
         from ..compat import annotate

@@ -16,6 +16,7 @@ themselves are data (:mod:`receval.compat.presets`); :func:`describe` prints one
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ..errors import MetricError, PolicyError, suggest
@@ -99,11 +100,15 @@ def annotate(result: Any, preset: str | Preset, names: dict[str, str]) -> Any:
     return result
 
 
-def resolve(preset: str | Preset, metrics: Any, *, strict: bool = False
-            ) -> tuple[list[MetricSpec], dict[str, str], dict[str, str]]:
+def resolve(preset: str | Preset, metrics: Any, *, strict: bool = False,
+            policies: Mapping[str, Any] | None = None
+            ) -> tuple[list[MetricSpec], dict[str, Any], dict[str, str]]:
     """Specs, policies and ``{name as written: canonical key}`` under a library's conventions.
 
     ``strict=True`` refuses a name whose preset reproduces a known bug of the library.
+    ``policies``: the policies given explicitly; they override the preset's in the policies
+    returned. Every entry point (``rv.evaluate``, ``rv.Evaluator``, ``rv.evaluate_blocks``,
+    the command line) resolves a preset here.
     """
     p = preset if isinstance(preset, Preset) else get(preset)
     items = [metrics] if isinstance(metrics, str | MetricSpec) else list(metrics)
@@ -123,7 +128,7 @@ def resolve(preset: str | Preset, metrics: Any, *, strict: bool = False
         if spec not in specs:
             specs.append(spec)
         names[text] = spec.key
-    return specs, dict(p.policies), names
+    return specs, {**dict(p.policies), **dict(policies or {})}, names
 
 
 def describe(name: str | None = None) -> str:

@@ -175,9 +175,11 @@ MS_RECOMMENDERS = Preset(
 )
 
 RECBOLE = Preset(
-    "recbole", "RecBole", "RecBole 1.2", "RUCAIBox/RecBole recbole/evaluator/metrics.py "
-    "(Hit, MRR, MAP, Recall, NDCG, Precision); RecBole needs torch, so the tests use values "
-    "worked out from these formulas",
+    "recbole", "RecBole", "RecBole 1.2.1 (master 7b02be5)", "RUCAIBox/RecBole "
+    "recbole/evaluator/metrics.py (Hit, MRR, MAP, Recall, NDCG, Precision, ItemCoverage, "
+    "AveragePopularity, ShannonEntropy, GiniIndex, TailPercentage, GAUC), "
+    "evaluator/collector.py (data.num_items, data.count_items, rec.meanrank); RecBole needs torch, so the tests use values worked "
+    "out from these formulas",
     (("users", "truth"), ("empty_truth", "skip")),
     {
         "hit": _n("hit_rate", "1 if a relevant item is in the top k"),
@@ -186,9 +188,34 @@ RECBOLE = Preset(
         "recall": _n("recall", "hits / R"),
         "ndcg": _n("ndcg", "binary gain; ideal = min(R, k) hits", gain="binary"),
         "precision": _n("precision", "hits / k"),
+        "itemcoverage": _n("coverage", "distinct items of the top-k lists / |I|"),
+        "averagepopularity": _n("arp", "mean over users of the mean training interactions of "
+                                "the top-k items (unseen items 0)"),
+        "shannonentropy": _n("entropy", "-sum_i p_i ln p_i over the recommended items, p_i = "
+                             "their share of the top-k slots, divided by the number of "
+                             "distinct recommended items", base="e", normalize="distinct"),
+        "giniindex": _n("gini", "sum_j (2j - |I| - 1) c_(j) / (|I| sum_j c_j), exposure counts "
+                        "ascending over the catalogue", denominator="n"),
+        "tailpercentage": _n("aplt", "mean over users of the share of long-tail items in the "
+                             "top k; tail = the max(floor(0.1 m), 1) least popular of the m "
+                             "training items (tail_ratio=0.1); items absent from training are "
+                             "not tail", head=0.9, unseen="head"),
+        "gauc": _n("gauc", "per-user AUC from the average ranks of the positives among the "
+                   "user's scored candidates (ties 1/2), weighted by the positives; users "
+                   "without a positive or a negative left out", weight="positives"),
     },
     ("relevance is binary (every test interaction is relevant)",
-     "full ranking: every user has a list of length >= k"),
+     "full ranking: every user has a list of length >= k",
+     "ItemCoverage and GiniIndex divide by data.num_items, RecBole's item count, which includes "
+     "the padding id 0: pass catalog=<number of items + 1> to reproduce them",
+     "TailPercentage(tail_ratio=r <= 1) is aplt@k(head=1-r,unseen=head) when no tie in training "
+     "popularity straddles the cut (RecBole breaks it by internal item id) and floor(r m) >= 1; "
+     "tail_ratio=T > 1 is aplt@k(tail_max=T,unseen=head)",
+     "AveragePopularity, ShannonEntropy, GiniIndex and TailPercentage see full lists of k "
+     "items; with shorter lists RecBole's padding is not reproduced",
+     "GAUC ranks every candidate item (full sort, history items masked): give the run every "
+     "candidate's score; AUC (global, over the labelled pairs of value-based evaluation) is "
+     "rv.classification.global_auc"),
 )
 
 LENSKIT = Preset(
@@ -349,9 +376,77 @@ RECPACK = Preset(
      "NDCGK's ideal counts the sum of y_true, the number of items for binary matrices"),
 )
 
+ELLIOT = Preset(
+    "elliot", "Elliot", "elliot 0.3.1 (master fc27efe)",
+    "sisinflab/elliot elliot/evaluation/metrics/accuracy/ (ndcg/ndcg.py, ndcg/ndcg_rendle2020.py, "
+    "precision, recall, hit_rate, mrr, mar, f1, map, AUC/*.py), relevance/relevance.py, "
+    "base_metric.py, coverage/item_coverage, diversity/shannon_entropy, diversity/gini_index; "
+    "Elliot needs TensorFlow, so the tests use values worked out from these formulas",
+    (("users", "intersection"), ("empty_truth", "skip")),
+    {
+        "ndcg": _n("ndcg", "gain 2^(r - t + 1) - 1 for truth items with r >= t (t = "
+                   "relevance_threshold; t = 1: 2^r - 1); ideal from the user's relevant "
+                   "items, cut at k", gain="exp"),
+        "ndcgrendle2020": _n("ndcg", "binary gain; ideal min(R, k) hits", gain="binary"),
+        "precision": _n("precision", "hits in the top k / k"),
+        "recall": _n("recall", "hits in the top k / R"),
+        "hr": _n("hit_rate", "1 if a relevant item is in the top k"),
+        "mrr": _n("mrr", "1 / rank of the first relevant item within k"),
+        "mar": _n("mar", "mean over n = 1..k of recall@n"),
+        "f1": _n("f1", "2 P R / (P + R), P over k, R over the relevant items"),
+        "itemcoverage": _n("coverage", "distinct items in the top-k lists (a count)",
+                           kind="count"),
+        "sentropy": _n("entropy", "sum_i w_i (-log2 c_i / sum_j c_j) / users, w_i = sum over "
+                       "lists holding i of 1 / list length: the entropy of exposure in bits "
+                       "when every list has k items"),
+    },
+    ("relevance_threshold t: Elliot's default when the configuration omits it is 0 (every test "
+     "row relevant, nDCG gain 2^(r + 1) - 1); the preset follows the example configurations "
+     "(t = 1). On implicit feedback (every truth relevance 1) both give the same values",
+     "users are those with recommendations and at least one relevant test item "
+     "(eval_user_metric), hence users='intersection', empty_truth='skip'",
+     "MAP averages precision@n over every n = 1..k (map.py), not over the relevant ranks as "
+     "its docstring states: not reproduced",
+     "AUC, GAUC and LAUC count negatives as |I| - |train(u)| - |relevant(u)| + 1 (the catalogue "
+     "minus the user's training items, plus one): not reproduced",
+     "Gini reports 1 - G over the catalogue (Elliot's num_items): 1 - gini@k",
+     "SEntropy weights each exposure by 1 / the list's length and divides by the users: equal "
+     "to entropy@k only when every list has k items"),
+)
+
+PYKEEN = Preset(
+    "pykeen", "PyKEEN (rank-based metrics)", "pykeen 1.11.2-dev (master 05c7bbb)",
+    "pykeen/pykeen src/pykeen/metrics/ranking.py (HitsAtK, InverseHarmonicMeanRank, "
+    "ArithmeticMeanRank), src/pykeen/evaluation/ranks.py (optimistic, pessimistic, realistic "
+    "ranks); PyKEEN needs torch, so the tests use values worked out from these formulas",
+    (("users", "truth"), ("empty_truth", "skip")),
+    {
+        "hits": _n("hit_rate", "Hits@k: 1 if the true item's rank is <= k"),
+        "h": _n("hit_rate", "Hits@k (synonym h@k)"),
+        "mrr": _n("mrr", "inverse harmonic mean rank: 1 / rank of the true item (no cutoff)"),
+        "mean_reciprocal_rank": _n("mrr", "MRR (synonym)"),
+        "inverse_harmonic_mean_rank": _n("mrr", "MRR: mean of 1 / rank"),
+        "mr": _n("first_hit_rank", "mean rank: the rank of the true item, averaged over "
+                 "ranking tasks (lower is better)"),
+        "mean_rank": _n("first_hit_rank", "mean rank (synonym)"),
+        "arithmetic_mean_rank": _n("first_hit_rank", "arithmetic mean rank (AMR)"),
+    },
+    ("one ranking task per user with one true item (leave-one-out), every candidate scored; "
+     "with several true items PyKEEN ranks each one against the non-true candidates (filtered "
+     "setting) and averages over (user, item) pairs: not reproduced",
+     "tied scores: PyKEEN's rank types are optimistic (1 + candidates scored higher), "
+     "pessimistic (candidates scored at least as high) and realistic (their mean, the default); "
+     "the metric is taken of the realistic rank, not averaged over tie orders as receval's "
+     "ties='average' does: with tied scores none of the three is reproduced (with distinct "
+     "scores they coincide with every receval tie policy)",
+     "adjusted and z-scored metrics (AMRI, adjusted Hits@k, zMR, ...) need the number of "
+     "candidates per task: not reproduced",
+     "PyKEEN averages head and tail predictions ('both'); evaluate each side as its own run"),
+)
+
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     TREC_EVAL, RANX, SKLEARN, RECTOOLS, MS_RECOMMENDERS, RECBOLE, LENSKIT, SPARK_MLLIB,
-    RECMETRICS, TORCHMETRICS, CORNAC, DAISYREC, REPLAY, RECPACK,
+    RECMETRICS, TORCHMETRICS, CORNAC, DAISYREC, REPLAY, RECPACK, ELLIOT, PYKEEN,
 )}
 # other names of the same preset
 PRESET_ALIASES = {"pytrec_eval": "trec_eval", "ir_measures": "trec_eval",
