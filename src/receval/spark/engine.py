@@ -3,8 +3,10 @@
 ``Evaluator(truth_sdf, metrics)`` checks and projects the truth on the driver, computes the
 global facts in one small aggregation, and tags every truth row with its bucket
 ``pmod(xxhash64(user), N)``. ``Evaluator.evaluate(run_sdf)`` tags the run the same way and runs
-``run.groupBy(b).cogroup(truth.groupBy(b)).applyInArrow(...)``: each task calls
-:func:`receval.spark._bucket.run_bucket`, the local engine on one bucket of whole users. The
+``run.groupBy(b).cogroup(truth.groupBy(b)).applyInArrow(...)`` (Spark 4), or on Spark 3.3 to
+3.5 tags the rows of both sides, ``repartition(N, b).sortWithinPartitions(b, side, user)`` and
+``mapInArrow``: each task calls :func:`receval.spark._bucket.run_bucket`, the local engine on
+one bucket of whole users. The
 partial states come back to the driver and are merged with the local engine's aggregator
 (:class:`~receval.engines.aggregate.MetricState`, exact and order-independent), so summaries
 and counts are the bits ``rv.evaluate`` gives on the same data.
@@ -35,6 +37,7 @@ from . import _bucket as B
 from .mllib import MLLIB_POLICIES, mllib_keys
 
 PER_USER = ("pandas", "spark", None)
+STRATEGIES = ("auto", "cogroup", "mapInArrow")
 ROWS_PER_BUCKET = 250_000  # truth rows per bucket by default (about 2.5M run rows at 10:1)
 _SUMMED = ("run_rows", "dropped_nan_scores", "duplicates_removed", "users_tied_at_cutoff")
 
@@ -53,7 +56,8 @@ def _types():
         from ..errors import MissingDependencyError
 
         raise MissingDependencyError(
-            "the Spark engine needs pyspark 4.x: pip install 'receval[spark]' (and Java 17+)."
+            "the Spark engine needs pyspark 3.3 or later: pip install 'receval[spark]' (and "
+            "Java 17+)."
         ) from None
     return F, T
 
@@ -139,6 +143,12 @@ class Evaluator:
     compat : ``"spark_mllib"`` reproduces ``pyspark.ml.evaluation.RankingEvaluator`` (see
         :mod:`receval.spark.mllib`).
     cache : persist the projected, bucketed truth (default True; :meth:`close` releases it).
+    strategy : how a task receives its buckets: ``"cogroup"``
+        (``groupBy(b).cogroup(...).applyInArrow``, Spark 4), ``"mapInArrow"`` (both sides
+        tagged and unioned, ``repartition(N, b).sortWithinPartitions(b, side, user)``, whole
+        buckets cut from each partition's record batches; Spark 3.3 and later) or ``"auto"``
+        (default: ``"cogroup"`` where Spark has ``applyInArrow``, else ``"mapInArrow"``). Both
+        give the same result.
     ties, users, empty_truth, duplicates, nan_scores, negative_rel : policies, as locally.
     train, item_features, catalog : optional inputs of beyond-accuracy metrics (local objects,
         shipped to every task).
@@ -147,7 +157,8 @@ class Evaluator:
     def __init__(self, truth: Any, metrics: Any, *, user_col: str | None = None,
                  item_col: str | None = None, rel_col: str | None = None,
                  buckets: int | None = None, allow_float_ids: bool = False,
-                 compat: str | None = None, cache: bool = True, ties: str = "id",
+                 compat: str | None = None, cache: bool = True, strategy: str = "auto",
+                 ties: str = "id",
                  users: str = "truth", empty_truth: str = "skip", duplicates: str = "error",
                  nan_scores: str = "error", negative_rel: str = "error", train: Any = None,
                  item_features: Any = None, catalog: Any = None, **options: Any) -> None:
@@ -161,9 +172,12 @@ class Evaluator:
         if unknown:
             valid = sorted(POLICY_CHOICES) + sorted(OPTION_NAMES) + [
                 "train", "item_features", "catalog", "user_col", "item_col", "rel_col",
-                "buckets", "allow_float_ids", "compat", "cache", "per_user"]
+                "buckets", "allow_float_ids", "compat", "cache", "strategy", "per_user"]
             raise PolicyError(f"unknown keyword {unknown[0]!r}; valid keywords are {valid}."
                               + suggest(unknown[0], valid))
+        if strategy not in STRATEGIES:
+            raise PolicyError(f"strategy={strategy!r}: use one of {list(STRATEGIES)}.")
+        self.strategy = strategy
         if compat not in (None, "spark_mllib"):
             raise PolicyError(f"compat={compat!r}: use None or 'spark_mllib'.")
         self.compat = compat
@@ -303,6 +317,33 @@ class Evaluator:
         fields.append(pa.field(B.STATE, pa.binary()))
         return pa.schema(fields)
 
+    def _strategy(self, runp: Any) -> str:
+        """``"cogroup"`` or ``"mapInArrow"``: the explicit choice, or what this Spark has."""
+        if self.strategy != "auto":
+            return self.strategy
+        grouped = runp.groupBy(B.BUCKET).cogroup(self.truth.groupBy(B.BUCKET))
+        return "cogroup" if hasattr(grouped, "applyInArrow") else "mapInArrow"
+
+    def _tagged(self, runp: Any, kind: str) -> Any:
+        """Run and truth rows in one frame, tagged with their side, partitioned by bucket and
+        sorted by (bucket, side, user) within each partition (the ``mapInArrow`` input)."""
+        from pyspark.sql import functions as F
+
+        value = B.SCORE if kind == "score" else B.RANK
+        item = {"int": "bigint", "str": "string", "float": "double"}[self.item_kind]
+        has_rel = "relevance" in self.columns
+        run_cols = [F.col(B.BUCKET), F.lit(B.RUN_SIDE).cast("tinyint").alias(B.SIDE),
+                    F.col(B.USER), F.col(B.ITEM).cast(item).alias(B.ITEM), F.col(value)]
+        truth_cols = [F.col(B.BUCKET), F.lit(B.TRUTH_SIDE).cast("tinyint").alias(B.SIDE),
+                      F.col(B.USER), F.col(B.ITEM).cast(item).alias(B.ITEM),
+                      F.lit(None).cast("double").alias(value)]
+        if has_rel:
+            run_cols.append(F.lit(None).cast("double").alias(B.REL))
+            truth_cols.append(F.col(B.REL))
+        both = runp.select(*run_cols).unionByName(self.truth.select(*truth_cols))
+        return both.repartition(self.buckets, B.BUCKET).sortWithinPartitions(
+            B.BUCKET, B.SIDE, B.USER)
+
     # ---- evaluation ---------------------------------------------------------------------
     def evaluate(self, run: Any, *, name: str | None = None, user_col: str | None = None,
                  item_col: str | None = None, score_col: str | None = None,
@@ -333,16 +374,22 @@ class Evaluator:
             item_features=self.context.item_features, catalog=self.context.catalog,
             options=dict(self.context.options))
 
-        def task(left: Any, right: Any) -> Any:
-            return B.run_bucket(cfg, left, right)
+        strategy = self._strategy(runp)
+        if strategy == "cogroup":
+            def task(left: Any, right: Any) -> Any:
+                return B.run_bucket(cfg, left, right)
 
-        out = runp.groupBy(B.BUCKET).cogroup(self.truth.groupBy(B.BUCKET)).applyInArrow(
-            task, schema=from_arrow_schema(schema))
+            out = runp.groupBy(B.BUCKET).cogroup(self.truth.groupBy(B.BUCKET)).applyInArrow(
+                task, schema=from_arrow_schema(schema))
+        else:
+            def part(batches: Any) -> Any:
+                return B.run_partition(cfg, batches)
+
+            out = self._tagged(runp, kind).mapInArrow(part, schema=from_arrow_schema(schema))
         per_user_sdf = None
         try:
             if per_user == "pandas":
-                table = out.toArrow() if hasattr(out, "toArrow") else \
-                    pa.Table.from_pandas(out.toPandas())
+                table = _to_arrow(out, schema)
                 kinds = table.column(B.KIND).to_numpy()
                 users = table.filter(pa.array(kinds == B.USER_ROW))
                 blobs = table.column(B.STATE).filter(pa.array(kinds == B.STATE_ROW)).to_pylist()
@@ -379,7 +426,8 @@ class Evaluator:
         res = self._result(partials, user_ids, values, name)
         res.provenance.update({
             "receval": __version__, "engine": "spark", "spark": self.spark.version,
-            "buckets": self.buckets, "seconds": time.perf_counter() - t0,
+            "buckets": self.buckets, "strategy": strategy,
+            "seconds": time.perf_counter() - t0,
             "depth": self.plan.depth, "per_user": per_user,
         })
         if self.names:
@@ -433,6 +481,19 @@ class Evaluator:
         return EvalResult(metrics=[s.key for s in specs], user_ids=user_ids, values=values,
                           stats=stats, counts={k: int(v) for k, v in counts.items()},
                           policies=self.policies.to_dict(), info=info, name=name)
+
+
+def _to_arrow(frame: Any, schema: Any) -> Any:
+    """A Spark DataFrame collected as one Arrow table of ``schema`` (``toArrow`` on Spark 4;
+    the Arrow collection behind ``toPandas`` before it, without a pandas round trip, which
+    would turn the nullable integer user column into floats)."""
+    import pyarrow as pa
+
+    if hasattr(frame, "toArrow"):
+        return frame.toArrow()
+    batches = frame._collect_as_arrow()  # pragma: no cover - Spark 3.3 to 3.5
+    return pa.Table.from_batches(batches).cast(schema) if batches \
+        else schema.empty_table()  # pragma: no cover
 
 
 def _ids(col: Any) -> np.ndarray:
