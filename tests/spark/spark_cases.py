@@ -44,6 +44,7 @@ def assert_identical(local, got, approx=()):
     assert got.metrics == local.metrics
     assert got.counts == local.counts
     assert got.policies == local.policies
+    assert got.info["relevance"] == local.info["relevance"]  # one result builder
     # per-user: the Spark result is sorted by user id; align the local rows with it
     order = np.argsort(np.asarray(local.user_ids), kind="stable")
     assert list(got.user_ids) == list(np.asarray(local.user_ids)[order])

@@ -23,12 +23,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._version import __version__
 from ..engines.aggregate import MetricState
 from ..engines.plan import Plan
 from ..engines.plugins import OPTION_NAMES, Context
 from ..errors import InputError, MetricError, PolicyError, RecevalError, suggest
-from ..evaluate import user_counts
+from ..evaluate import SUMMED_COUNTS, Totals, build_result, relevance_info
 from ..io.frames import ITEM_NAMES, RANK_NAMES, REL_NAMES, SCORE_NAMES, USER_NAMES, _find
 from ..metrics import parse_metrics
 from ..policies import POLICY_CHOICES, Policies
@@ -39,7 +38,6 @@ from .mllib import MLLIB_POLICIES, mllib_keys
 PER_USER = ("pandas", "spark", None)
 STRATEGIES = ("auto", "cogroup", "mapInArrow")
 ROWS_PER_BUCKET = 250_000  # truth rows per bucket by default (about 2.5M run rows at 10:1)
-_SUMMED = ("run_rows", "dropped_nan_scores", "duplicates_removed", "users_tied_at_cutoff")
 
 
 def is_spark_frame(obj: Any) -> bool:
@@ -423,20 +421,18 @@ class Evaluator:
         else:
             user_ids = np.zeros(0, dtype=np.int64 if self.user_kind == "int" else object)
             values = np.zeros((0, len(self.metrics)))
-        res = self._result(partials, user_ids, values, name)
-        res.provenance.update({
-            "receval": __version__, "engine": "spark", "spark": self.spark.version,
-            "buckets": self.buckets, "strategy": strategy,
-            "seconds": time.perf_counter() - t0,
-            "depth": self.plan.depth, "per_user": per_user,
-        })
+        provenance: dict[str, Any] = {"engine": "spark", "spark": self.spark.version,
+                                      "buckets": self.buckets, "strategy": strategy,
+                                      "per_user": per_user}
         if self.names:
-            res.provenance["spark_mllib_names"] = dict(self.names)
+            provenance["spark_mllib_names"] = dict(self.names)
+        res = self._result(partials, user_ids, values, name, t0, provenance)
         res.per_user_spark = per_user_sdf  # type: ignore[attr-defined]
         return res
 
     def _result(self, partials: list[dict[str, Any]], user_ids: np.ndarray, values: np.ndarray,
-                name: str | None) -> EvalResult:
+                name: str | None, t0: float, provenance: dict[str, Any]) -> EvalResult:
+        """Merge the buckets' partial states, then the local engine's result builder."""
         specs = self.plan.specs
         bad = sorted({specs[j].key for p in partials for j in p["overrides"]})
         if bad:
@@ -460,27 +456,20 @@ class Evaluator:
                     info[specs[j].key] = extra
                 else:
                     info.pop(specs[j].key, None)
-        stats = []
-        for j, s in enumerate(specs):
-            row = (states[j] if states else MetricState()).summary(s.key, overrides.get(j))
-            if j in global_only:
-                row.update(std=float("nan"), se=float("nan"), n=n_users)
-            stats.append(row)
-        total = {k: sum(p["counts"][k] for p in partials) for k in (*_SUMMED, "missing_from_run")}
-        run_only = sum(p["run_only"] for p in partials)
-        counts = {
-            "truth_users": sum(p["truth_users"] for p in partials),
-            "run_users": sum(p["run_users_in_truth"] for p in partials) + run_only,
-            "missing_from_run": total["missing_from_run"],
-            "missing_from_truth": run_only,
-            "truth_rows": sum(p["truth_rows"] for p in partials),
-            **{k: total[k] for k in _SUMMED},
-            "truth_duplicates": sum(p["truth_duplicates"] for p in partials),
-        }
-        counts.update(user_counts(specs, stats, n_users))
-        return EvalResult(metrics=[s.key for s in specs], user_ids=user_ids, values=values,
-                          stats=stats, counts={k: int(v) for k, v in counts.items()},
-                          policies=self.policies.to_dict(), info=info, name=name)
+        counts = {k: sum(p["counts"][k] for p in partials)
+                  for k in (*SUMMED_COUNTS, "missing_from_run")}
+        counts["run_users_in_truth"] = sum(p["run_users_in_truth"] for p in partials)
+        totals = Totals(
+            states=states, overrides=overrides, global_only=set(global_only), info=info,
+            counts=counts, run_only=sum(p["run_only"] for p in partials),
+            truth_users=sum(p["truth_users"] for p in partials),
+            truth_rows=sum(p["truth_rows"] for p in partials),
+            truth_duplicates=sum(p["truth_duplicates"] for p in partials), n_users=n_users)
+        columns = {"user": self.columns["user"], "item": self.columns["item"],
+                   "relevance": self.columns.get("relevance")}
+        return build_result(self.plan, self.policies, totals, user_ids, values,
+                            relevance=relevance_info(columns, self.max_rel, self.plan),
+                            name=name, t0=t0, provenance=provenance)
 
 
 def _to_arrow(frame: Any, schema: Any) -> Any:
