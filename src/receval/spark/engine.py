@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..compat import annotate
+from ..compat import get as get_preset
 from ..engines.aggregate import MetricState
 from ..engines.plan import Plan
 from ..engines.plugins import OPTION_NAMES, Context
@@ -34,6 +36,7 @@ from ..policies import POLICY_CHOICES, Policies
 from ..results import EvalResult
 from . import _bucket as B
 from .mllib import MLLIB_POLICIES, mllib_keys
+from .mllib import PRESET as MLLIB_PRESET
 
 PER_USER = ("pandas", "spark", None)
 STRATEGIES = ("auto", "cogroup", "mapInArrow")
@@ -138,8 +141,9 @@ class Evaluator:
     buckets : number of user buckets (default: ``max(2 * defaultParallelism,
         truth rows / 250000)``); each bucket is one Python call holding its users' rows.
     allow_float_ids : accept float/double id columns (refused by default).
-    compat : ``"spark_mllib"`` reproduces ``pyspark.ml.evaluation.RankingEvaluator`` (see
-        :mod:`receval.spark.mllib`).
+    compat : ``"spark_mllib"`` (or its alias ``"spark"``) reproduces
+        ``pyspark.ml.evaluation.RankingEvaluator`` with the ``spark_mllib`` library preset of
+        :mod:`receval.compat` (names, parameters and policies; see :mod:`receval.spark.mllib`).
     cache : persist the projected, bucketed truth (default True; :meth:`close` releases it).
     strategy : how a task receives its buckets: ``"cogroup"``
         (``groupBy(b).cogroup(...).applyInArrow``, Spark 4), ``"mapInArrow"`` (both sides
@@ -147,7 +151,9 @@ class Evaluator:
         buckets cut from each partition's record batches; Spark 3.3 and later) or ``"auto"``
         (default: ``"cogroup"`` where Spark has ``applyInArrow``, else ``"mapInArrow"``). Both
         give the same result.
-    ties, users, empty_truth, duplicates, nan_scores, negative_rel : policies, as locally.
+    ties, users, empty_truth, duplicates, nan_scores, negative_rel : policies, as locally
+        (defaults ``"id"``, ``"truth"``, ``"skip"``, ``"error"``, ``"error"``, ``"error"``;
+        with ``compat``, the preset's policies replace the defaults, never a policy given).
     train, item_features, catalog : optional inputs of beyond-accuracy metrics (local objects,
         shipped to every task).
     """
@@ -156,9 +162,10 @@ class Evaluator:
                  item_col: str | None = None, rel_col: str | None = None,
                  buckets: int | None = None, allow_float_ids: bool = False,
                  compat: str | None = None, cache: bool = True, strategy: str = "auto",
-                 ties: str = "id",
-                 users: str = "truth", empty_truth: str = "skip", duplicates: str = "error",
-                 nan_scores: str = "error", negative_rel: str = "error", train: Any = None,
+                 ties: str | None = None, users: str | None = None,
+                 empty_truth: str | None = None, duplicates: str | None = None,
+                 nan_scores: str | None = None, negative_rel: str | None = None,
+                 train: Any = None,
                  item_features: Any = None, catalog: Any = None, **options: Any) -> None:
         F, T = _types()
         if not is_spark_frame(truth):
@@ -176,19 +183,24 @@ class Evaluator:
         if strategy not in STRATEGIES:
             raise PolicyError(f"strategy={strategy!r}: use one of {list(STRATEGIES)}.")
         self.strategy = strategy
-        if compat not in (None, "spark_mllib"):
-            raise PolicyError(f"compat={compat!r}: use None or 'spark_mllib'.")
+        if compat is not None:
+            if get_preset(compat).name != MLLIB_PRESET:
+                raise PolicyError(f"compat={compat!r}: the Spark engine knows None or "
+                                  f"{MLLIB_PRESET!r}; evaluate other presets locally.")
+            compat = MLLIB_PRESET
         self.compat = compat
         self.names: dict[str, str] = {}
-        if compat == "spark_mllib":
+        given = {"ties": ties, "users": users, "empty_truth": empty_truth,
+                 "duplicates": duplicates, "nan_scores": nan_scores,
+                 "negative_rel": negative_rel}
+        chosen = {k: v for k, v in given.items() if v is not None}
+        if compat is not None:
             self.names = mllib_keys(metrics)
-            metrics = list(self.names.values())
-            if empty_truth == "skip":  # the default: Spark counts empty truth as 0
-                empty_truth = MLLIB_POLICIES["empty_truth"]
+            metrics = list(dict.fromkeys(self.names.values()))
+            chosen = {**MLLIB_POLICIES, **chosen}  # the preset's, unless given
         self.metrics = parse_metrics(metrics)
-        self.policies = Policies(ties=ties, users=users, empty_truth=empty_truth,
-                                 duplicates=duplicates, nan_scores=nan_scores,
-                                 negative_rel=negative_rel)
+        self.policies = Policies(**chosen)
+        negative_rel = self.policies.negative_rel
         self.plan = Plan(self.metrics, self.policies)  # validates policy x metric choices
         self.context = Context(train=train, item_features=item_features, catalog=catalog,
                                options=options)
@@ -212,7 +224,7 @@ class Evaluator:
         names = list(truth.columns)
         ucol = _required(names, user_col, USER_NAMES, "user", "truth", "user_col")
         icol = _required(names, item_col, ITEM_NAMES, "item", "truth", "item_col")
-        rcol = None if compat == "spark_mllib" else _find(
+        rcol = None if compat is not None else _find(
             names, rel_col, REL_NAMES, "relevance", "truth", "rel_col", required=False)
         schema = truth.schema
         self.user_kind = _kind(schema[ucol].dataType, T, "truth", ucol, allow_float_ids)
@@ -427,6 +439,8 @@ class Evaluator:
         if self.names:
             provenance["spark_mllib_names"] = dict(self.names)
         res = self._result(partials, user_ids, values, name, t0, provenance)
+        if self.compat is not None:  # result["ndcgAtK@10"] reads the preset's value
+            annotate(res, self.compat, self.names)
         res.per_user_spark = per_user_sdf  # type: ignore[attr-defined]
         return res
 
