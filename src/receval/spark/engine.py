@@ -329,10 +329,16 @@ class Evaluator:
 
     def _strategy(self, runp: Any) -> str:
         """``"cogroup"`` or ``"mapInArrow"``: the explicit choice, or what this Spark has."""
-        if self.strategy != "auto":
+        if self.strategy == "mapInArrow":
             return self.strategy
         grouped = runp.groupBy(B.BUCKET).cogroup(self.truth.groupBy(B.BUCKET))
-        return "cogroup" if hasattr(grouped, "applyInArrow") else "mapInArrow"
+        if hasattr(grouped, "applyInArrow"):
+            return "cogroup"
+        if self.strategy == "cogroup":
+            raise PolicyError(
+                f"strategy='cogroup' needs cogroup(...).applyInArrow (Spark 4); this is Spark "
+                f"{self.spark.version}: use strategy='mapInArrow' or 'auto'.")
+        return "mapInArrow"
 
     def _tagged(self, runp: Any, kind: str) -> Any:
         """Run and truth rows in one frame, tagged with their side, partitioned by bucket and
