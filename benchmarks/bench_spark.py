@@ -8,7 +8,8 @@ separately.
 (b) RankingEvaluator: arrays built with sort_array(collect_list(struct(-score, item))), sliced
     to the deepest k, joined with the truth arrays (cached for its four evaluate calls), then
     ndcgAtK@10, precisionAtK@10, meanAveragePrecision, recallAtK@100
-(c) receval's Spark engine: the same four metrics (compat="spark_mllib"), then six metrics
+(c) receval's Spark engine: the same four metrics (compat="spark_mllib"), then six metrics,
+    with the cogroup strategy (Spark 4) and the mapInArrow strategy (the Spark 3.3-3.5 path)
 (d) the local engine: pandas.read_parquet + rv.evaluate
 
     python benchmarks/bench_spark.py --users 100000 --recs 100 --runs 3 --master 'local[2]'
@@ -139,7 +140,8 @@ def ranking_evaluator(spark, path: str) -> dict[str, float]:
         .alias("p")).select("user", F.col("p.i").alias("pred"))
     label = truth.groupBy("user").agg(F.collect_list(F.col("item").cast("double"))
                                       .alias("label"))
-    data = label.join(pred, "user", "left").select(
+    # inner join: the users of both sides (the spark_mllib preset's users="intersection")
+    data = label.join(pred, "user", "inner").select(
         "label", F.coalesce("pred", F.array().cast("array<double>")).alias("pred")).cache()
     out = {}
     for name in FOUR:
@@ -203,7 +205,10 @@ def main() -> None:
         ("(b) RankingEvaluator, 4 metrics", lambda: ranking_evaluator(spark, path)),
         ("(c) receval spark, same 4 (spark_mllib)",
          lambda: receval_spark(spark, path, FOUR, buckets, compat="spark_mllib")),
-        ("(c) receval spark, 6 metrics", lambda: receval_spark(spark, path, SIX, buckets)),
+        ("(c) receval spark, 6 metrics", lambda: receval_spark(spark, path, SIX, buckets,
+                                                               strategy="cogroup")),
+        ("(c) receval spark, 6 metrics, mapInArrow",
+         lambda: receval_spark(spark, path, SIX, buckets, strategy="mapInArrow")),
         ("(d) local engine, 6 metrics", lambda: local(path, SIX)),
     ]
     print(f"\n{args.users} users x {args.recs} recs, {args.truth} truth items/user, "

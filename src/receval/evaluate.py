@@ -136,8 +136,7 @@ class Evaluator:
         relevance column, every truth row has relevance 1), the truth's largest relevance, and
         per metric its binary threshold (``rel=``: relevance >= rel is relevant) or
         ``"graded"``."""
-        return {"truth_columns": dict(self.truth_columns), "max": float(self.truth.max_rel),
-                "thresholds": self.plan.relevance()}
+        return relevance_info(self.truth_columns, self.truth.max_rel, self.plan)
 
     def _warn_unreachable(self) -> None:
         """Warn once (per Evaluator) when no truth row reaches a metric's ``rel=`` threshold:
@@ -261,15 +260,18 @@ class Evaluator:
                                     lists=self.plan.keep_lists, only_truth=missing)
                 acc.add(packed, evaluate_packed(packed, self.plan, self.context), False)
                 acc.counts["missing_from_run"] = int(len(missing))
-        res = acc.result(name, {"receval": __version__, "seconds": time.perf_counter() - t0,
-                                "depth": self.plan.depth, "blocks": acc.n_blocks})
+        res = acc.result(name, t0)
         return annotate_preset(res, *self.compat) if self.compat is not None else res
+
+
+#: the row counts every block reports and executors add up
+SUMMED_COUNTS = ("run_rows", "dropped_nan_scores", "duplicates_removed", "users_tied_at_cutoff")
 
 
 class _Accumulator:
     """Per-block outputs collected into one result: rows, merged states, summed counts."""
 
-    _SUMMED = ("run_rows", "dropped_nan_scores", "duplicates_removed", "users_tied_at_cutoff")
+    _SUMMED = SUMMED_COUNTS
 
     def __init__(self, ev: Evaluator) -> None:
         self.ev = ev
@@ -321,9 +323,9 @@ class _Accumulator:
         self.global_only |= block.global_only
         self.info.update(block.info)
 
-    def result(self, name: str | None, provenance: dict[str, Any]) -> EvalResult:
+    def result(self, name: str | None, t0: float) -> EvalResult:
+        """The rows in canonical order, then :func:`build_result` (``t0``: start time)."""
         ev = self.ev
-        specs = ev.plan.specs
         if len(self.parts) == 1:
             key, user_ids, values = self.parts[0]
         else:
@@ -342,31 +344,89 @@ class _Accumulator:
                     "memory."
                 )
         run_only = _unique(np.concatenate(self.run_only)) if self.run_only else []
-        stats = []
-        for j, s in enumerate(specs):
-            row = (self.states[j] if self.states else MetricState()).summary(
-                s.key, self.overrides.get(j))
-            if j in self.global_only:  # a catalogue-wide value: no spread over users
-                row.update(std=float("nan"), se=float("nan"), n=len(user_ids))
-            stats.append(row)
-        counts = {
-            "truth_users": int(ev.truth.n_users),
-            "run_users": int(self.counts["run_users_in_truth"] + len(run_only)),
-            "missing_from_run": int(self.counts["missing_from_run"]),
-            "missing_from_truth": int(len(run_only)),
-            "truth_rows": int(ev.truth.n_rows),
-            **{k: int(self.counts[k]) for k in self._SUMMED},
-            "truth_duplicates": int(ev.truth.counts.get("truth_duplicates", 0)),
-        }
-        if counts["run_users"] and counts["truth_users"] and not self.counts["run_users_in_truth"]:
+        if len(run_only) and ev.truth.n_users and not self.counts["run_users_in_truth"]:
             _warn_no_common_users(ev.truth.users, run_only)
-        counts.update(user_counts(specs, stats, len(user_ids)))
-        info = {**self.info, "relevance": ev.relevance_info()}
-        return EvalResult(
-            metrics=[s.key for s in specs], user_ids=user_ids, values=values, stats=stats,
-            counts=counts, policies=ev.policies.to_dict(), info=info, name=name,
-            provenance=provenance,
-        )
+        totals = Totals(
+            states=self.states, overrides=self.overrides, global_only=self.global_only,
+            info=self.info, counts=dict(self.counts), run_only=len(run_only),
+            truth_users=int(ev.truth.n_users), truth_rows=int(ev.truth.n_rows),
+            truth_duplicates=int(ev.truth.counts.get("truth_duplicates", 0)),
+            n_users=len(user_ids))
+        return build_result(ev.plan, ev.policies, totals, user_ids, values,
+                            relevance=ev.relevance_info(), name=name, t0=t0,
+                            provenance={"blocks": self.n_blocks})
+
+
+@dataclasses.dataclass
+class Totals:
+    """What the blocks of one evaluation add up to, whichever executor merged them.
+
+    ``states``: one merged :class:`MetricState` per metric (None: no block);
+    ``overrides``: global values that replace a metric's mean (catalogue-wide metrics);
+    ``global_only``: the columns whose value is global (no spread over users); ``counts``:
+    the summed row counts (``run_rows``, ``dropped_nan_scores``, ``duplicates_removed``,
+    ``users_tied_at_cutoff``), ``missing_from_run`` and ``run_users_in_truth``;
+    ``run_only``: distinct run users without truth; ``n_users``: evaluated rows (users).
+    """
+
+    states: list[MetricState] | None
+    overrides: dict[int, float]
+    global_only: set[int]
+    info: dict[str, Any]
+    counts: dict[str, int]
+    run_only: int
+    truth_users: int
+    truth_rows: int
+    truth_duplicates: int
+    n_users: int
+
+
+
+def relevance_info(truth_columns: dict[str, str | None], max_rel: float,
+                   plan: Plan) -> dict[str, Any]:
+    """``result.info["relevance"]`` of any executor: the truth columns read, the truth's
+    largest relevance and each metric's binary threshold (or ``"graded"``)."""
+    return {"truth_columns": dict(truth_columns), "max": float(max_rel),
+            "thresholds": plan.relevance()}
+
+
+def build_result(plan: Plan, policies: Policies, totals: Totals, user_ids: np.ndarray,
+                 values: np.ndarray, *, relevance: dict[str, Any], name: str | None,
+                 t0: float, provenance: dict[str, Any] | None = None) -> EvalResult:
+    """The one place where an :class:`EvalResult` is assembled from merged block outputs.
+
+    Every executor (the local block executor, the Spark driver) calls it: summaries from the
+    merged states (a catalogue-wide value has no spread: std and se NaN, n the evaluated
+    users), the counts in their fixed order with ``skipped_no_relevant`` / ``evaluated``
+    (:func:`user_counts`), ``info`` with the truth's relevance facts, and the provenance
+    (version, seconds since ``t0``, depth, then the executor's own ``provenance``).
+    """
+    specs = plan.specs
+    stats = []
+    for j, s in enumerate(specs):
+        row = (totals.states[j] if totals.states else MetricState()).summary(
+            s.key, totals.overrides.get(j))
+        if j in totals.global_only:  # a catalogue-wide value: no spread over users
+            row.update(std=float("nan"), se=float("nan"), n=int(totals.n_users))
+        stats.append(row)
+    c = totals.counts
+    counts = {
+        "truth_users": int(totals.truth_users),
+        "run_users": int(c["run_users_in_truth"] + totals.run_only),
+        "missing_from_run": int(c["missing_from_run"]),
+        "missing_from_truth": int(totals.run_only),
+        "truth_rows": int(totals.truth_rows),
+        **{k: int(c[k]) for k in SUMMED_COUNTS},
+        "truth_duplicates": int(totals.truth_duplicates),
+    }
+    counts.update(user_counts(specs, stats, int(totals.n_users)))
+    info = {**totals.info, "relevance": relevance}
+    prov = {"receval": __version__, "seconds": time.perf_counter() - t0, "depth": plan.depth,
+            **(provenance or {})}
+    return EvalResult(
+        metrics=[s.key for s in specs], user_ids=user_ids, values=values, stats=stats,
+        counts=counts, policies=policies.to_dict(), info=info, name=name, provenance=prov,
+    )
 
 
 def _warn_no_common_users(truth_users: np.ndarray, run_users: Any) -> None:

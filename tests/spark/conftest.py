@@ -8,6 +8,10 @@ import sys
 
 import pytest
 
+# the shared cases module (spark_cases.py) next to this file
+if os.path.dirname(os.path.abspath(__file__)) not in sys.path:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
 
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory):

@@ -1,4 +1,9 @@
-"""``compat="spark_mllib"`` reproduces ``pyspark.ml.evaluation.RankingEvaluator`` to 1e-12."""
+"""``compat="spark_mllib"`` reproduces ``pyspark.ml.evaluation.RankingEvaluator`` to 1e-12.
+
+The names, parameters and policies come from the ``spark_mllib`` preset of ``receval.compat``
+(one definition for the local and the Spark engine): the tests check that both engines give
+the same keys and values, and Spark's own values.
+"""
 
 from __future__ import annotations
 
@@ -35,7 +40,7 @@ def _data(spark):
     return run_df, truth_df
 
 
-def _ranking_input(run, truth):
+def _ranking_input(run, truth, how="inner"):
     from pyspark.sql import functions as F
 
     pred = run.groupBy("user").agg(F.sort_array(F.collect_list(F.struct(
@@ -43,8 +48,9 @@ def _ranking_input(run, truth):
         .select("user", F.col("p.i").alias("pred"))
     label = truth.groupBy("user").agg(F.collect_list(F.col("item").cast("double"))
                                       .alias("label"))
-    # every truth user, with an empty list when the run has none (receval's users="truth")
-    return label.join(pred, "user", "left").select(
+    # inner: users in both (the preset's users="intersection"); left: every truth user, with
+    # an empty list when the run has none (users="truth")
+    return label.join(pred, "user", how).select(
         "label", F.coalesce("pred", F.array().cast("array<double>")).alias("pred"))
 
 
@@ -61,12 +67,55 @@ def test_spark_mllib_matches_ranking_evaluator(spark):
         expected = ev.evaluate(data)
         got = res.summary[rvs.mllib_key(given)]
         assert abs(got - expected) <= 1e-12, (name, k, got, expected)
-    assert res.provenance["spark_mllib_names"]["ndcgAtK@10"] == "ndcg@10(discount=ln)"
+        assert res[given] == got  # the preset's names read the result (info["compat"])
+    assert res.provenance["spark_mllib_names"]["ndcgAtK@10"] == "ndcg@10(gain=binary)"
+    assert res.policies["users"] == "intersection" and res.policies["empty_truth"] == "zero"
+    assert res.info["compat"]["preset"] == "spark_mllib"
     data.unpersist()
+    # a policy given explicitly wins over the preset's: every truth user, empty lists score 0
+    left = _ranking_input(run, truth, "left")
+    res = rvs.evaluate(run, truth, ["ndcgAtK@10"], compat="spark", users="truth", buckets=2)
+    expected = RankingEvaluator(predictionCol="pred", labelCol="label", metricName="ndcgAtK",
+                                k=10).evaluate(left)
+    assert abs(res.summary["ndcg@10(gain=binary)"] - expected) <= 1e-12
+
+
+def test_spark_engine_and_local_engine_read_one_preset(spark):
+    """The Spark engine's compat="spark_mllib" is the local engine's: same keys, policies,
+    values (the relevance column aside: the Spark compat mode ignores it, so the local run
+    gets a truth without one)."""
+    run, truth = _data(spark)
+    names = ["ndcgAt@5", "precisionAt@3", "meanAveragePrecisionAt@4", "recall@5", "mrr@5"]
+    spark_names = ["ndcgAtK@5", "precisionAtK@3", "meanAveragePrecisionAtK@4", "recall@5"]
+    local = rv.evaluate(run.toPandas(), truth.drop("relevance").toPandas(), names[:4] + ["map"],
+                        compat="spark_mllib")
+    got = rvs.evaluate(run, truth, spark_names + ["map"], compat="spark_mllib", buckets=3)
+    assert got.metrics == local.metrics
+    assert got.policies == local.policies
+    for a, b in zip(local.stats, got.stats, strict=True):
+        assert a["mean"] == b["mean"] and a["n"] == b["n"], (a, b)
+    with pytest.raises(rv.MetricError, match="no metric"):
+        rvs.Evaluator(truth, names, compat="spark_mllib")  # mrr: not a Spark MLlib metric
+    with pytest.raises(rv.PolicyError, match="Spark engine"):
+        rvs.Evaluator(truth, ["ndcg@10"], compat="rectools")
 
 
 def test_mllib_keys_and_local_engine():
-    assert rvs.mllib_key("ndcgAtK") == "ndcg@10(discount=ln)"
+    from receval.compat import resolve
+
+    assert rvs.mllib_key("ndcgAtK") == "ndcg@10(gain=binary)"
+    assert rvs.MLLIB_POLICIES == {"users": "intersection", "empty_truth": "zero"}
+    # one source of truth: the keys are the preset's
+    for name, preset_name in [("ndcgAtK@7", "ndcgAt@7"), ("precisionAtK@3", "precisionAt@3"),
+                              ("meanAveragePrecisionAtK@4", "meanAveragePrecisionAt@4"),
+                              ("recallAtK@9", "recallAt@9"),
+                              ("meanAveragePrecision", "meanAveragePrecision")]:
+        specs, policies, _ = resolve("spark_mllib", [preset_name])
+        assert rvs.mllib_key(name) == specs[0].key
+        assert policies == rvs.MLLIB_POLICIES
+    assert rvs.mllib_key("precisionAtK", 5) == "precision@5"
+    assert rvs.mllib_keys(["ndcgAtK", "ndcg@3"]) == {"ndcgAtK": "ndcg@10(gain=binary)",
+                                                    "ndcg@3": "ndcg@3(gain=binary)"}
     assert rvs.mllib_key("meanAveragePrecision") == "map"
     assert rvs.mllib_key("recallAtK@100") == "recall@100"
     with pytest.raises(rv.UnknownMetricError, match="RankingEvaluator"):

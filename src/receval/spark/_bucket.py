@@ -9,6 +9,12 @@ executor shares. It returns one Arrow table: one row per evaluated user (raw id,
 metric) and one row holding the bucket's mergeable partial state (pickled
 :class:`~receval.engines.aggregate.MetricState` per metric, row counts, and for catalogue-wide
 metrics the exposure counts keyed by *raw* item id, since item codes are bucket-local).
+
+Two ways hand a task its buckets, chosen on the driver: ``cogroup(...).applyInArrow`` calls
+:func:`run_bucket` with one bucket's run and truth tables (Spark 4); ``mapInArrow`` streams a
+partition whose rows are sorted by (bucket, side, user), and :func:`run_partition` cuts the
+record batches into whole buckets, carrying a bucket's rows over batch boundaries, so that one
+bucket at a time is held (Spark 3.3 and later). Both run the same :func:`run_bucket`.
 """
 
 from __future__ import annotations
@@ -21,10 +27,12 @@ import numpy as np
 
 # column names of the engine's own tables (unlikely to clash with a user's)
 BUCKET = "_rv_bucket"
+SIDE = "_rv_side"                    # mapInArrow strategy: which table a row comes from
 KIND = "_rv_kind"
 STATE = "_rv_state"
 USER, ITEM, SCORE, RANK, REL = "user", "item", "score", "rank", "relevance"
 USER_ROW, STATE_ROW = 0, 1
+RUN_SIDE, TRUTH_SIDE = 0, 1
 
 
 def metric_column(j: int) -> str:
@@ -168,3 +176,54 @@ def run_bucket(cfg: BucketConfig, run: Any, truth: Any) -> Any:
     blob = pickle.dumps(partial, protocol=pickle.HIGHEST_PROTOCOL)
     data[STATE] = pa.array([None] * n + [blob], type=pa.binary())
     return pa.table(data).cast(schema)
+
+
+def _split_sides(cfg: BucketConfig, table: Any) -> tuple[Any, Any]:
+    """The run and truth tables of one bucket's tagged rows (``mapInArrow`` strategy)."""
+    import pyarrow as pa
+
+    side = table.column(SIDE).to_numpy(zero_copy_only=False)
+    value = SCORE if cfg.value_kind == "score" else RANK
+    run = table.filter(pa.array(side == RUN_SIDE)).select([USER, ITEM, value])
+    truth_cols = [USER, ITEM, REL] if cfg.has_rel else [USER, ITEM]
+    truth = table.filter(pa.array(side == TRUTH_SIDE)).select(truth_cols)
+    return run, truth
+
+
+def run_partition(cfg: BucketConfig, batches: Any) -> Any:
+    """The function a ``mapInArrow`` task calls: whole buckets out of a sorted partition.
+
+    ``batches``: the partition's Arrow record batches, rows sorted by bucket (then side and
+    user). A bucket's rows may span several batches: they are collected until the next bucket
+    starts (or the partition ends), then that bucket is evaluated by :func:`run_bucket` and its
+    rows are emitted, so memory holds one bucket plus one batch. Yields record batches of
+    ``cfg.out_schema``.
+    """
+    import pyarrow as pa
+
+    pending: list[Any] = []
+    current: int | None = None
+
+    def finish() -> Any:
+        table = pa.Table.from_batches(pending)
+        out = run_bucket(cfg, *_split_sides(cfg, table))
+        return out.to_batches()
+
+    for batch in batches:
+        n = batch.num_rows
+        if n == 0:
+            continue
+        keys = batch.column(BUCKET).to_numpy(zero_copy_only=False)
+        cuts = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+        for start, stop in zip(np.r_[0, cuts], np.r_[cuts, n], strict=True):
+            key = int(keys[start])
+            if current is not None and key != current:
+                if key < current:
+                    raise RuntimeError(f"rows of bucket {key} follow bucket {current}: the "
+                                       "partition is not sorted by bucket")
+                yield from finish()
+                pending = []
+            current = key
+            pending.append(batch.slice(int(start), int(stop - start)))
+    if pending:
+        yield from finish()

@@ -3,8 +3,10 @@
 ``Evaluator(truth_sdf, metrics)`` checks and projects the truth on the driver, computes the
 global facts in one small aggregation, and tags every truth row with its bucket
 ``pmod(xxhash64(user), N)``. ``Evaluator.evaluate(run_sdf)`` tags the run the same way and runs
-``run.groupBy(b).cogroup(truth.groupBy(b)).applyInArrow(...)``: each task calls
-:func:`receval.spark._bucket.run_bucket`, the local engine on one bucket of whole users. The
+``run.groupBy(b).cogroup(truth.groupBy(b)).applyInArrow(...)`` (Spark 4), or on Spark 3.3 to
+3.5 tags the rows of both sides, ``repartition(N, b).sortWithinPartitions(b, side, user)`` and
+``mapInArrow``: each task calls :func:`receval.spark._bucket.run_bucket`, the local engine on
+one bucket of whole users. The
 partial states come back to the driver and are merged with the local engine's aggregator
 (:class:`~receval.engines.aggregate.MetricState`, exact and order-independent), so summaries
 and counts are the bits ``rv.evaluate`` gives on the same data.
@@ -21,22 +23,24 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._version import __version__
+from ..compat import annotate
+from ..compat import get as get_preset
 from ..engines.aggregate import MetricState
 from ..engines.plan import Plan
 from ..engines.plugins import OPTION_NAMES, Context
 from ..errors import InputError, MetricError, PolicyError, RecevalError, suggest
-from ..evaluate import user_counts
+from ..evaluate import SUMMED_COUNTS, Totals, build_result, relevance_info
 from ..io.frames import ITEM_NAMES, RANK_NAMES, REL_NAMES, SCORE_NAMES, USER_NAMES, _find
 from ..metrics import parse_metrics
 from ..policies import POLICY_CHOICES, Policies
 from ..results import EvalResult
 from . import _bucket as B
 from .mllib import MLLIB_POLICIES, mllib_keys
+from .mllib import PRESET as MLLIB_PRESET
 
 PER_USER = ("pandas", "spark", None)
+STRATEGIES = ("auto", "cogroup", "mapInArrow")
 ROWS_PER_BUCKET = 250_000  # truth rows per bucket by default (about 2.5M run rows at 10:1)
-_SUMMED = ("run_rows", "dropped_nan_scores", "duplicates_removed", "users_tied_at_cutoff")
 
 
 def is_spark_frame(obj: Any) -> bool:
@@ -53,7 +57,8 @@ def _types():
         from ..errors import MissingDependencyError
 
         raise MissingDependencyError(
-            "the Spark engine needs pyspark 4.x: pip install 'receval[spark]' (and Java 17+)."
+            "the Spark engine needs pyspark 3.3 or later: pip install 'receval[spark]' (and "
+            "Java 17+)."
         ) from None
     return F, T
 
@@ -136,10 +141,19 @@ class Evaluator:
     buckets : number of user buckets (default: ``max(2 * defaultParallelism,
         truth rows / 250000)``); each bucket is one Python call holding its users' rows.
     allow_float_ids : accept float/double id columns (refused by default).
-    compat : ``"spark_mllib"`` reproduces ``pyspark.ml.evaluation.RankingEvaluator`` (see
-        :mod:`receval.spark.mllib`).
+    compat : ``"spark_mllib"`` (or its alias ``"spark"``) reproduces
+        ``pyspark.ml.evaluation.RankingEvaluator`` with the ``spark_mllib`` library preset of
+        :mod:`receval.compat` (names, parameters and policies; see :mod:`receval.spark.mllib`).
     cache : persist the projected, bucketed truth (default True; :meth:`close` releases it).
-    ties, users, empty_truth, duplicates, nan_scores, negative_rel : policies, as locally.
+    strategy : how a task receives its buckets: ``"cogroup"``
+        (``groupBy(b).cogroup(...).applyInArrow``, Spark 4), ``"mapInArrow"`` (both sides
+        tagged and unioned, ``repartition(N, b).sortWithinPartitions(b, side, user)``, whole
+        buckets cut from each partition's record batches; Spark 3.3 and later) or ``"auto"``
+        (default: ``"cogroup"`` where Spark has ``applyInArrow``, else ``"mapInArrow"``). Both
+        give the same result.
+    ties, users, empty_truth, duplicates, nan_scores, negative_rel : policies, as locally
+        (defaults ``"id"``, ``"truth"``, ``"skip"``, ``"error"``, ``"error"``, ``"error"``;
+        with ``compat``, the preset's policies replace the defaults, never a policy given).
     train, item_features, catalog : optional inputs of beyond-accuracy metrics (local objects,
         shipped to every task).
     """
@@ -147,9 +161,11 @@ class Evaluator:
     def __init__(self, truth: Any, metrics: Any, *, user_col: str | None = None,
                  item_col: str | None = None, rel_col: str | None = None,
                  buckets: int | None = None, allow_float_ids: bool = False,
-                 compat: str | None = None, cache: bool = True, ties: str = "id",
-                 users: str = "truth", empty_truth: str = "skip", duplicates: str = "error",
-                 nan_scores: str = "error", negative_rel: str = "error", train: Any = None,
+                 compat: str | None = None, cache: bool = True, strategy: str = "auto",
+                 ties: str | None = None, users: str | None = None,
+                 empty_truth: str | None = None, duplicates: str | None = None,
+                 nan_scores: str | None = None, negative_rel: str | None = None,
+                 train: Any = None,
                  item_features: Any = None, catalog: Any = None, **options: Any) -> None:
         F, T = _types()
         if not is_spark_frame(truth):
@@ -161,22 +177,30 @@ class Evaluator:
         if unknown:
             valid = sorted(POLICY_CHOICES) + sorted(OPTION_NAMES) + [
                 "train", "item_features", "catalog", "user_col", "item_col", "rel_col",
-                "buckets", "allow_float_ids", "compat", "cache", "per_user"]
+                "buckets", "allow_float_ids", "compat", "cache", "strategy", "per_user"]
             raise PolicyError(f"unknown keyword {unknown[0]!r}; valid keywords are {valid}."
                               + suggest(unknown[0], valid))
-        if compat not in (None, "spark_mllib"):
-            raise PolicyError(f"compat={compat!r}: use None or 'spark_mllib'.")
+        if strategy not in STRATEGIES:
+            raise PolicyError(f"strategy={strategy!r}: use one of {list(STRATEGIES)}.")
+        self.strategy = strategy
+        if compat is not None:
+            if get_preset(compat).name != MLLIB_PRESET:
+                raise PolicyError(f"compat={compat!r}: the Spark engine knows None or "
+                                  f"{MLLIB_PRESET!r}; evaluate other presets locally.")
+            compat = MLLIB_PRESET
         self.compat = compat
         self.names: dict[str, str] = {}
-        if compat == "spark_mllib":
+        given = {"ties": ties, "users": users, "empty_truth": empty_truth,
+                 "duplicates": duplicates, "nan_scores": nan_scores,
+                 "negative_rel": negative_rel}
+        chosen = {k: v for k, v in given.items() if v is not None}
+        if compat is not None:
             self.names = mllib_keys(metrics)
-            metrics = list(self.names.values())
-            if empty_truth == "skip":  # the default: Spark counts empty truth as 0
-                empty_truth = MLLIB_POLICIES["empty_truth"]
+            metrics = list(dict.fromkeys(self.names.values()))
+            chosen = {**MLLIB_POLICIES, **chosen}  # the preset's, unless given
         self.metrics = parse_metrics(metrics)
-        self.policies = Policies(ties=ties, users=users, empty_truth=empty_truth,
-                                 duplicates=duplicates, nan_scores=nan_scores,
-                                 negative_rel=negative_rel)
+        self.policies = Policies(**chosen)
+        negative_rel = self.policies.negative_rel
         self.plan = Plan(self.metrics, self.policies)  # validates policy x metric choices
         self.context = Context(train=train, item_features=item_features, catalog=catalog,
                                options=options)
@@ -200,7 +224,7 @@ class Evaluator:
         names = list(truth.columns)
         ucol = _required(names, user_col, USER_NAMES, "user", "truth", "user_col")
         icol = _required(names, item_col, ITEM_NAMES, "item", "truth", "item_col")
-        rcol = None if compat == "spark_mllib" else _find(
+        rcol = None if compat is not None else _find(
             names, rel_col, REL_NAMES, "relevance", "truth", "rel_col", required=False)
         schema = truth.schema
         self.user_kind = _kind(schema[ucol].dataType, T, "truth", ucol, allow_float_ids)
@@ -303,6 +327,39 @@ class Evaluator:
         fields.append(pa.field(B.STATE, pa.binary()))
         return pa.schema(fields)
 
+    def _strategy(self, runp: Any) -> str:
+        """``"cogroup"`` or ``"mapInArrow"``: the explicit choice, or what this Spark has."""
+        if self.strategy == "mapInArrow":
+            return self.strategy
+        grouped = runp.groupBy(B.BUCKET).cogroup(self.truth.groupBy(B.BUCKET))
+        if hasattr(grouped, "applyInArrow"):
+            return "cogroup"
+        if self.strategy == "cogroup":
+            raise PolicyError(
+                f"strategy='cogroup' needs cogroup(...).applyInArrow (Spark 4); this is Spark "
+                f"{self.spark.version}: use strategy='mapInArrow' or 'auto'.")
+        return "mapInArrow"
+
+    def _tagged(self, runp: Any, kind: str) -> Any:
+        """Run and truth rows in one frame, tagged with their side, partitioned by bucket and
+        sorted by (bucket, side, user) within each partition (the ``mapInArrow`` input)."""
+        from pyspark.sql import functions as F
+
+        value = B.SCORE if kind == "score" else B.RANK
+        item = {"int": "bigint", "str": "string", "float": "double"}[self.item_kind]
+        has_rel = "relevance" in self.columns
+        run_cols = [F.col(B.BUCKET), F.lit(B.RUN_SIDE).cast("tinyint").alias(B.SIDE),
+                    F.col(B.USER), F.col(B.ITEM).cast(item).alias(B.ITEM), F.col(value)]
+        truth_cols = [F.col(B.BUCKET), F.lit(B.TRUTH_SIDE).cast("tinyint").alias(B.SIDE),
+                      F.col(B.USER), F.col(B.ITEM).cast(item).alias(B.ITEM),
+                      F.lit(None).cast("double").alias(value)]
+        if has_rel:
+            run_cols.append(F.lit(None).cast("double").alias(B.REL))
+            truth_cols.append(F.col(B.REL))
+        both = runp.select(*run_cols).unionByName(self.truth.select(*truth_cols))
+        return both.repartition(self.buckets, B.BUCKET).sortWithinPartitions(
+            B.BUCKET, B.SIDE, B.USER)
+
     # ---- evaluation ---------------------------------------------------------------------
     def evaluate(self, run: Any, *, name: str | None = None, user_col: str | None = None,
                  item_col: str | None = None, score_col: str | None = None,
@@ -333,16 +390,22 @@ class Evaluator:
             item_features=self.context.item_features, catalog=self.context.catalog,
             options=dict(self.context.options))
 
-        def task(left: Any, right: Any) -> Any:
-            return B.run_bucket(cfg, left, right)
+        strategy = self._strategy(runp)
+        if strategy == "cogroup":
+            def task(left: Any, right: Any) -> Any:
+                return B.run_bucket(cfg, left, right)
 
-        out = runp.groupBy(B.BUCKET).cogroup(self.truth.groupBy(B.BUCKET)).applyInArrow(
-            task, schema=from_arrow_schema(schema))
+            out = runp.groupBy(B.BUCKET).cogroup(self.truth.groupBy(B.BUCKET)).applyInArrow(
+                task, schema=from_arrow_schema(schema))
+        else:
+            def part(batches: Any) -> Any:
+                return B.run_partition(cfg, batches)
+
+            out = self._tagged(runp, kind).mapInArrow(part, schema=from_arrow_schema(schema))
         per_user_sdf = None
         try:
             if per_user == "pandas":
-                table = out.toArrow() if hasattr(out, "toArrow") else \
-                    pa.Table.from_pandas(out.toPandas())
+                table = _to_arrow(out, schema)
                 kinds = table.column(B.KIND).to_numpy()
                 users = table.filter(pa.array(kinds == B.USER_ROW))
                 blobs = table.column(B.STATE).filter(pa.array(kinds == B.STATE_ROW)).to_pylist()
@@ -376,19 +439,20 @@ class Evaluator:
         else:
             user_ids = np.zeros(0, dtype=np.int64 if self.user_kind == "int" else object)
             values = np.zeros((0, len(self.metrics)))
-        res = self._result(partials, user_ids, values, name)
-        res.provenance.update({
-            "receval": __version__, "engine": "spark", "spark": self.spark.version,
-            "buckets": self.buckets, "seconds": time.perf_counter() - t0,
-            "depth": self.plan.depth, "per_user": per_user,
-        })
+        provenance: dict[str, Any] = {"engine": "spark", "spark": self.spark.version,
+                                      "buckets": self.buckets, "strategy": strategy,
+                                      "per_user": per_user}
         if self.names:
-            res.provenance["spark_mllib_names"] = dict(self.names)
+            provenance["spark_mllib_names"] = dict(self.names)
+        res = self._result(partials, user_ids, values, name, t0, provenance)
+        if self.compat is not None:  # result["ndcgAtK@10"] reads the preset's value
+            annotate(res, self.compat, self.names)
         res.per_user_spark = per_user_sdf  # type: ignore[attr-defined]
         return res
 
     def _result(self, partials: list[dict[str, Any]], user_ids: np.ndarray, values: np.ndarray,
-                name: str | None) -> EvalResult:
+                name: str | None, t0: float, provenance: dict[str, Any]) -> EvalResult:
+        """Merge the buckets' partial states, then the local engine's result builder."""
         specs = self.plan.specs
         bad = sorted({specs[j].key for p in partials for j in p["overrides"]})
         if bad:
@@ -412,27 +476,33 @@ class Evaluator:
                     info[specs[j].key] = extra
                 else:
                     info.pop(specs[j].key, None)
-        stats = []
-        for j, s in enumerate(specs):
-            row = (states[j] if states else MetricState()).summary(s.key, overrides.get(j))
-            if j in global_only:
-                row.update(std=float("nan"), se=float("nan"), n=n_users)
-            stats.append(row)
-        total = {k: sum(p["counts"][k] for p in partials) for k in (*_SUMMED, "missing_from_run")}
-        run_only = sum(p["run_only"] for p in partials)
-        counts = {
-            "truth_users": sum(p["truth_users"] for p in partials),
-            "run_users": sum(p["run_users_in_truth"] for p in partials) + run_only,
-            "missing_from_run": total["missing_from_run"],
-            "missing_from_truth": run_only,
-            "truth_rows": sum(p["truth_rows"] for p in partials),
-            **{k: total[k] for k in _SUMMED},
-            "truth_duplicates": sum(p["truth_duplicates"] for p in partials),
-        }
-        counts.update(user_counts(specs, stats, n_users))
-        return EvalResult(metrics=[s.key for s in specs], user_ids=user_ids, values=values,
-                          stats=stats, counts={k: int(v) for k, v in counts.items()},
-                          policies=self.policies.to_dict(), info=info, name=name)
+        counts = {k: sum(p["counts"][k] for p in partials)
+                  for k in (*SUMMED_COUNTS, "missing_from_run")}
+        counts["run_users_in_truth"] = sum(p["run_users_in_truth"] for p in partials)
+        totals = Totals(
+            states=states, overrides=overrides, global_only=set(global_only), info=info,
+            counts=counts, run_only=sum(p["run_only"] for p in partials),
+            truth_users=sum(p["truth_users"] for p in partials),
+            truth_rows=sum(p["truth_rows"] for p in partials),
+            truth_duplicates=sum(p["truth_duplicates"] for p in partials), n_users=n_users)
+        columns = {"user": self.columns["user"], "item": self.columns["item"],
+                   "relevance": self.columns.get("relevance")}
+        return build_result(self.plan, self.policies, totals, user_ids, values,
+                            relevance=relevance_info(columns, self.max_rel, self.plan),
+                            name=name, t0=t0, provenance=provenance)
+
+
+def _to_arrow(frame: Any, schema: Any) -> Any:
+    """A Spark DataFrame collected as one Arrow table of ``schema`` (``toArrow`` on Spark 4;
+    the Arrow collection behind ``toPandas`` before it, without a pandas round trip, which
+    would turn the nullable integer user column into floats)."""
+    import pyarrow as pa
+
+    if hasattr(frame, "toArrow"):
+        return frame.toArrow()
+    batches = frame._collect_as_arrow()  # pragma: no cover - Spark 3.3 to 3.5
+    return pa.Table.from_batches(batches).cast(schema) if batches \
+        else schema.empty_table()  # pragma: no cover
 
 
 def _ids(col: Any) -> np.ndarray:

@@ -1,29 +1,25 @@
-"""``compat="spark_mllib"``: the conventions of Spark's ``RankingEvaluator`` / ``RankingMetrics``.
+"""``compat="spark_mllib"``: ``RankingEvaluator`` names, read from the ``spark_mllib`` preset.
 
-Spark MLlib (``mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala``,
-wrapped by ``pyspark.ml.evaluation.RankingEvaluator``) computes, per user, from an ordered
-prediction array ``pred`` (n items) and a label array ``lab`` (its set ``L``), then takes the
-plain mean over every row:
+What each Spark MLlib metric means, and the policies that reproduce it, are defined once, in
+the library preset :data:`receval.compat.presets.SPARK_MLLIB` (the local engine's
+``compat="spark_mllib"`` reads the same entry). This module only translates the names as
+``pyspark.ml.evaluation.RankingEvaluator`` writes them (``metricName`` plus its ``k``
+parameter, default 10) into the preset's names, and resolves them with
+:func:`receval.compat.resolve`:
 
-=========================== ==================================================== =====================================
-RankingEvaluator metricName  Spark's per-user value                              receval key
-=========================== ==================================================== =====================================
-``precisionAtK``             hits in ``pred[:k]`` / **k** (even when n < k)        ``precision@k`` (denominator=k)
-``recallAtK``                hits in ``pred[:k]`` / \\|L\\|                          ``recall@k`` (denominator=rel)
-``meanAveragePrecision``     sum over hits at i of (hits so far)/i, / \\|L\\|        ``map`` (no cutoff, denominator=rel)
-                             (k = max(n, \\|L\\|), so min(\\|L\\|, k) = \\|L\\|)
-``meanAveragePrecisionAtK``  the same over ``pred[:k]``, / **min(\\|L\\|, k)**        ``map@k(denominator=min_k_rel)``
-``ndcgAtK``                  binary gains, DCG = sum_{i<k, pred[i] in L}           ``ndcg@k(discount=ln)``
-                             1/ln(i+2), IDCG over min(\\|L\\|, k) positions
-=========================== ==================================================== =====================================
+=========================== ============================ ==========================================
+RankingEvaluator metricName preset name                  meaning (Spark's per-user value)
+=========================== ============================ ==========================================
+``precisionAtK``            ``precisionAt@k``            hits in ``pred[:k]`` / **k**
+``recallAtK``               ``recallAt@k``               hits in ``pred[:k]`` / \\|labels\\|
+``meanAveragePrecision``    ``meanAveragePrecision``     AP over the whole list / \\|labels\\|
+``meanAveragePrecisionAtK`` ``meanAveragePrecisionAt@k`` AP@k / min(\\|labels\\|, k)
+``ndcgAtK``                 ``ndcgAt@k``                 binary gains, ideal min(\\|labels\\|, k)
+=========================== ============================ ==========================================
 
-and an empty label set gives 0 and **stays in the mean** (``empty_truth="zero"``). Every
-label counts as relevant whatever its grade: the Python API drops relevance values (``PythonMLLibAPI``
-passes only (pred, lab) pairs), so the compat mode ignores the truth's relevance column.
-Differences that cannot be reproduced by a policy: Spark keeps duplicate items in ``pred``
-(receval removes or rejects them: ``duplicates=``), and Spark takes ``pred`` already ordered,
-so its tie order is whatever the caller's array build produced; receval orders by score then
-item id (the order of ``sort_array(collect_list(struct(-score, item)))``).
+The receval keys and the policies (:data:`MLLIB_POLICIES`) are the preset's. Names that are
+not ``RankingEvaluator`` names (``"ndcg@10"``) are resolved by the preset too, as
+``rv.evaluate(..., compat="spark_mllib")`` does locally.
 """
 
 from __future__ import annotations
@@ -31,18 +27,32 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..compat import get, resolve
 from ..errors import UnknownMetricError
 
-MLLIB_POLICIES = {"empty_truth": "zero"}
-
-_NAMES = {
-    "precisionatk": "precision@{k}",
-    "recallatk": "recall@{k}",
-    "meanaverageprecision": "map",
-    "meanaverageprecisionatk": "map@{k}(denominator=min_k_rel)",
-    "ndcgatk": "ndcg@{k}(discount=ln)",
-}
+PRESET = "spark_mllib"
+#: the preset's policies (user set, empty-truth rule)
+MLLIB_POLICIES: dict[str, str] = dict(get(PRESET).policies)
 DEFAULT_K = 10  # RankingEvaluator's default k
+#: RankingEvaluator's metricName values (lower case) -> whether they take ``k``
+RANKING_EVALUATOR_NAMES = {"precisionatk": True, "recallatk": True,
+                           "meanaverageprecision": False, "meanaverageprecisionatk": True,
+                           "ndcgatk": True}
+_NAME = re.compile(r"\s*([A-Za-z]+)\s*(?:@\s*(\d+))?\s*")
+
+
+def _preset_name(name: str, k: int | None = None) -> str | None:
+    """The preset's name for a ``RankingEvaluator`` metricName (``"ndcgAtK@10"`` ->
+    ``"ndcgat@10"``), or None when ``name`` is not one."""
+    m = _NAME.fullmatch(str(name))
+    base = m.group(1).lower() if m else ""
+    if m is None or base not in RANKING_EVALUATOR_NAMES:
+        return None
+    if not RANKING_EVALUATOR_NAMES[base]:
+        return base
+    if m.group(2):
+        k = int(m.group(2))
+    return f"{base[:-1]}@{int(k if k is not None else DEFAULT_K)}"  # "...atk" -> "...at@k"
 
 
 def mllib_key(name: str, k: int | None = None) -> str:
@@ -53,24 +63,25 @@ def mllib_key(name: str, k: int | None = None) -> str:
     >>> mllib_key("meanAveragePrecisionAtK", 100)
     'map@100(denominator=min_k_rel)'
     """
-    m = re.fullmatch(r"\s*([A-Za-z]+)\s*(?:@\s*(\d+))?\s*", name)
-    base = m.group(1).lower() if m else name
-    if base not in _NAMES:
+    preset_name = _preset_name(name, k)
+    if preset_name is None:
         raise UnknownMetricError(
             f"{name!r} is not a RankingEvaluator metricName; use one of precisionAtK, recallAtK, "
             "meanAveragePrecision, meanAveragePrecisionAtK, ndcgAtK (optionally '@k')."
         )
-    if m and m.group(2):
-        k = int(m.group(2))
-    if k is None:
-        k = DEFAULT_K
-    if base == "meanaverageprecision":
-        return _NAMES[base]
-    return _NAMES[base].format(k=int(k))
+    specs, _, _ = resolve(PRESET, [preset_name])
+    return specs[0].key
 
 
 def mllib_keys(metrics: Any) -> dict[str, str]:
-    """RankingEvaluator name -> receval key for a list (or one) of names."""
+    """Name as given -> receval key, for a list (or one) of names under the preset.
+
+    ``RankingEvaluator`` names (``"ndcgAtK@10"``) are translated; any other name is resolved
+    by the preset as the local engine resolves it (an unknown one raises ``MetricError``).
+    """
     if isinstance(metrics, str):
         metrics = [metrics]
-    return {name: mllib_key(name) for name in metrics}
+    names = [str(m) for m in metrics]
+    texts = [_preset_name(n) or n for n in names]
+    _, _, keys = resolve(PRESET, texts)
+    return {name: keys[text] for name, text in zip(names, texts, strict=True)}
