@@ -1,0 +1,180 @@
+"""The join on raw ids (``kernels.join_lists``) against the factorized route (``pack_lists``).
+
+Both routes must give the same bits: per-user values, counts and summaries, for every id
+container the raw route reads in place (int64, uint64, Arrow string / large_string in one or
+several chunks, object arrays of ``str`` with 1-, 2- and 4-byte characters), with ties,
+duplicates, non-finite scores and every tie / duplicates / NaN / users policy; and packing in
+blocks of users with reused buffers must not change a bit either.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import receval as rv
+from receval.kernels import adjacent_starts, group_rows
+from receval.pack import packed as packed_module
+from receval.pack.rawids import INT, PYSTR, UTF8_32, UTF8_64, grouped_ids, raw_ids
+
+evaluate_module = importlib.import_module("receval.evaluate")
+
+METRICS = ["ndcg@3", "ndcg@10", "map@5", "mrr", "precision@2", "recall@10", "hit_rate@3",
+           "err@5", "r_precision", "num_ret"]
+
+# ids whose code-point order differs from naive orders: ASCII, Latin-1, BMP and astral
+# characters, prefixes of each other, and more than 8 bytes
+NAMES = ["a", "b", "ab", "a\x00", "é", "zé", "ü𝄞", "𝄞", "Ā", "item-000000001", "item-000000002",
+         "10", "9", "1", "01"]
+
+
+def _ids(codes: np.ndarray, how: str):
+    if how == "int":
+        return codes.astype(np.int64) * 7 - 20
+    if how == "uint":
+        return codes.astype(np.uint64) + np.uint64(2**40)
+    names = np.array(NAMES + [f"x{i}" for i in range(40)], dtype=object)
+    values = names[codes]
+    if how == "object":
+        return values
+    if how == "str":
+        return pd.array(values, dtype="str")
+    return values
+
+
+def _frame(user, item, value, name, how):
+    if how in ("arrow", "arrow_large", "chunked"):
+        typ = pa.large_string() if how == "arrow_large" else pa.string()
+        cols = {"user": pa.array(user.astype(str).tolist()),
+                "item": pa.array(_ids(item, "object").tolist(), type=typ),
+                name: pa.array(value)}
+        table = pa.table(cols)
+        if how == "chunked" and len(table) > 2:
+            cut = len(table) // 2
+            table = pa.concat_tables([table.slice(0, cut), table.slice(cut)])
+        return table
+    return pd.DataFrame({"user": user, "item": _ids(item, how), name: value})
+
+
+def _evaluate(run, truth, raw: bool, **kw):
+    orig = packed_module._truth_raw_for
+    used = []
+
+    def spy(*a):
+        out = orig(*a)
+        used.append(out is not None)
+        return out
+
+    packed_module._truth_raw_for = spy if raw else (lambda *a: None)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                return rv.evaluate(run, truth, METRICS, **kw), any(used)
+            except (rv.InputError, rv.PolicyError) as exc:
+                return str(exc), any(used)
+    finally:
+        packed_module._truth_raw_for = orig
+
+
+def _same(a, b):
+    if isinstance(a, str) or isinstance(b, str):
+        assert a == b
+        return
+    pd.testing.assert_frame_equal(a.per_user, b.per_user, check_exact=True)
+    assert a.counts == b.counts
+    assert a.stats == b.stats or str(a.stats) == str(b.stats)
+
+
+POLICIES = [
+    {},
+    {"duplicates": "max", "nan_scores": "drop", "users": "union"},
+    {"duplicates": "first", "nan_scores": "last", "ties": "trec_eval"},
+    {"duplicates": "max", "nan_scores": "last", "ties": "average", "users": "intersection"},
+    {"duplicates": "max", "users": "run", "unjudged": "remove"},
+]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1), how=st.sampled_from(
+    ["int", "uint", "object", "str", "arrow", "arrow_large", "chunked"]),
+    grouped=st.booleans(), policy=st.sampled_from(POLICIES))
+def test_raw_join_equals_factorized_route(seed, how, grouped, policy):
+    rng = np.random.default_rng(seed)
+    n_users, n_items = int(rng.integers(1, 12)), int(rng.integers(1, 30))
+    n = int(rng.integers(0, 120))
+    user = rng.integers(0, n_users, n)
+    if grouped:
+        user = np.sort(user, kind="stable")
+    item = rng.integers(0, n_items, n)
+    score = rng.integers(0, 4, n).astype(np.float64)
+    if rng.random() < 0.3 and n:
+        score[rng.random(n) < 0.15] = rng.choice([np.nan, np.inf, -np.inf])
+    tn = int(rng.integers(1, 60))
+    t_user = rng.integers(0, n_users + 2, tn)
+    t_item = rng.integers(0, n_items + 3, tn)
+    truth = pd.DataFrame({"user": t_user, "item": t_item, "relevance":
+                          rng.integers(0, 4, tn).astype(np.float64)})
+    truth = truth.drop_duplicates(["user", "item"])
+    truth_how = "object" if how in ("arrow", "arrow_large", "chunked", "str") else how
+    truth = pd.DataFrame({"user": truth["user"].astype(str) if how in (
+        "arrow", "arrow_large", "chunked") else truth["user"].to_numpy(),
+        "item": _ids(truth["item"].to_numpy(), truth_how),
+        "relevance": truth["relevance"].to_numpy()})
+    run = _frame(user, item, score, "score", how)
+    fast, used = _evaluate(run, truth, True, **policy)
+    slow, _ = _evaluate(run, truth, False, **policy)
+    _same(fast, slow)
+    if not isinstance(fast, str) and policy.get("ties") != "trec_eval" and n:
+        assert used  # the raw route was taken
+
+
+@pytest.mark.parametrize("block", [1, 3, 50])
+def test_blocks_of_users_change_no_bit(monkeypatch, block):
+    rng = np.random.default_rng(block)
+    n = 3000
+    user = np.sort(rng.integers(0, 200, n))
+    run = pd.DataFrame({"user": user, "item": rng.integers(0, 90, n),
+                        "score": rng.integers(0, 6, n).astype(float)})
+    truth = pd.DataFrame({"user": rng.integers(0, 230, 900), "item": rng.integers(0, 90, 900),
+                          "relevance": rng.integers(0, 3, 900).astype(float)})
+    truth = truth.drop_duplicates(["user", "item"])
+    whole = rv.evaluate(run, truth, METRICS, duplicates="max", users="union")
+    monkeypatch.setattr(evaluate_module, "BLOCK_POSITIONS", block)
+    parts = rv.evaluate(run, truth, METRICS, duplicates="max", users="union")
+    _same(whole, parts)
+    assert parts.provenance["blocks"] > 1
+
+
+def test_raw_ids_forms():
+    assert raw_ids(np.array([1, 2], dtype=np.int32)).kind == INT
+    assert raw_ids(np.array([2**63], dtype=np.uint64)) is None  # compared by value elsewhere
+    assert raw_ids(np.array(["a", "b"], dtype=object)).kind == PYSTR
+    assert raw_ids(np.array(["a", 1], dtype=object)) is None
+    assert raw_ids(np.array([1.0, 2.0])) is None
+    assert raw_ids(pa.array(["a", "b"])).kind == UTF8_32
+    assert raw_ids(pa.array(["a", "b"], type=pa.large_string())).kind == UTF8_64
+    assert raw_ids(pa.array(["a", None])) is None
+    assert raw_ids(pd.Series(["a", "b"], dtype="category")) is None
+    sliced = pa.array(["zz", "a", "b", "b"]).slice(1)
+    r = raw_ids(sliced)
+    assert list(adjacent_starts(r.kind, r.a, r.b)) == [0, 1]
+
+
+def test_grouped_ids_and_group_rows():
+    starts, uniques = grouped_ids(raw_ids(np.array(["u", "u", "v", "w", "w"], dtype=object)))
+    assert starts.tolist() == [0, 2, 3, 5] and uniques.tolist() == ["u", "v", "w"]
+    assert grouped_ids(raw_ids(np.array([1, 2, 1]))) is None  # a user in two blocks
+    starts, uniques = grouped_ids(raw_ids(np.array([2**62, 3], dtype=np.uint64)))
+    assert uniques.dtype == np.uint64 and uniques.tolist() == [2**62, 3]
+    rstart, rows = group_rows(np.array([0, 0, 1, 2, 2], dtype=np.int32), 3)
+    assert rstart.tolist() == [0, 2, 3, 5] and len(rows) == 0
+    rstart, rows = group_rows(np.array([1, 0, 1, -1, 0], dtype=np.int32), 2)
+    assert rstart.tolist() == [0, 2, 4] and rows.tolist() == [1, 4, 0, 2]
