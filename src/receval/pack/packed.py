@@ -18,7 +18,7 @@ from ..errors import InputError, PolicyError
 from ..io.frames import Columns
 from ..kernels import group_rows, join_lists, pack_lists
 from ..policies import Policies
-from .rawids import RawIds, grouped_ids, raw_ids, truth_raw
+from .rawids import RawIds, grouped_column, raw_ids, truth_raw
 from .vocab import (
     CODE,
     concat_ids,
@@ -114,7 +114,12 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
             "truth: the table has no rows; evaluation needs held-out (user, item[, relevance]) "
             "rows for at least one user."
         )
-    u_codes, users = factorize_grouped(cols.user, what=_what("truth", "user", cols.names))
+    grouped = grouped_column(cols.user)
+    if grouped is not None:
+        starts, users = grouped
+        u_codes = np.repeat(np.arange(len(users), dtype=CODE), np.diff(starts))
+    else:
+        u_codes, users = factorize_grouped(cols.user, what=_what("truth", "user", cols.names))
     i_codes, items = factorize(cols.item, what=_what("truth", "item", cols.names))
     n = len(u_codes)
     rel = np.ones(n, dtype=np.float64) if cols.value is None else cols.value
@@ -377,8 +382,7 @@ class RunCodes:
 
 def run_codes(cols: Columns) -> RunCodes:
     """Factorize a run's ids; ranks become scores (-rank) so that higher is better."""
-    u_raw = raw_ids(cols.user)
-    grouped = grouped_ids(u_raw) if u_raw is not None else None
+    grouped = grouped_column(cols.user)
     if grouped is not None:
         u_codes, (starts, users) = None, grouped
     else:

@@ -109,16 +109,38 @@ def _from_arrow(chunks: list) -> RawIds | None:
     return RawIds(UTF8_64 if large else UTF8_32, offsets, data, keep=arr)
 
 
-def grouped_ids(raw: RawIds) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(starts, uniques)`` when equal ids sit in contiguous blocks and no id starts two
-    blocks (runs and truths are usually grouped by user), else ``None``.
+def grouped_column(col: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`grouped_ids` of a column, chunk by chunk for Arrow columns (no concatenation:
+    a block that continues from one chunk into the next is joined at the boundary)."""
+    chunks = _arrow_chunks(col)
+    if chunks is None or len(chunks) == 1:
+        raw = raw_ids(col)
+        return grouped_ids(raw) if raw is not None else None
+    parts, uniques, offset, prev = [], [], 0, None
+    for chunk in chunks:
+        if not len(chunk):
+            continue
+        raw = _from_arrow([chunk])
+        if raw is None:
+            return None
+        starts, ids = _blocks(raw)
+        if prev is not None and ids[0] == prev:  # the previous chunk's last block goes on
+            starts, ids = starts[1:], ids[1:]
+        parts.append(starts + offset)
+        uniques.append(ids)
+        offset += len(chunk)
+        prev = ids[-1] if len(ids) else prev
+    if not parts:
+        return None
+    all_ids = np.concatenate(uniques) if len(uniques) > 1 else uniques[0]
+    if not _index(all_ids).is_unique:
+        return None
+    return np.append(np.concatenate(parts), offset), all_ids
 
-    ``starts`` holds the first row of each block plus the number of rows; ``uniques`` the ids
-    of the blocks, as :func:`receval.pack.vocab.factorize` returns them (int64 or uint64, or an
-    object array of ``str``).
-    """
+
+def _blocks(raw: RawIds) -> tuple[np.ndarray, np.ndarray]:
+    """Starts of the blocks of equal adjacent ids and the id of each block."""
     starts = adjacent_starts(raw.kind, raw.a, raw.b)
-    n = len(raw.a) - (1 if raw.kind in (UTF8_32, UTF8_64) else 0)
     if raw.kind == INT:
         uniques = raw.a[starts]
         if raw.unsigned:
@@ -130,6 +152,19 @@ def grouped_ids(raw: RawIds) -> tuple[np.ndarray, np.ndarray] | None:
 
         uniques = np.asarray(raw.keep.take(pa.array(starts)).to_numpy(zero_copy_only=False),
                              dtype=object)
+    return starts, uniques
+
+
+def grouped_ids(raw: RawIds) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(starts, uniques)`` when equal ids sit in contiguous blocks and no id starts two
+    blocks (runs and truths are usually grouped by user), else ``None``.
+
+    ``starts`` holds the first row of each block plus the number of rows; ``uniques`` the ids
+    of the blocks, as :func:`receval.pack.vocab.factorize` returns them (int64 or uint64, or an
+    object array of ``str``).
+    """
+    starts, uniques = _blocks(raw)
+    n = len(raw.a) - (1 if raw.kind in (UTF8_32, UTF8_64) else 0)
     if not _index(uniques).is_unique:
         return None
     return np.append(starts, n), uniques
