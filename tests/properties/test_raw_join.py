@@ -22,7 +22,16 @@ from hypothesis import strategies as st
 import receval as rv
 from receval.kernels import adjacent_starts, group_rows
 from receval.pack import packed as packed_module
-from receval.pack.rawids import INT, PYSTR, UTF8_32, UTF8_64, grouped_ids, raw_ids
+from receval.pack.rawids import (
+    CHUNKS_32,
+    CHUNKS_64,
+    INT,
+    PYSTR,
+    UTF8_32,
+    UTF8_64,
+    grouped_ids,
+    raw_ids,
+)
 
 evaluate_module = importlib.import_module("receval.evaluate")
 
@@ -50,15 +59,16 @@ def _ids(codes: np.ndarray, how: str):
 
 
 def _frame(user, item, value, name, how):
-    if how in ("arrow", "arrow_large", "chunked"):
-        typ = pa.large_string() if how == "arrow_large" else pa.string()
+    if how in ("arrow", "arrow_large", "chunked", "chunked_large"):
+        typ = pa.large_string() if how.endswith("large") else pa.string()
         cols = {"user": pa.array(user.astype(str).tolist()),
                 "item": pa.array(_ids(item, "object").tolist(), type=typ),
                 name: pa.array(value)}
         table = pa.table(cols)
-        if how == "chunked" and len(table) > 2:
+        if how.startswith("chunked") and len(table) > 2:  # three chunks, one of them empty
             cut = len(table) // 2
-            table = pa.concat_tables([table.slice(0, cut), table.slice(cut)])
+            table = pa.concat_tables([table.slice(0, cut), table.slice(cut, 0),
+                                      table.slice(cut)])
         return table
     return pd.DataFrame({"user": user, "item": _ids(item, how), name: value})
 
@@ -104,7 +114,7 @@ POLICIES = [
 
 @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32 - 1), how=st.sampled_from(
-    ["int", "uint", "object", "str", "arrow", "arrow_large", "chunked"]),
+    ["int", "uint", "object", "str", "arrow", "arrow_large", "chunked", "chunked_large"]),
     grouped=st.booleans(), policy=st.sampled_from(POLICIES))
 def test_raw_join_equals_factorized_route(seed, how, grouped, policy):
     rng = np.random.default_rng(seed)
@@ -123,9 +133,9 @@ def test_raw_join_equals_factorized_route(seed, how, grouped, policy):
     truth = pd.DataFrame({"user": t_user, "item": t_item, "relevance":
                           rng.integers(0, 4, tn).astype(np.float64)})
     truth = truth.drop_duplicates(["user", "item"])
-    truth_how = "object" if how in ("arrow", "arrow_large", "chunked", "str") else how
-    truth = pd.DataFrame({"user": truth["user"].astype(str) if how in (
-        "arrow", "arrow_large", "chunked") else truth["user"].to_numpy(),
+    arrow = how.startswith(("arrow", "chunked"))
+    truth_how = "object" if arrow or how == "str" else how
+    truth = pd.DataFrame({"user": truth["user"].astype(str) if arrow else truth["user"].to_numpy(),
         "item": _ids(truth["item"].to_numpy(), truth_how),
         "relevance": truth["relevance"].to_numpy()})
     run = _frame(user, item, score, "score", how)
@@ -163,6 +173,11 @@ def test_raw_ids_forms():
     assert raw_ids(pa.array(["a", "b"], type=pa.large_string())).kind == UTF8_64
     assert raw_ids(pa.array(["a", None])) is None
     assert raw_ids(pd.Series(["a", "b"], dtype="category")) is None
+    chunked = pa.chunked_array([pa.array(["a"]), pa.array([], type=pa.string()),
+                                pa.array(["b", "c"]).slice(1)])
+    r = raw_ids(chunked)
+    assert r.kind == CHUNKS_32 and r.a.tolist() == [0, 1, 1, 2]
+    assert raw_ids(chunked.cast(pa.large_string())).kind == CHUNKS_64
     sliced = pa.array(["zz", "a", "b", "b"]).slice(1)
     r = raw_ids(sliced)
     assert list(adjacent_starts(r.kind, r.a, r.b)) == [0, 1]

@@ -15,6 +15,8 @@ kind   buffers
 1      UTF-8 strings: int32 offsets + data (Arrow ``string``)
 2      UTF-8 strings: int64 offsets + data (Arrow ``large_string``)
 3      Python ``str`` objects (an object array; compared by code point, read in place)
+4, 5   Arrow chunks (int32 / int64 offsets): each chunk's offsets and data by address, the
+       chunk of a row found from the chunks' first rows (no concatenation)
 =====  =====================================================================================
 
 Strings are ordered by code point, which for UTF-8 is the byte order (C's ``strcmp``), so the
@@ -74,6 +76,11 @@ cdef struct Ids:
     const long long* off64
     const char* data
     PyObject** objs
+    # kinds 4 / 5: Arrow chunks (int32 / int64 offsets), read in place chunk by chunk
+    long long n_chunks
+    const long long* chunk_start  # first row of each chunk, then the number of rows
+    const unsigned long long* chunk_off  # address of each chunk's first offset
+    const unsigned long long* chunk_data  # address of each chunk's data
 
 
 cdef struct Row:
@@ -135,16 +142,65 @@ cdef inline uint64_t _hash_bytes(const char* p, long long n) noexcept nogil:
     return _mix(h ^ _load_le(p, n))
 
 
+cdef inline long long _chunk_of(const Ids* ids, long long i) noexcept nogil:
+    cdef long long lo = 0, hi = ids.n_chunks - 1, mid
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if ids.chunk_start[mid] <= i:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 cdef inline void _span(const Ids* ids, long long i, const char** p, long long* n) noexcept nogil:
-    cdef long long s
+    cdef long long s, c, j
+    cdef const int* o32
+    cdef const long long* o64
     if ids.kind == 1:
         s = ids.off32[i]
         p[0] = ids.data + s
         n[0] = ids.off32[i + 1] - s
-    else:
+    elif ids.kind == 2:
         s = ids.off64[i]
         p[0] = ids.data + s
         n[0] = ids.off64[i + 1] - s
+    else:
+        c = _chunk_of(ids, i)
+        j = i - ids.chunk_start[c]
+        if ids.kind == 4:
+            o32 = <const int*> ids.chunk_off[c]
+            s = o32[j]
+            n[0] = o32[j + 1] - s
+        else:
+            o64 = <const long long*> ids.chunk_off[c]
+            s = o64[j]
+            n[0] = o64[j + 1] - s
+        p[0] = (<const char*> ids.chunk_data[c]) + s
+
+
+cdef inline void _span_near(const Ids* ids, long long i, const char** p, long long* n,
+                            long long* hint) noexcept nogil:
+    """:func:`_span` that tries the chunk of the previous row first (rows come in order)."""
+    cdef long long c = hint[0], s, j
+    cdef const int* o32
+    cdef const long long* o64
+    if ids.kind < 4:
+        _span(ids, i, p, n)
+        return
+    if c < 0 or c >= ids.n_chunks or i < ids.chunk_start[c] or i >= ids.chunk_start[c + 1]:
+        c = _chunk_of(ids, i)
+        hint[0] = c
+    j = i - ids.chunk_start[c]
+    if ids.kind == 4:
+        o32 = <const int*> ids.chunk_off[c]
+        s = o32[j]
+        n[0] = o32[j + 1] - s
+    else:
+        o64 = <const long long*> ids.chunk_off[c]
+        s = o64[j]
+        n[0] = o64[j + 1] - s
+    p[0] = (<const char*> ids.chunk_data[c]) + s
 
 
 cdef inline uint64_t _hash(const Ids* ids, long long i) noexcept nogil:
@@ -318,7 +374,7 @@ cdef _Holder _ids_of(int kind, object a, object b):
     data; kind 3 ``a`` an object array."""
     cdef _Holder h = _Holder()
     cdef cnp.ndarray arr = np.ascontiguousarray(a)
-    cdef cnp.ndarray dat
+    cdef cnp.ndarray dat, offs, dats
     h.keep = [arr]
     h.ids.kind = kind
     if kind == 0:
@@ -339,6 +395,19 @@ cdef _Holder _ids_of(int kind, object a, object b):
         if arr.dtype != object:
             raise TypeError("kind 3 ids must be an object array")
         h.ids.objs = <PyObject**> cnp.PyArray_DATA(arr)
+    elif kind == 4 or kind == 5:
+        # a: row starts (n_chunks + 1, int64); b: (offset addresses, data addresses), uint64
+        if arr.dtype != np.int64 or arr.shape[0] < 2:
+            raise TypeError("chunk starts must be int64")
+        offs = np.ascontiguousarray(b[0], dtype=np.uint64)
+        dats = np.ascontiguousarray(b[1], dtype=np.uint64)
+        if offs.shape[0] != arr.shape[0] - 1 or dats.shape[0] != arr.shape[0] - 1:
+            raise ValueError("one offset and one data address per chunk")
+        h.keep += [offs, dats]
+        h.ids.n_chunks = arr.shape[0] - 1
+        h.ids.chunk_start = <const long long*> cnp.PyArray_DATA(arr)
+        h.ids.chunk_off = <const unsigned long long*> cnp.PyArray_DATA(offs)
+        h.ids.chunk_data = <const unsigned long long*> cnp.PyArray_DATA(dats)
     else:
         raise ValueError(f"unknown id kind {kind}")
     return h
@@ -451,8 +520,11 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     cdef double sc, rv
     cdef signed char jd
     cdef bint is_sorted
+    cdef const char* sp
+    cdef long long sn, hint
     cdef int nt = 1 if total_rows < SMALL_WORK else receval_join_threads()
     with nogil, parallel(num_threads=nt):
+        hint = -1
         buf = <Row*> malloc(maxrows * sizeof(Row))
         table = <Slot*> malloc(maxcap * sizeof(Slot))
         for k0 in range(maxcap):
@@ -490,9 +562,14 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                 if as_float32:
                     sc = <double> (<float> sc)
                 buf[m].score = sc
-                buf[m].pre = _prefix(R, r)
+                if R.kind == 0 or R.kind == 3:
+                    buf[m].pre = _prefix(R, r)
+                    buf[m].h = _hash(R, r)
+                else:  # UTF-8: one look at the bytes for both
+                    _span_near(R, r, &sp, &sn, &hint)
+                    buf[m].pre = receval_bswap64(_load_le(sp, sn))
+                    buf[m].h = _hash_bytes(sp, sn)
                 buf[m].idx = r
-                buf[m].h = _hash(R, r)
                 m = m + 1
             is_sorted = True
             for j in range(1, m):
@@ -631,7 +708,8 @@ def adjacent_starts(int kind, object a, object b):
     of equal adjacent ids, as int64."""
     cdef _Holder hold = _ids_of(kind, a, b)
     cdef Ids* ids = &hold.ids
-    cdef Py_ssize_t n = a.shape[0] - (1 if kind == 1 or kind == 2 else 0), i
+    cdef Py_ssize_t n = (a[a.shape[0] - 1] if kind >= 4 else
+                         a.shape[0] - (1 if kind == 1 or kind == 2 else 0)), i
     cdef cnp.ndarray[cnp.int8_t, ndim=1] brk_arr = np.zeros(max(n, 0), dtype=np.int8)
     cdef signed char[::1] brk = brk_arr
     if n <= 0:

@@ -21,7 +21,7 @@ from ..kernels import adjacent_starts, all_str
 from .vocab import _arrow_chunks, _index
 
 #: kernel id kinds (see ``kernels/_join.pyx``)
-INT, UTF8_32, UTF8_64, PYSTR = 0, 1, 2, 3
+INT, UTF8_32, UTF8_64, PYSTR, CHUNKS_32, CHUNKS_64 = 0, 1, 2, 3, 4, 5
 
 
 @dataclass(frozen=True)
@@ -29,8 +29,9 @@ class RawIds:
     """A column of ids as the join kernel reads it: ``kind`` and one or two buffers."""
 
     kind: int
-    a: np.ndarray                 # int64 values, offsets, or an object array of str
-    b: np.ndarray | None = None   # UTF-8 data for the Arrow kinds
+    a: np.ndarray                 # int64 values, offsets, an object array of str, or the
+    #                               first row of each Arrow chunk (chunked kinds)
+    b: Any = None                 # UTF-8 data, or (offset, data) addresses per chunk
     keep: Any = None              # the Arrow array that owns the buffers
     unsigned: bool = False        # kind INT read from a uint64 column (ids are uint64)
 
@@ -42,7 +43,7 @@ class RawIds:
     @property
     def family(self) -> str:
         """Ids of one family compare with each other in the kernel: ``int``, ``utf8``, ``pystr``."""
-        return {INT: "int", UTF8_32: "utf8", UTF8_64: "utf8", PYSTR: "pystr"}[self.kind]
+        return "int" if self.kind == INT else "pystr" if self.kind == PYSTR else "utf8"
 
 
 def raw_ids(col: Any) -> RawIds | None:
@@ -80,7 +81,6 @@ def _from_numpy(arr: np.ndarray) -> RawIds | None:
 
 
 def _from_arrow(chunks: list) -> RawIds | None:
-    import pyarrow as pa
     import pyarrow.types as pt
 
     t = chunks[0].type
@@ -94,10 +94,9 @@ def _from_arrow(chunks: list) -> RawIds | None:
         return _from_numpy(arr)
     if not (pt.is_string(t) or pt.is_large_string(t)):
         return None
-    if len(chunks) == 1:
-        arr = chunks[0]
-    else:
-        arr = pa.concat_arrays([c.cast(pa.large_string()) for c in chunks])
+    if len(chunks) > 1:
+        return _chunked(chunks)
+    arr = chunks[0]
     n = len(arr)
     bufs = arr.buffers()
     large = pt.is_large_string(arr.type)
@@ -164,10 +163,32 @@ def grouped_ids(raw: RawIds) -> tuple[np.ndarray, np.ndarray] | None:
     object array of ``str``).
     """
     starts, uniques = _blocks(raw)
-    n = len(raw.a) - (1 if raw.kind in (UTF8_32, UTF8_64) else 0)
+    n = int(raw.a[-1]) if raw.kind in (CHUNKS_32, CHUNKS_64) else \
+        len(raw.a) - (1 if raw.kind in (UTF8_32, UTF8_64) else 0)
     if not _index(uniques).is_unique:
         return None
     return np.append(starts, n), uniques
+
+
+def _chunked(chunks: list) -> RawIds:
+    """Arrow string chunks read in place: each chunk's offsets and data by address."""
+    import pyarrow.types as pt
+
+    large = pt.is_large_string(chunks[0].type)
+    width = 8 if large else 4
+    starts = np.zeros(len(chunks) + 1, dtype=np.int64)
+    np.cumsum([len(c) for c in chunks], out=starts[1:])
+    offs = np.zeros(len(chunks), dtype=np.uint64)
+    datas = np.zeros(len(chunks), dtype=np.uint64)
+    for j, c in enumerate(chunks):
+        bufs = c.buffers()
+        if bufs[1] is not None:
+            offs[j] = bufs[1].address + c.offset * width
+        if bufs[2] is not None:
+            datas[j] = bufs[2].address
+        if bufs[1] is None and len(c):  # pragma: no cover - Arrow always has offsets
+            raise ValueError("an Arrow string chunk without offsets")
+    return RawIds(CHUNKS_64 if large else CHUNKS_32, starts, (offs, datas), keep=chunks)
 
 
 def truth_raw(items: np.ndarray, codes: np.ndarray, family: str) -> RawIds | None:
