@@ -153,45 +153,12 @@ cdef inline long long _chunk_of(const Ids* ids, long long i) noexcept nogil:
     return lo
 
 
-cdef inline void _span(const Ids* ids, long long i, const char** p, long long* n) noexcept nogil:
-    cdef long long s, c, j
+cdef inline void _span_in(const Ids* ids, long long c, long long i, const char** p,
+                          long long* n) noexcept nogil:
+    """Bytes of row ``i`` of chunk ``c`` (chunked kinds)."""
+    cdef long long s, j = i - ids.chunk_start[c]
     cdef const int* o32
     cdef const long long* o64
-    if ids.kind == 1:
-        s = ids.off32[i]
-        p[0] = ids.data + s
-        n[0] = ids.off32[i + 1] - s
-    elif ids.kind == 2:
-        s = ids.off64[i]
-        p[0] = ids.data + s
-        n[0] = ids.off64[i + 1] - s
-    else:
-        c = _chunk_of(ids, i)
-        j = i - ids.chunk_start[c]
-        if ids.kind == 4:
-            o32 = <const int*> ids.chunk_off[c]
-            s = o32[j]
-            n[0] = o32[j + 1] - s
-        else:
-            o64 = <const long long*> ids.chunk_off[c]
-            s = o64[j]
-            n[0] = o64[j + 1] - s
-        p[0] = (<const char*> ids.chunk_data[c]) + s
-
-
-cdef inline void _span_near(const Ids* ids, long long i, const char** p, long long* n,
-                            long long* hint) noexcept nogil:
-    """:func:`_span` that tries the chunk of the previous row first (rows come in order)."""
-    cdef long long c = hint[0], s, j
-    cdef const int* o32
-    cdef const long long* o64
-    if ids.kind < 4:
-        _span(ids, i, p, n)
-        return
-    if c < 0 or c >= ids.n_chunks or i < ids.chunk_start[c] or i >= ids.chunk_start[c + 1]:
-        c = _chunk_of(ids, i)
-        hint[0] = c
-    j = i - ids.chunk_start[c]
     if ids.kind == 4:
         o32 = <const int*> ids.chunk_off[c]
         s = o32[j]
@@ -201,6 +168,34 @@ cdef inline void _span_near(const Ids* ids, long long i, const char** p, long lo
         s = o64[j]
         n[0] = o64[j + 1] - s
     p[0] = (<const char*> ids.chunk_data[c]) + s
+
+
+cdef inline void _span(const Ids* ids, long long i, const char** p, long long* n) noexcept nogil:
+    """The UTF-8 bytes of row ``i``: ``p[0]``, ``n[0]`` bytes."""
+    cdef long long s
+    if ids.kind == 1:
+        s = ids.off32[i]
+        p[0] = ids.data + s
+        n[0] = ids.off32[i + 1] - s
+    elif ids.kind == 2:
+        s = ids.off64[i]
+        p[0] = ids.data + s
+        n[0] = ids.off64[i + 1] - s
+    else:
+        _span_in(ids, _chunk_of(ids, i), i, p, n)
+
+
+cdef inline void _span_near(const Ids* ids, long long i, const char** p, long long* n,
+                            long long* hint) noexcept nogil:
+    """:func:`_span` that tries the chunk of the previous row first (rows come in order)."""
+    cdef long long c = hint[0]
+    if ids.kind < 4:
+        _span(ids, i, p, n)
+        return
+    if c < 0 or c >= ids.n_chunks or i < ids.chunk_start[c] or i >= ids.chunk_start[c + 1]:
+        c = _chunk_of(ids, i)
+        hint[0] = c
+    _span_in(ids, c, i, p, n)
 
 
 cdef inline uint64_t _hash(const Ids* ids, long long i) noexcept nogil:
@@ -302,9 +297,16 @@ cdef inline uint64_t _prefix(const Ids* ids, long long i) noexcept nogil:
     return receval_bswap64(_load_le(p, n))  # the first 8 bytes, big-endian, zero-padded
 
 
-cdef inline bint _before(const Row* x, const Row* y, const Ids* ids, bint desc) noexcept nogil:
+cdef struct Order:
+    const Ids* ids
+    bint desc
+
+
+cdef inline bint _before(const Row* x, const Row* y, const void* ctx) noexcept nogil:
     """x sorts strictly before y: score descending, raw id ascending (descending when
-    ``desc``), then row ascending."""
+    ``ctx.desc``), then row ascending."""
+    cdef const Ids* ids = (<const Order*> ctx).ids
+    cdef bint desc = (<const Order*> ctx).desc
     cdef int c
     if x.score != y.score:
         return x.score > y.score
@@ -316,51 +318,7 @@ cdef inline bint _before(const Row* x, const Row* y, const Ids* ids, bint desc) 
     return x.idx < y.idx
 
 
-cdef void _sort_rows(Row* a, long long n, const Ids* ids, bint desc) noexcept nogil:
-    """In-place quicksort (median of three, smaller side first, insertion sort below 17)."""
-    cdef long long lo = 0, hi = n - 1, i, j, mid
-    cdef long long stack[128]
-    cdef int top = 0
-    cdef Row pivot, tmp
-    while True:
-        while hi - lo > 16:
-            mid = lo + (hi - lo) // 2
-            if _before(&a[mid], &a[lo], ids, desc):
-                tmp = a[mid]; a[mid] = a[lo]; a[lo] = tmp
-            if _before(&a[hi], &a[lo], ids, desc):
-                tmp = a[hi]; a[hi] = a[lo]; a[lo] = tmp
-            if _before(&a[hi], &a[mid], ids, desc):
-                tmp = a[hi]; a[hi] = a[mid]; a[mid] = tmp
-            pivot = a[mid]
-            i = lo
-            j = hi
-            while i <= j:
-                while _before(&a[i], &pivot, ids, desc):
-                    i += 1
-                while _before(&pivot, &a[j], ids, desc):
-                    j -= 1
-                if i <= j:
-                    tmp = a[i]; a[i] = a[j]; a[j] = tmp
-                    i += 1
-                    j -= 1
-            if j - lo < hi - i:
-                stack[top] = i; stack[top + 1] = hi; top += 2
-                hi = j
-            else:
-                stack[top] = lo; stack[top + 1] = j; top += 2
-                lo = i
-        for i in range(lo + 1, hi + 1):
-            tmp = a[i]
-            j = i - 1
-            while j >= lo and _before(&tmp, &a[j], ids, desc):
-                a[j + 1] = a[j]
-                j -= 1
-            a[j + 1] = tmp
-        if top == 0:
-            break
-        top -= 2
-        lo = stack[top]
-        hi = stack[top + 1]
+include "_rowsort.pxi"
 
 
 cdef class _Holder:
@@ -520,6 +478,9 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     cdef double sc, rv
     cdef signed char jd
     cdef bint is_sorted
+    cdef Order order
+    order.ids = R
+    order.desc = desc
     cdef const char* sp
     cdef long long sn, hint
     cdef int nt = 1 if total_rows < SMALL_WORK else receval_join_threads()
@@ -573,11 +534,11 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                 m = m + 1
             is_sorted = True
             for j in range(1, m):
-                if _before(&buf[j], &buf[j - 1], R, desc):
+                if _before(&buf[j], &buf[j - 1], &order):
                     is_sorted = False
                     break
             if not is_sorted:
-                _sort_rows(buf, m, R, desc)
+                _sort_rows(buf, m, &order)
             # walk: probe each recommended item once
             base = ub[g]
             lim = ub[g + 1] - base

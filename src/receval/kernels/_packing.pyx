@@ -55,7 +55,7 @@ cdef int _cmp_row(const void* a, const void* b) noexcept nogil:
     return 0
 
 
-cdef inline bint _before(const Row* x, const Row* y) noexcept nogil:
+cdef inline bint _before(const Row* x, const Row* y, const void* ctx) noexcept nogil:
     """x sorts strictly before y: score descending, then key, then row ascending."""
     if x.score != y.score:
         return x.score > y.score
@@ -64,54 +64,7 @@ cdef inline bint _before(const Row* x, const Row* y) noexcept nogil:
     return x.idx < y.idx
 
 
-cdef void _sort_rows(Row* a, long long n) noexcept nogil:
-    """In-place sort with the comparison inlined: quicksort (median of three, smaller side
-    first) that hands short ranges to insertion sort. Keys are unique (row index), so the
-    order is total and the result equals any other correct sort."""
-    cdef long long lo = 0, hi = n - 1, i, j, mid
-    cdef long long stack[128]
-    cdef int top = 0
-    cdef Row pivot, tmp
-    while True:
-        while hi - lo > 16:
-            mid = lo + (hi - lo) // 2
-            if _before(&a[mid], &a[lo]):
-                tmp = a[mid]; a[mid] = a[lo]; a[lo] = tmp
-            if _before(&a[hi], &a[lo]):
-                tmp = a[hi]; a[hi] = a[lo]; a[lo] = tmp
-            if _before(&a[hi], &a[mid]):
-                tmp = a[hi]; a[hi] = a[mid]; a[mid] = tmp
-            pivot = a[mid]
-            i = lo
-            j = hi
-            while i <= j:
-                while _before(&a[i], &pivot):
-                    i += 1
-                while _before(&pivot, &a[j]):
-                    j -= 1
-                if i <= j:
-                    tmp = a[i]; a[i] = a[j]; a[j] = tmp
-                    i += 1
-                    j -= 1
-            # push the larger side, loop on the smaller one (stack depth <= log2 n)
-            if j - lo < hi - i:
-                stack[top] = i; stack[top + 1] = hi; top += 2
-                hi = j
-            else:
-                stack[top] = lo; stack[top + 1] = j; top += 2
-                lo = i
-        for i in range(lo + 1, hi + 1):
-            tmp = a[i]
-            j = i - 1
-            while j >= lo and _before(&tmp, &a[j]):
-                a[j + 1] = a[j]
-                j -= 1
-            a[j + 1] = tmp
-        if top == 0:
-            break
-        top -= 2
-        lo = stack[top]
-        hi = stack[top + 1]
+include "_rowsort.pxi"
 
 
 cdef inline long long _absll(long long v) noexcept nogil:
@@ -228,7 +181,7 @@ def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
                     is_sorted = 0
                     break
             if not is_sorted:
-                _sort_rows(buf, m)
+                _sort_rows(buf, m, NULL)
             if dedupe != 0 and ndup[g] > 0:
                 w = 0
                 for j in range(m):
