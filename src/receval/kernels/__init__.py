@@ -41,7 +41,7 @@ def _missing_extension(exc: ImportError) -> ImportError:
 
 try:
     from ._join import adjacent_starts, all_str, group_rows, join_lists
-    from ._packing import pack_lists
+    from ._packing import group_truth, pack_lists
     from ._ranking import (
         DISCOUNTS,
         GAINS,
@@ -55,4 +55,4 @@ except ImportError as _exc:  # a source tree without the compiled modules
     raise _missing_extension(_exc) from _exc
 
 __all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "Request", "adjacent_starts", "all_str", "compute_metrics",
-           "exact_partials", "group_rows", "join_lists", "pack_lists"]
+           "exact_partials", "group_rows", "group_truth", "join_lists", "pack_lists"]

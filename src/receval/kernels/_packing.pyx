@@ -12,7 +12,7 @@ import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport parallel, prange
 from libc.math cimport INFINITY, isfinite
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free, malloc, qsort
 
 cnp.import_array()
 
@@ -257,3 +257,116 @@ def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
                 judged[p] = 1
     return (indptr_arr, items_arr, scores_arr, rel_arr, judged_arr, full_arr, ndup_arr,
             n_dropped, tied_arr, perm_arr)
+
+
+cdef struct TRow:
+    long long item
+    double rel
+    long long idx
+
+
+cdef int _cmp_trow(const void* a, const void* b) noexcept nogil:
+    """Item ascending, relevance descending, row ascending."""
+    cdef const TRow* x = <const TRow*> a
+    cdef const TRow* y = <const TRow*> b
+    if x.item != y.item:
+        return -1 if x.item < y.item else 1
+    if x.rel != y.rel:
+        return -1 if x.rel > y.rel else 1
+    return (x.idx > y.idx) - (x.idx < y.idx)
+
+
+cdef int _cmp_desc(const void* a, const void* b) noexcept nogil:
+    cdef double x = (<const double*> a)[0]
+    cdef double y = (<const double*> b)[0]
+    return (x < y) - (x > y)
+
+
+def group_truth(const int[::1] user_codes, long long n_users, const int[::1] item_codes,
+                const double[::1] rel, int dedupe):
+    """Truth rows grouped by user, in parallel over users.
+
+    Per user: the item codes ascending (int64), their relevances, the same relevances sorted
+    descending (the ideal list), and the number of repeated (user, item) rows. ``dedupe=1``
+    keeps, of the rows of one (user, item), the one with the highest relevance (the first row
+    among equal ones); ``dedupe=0`` keeps them all (the caller refuses them).
+
+    Returns ``(indptr, items, rel, rel_desc, n_dup)``.
+    """
+    cdef Py_ssize_t n = user_codes.shape[0], i
+    cdef long long g, u
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] start_arr = np.zeros(n_users + 1, dtype=np.int64)
+    cdef long long[::1] start = start_arr
+    for i in range(n):
+        start[user_codes[i] + 1] += 1
+    for g in range(n_users):
+        start[g + 1] += start[g]
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] rows_arr = np.empty(n, dtype=np.int64)
+    cdef long long[::1] rows = rows_arr
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] fill_arr = start_arr[:n_users].copy()
+    cdef long long[::1] fill = fill_arr
+    for i in range(n):
+        u = user_codes[i]
+        rows[fill[u]] = i
+        fill[u] += 1
+    del fill_arr
+    cdef long long maxlen = 1
+    for g in range(n_users):
+        if start[g + 1] - start[g] > maxlen:
+            maxlen = start[g + 1] - start[g]
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] items_arr = np.empty(n, dtype=np.int64)
+    cdef cnp.ndarray[cnp.float64_t, ndim=1] rel_arr = np.empty(n, dtype=np.float64)
+    cdef cnp.ndarray[cnp.float64_t, ndim=1] desc_arr = np.empty(n, dtype=np.float64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] kept_arr = np.zeros(n_users, dtype=np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] ndup_arr = np.zeros(n_users, dtype=np.int64)
+    cdef long long[::1] out_items = items_arr
+    cdef double[::1] out_rel = rel_arr
+    cdef double[::1] out_desc = desc_arr
+    cdef long long[::1] kept = kept_arr
+    cdef long long[::1] ndup = ndup_arr
+    cdef TRow* buf
+    cdef long long s, e, j, m, w
+    cdef int nt = 1 if n < SMALL_WORK else receval_pack_threads()
+    with nogil, parallel(num_threads=nt):
+        buf = <TRow*> malloc(maxlen * sizeof(TRow))
+        for g in prange(n_users, schedule="guided"):
+            s = start[g]
+            e = start[g + 1]
+            m = e - s
+            for j in range(m):
+                buf[j].item = item_codes[rows[s + j]]
+                buf[j].rel = rel[rows[s + j]]
+                buf[j].idx = rows[s + j]
+            if m > 1:
+                qsort(buf, m, sizeof(TRow), _cmp_trow)
+            w = 0
+            for j in range(m):
+                if j > 0 and buf[j].item == buf[j - 1].item:
+                    ndup[g] += 1
+                    if dedupe:
+                        continue
+                out_items[s + w] = buf[j].item
+                out_rel[s + w] = buf[j].rel
+                out_desc[s + w] = buf[j].rel
+                w = w + 1
+            if w > 1:
+                qsort(&out_desc[s], w, sizeof(double), _cmp_desc)
+            kept[g] = w
+        free(buf)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] indptr_arr = np.zeros(n_users + 1, dtype=np.int64)
+    cdef long long[::1] indptr = indptr_arr
+    for g in range(n_users):
+        indptr[g + 1] = indptr[g] + kept[g]
+    if indptr[n_users] != n:  # duplicates removed: close the gaps
+        for g in range(n_users):
+            s = start[g]
+            w = indptr[g]
+            if s != w:
+                for j in range(kept[g]):
+                    out_items[w + j] = out_items[s + j]
+                    out_rel[w + j] = out_rel[s + j]
+                    out_desc[w + j] = out_desc[s + j]
+        items_arr = items_arr[:indptr[n_users]].copy()
+        rel_arr = rel_arr[:indptr[n_users]].copy()
+        desc_arr = desc_arr[:indptr[n_users]].copy()
+    return indptr_arr, items_arr, rel_arr, desc_arr, ndup_arr

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import InputError, PolicyError
 from ..io.frames import Columns
-from ..kernels import group_rows, join_lists, pack_lists
+from ..kernels import group_rows, group_truth, join_lists, pack_lists
 from ..policies import Policies
 from .rawids import RawIds, grouped_column, raw_ids, truth_raw
 from .vocab import (
@@ -90,23 +90,6 @@ def _dedupe_mode(policy: str) -> int:
     return {"error": 0, "max": 1, "first": 1}[policy]
 
 
-def _order(group: np.ndarray, n_groups: int, score: np.ndarray, key: np.ndarray,
-           dedupe: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows grouped by ``group``, each group by score descending then ``key`` ascending.
-
-    ``key`` holds non-negative codes (equal keys in a group are duplicates, see
-    :func:`receval.kernels.pack_lists`). Returns ``(indptr, rows, n_dup)``.
-    """
-    n_keys = int(key.max()) + 1 if len(key) else 1
-    none = np.full(n_keys, -1, dtype=np.int64)
-    out = pack_lists(group.astype(CODE, copy=False), np.arange(n_groups, dtype=np.int64),
-                     n_groups, np.ascontiguousarray(score, dtype=np.float64),
-                     key.astype(CODE, copy=False), np.arange(n_keys, dtype=np.int64), none,
-                     np.zeros(n_groups + 1, dtype=np.int64), np.zeros(0, dtype=np.int64),
-                     np.zeros(0, dtype=np.float64), 0, dedupe, 0, 0, 0, 0, None, 1)
-    return out[0], out[9], out[6]
-
-
 def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
     """Factorize, validate and group the truth."""
     if cols.n_rows == 0:
@@ -160,9 +143,10 @@ def _group_truth(u_codes: np.ndarray, i_codes: np.ndarray, rel: np.ndarray, user
     """
     n = len(rel)
     mode = _dedupe_mode(policies.duplicates)
-    zero = np.zeros(n, dtype=np.float64)
-    key_rel = rel if mode == 1 else zero  # keep the highest relevance (best-ranked occurrence)
-    indptr, perm, ndup = _order(u_codes, len(users), key_rel, i_codes, mode)
+    indptr, item_sorted, rel_sorted, rel_desc, ndup = group_truth(
+        np.ascontiguousarray(u_codes, dtype=CODE), len(users),
+        np.ascontiguousarray(i_codes, dtype=CODE), np.ascontiguousarray(rel, dtype=np.float64),
+        mode)
     n_dup = int(ndup.sum())
     if n_dup and mode == 0:
         u = int(np.flatnonzero(ndup)[0])
@@ -171,17 +155,10 @@ def _group_truth(u_codes: np.ndarray, i_codes: np.ndarray, rel: np.ndarray, user
             "Pass duplicates='max' (keep the highest relevance) or duplicates='first' (the "
             "same: the best-ranked row), or drop them."
         )
-    # the kernel ordered by (rel desc, item asc) when mode == 1; re-sort by item within users
-    grp = np.repeat(np.arange(len(users), dtype=CODE), np.diff(indptr))
-    if mode == 1:
-        perm = perm[_order(grp, len(users), zero[: len(perm)], i_codes[perm])[1]]
-    item_sorted = i_codes[perm].astype(np.int64)
-    rel_sorted = rel[perm]
-    perm_desc = _order(grp, len(users), rel_sorted, item_sorted)[1]
     return TruthPack(
         users=users, items=items, indptr=indptr, item_codes=item_sorted, rel=rel_sorted,
-        rel_desc=rel_sorted[perm_desc], n_rows=n,
-        max_rel=float(rel.max()) if n else 0.0, counts={"truth_duplicates": n_dup},
+        rel_desc=rel_desc, n_rows=n, max_rel=float(rel.max()) if n else 0.0,
+        counts={"truth_duplicates": n_dup},
     )
 
 
