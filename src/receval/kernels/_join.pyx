@@ -676,12 +676,12 @@ def adjacent_starts(int kind, object a, object b):
     if n <= 0:
         return np.zeros(0, dtype=np.int64)
     cdef long long count = 1, j = 0
+    cdef int nt = 1 if n < SMALL_WORK else receval_join_threads()
     brk[0] = 1
-    with nogil:
-        for i in range(1, n):
-            if not _equal(ids, i - 1, ids, i):
-                brk[i] = 1
-                count += 1
+    for i in prange(1, n, nogil=True, schedule="static", num_threads=nt):
+        if not _equal(ids, i - 1, ids, i):
+            brk[i] = 1
+            count += 1
     cdef cnp.ndarray[cnp.int64_t, ndim=1] out_arr = np.empty(count, dtype=np.int64)
     cdef long long[::1] out = out_arr
     with nogil:
