@@ -51,13 +51,16 @@ def raw_ids(col: Any) -> RawIds | None:
 
     Read in place: int64 / smaller integer columns (numpy, pandas, Arrow without nulls), uint64
     below 2**63, Arrow ``string`` / ``large_string`` without nulls (pyarrow, polars, pandas
-    ``str``), object columns holding only ``str``. Everything else (floats, categoricals,
+    ``str``), object columns holding only ``str`` (and pandas' Python-backed strings, as
+    such a column). Everything else (floats, categoricals,
     dictionaries, binary, missing values, mixed objects) returns ``None``.
     """
     chunks = _arrow_chunks(col)
     if chunks is not None:
         return _from_arrow(chunks)
     if isinstance(col, (pd.Series, pd.Index)):
+        if isinstance(col.dtype, pd.StringDtype):  # Python-backed strings (no pyarrow)
+            return _from_numpy(col.to_numpy(dtype=object))
         if not isinstance(col.dtype, np.dtype):
             return None
         col = col.to_numpy()
