@@ -40,8 +40,8 @@ def _missing_extension(exc: ImportError) -> ImportError:
 
 
 try:
-    from ._join import adjacent_starts, all_str, group_rows, join_lists
-    from ._packing import group_truth, pack_lists
+    from ._join import adjacent_starts, all_str, join_lists
+    from ._packing import group_rows, group_truth, pack_lists
     from ._ranking import (
         DISCOUNTS,
         GAINS,

@@ -622,48 +622,6 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
             tied_arr)
 
 
-def group_rows(const int[::1] codes, long long n_codes):
-    """Rows of each user code: ``(rstart, rows)`` with user ``c``'s rows
-    ``rows[rstart[c]:rstart[c + 1]]`` in input order. When the codes are the block numbers of
-    grouped input (0, 0, 1, 1, 1, 2, ...) ``rows`` is empty: the rows themselves."""
-    cdef Py_ssize_t n = codes.shape[0], i
-    cdef cnp.ndarray[cnp.int64_t, ndim=1] start_arr = np.zeros(n_codes + 1, dtype=np.int64)
-    cdef long long[::1] start = start_arr
-    cdef bint grouped = n == 0 or codes[0] == 0
-    cdef long long c, prev = 0
-    with nogil:
-        for i in range(1, n):
-            c = codes[i] - codes[i - 1]
-            if c != 0 and c != 1:
-                grouped = False
-                break
-        if grouped:
-            for i in range(1, n):
-                if codes[i] != codes[i - 1]:
-                    start[codes[i]] = i
-            if n:
-                for c in range(codes[n - 1] + 1, n_codes + 1):
-                    start[c] = n
-    if grouped:
-        return start_arr, np.zeros(0, dtype=np.int64)
-    start_arr[:] = 0
-    for i in range(n):
-        if codes[i] >= 0:
-            start[codes[i] + 1] += 1
-    for c in range(n_codes):
-        start[c + 1] += start[c]
-    cdef cnp.ndarray[cnp.int64_t, ndim=1] rows_arr = np.empty(start[n_codes], dtype=np.int64)
-    cdef long long[::1] rows = rows_arr
-    cdef cnp.ndarray[cnp.int64_t, ndim=1] fill_arr = start_arr[:n_codes].copy()
-    cdef long long[::1] fill = fill_arr
-    for i in range(n):
-        c = codes[i]
-        if c >= 0:
-            rows[fill[c]] = i
-            fill[c] += 1
-    return start_arr, rows_arr
-
-
 def adjacent_starts(int kind, object a, object b):
     """Rows whose id differs from the previous row's (row 0 included): the starts of the runs
     of equal adjacent ids, as int64."""

@@ -259,6 +259,48 @@ def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
             n_dropped, tied_arr, perm_arr)
 
 
+def group_rows(const int[::1] codes, long long n_codes):
+    """Rows of each user code: ``(rstart, rows)`` with user ``c``'s rows
+    ``rows[rstart[c]:rstart[c + 1]]`` in input order. When the codes are the block numbers of
+    grouped input (0, 0, 1, 1, 1, 2, ...) ``rows`` is empty: the rows themselves."""
+    cdef Py_ssize_t n = codes.shape[0], i
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] start_arr = np.zeros(n_codes + 1, dtype=np.int64)
+    cdef long long[::1] start = start_arr
+    cdef bint grouped = n == 0 or codes[0] == 0
+    cdef long long c, prev = 0
+    with nogil:
+        for i in range(1, n):
+            c = codes[i] - codes[i - 1]
+            if c != 0 and c != 1:
+                grouped = False
+                break
+        if grouped:
+            for i in range(1, n):
+                if codes[i] != codes[i - 1]:
+                    start[codes[i]] = i
+            if n:
+                for c in range(codes[n - 1] + 1, n_codes + 1):
+                    start[c] = n
+    if grouped:
+        return start_arr, np.zeros(0, dtype=np.int64)
+    start_arr[:] = 0
+    for i in range(n):
+        if codes[i] >= 0:
+            start[codes[i] + 1] += 1
+    for c in range(n_codes):
+        start[c + 1] += start[c]
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] rows_arr = np.empty(start[n_codes], dtype=np.int64)
+    cdef long long[::1] rows = rows_arr
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] fill_arr = start_arr[:n_codes].copy()
+    cdef long long[::1] fill = fill_arr
+    for i in range(n):
+        c = codes[i]
+        if c >= 0:
+            rows[fill[c]] = i
+            fill[c] += 1
+    return start_arr, rows_arr
+
+
 cdef struct TRow:
     long long item
     double rel
@@ -293,23 +335,12 @@ def group_truth(const int[::1] user_codes, long long n_users, const int[::1] ite
 
     Returns ``(indptr, items, rel, rel_desc, n_dup)``.
     """
-    cdef Py_ssize_t n = user_codes.shape[0], i
-    cdef long long g, u
-    cdef cnp.ndarray[cnp.int64_t, ndim=1] start_arr = np.zeros(n_users + 1, dtype=np.int64)
+    cdef Py_ssize_t n = user_codes.shape[0]
+    cdef long long g
+    start_arr, rows_arr = group_rows(user_codes, n_users)
     cdef long long[::1] start = start_arr
-    for i in range(n):
-        start[user_codes[i] + 1] += 1
-    for g in range(n_users):
-        start[g + 1] += start[g]
-    cdef cnp.ndarray[cnp.int64_t, ndim=1] rows_arr = np.empty(n, dtype=np.int64)
     cdef long long[::1] rows = rows_arr
-    cdef cnp.ndarray[cnp.int64_t, ndim=1] fill_arr = start_arr[:n_users].copy()
-    cdef long long[::1] fill = fill_arr
-    for i in range(n):
-        u = user_codes[i]
-        rows[fill[u]] = i
-        fill[u] += 1
-    del fill_arr
+    cdef bint has_rows = rows.shape[0] > 0
     cdef long long maxlen = 1
     for g in range(n_users):
         if start[g + 1] - start[g] > maxlen:
@@ -325,7 +356,7 @@ def group_truth(const int[::1] user_codes, long long n_users, const int[::1] ite
     cdef long long[::1] kept = kept_arr
     cdef long long[::1] ndup = ndup_arr
     cdef TRow* buf
-    cdef long long s, e, j, m, w
+    cdef long long s, e, j, m, w, r
     cdef int nt = 1 if n < SMALL_WORK else receval_pack_threads()
     with nogil, parallel(num_threads=nt):
         buf = <TRow*> malloc(maxlen * sizeof(TRow))
@@ -334,9 +365,10 @@ def group_truth(const int[::1] user_codes, long long n_users, const int[::1] ite
             e = start[g + 1]
             m = e - s
             for j in range(m):
-                buf[j].item = item_codes[rows[s + j]]
-                buf[j].rel = rel[rows[s + j]]
-                buf[j].idx = rows[s + j]
+                r = rows[s + j] if has_rows else s + j
+                buf[j].item = item_codes[r]
+                buf[j].rel = rel[r]
+                buf[j].idx = r
             if m > 1:
                 qsort(buf, m, sizeof(TRow), _cmp_trow)
             w = 0
