@@ -804,59 +804,266 @@ cdef void _avg_gain(const double* rel, const long long* grp_end, long long n_ava
         i = e
 
 
+# Requests answered from shared per-user prefix sums (see ``_fused_plan``): one walk of the list
+# per relevance threshold and one per (gain, discount) pair serves every cutoff of them.
+DEF F_SLOW = 0
+DEF F_BINARY = 1
+DEF F_DCG = 2
+
+
+def _fused_plan(const int[::1] codes, const double[::1] thrs, const int[::1] gains,
+                const int[::1] ideals, const int[::1] discounts, int avg):
+    """Which requests read shared prefix sums, and the slot (threshold or gain/discount) of each.
+
+    A prefix sum accumulates the same terms in the same order as the request's own walk, so
+    its value at a cutoff is bit-identical to the walk stopped there.
+    """
+    cdef Py_ssize_t q, n_req = codes.shape[0]
+    kind = np.zeros(n_req, dtype=np.intc)
+    slot = np.full(n_req, -1, dtype=np.intc)
+    thr_slots: dict = {}
+    dcg_slots: dict = {}
+    if avg:
+        return kind, slot, np.zeros(0), np.zeros(0, dtype=np.intc), np.zeros(0, dtype=np.intc)
+    for q in range(n_req):
+        c = codes[q]
+        if c in (HITS, PRECISION, RECALL, FBETA, HIT_RATE, RR, FIRST_HIT, AP, RPREC):
+            kind[q] = F_BINARY
+            slot[q] = thr_slots.setdefault(float(thrs[q]), len(thr_slots))
+        elif c == DCG or (c == NDCG and ideals[q] == I_TRUTH):
+            kind[q] = F_DCG
+            slot[q] = dcg_slots.setdefault((int(gains[q]), int(discounts[q])), len(dcg_slots))
+    pairs = list(dcg_slots)
+    return (kind, slot, np.array(list(thr_slots), dtype=np.float64),
+            np.array([g for g, _ in pairs], dtype=np.intc),
+            np.array([d for _, d in pairs], dtype=np.intc))
+
+
+cdef double _binary_from_prefix(int code, long long k, double par, int opt, long long n_avail,
+                                long long list_len, long long nrel, const double* hp,
+                                const double* ap, long long first) noexcept nogil:
+    """A binary-relevance request from the threshold's prefix sums (hp: hits, ap: AP terms).
+
+    Mirrors the tail of ``_metric`` (same denominators, same arithmetic).
+    """
+    cdef long long kk = k if k > 0 else list_len
+    cdef long long n
+    cdef double x, den
+    if code == RPREC:
+        kk = nrel if (k <= 0 or nrel < k) else k
+    n = n_avail if n_avail < kk else kk
+    x = hp[n]
+    if code == HITS:
+        return x
+    if code == PRECISION or code == RPREC:
+        if code == RPREC:
+            den = <double> (nrel if opt == V_FIRST else kk)
+        elif opt == 0:
+            den = <double> kk
+        elif opt == 1:
+            den = <double> (list_len if list_len < kk else kk)
+        else:
+            den = <double> (kk if kk < nrel else nrel)
+        return x / den if den > 0 else 0.0
+    if code == RECALL:
+        den = <double> (nrel if opt == 0 else (kk if kk < nrel else nrel))
+        return x / den if den > 0 else 0.0
+    if code == FBETA:
+        den = par * par * nrel + kk
+        return (1.0 + par * par) * x / den if den > 0 else 0.0
+    if code == HIT_RATE:
+        if opt == 0:
+            return 1.0 if x > 0 else 0.0
+        if opt == 1:
+            den = <double> (list_len if list_len < kk else kk)
+        else:
+            den = <double> nrel
+        return x / den if den > 0 else 0.0
+    if code == RR or code == FIRST_HIT:
+        if 0 <= first < n:
+            return 1.0 / (first + 1.0) if code == RR else first + 1.0
+        return 0.0 if code == RR else NAN
+    # AP
+    if opt == 0:
+        den = <double> nrel
+    elif opt == V_SECOND:
+        den = <double> (kk if kk < nrel else nrel)
+    elif opt == V_FOURTH:
+        den = <double> kk
+    else:
+        den = x
+    return ap[n] / den if den > 0 else 0.0
+
+
 def compute_metrics(const long long[::1] indptr, const double[::1] rel,
                     const signed char[::1] judged, const long long[::1] grp_end,
                     const long long[::1] list_len, const long long[::1] t_indptr,
                     const double[::1] t_rel_desc, const int[::1] codes,
                     const long long[::1] ks, const double[::1] thrs, const double[::1] pars,
                     const int[::1] opts, const int[::1] gains, const int[::1] ideals,
-                    const int[::1] discounts, const double[::1] pars2):
+                    const int[::1] discounts, const double[::1] pars2, int fused=1):
     """Every requested metric for every user in one parallel pass.
 
     ``pars2``: the requests' second numeric parameter (the C/W/L gain scale), else 0.
 
     ``grp_end`` is empty unless ties are averaged; otherwise ``grp_end[p]`` is the absolute
     end of the tie group that holds position p. Returns a (users x requests) float64 array.
+
+    Per user, the list is walked once per relevance threshold (hits and AP terms) and once per
+    (gain, discount) pair (DCG terms; the ideal from the truth likewise), keeping prefix sums;
+    the cutoff-based requests read them, so more cutoffs cost almost nothing. Other requests
+    walk the list themselves; ``fused=0`` makes every request walk (the same bits, slower).
     """
     cdef Py_ssize_t n_users = indptr.shape[0] - 1, n_req = codes.shape[0]
     cdef cnp.ndarray[cnp.float64_t, ndim=2] out_arr = np.empty((n_users, n_req), dtype=np.float64)
     cdef double[:, ::1] out = out_arr
-    cdef long long maxlen = 1, u, s, e, j, q
+    cdef long long maxlen = 1, maxtruth = 1, u, s, e, j, q, i, t, n_avail, n_truth, h, first
+    cdef long long m, nr
     cdef int avg = grp_end.shape[0] > 0
+    kind_a, slot_a, thr_a, dgain_a, ddisc_a = _fused_plan(codes, thrs, gains, ideals, discounts,
+                                                           avg or not fused)
+    cdef const int[::1] fkind = kind_a
+    cdef const int[::1] fslot = slot_a
+    cdef const double[::1] tthr = thr_a
+    cdef const int[::1] dgain = dgain_a
+    cdef const int[::1] ddisc = ddisc_a
+    cdef long long n_t = tthr.shape[0], n_d = dgain.shape[0]
     for u in range(n_users):
         if indptr[u + 1] - indptr[u] > maxlen:
             maxlen = indptr[u + 1] - indptr[u]
+        if t_indptr[u + 1] - t_indptr[u] > maxtruth:
+            maxtruth = t_indptr[u + 1] - t_indptr[u]
+    if maxtruth > maxlen:
+        maxlen = maxtruth  # the discount table also serves the ideal lists
+    cdef long long stride = maxlen + 1, tstride = maxtruth + 1
+    # the DCG requests' ideal depth: the largest cutoff (every truth item when one has none)
+    cdef long long ideal_depth = 0
+    for q in range(n_req):
+        if fkind[q] == F_DCG and codes[q] == NDCG:
+            m = maxtruth if ks[q] <= 0 or ks[q] > maxtruth else ks[q]
+            if m > ideal_depth:
+                ideal_depth = m
+    dtab_a = np.empty(len(DISCOUNTS) * stride, dtype=np.float64)
+    cdef double[::1] dtab = dtab_a
+    for t in range(len(DISCOUNTS)):
+        for i in range(stride):
+            dtab[t * stride + i] = _disc(i, <int> t)
     cdef double* scratch
     cdef long long* gbuf
+    cdef double* hp        # per threshold: hits in the first i positions
+    cdef double* ap        # per threshold: sum of AP terms h/(j+1) over hits j < i
+    cdef double* dp        # per (gain, discount): DCG of the first i positions
+    cdef double* ip        # per (gain, discount): ideal DCG of the first i truth items
+    cdef long long* nrel_t
+    cdef long long* first_t
+    cdef long long* depth_t  # per slot (thresholds, then gain/discount pairs): positions walked
+    cdef const double* r
+    cdef const double* tr
+    cdef double acc, x, den
     cdef int nt = _threads(indptr[n_users] * n_req + n_users)
     with nogil, parallel(num_threads=nt):
         scratch = <double*> malloc(maxlen * sizeof(double))
         gbuf = <long long*> malloc(maxlen * sizeof(long long))
+        hp = <double*> malloc((n_t * stride + 1) * sizeof(double))
+        ap = <double*> malloc((n_t * stride + 1) * sizeof(double))
+        dp = <double*> malloc((n_d * stride + 1) * sizeof(double))
+        ip = <double*> malloc((n_d * tstride + 1) * sizeof(double))
+        nrel_t = <long long*> malloc((n_t + 1) * sizeof(long long))
+        first_t = <long long*> malloc((n_t + 1) * sizeof(long long))
+        depth_t = <long long*> malloc((n_t + n_d + 1) * sizeof(long long))
         for u in prange(n_users, schedule="guided"):
             s = indptr[u]
             e = indptr[u + 1]
+            n_avail = e - s
+            n_truth = t_indptr[u + 1] - t_indptr[u]
+            r = &rel[s] if e > s else NULL
+            tr = &t_rel_desc[t_indptr[u]] if n_truth > 0 else NULL
             if avg:
-                for j in range(e - s):
+                for j in range(n_avail):
                     gbuf[j] = grp_end[s + j] - s
+            for t in range(n_t + n_d):
+                depth_t[t] = 0
+            for t in range(n_t):
+                nr = 0
+                for i in range(n_truth):
+                    if tr[i] >= tthr[t]:
+                        nr = nr + 1
+                nrel_t[t] = nr
             for q in range(n_req):
+                if fkind[q] == F_SLOW:
+                    continue
+                m = ks[q] if ks[q] > 0 else list_len[u]
+                if codes[q] == RPREC:
+                    nr = nrel_t[fslot[q]]
+                    m = nr if (ks[q] <= 0 or nr < ks[q]) else ks[q]
+                t = fslot[q] if fkind[q] == F_BINARY else n_t + fslot[q]
+                m = n_avail if n_avail < m else m
+                if m > depth_t[t]:
+                    depth_t[t] = m
+            for t in range(n_t):
+                h = 0
+                first = -1
+                acc = 0.0
+                hp[t * stride] = 0.0
+                ap[t * stride] = 0.0
+                for i in range(depth_t[t]):
+                    if r[i] >= tthr[t]:
+                        h = h + 1
+                        acc = acc + h / (i + 1.0)
+                        if first < 0:
+                            first = i
+                    hp[t * stride + i + 1] = <double> h
+                    ap[t * stride + i + 1] = acc
+                first_t[t] = first
+            for t in range(n_d):
+                acc = 0.0
+                dp[t * stride] = 0.0
+                for i in range(depth_t[n_t + t]):
+                    acc = acc + _gain(r[i], dgain[t]) / dtab[ddisc[t] * stride + i]
+                    dp[t * stride + i + 1] = acc
+                acc = 0.0
+                ip[t * tstride] = 0.0
+                for i in range(n_truth if n_truth < ideal_depth else ideal_depth):
+                    acc = acc + _gain(tr[i], dgain[t]) / dtab[ddisc[t] * stride + i]
+                    ip[t * tstride + i + 1] = acc
+            for q in range(n_req):
+                if fkind[q] == F_BINARY:
+                    t = fslot[q]
+                    out[u, q] = _binary_from_prefix(
+                        codes[q], ks[q], pars[q], opts[q], n_avail, list_len[u], nrel_t[t],
+                        &hp[t * stride], &ap[t * stride], first_t[t])
+                    continue
+                if fkind[q] == F_DCG:
+                    t = fslot[q]
+                    m = ks[q] if ks[q] > 0 else list_len[u]
+                    x = dp[t * stride + (n_avail if n_avail < m else m)]
+                    if codes[q] == DCG:
+                        out[u, q] = x
+                        continue
+                    m = ks[q] if ks[q] > 0 else n_truth
+                    den = ip[t * tstride + (n_truth if n_truth < m else m)]
+                    out[u, q] = x / den if den > 0 else 0.0
+                    continue
                 if codes[q] >= FIRST_EXT:
                     out[u, q] = _metric_ext(
                         codes[q], ks[q], thrs[q], pars[q], pars2[q], opts[q],
-                        &rel[s] if e > s else NULL, &judged[s] if e > s else NULL,
-                        gbuf if avg else NULL, e - s, list_len[u],
-                        &t_rel_desc[t_indptr[u]] if t_indptr[u + 1] > t_indptr[u] else NULL,
-                        t_indptr[u + 1] - t_indptr[u], scratch)
+                        r, &judged[s] if e > s else NULL,
+                        gbuf if avg else NULL, n_avail, list_len[u], tr, n_truth, scratch)
                     continue
                 out[u, q] = _metric(codes[q], ks[q], thrs[q], pars[q], opts[q], gains[q],
-                                    ideals[q], discounts[q],
-                                    &rel[s] if e > s else NULL,
+                                    ideals[q], discounts[q], r,
                                     &judged[s] if e > s else NULL,
-                                    gbuf if avg else NULL,
-                                    e - s, list_len[u],
-                                    &t_rel_desc[t_indptr[u]] if t_indptr[u + 1] > t_indptr[u] else NULL,
-                                    t_indptr[u + 1] - t_indptr[u], scratch)
+                                    gbuf if avg else NULL, n_avail, list_len[u], tr, n_truth,
+                                    scratch)
         free(scratch)
         free(gbuf)
+        free(hp)
+        free(ap)
+        free(dp)
+        free(ip)
+        free(nrel_t)
+        free(first_t)
+        free(depth_t)
     return out_arr
 
 
