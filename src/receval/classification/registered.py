@@ -6,6 +6,8 @@ Importing this module registers (as plugin metrics computed from the packed arra
   seen as a binary decision (recommended vs not) against the truth (liked vs not);
 - ``gauc`` (alias ``user_auc``): per-user AUC, averaged unweighted or weighted;
 - ``lauc@k``: limited AUC over the top k (Schroder et al. 2011);
+- ``global_auc`` (alias ``auc``): one AUC over the scored pairs of every user pooled (a value
+  of the whole run, not a mean over users);
 - ``rmse``, ``mae``, ``mse``, ``r2``: the run's scores as predicted ratings against the truth's
   relevance values as ratings (Herlocker et al. 2004);
 - ``log_loss``: the run's scores as predicted probabilities that an item is relevant.
@@ -281,6 +283,75 @@ register(MetricDef(
               "Fawcett 2006 (ROC analysis)",
     example="scores (0.9, 0.8, 0.7), labels (1, 0, 1): AUC = 1/2",
 ), ("user_auc",))
+
+def _global_auc(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    rel = float(spec.get("rel"))
+    keep = np.ones(len(packed.rel), dtype=bool)
+    if spec.get("unlabelled") == "skip":
+        keep &= packed.judged.astype(bool)
+    pos = packed.rel[keep] >= rel
+    scores = packed.scores[keep]
+    # nan_scores="last": NaN ranks below every finite score, tied with the other NaN scores
+    scores = np.where(np.isnan(scores), -np.inf, scores)
+    # per user: the user's own AUC over its pairs (a diagnostic column, not the summary)
+    u_pos, u_neg, u_correct = pair_counts(_kept_layout(packed, keep), scores, pos)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_user = np.where((u_pos > 0) & (u_neg > 0), u_correct / (u_pos * u_neg), np.nan)
+    # pooled: every pair of every user sorted together by score (ties grouped: order-free)
+    order = np.argsort(-scores, kind="stable")
+    npos, nneg, correct = pair_counts(np.array([0, len(scores)], dtype=np.int64),
+                                      scores[order], pos[order])
+    p, n = float(npos[0]), float(nneg[0])
+    n_rel_truth = float(_truth_positives(packed, rel).sum())
+    info: dict[str, Any] = {
+        "pairs": int(len(scores)), "positives": int(p), "negatives": int(n),
+        "unlabelled": spec.get("unlabelled"),
+        "unlabelled_pairs": int(len(packed.rel) - int(packed.judged.astype(bool).sum())),
+        "unscored_positives": int(n_rel_truth - float(np.sum(packed.rel >= rel))),
+    }
+    if p <= 0 or n <= 0:
+        if spec.get("single_class") == "error":
+            raise PolicyError(
+                f"{spec.key}: the pooled pairs hold {int(p)} positive(s) and {int(n)} "
+                "negative(s); AUC needs both. Check the truth's relevance threshold (rel=) and "
+                "that the run scores labelled negatives, or use single_class='nan' to report "
+                "NaN."
+            )
+        value = float("nan")
+    else:
+        value = float(correct[0] / (p * n))
+    return MetricValues(per_user, value, info)
+
+
+register(MetricDef(
+    "global_auc", "Global (pooled) AUC",
+    "AUC = (1/(P N)) sum_{p,n} ([s_p > s_n] + 1/2 [s_p = s_n]) over the scored (user, item) "
+    "pairs of every user pooled",
+    "One ROC area over the scored (user, item) pairs of all users together, not a mean of "
+    "per-user values: P positives (truth relevance >= rel) and N negatives pooled, every "
+    "(positive, negative) pair compared, including pairs of two different users, so the "
+    "scores must share one scale (probabilities, not per-user ranks). Tied scores count 1/2 "
+    "(the trapezoidal ROC area, scikit-learn roc_auc_score). unlabelled: negative = a scored "
+    "pair without a truth row is a negative (RecBole AUC, where every scored pair is "
+    "labelled) | skip = only pairs with a truth row count, positives with relevance >= rel, "
+    "negatives with a truth row below it (Microsoft Recommenders auc, an inner join of truth "
+    "and predictions). Relevant truth items the run does not score take no part (counted in "
+    "info unscored_positives). The users policy decides whose pairs enter the pool. "
+    "single_class: when the pool has no positive or no negative the value is NaN (nan, as "
+    "RecBole and scikit-learn >= 1.6 report it) or an error. The value needs every pair at "
+    "once: evaluate it in memory (not in blocks or Spark buckets). The per-user column holds "
+    "each user's own AUC over its pairs (NaN with one class); the summary is the pooled AUC, "
+    "not their mean (gauc is the mean).",
+    (REL, UNLABELLED,
+     Param("single_class", "nan",
+           "the pool has no positive or no negative: nan (the value is NaN) | error",
+           ("nan", "error"))),
+    cutoff="none", aggregate="pooled", family="classification", compute=_global_auc,
+    reference="Fawcett 2006 (ROC analysis); RecBole recbole/evaluator/metrics.py (AUC); "
+              "Microsoft Recommenders recommenders/evaluation/python_evaluation.py (auc)",
+    example="user a: (0.9 +, 0.2 -), user b: (0.5 +, 0.6 -): pairs 0.9>0.2, 0.9>0.6, "
+            "0.5>0.2, 0.5<0.6: AUC = 3/4",
+), ("auc",))
 
 register(MetricDef(
     "lauc", "Limited AUC@k (LAUC)",

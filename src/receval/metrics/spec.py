@@ -155,7 +155,8 @@ class MetricDef:
 
     ``cutoff``: ``"optional"`` (``name`` = whole list, ``name@k``), ``"none"`` (never a cutoff).
     ``aggregate``: ``"mean"`` over evaluated users, or ``"micro"``: sum of per-user numerators
-    over sum of per-user denominators (item-level hit rates).
+    over sum of per-user denominators (item-level hit rates), or ``"pooled"``: one value over
+    the pairs of every user together (a pooled AUC), which is not a function of per-user values.
     ``compute``: for metrics outside the compiled ranking kernel, a function
     ``compute(spec, packed, context) -> MetricValues`` (see :mod:`receval.engines.plugins`);
     ``needs`` names the optional inputs it requires (``"train"``, ``"item_features"``, ...).
