@@ -147,7 +147,7 @@ MS_RECOMMENDERS = Preset(
     "ms_recommenders", "Microsoft Recommenders", "recommenders 1.2.1",
     "recommenders-team/recommenders recommenders/evaluation/python_evaluation.py "
     "(merge_ranking_true_pred, precision_at_k, recall_at_k, ndcg_at_k, map_at_k, map, "
-    "r_precision_at_k, logloss); checked by tests/crosscheck/test_compat_presets.py",
+    "r_precision_at_k, logloss, auc); checked by tests/crosscheck/test_compat_presets.py",
     (("users", "intersection"), ("empty_truth", "skip")),
     {
         "precision_at_k": _n("precision", "hits in the top k / k"),
@@ -159,14 +159,18 @@ MS_RECOMMENDERS = Preset(
         "map": _n("map", "sum of precision at hits within k / R (k still cuts the list)"),
         "logloss": _n("log_loss", "log loss over the inner join of truth and predictions "
                       "(labelled pairs only), pooled", average="micro", unlabelled="skip"),
+        "auc": _n("global_auc", "roc_auc_score over the inner join of truth and predictions: "
+                  "one ROC area over the labelled pairs of every user pooled, ties 1/2; one "
+                  "class only gives NaN (scikit-learn >= 1.6)", unlabelled="skip"),
         "r_precision_at_k": _n(
             "r_precision", "hits at ranks <= min(R, k) / R",
             "users without such a hit drop out of the mean (pandas division leaves NaN for "
             "them and .mean() skips it), so the value is not an average over all users",
             denominator="rel"),
     },
-    ("auc is one ROC area over the labelled pairs of every user pooled; receval's gauc is per "
-     "user (gauc(unlabelled=skip) is its per-user form)",
+    ("auc is global_auc(unlabelled=skip), pooled over users; gauc(unlabelled=skip) is its "
+     "per-user form. auc and logloss read the truth's rating as the label: give binary "
+     "ratings (0/1) with rel=1",
      "users are those present in both the truth and the predictions (merge_ranking_true_pred); "
      "ndcg_at_k alone merges every truth user back in (outer join), so there users="
      "'truth' reproduces it when some truth users have no predictions",
@@ -177,7 +181,8 @@ MS_RECOMMENDERS = Preset(
 RECBOLE = Preset(
     "recbole", "RecBole", "RecBole 1.2.1 (master 7b02be5)", "RUCAIBox/RecBole "
     "recbole/evaluator/metrics.py (Hit, MRR, MAP, Recall, NDCG, Precision, ItemCoverage, "
-    "AveragePopularity, ShannonEntropy, GiniIndex, TailPercentage, GAUC), "
+    "AveragePopularity, ShannonEntropy, GiniIndex, TailPercentage, GAUC, AUC), "
+    "evaluator/utils.py (_binary_clf_curve), "
     "evaluator/collector.py (data.num_items, data.count_items, rec.meanrank); RecBole needs torch, so the tests use values worked "
     "out from these formulas",
     (("users", "truth"), ("empty_truth", "skip")),
@@ -200,6 +205,9 @@ RECBOLE = Preset(
                              "top k; tail = the max(floor(0.1 m), 1) least popular of the m "
                              "training items (tail_ratio=0.1); items absent from training are "
                              "not tail", head=0.9, unseen="head"),
+        "auc": _n("global_auc", "one ROC area (trapezoid, ties 1/2) over the labelled "
+                  "(user, item) pairs of value-based evaluation pooled; no positive or no "
+                  "negative gives NaN (with a warning)"),
         "gauc": _n("gauc", "per-user AUC from the average ranks of the positives among the "
                    "user's scored candidates (ties 1/2), weighted by the positives; users "
                    "without a positive or a negative left out", weight="positives"),
@@ -214,8 +222,10 @@ RECBOLE = Preset(
      "AveragePopularity, ShannonEntropy, GiniIndex and TailPercentage see full lists of k "
      "items; with shorter lists RecBole's padding is not reproduced",
      "GAUC ranks every candidate item (full sort, history items masked): give the run every "
-     "candidate's score; AUC (global, over the labelled pairs of value-based evaluation) is "
-     "rv.classification.global_auc"),
+     "candidate's score",
+     "AUC pools the labelled pairs of value-based evaluation (label field, e.g. a rating "
+     "threshold): give the run the scored pairs and the truth every labelled pair (label 0 as "
+     "relevance 0), so that every user with a labelled pair is a truth user (users='truth')"),
 )
 
 LENSKIT = Preset(

@@ -161,6 +161,8 @@ class MetricDef:
     ``compute(spec, packed, context) -> MetricValues`` (see :mod:`receval.engines.plugins`);
     ``needs`` names the optional inputs it requires (``"train"``, ``"item_features"``, ...).
     ``kernel``: for metrics of the compiled ranking kernel, their :class:`Kernel` binding.
+    ``whole_list``: for a plugin metric with a cutoff, ``whole_list(spec)`` is true when it
+    reads every position of the lists, not only the top k (e.g. the user's candidates).
     """
 
     name: str
@@ -178,6 +180,7 @@ class MetricDef:
     compute: Callable[..., Any] | None = None
     needs: tuple[str, ...] = ()
     kernel: Kernel | None = None
+    whole_list: Callable[[Any], bool] | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:
