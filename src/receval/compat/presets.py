@@ -118,7 +118,8 @@ SKLEARN = Preset(
 
 RECTOOLS = Preset(
     "rectools", "RecTools", "RecTools 0.19.0", "MobileTeleSystems/RecTools rectools/metrics/"
-    "ranking.py (NDCG, MAP, MRR), classification.py (Precision, Recall, HitRate), popularity.py "
+    "ranking.py (NDCG, MAP, MRR), classification.py (Precision, Recall, HitRate, Accuracy, "
+    "calc_confusions), popularity.py "
     "(AvgRecPopularity); checked by "
     "tests/crosscheck/test_compat_presets.py",
     (("users", "truth"), ("empty_truth", "skip")),
@@ -132,6 +133,12 @@ RECTOOLS = Preset(
         "recall": _n("recall", "hits in the top k / R"),
         "hitrate": _n("hit_rate", "1 if a relevant item is in the top k"),
         "mrr": _n("mrr", "1 / rank of the first relevant item within k"),
+        "catalogcoverage": _n("coverage", "distinct items of the top-k lists (normalize=False, "
+                              "the default; normalize=True divides by len(catalog) and counts "
+                              "items outside it: coverage(outside=count))", kind="count"),
+        "accuracy": _n("accuracy", "(TP + TN) / |catalog|, FP = k - TP (a short list's empty "
+                       "slots are false positives), TN = |catalog| - k - FN; the catalogue is "
+                       "evaluate(catalog=...)", fp="k"),
         "avgrecpopularity": _n("arp", "mean training interactions of the top-k items "
                                "(normalize=True: arp(normalize=share), their share of the "
                                "interactions)"),
@@ -147,7 +154,7 @@ MS_RECOMMENDERS = Preset(
     "ms_recommenders", "Microsoft Recommenders", "recommenders 1.2.1",
     "recommenders-team/recommenders recommenders/evaluation/python_evaluation.py "
     "(merge_ranking_true_pred, precision_at_k, recall_at_k, ndcg_at_k, map_at_k, map, "
-    "r_precision_at_k, logloss, auc); checked by tests/crosscheck/test_compat_presets.py",
+    "r_precision_at_k, logloss, auc, catalog_coverage); checked by tests/crosscheck/test_compat_presets.py",
     (("users", "intersection"), ("empty_truth", "skip")),
     {
         "precision_at_k": _n("precision", "hits in the top k / k"),
@@ -157,6 +164,10 @@ MS_RECOMMENDERS = Preset(
         "map_at_k": _n("map", "sum of precision at hits within k / min(R, k)",
                        denominator="min_k_rel"),
         "map": _n("map", "sum of precision at hits within k / R (k still cuts the list)"),
+        "catalog_coverage": _n("coverage", "distinct recommended items / distinct training "
+                               "items; recommended items absent from training count: pass "
+                               "catalog='train' and train=..., and users='run' (reco_df's "
+                               "every user)", outside="count"),
         "logloss": _n("log_loss", "log loss over the inner join of truth and predictions "
                       "(labelled pairs only), pooled", average="micro", unlabelled="skip"),
         "auc": _n("global_auc", "roc_auc_score over the inner join of truth and predictions: "
@@ -268,13 +279,19 @@ SPARK_MLLIB = Preset(
 
 RECMETRICS = Preset(
     "recmetrics", "recmetrics", "recmetrics 0.1.5", "statisticianinstilettos/recmetrics "
-    "recmetrics/metrics.py (_ark, mark); checked by tests/crosscheck/test_compat_presets.py",
+    "recmetrics/metrics.py (_ark, mark, prediction_coverage); checked by "
+    "tests/crosscheck/test_compat_presets.py",
     (("users", "truth"), ("empty_truth", "zero")),
     {
         "mark": _n("map", "'mean average recall': sum over hits of (hits so far / rank) / R, "
                    "which is average precision with denominator R",
                    "_ark accumulates precision at each hit, not recall; the result is MAP@k "
                    "(denominator R), not a mean average recall"),
+        "prediction_coverage": _n("coverage", "distinct predicted items / len(catalog), as a "
+                                  "percentage rounded to 2 decimals (receval gives the share: "
+                                  "100 x the value); predicted items outside the catalogue "
+                                  "count (can exceed 100%): pass catalog=<the catalog list>",
+                                  outside="count"),
     },
     ("recmetrics lists are the top k already; an empty actual list scores 0",),
 )
@@ -282,7 +299,8 @@ RECMETRICS = Preset(
 TORCHMETRICS = Preset(
     "torchmetrics", "torchmetrics (retrieval)", "torchmetrics 1.9.0",
     "Lightning-AI/torchmetrics src/torchmetrics/functional/retrieval/average_precision.py, "
-    "precision.py, recall.py, hit_rate.py, reciprocal_rank.py, ndcg.py, r_precision.py; "
+    "precision.py, recall.py, hit_rate.py, reciprocal_rank.py, ndcg.py, r_precision.py, "
+    "fall_out.py, retrieval/fall_out.py (RetrievalFallOut); "
     "torchmetrics needs torch, so the tests use values worked out from these formulas",
     (("users", "run"), ("empty_truth", "zero")),
     {
@@ -296,6 +314,10 @@ TORCHMETRICS = Preset(
         "retrievalnormalizeddcg": _n("ndcg", "scikit-learn's nDCG: ideal from the query's own "
                                      "candidates, tied scores averaged", ideal="list"),
         "retrievalrprecision": _n("r_precision", "relevant in the top R / R"),
+        "retrievalfallout": _n("fpr", "non-relevant candidates in the top_k / non-relevant "
+                               "candidates of the query; a query without a non-relevant "
+                               "candidate scores 1 (empty_target_action='pos', the class "
+                               "default)", candidates="list", no_negative="one"),
     },
     ("the truth is the target of the scored candidates: relevant items that were not scored "
      "do not exist for torchmetrics; pass the truth restricted to the run's items",
