@@ -365,11 +365,11 @@ def resolve_catalog(catalog: Any, *, run_items: np.ndarray, truth_items: np.ndar
             ) from None
         out = Catalog(len(ids), ids, f"explicit list ({len(ids)} items)")
     if out.ids is not None and len(recommended) and outside == "error":
-        outside = out.ids.get_indexer(pd.Index(recommended)) < 0
-        if outside.any():
-            ex = pd.Index(recommended)[outside][:3].tolist()
+        absent = out.ids.get_indexer(pd.Index(recommended)) < 0
+        if absent.any():
+            ex = pd.Index(recommended)[absent][:3].tolist()
             raise InputError(
-                f"catalog: {int(outside.sum())} recommended item(s) are not in the catalogue "
+                f"catalog: {int(absent.sum())} recommended item(s) are not in the catalogue "
                 f"({out.source}), e.g. {ex}; add them to the catalogue or filter the run "
                 "(coverage also takes outside=ignore to drop them, outside=count to count "
                 "them)."
