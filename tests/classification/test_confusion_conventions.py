@@ -168,3 +168,18 @@ def test_rectools_accuracy(seed):
         got = pd.Series(res.user_values(f"accuracy@{k}"), index=res.user_ids)
         assert np.allclose(got.loc[want.index].to_numpy(), want.to_numpy(), rtol=1e-12,
                            atol=0)
+
+
+def test_confusion_at_k_takes_the_same_conventions():
+    from receval.classification import confusion_at_k
+
+    run = {0: {"a": 0.2, "b": 0.3, "c": 0.5}, 1: {"a": 0.1, "b": 0.3, "c": 0.5, "d": 0.2}}
+    truth = {0: {"c": 1}, 1: {"b": 1, "d": 1}}
+    c = confusion_at_k(run, truth, 2, candidates="list")
+    # user 0: top 2 = c (hit), b: TP 1 FP 1 FN 0 TN 1 (a); user 1: c, b: TP 1 FP 1 FN 1 (d)
+    # TN 1 (a)
+    assert c.to_frame().to_numpy().tolist() == [[1, 1, 0, 1], [1, 1, 1, 1]]
+    assert c.fpr() == 0.5
+    c = confusion_at_k(run, truth, 5, fp="k", catalog=10)
+    # FP = 5 - TP; TN = 10 - 5 - FN
+    assert c.to_frame().to_numpy().tolist() == [[1, 4, 0, 5], [2, 3, 0, 5]]

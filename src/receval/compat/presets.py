@@ -329,7 +329,7 @@ TORCHMETRICS = Preset(
 
 CORNAC = Preset(
     "cornac", "Cornac", "cornac 3.0.1", "PreferredAI/cornac cornac/metrics/ranking.py (NDCG, "
-    "MRR, Precision, Recall, FMeasure, HitRatio, MAP); read from the installed 3.0.1 source, "
+    "MRR, Precision, Recall, FMeasure, HitRatio, MAP, AUC); read from the installed 3.0.1 source, "
     "the package needs compiled extras, so the tests use values worked out from these formulas",
     (("users", "truth"), ("empty_truth", "skip")),
     {
@@ -343,7 +343,10 @@ CORNAC = Preset(
         "map": _n("map", "AP over the whole ranking, divided by the positives"),
     },
     ("MAP ranks tied scores pessimistically (rankdata 'max'); not reproduced",
-     "MRR raises an error for a user without any positive in the ranking"),
+     "MRR raises an error for a user without any positive in the ranking",
+     "AUC is per user (averaged over users, not pooled), over the user's candidate items or "
+     "the explicit negatives gt_neg, and counts a tied (positive, negative) pair 0 (strict >): "
+     "gauc over the same candidates when scores are distinct; ties not reproduced"),
 )
 
 DAISYREC = Preset(
