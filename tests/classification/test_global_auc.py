@@ -212,3 +212,14 @@ def test_recbole_auc_worked_example():
     res = rv.evaluate(run, truth, ["auc"], compat="recbole")
     assert res["auc"] == want == 0.5
     assert res.info["compat"]["names"]["auc"] == "global_auc"
+
+
+def test_nan_scores_last_rank_below_every_score_and_tie():
+    run = pd.DataFrame({"user": ["a", "a", "b", "b"], "item": ["x", "y", "x", "z"],
+                        "score": [0.9, math.nan, math.nan, 0.6]})
+    truth = {"a": {"x": 1}, "b": {"x": 1}}
+    # positives .9, NaN; negatives NaN, .6: 1 + 1 + 1/2 (NaN vs NaN) + 0 = 5/2 of 4
+    res = rv.evaluate(run, truth, ["auc"], nan_scores="last")
+    assert res["auc"] == 5 / 8
+    res = rv.evaluate(run, truth, ["auc"], nan_scores="drop")
+    assert res["auc"] == 1.0  # positive .9 against negative .6 only
