@@ -293,7 +293,9 @@ RECMETRICS = Preset(
                                   "count (can exceed 100%): pass catalog=<the catalog list>",
                                   outside="count"),
     },
-    ("recmetrics lists are the top k already; an empty actual list scores 0",),
+    ("recmetrics lists are the top k already; an empty actual list scores 0",
+     "catalog_coverage draws k lists at random (random.choices, with replacement, unseeded): "
+     "not reproduced; over every list it is prediction_coverage"),
 )
 
 TORCHMETRICS = Preset(
