@@ -292,8 +292,9 @@ class _Accumulator:
         if block.overrides and not whole:
             keys = [self.ev.plan.specs[j].key for j in block.overrides]
             raise InputError(
-                f"{keys}: these metrics have a catalogue-wide value that needs the whole run at "
-                "once; evaluate them without blocks (rv.evaluate / without --stream)."
+                f"{keys}: these metrics have a value of the whole run (catalogue-wide, or pooled "
+                "over every user's pairs) that needs the whole run at once; evaluate them "
+                "without blocks (rv.evaluate / without --stream)."
             )
         t_idx = packed.truth_index
         truth_rows = t_idx[t_idx >= 0]

@@ -225,7 +225,8 @@ def test_classification_metrics_identical_or_refused(spark):
     local = rv.evaluate(run_pdf, truth_pdf, keys, catalog=40)
     assert_identical(local, rvs.evaluate(run_s, truth_s, keys, buckets=3, catalog=40))
     assert {rv.parse_metric(k).name for k in refused} <= {"gauc", "lauc", "log_loss",
-                                                          "accuracy", "specificity", "fpr"}
+                                                          "accuracy", "specificity", "fpr",
+                                                          "global_auc"}
     if refused:
         with pytest.raises(rv.InputError, match="cannot merge"):
             rvs.evaluate(run_s, truth_s, refused, buckets=3, catalog=40)

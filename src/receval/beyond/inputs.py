@@ -317,11 +317,16 @@ class Catalog:
 
 
 def resolve_catalog(catalog: Any, *, run_items: np.ndarray, truth_items: np.ndarray | None,
-                    train_items: np.ndarray | None, recommended: np.ndarray) -> Catalog:
+                    train_items: np.ndarray | None, recommended: np.ndarray,
+                    outside: str = "error") -> Catalog:
     """The catalogue from ``catalog=`` (None/'all', a source name, a count or an id list).
 
-    ``recommended``: raw ids of the items that appear in the evaluated lists (checked to lie
-    inside an explicit catalogue).
+    ``recommended``: raw ids of the items that appear in the evaluated lists. ``outside``:
+    what a recommended item that is not in the catalogue does: ``"error"`` (raise, the
+    default), or ``"ignore"`` / ``"count"``, which accept it (the caller drops it from, or
+    counts it in, its numerator). A catalogue given as a count has no ids: every recommended
+    item is taken to be inside it, and more distinct items than the count raise unless
+    ``outside="count"``.
     """
     sources = {"run": run_items, "truth": truth_items, "train": train_items}
     if catalog is None or isinstance(catalog, str):
@@ -344,7 +349,7 @@ def resolve_catalog(catalog: Any, *, run_items: np.ndarray, truth_items: np.ndar
     elif isinstance(catalog, (int, np.integer)) and not isinstance(catalog, bool):
         if catalog <= 0:
             raise InputError(f"catalog={plain(catalog)}: an item count must be positive.")
-        if len(recommended) > catalog:
+        if len(recommended) > catalog and outside != "count":
             raise InputError(
                 f"catalog={catalog}: the lists hold {len(recommended)} distinct items, more than "
                 "the catalogue size; pass the true catalogue size or the item list."
@@ -359,13 +364,15 @@ def resolve_catalog(catalog: Any, *, run_items: np.ndarray, truth_items: np.ndar
                 f"got {type(catalog).__name__}."
             ) from None
         out = Catalog(len(ids), ids, f"explicit list ({len(ids)} items)")
-    if out.ids is not None and len(recommended):
-        outside = out.ids.get_indexer(pd.Index(recommended)) < 0
-        if outside.any():
-            ex = pd.Index(recommended)[outside][:3].tolist()
+    if out.ids is not None and len(recommended) and outside == "error":
+        absent = out.ids.get_indexer(pd.Index(recommended)) < 0
+        if absent.any():
+            ex = pd.Index(recommended)[absent][:3].tolist()
             raise InputError(
-                f"catalog: {int(outside.sum())} recommended item(s) are not in the catalogue "
-                f"({out.source}), e.g. {ex}; add them to the catalogue or filter the run."
+                f"catalog: {int(absent.sum())} recommended item(s) are not in the catalogue "
+                f"({out.source}), e.g. {ex}; add them to the catalogue or filter the run "
+                "(coverage also takes outside=ignore to drop them, outside=count to count "
+                "them)."
             )
     if out.size == 0:
         raise InputError("catalog: the catalogue is empty.")

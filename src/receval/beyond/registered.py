@@ -167,14 +167,25 @@ def _tail_train(context: Context, spec: MetricSpec) -> np.ndarray:
                      max_count=None if top is None else float(top))
 
 
-def _catalog(context: Context, packed: Packed, counts: np.ndarray) -> Catalog:
+def _catalog(context: Context, packed: Packed, counts: np.ndarray,
+             outside: str = "error") -> Catalog:
     train_items = None
     if context.train is not None:
         train_items = _train(context, "catalog").items
     recommended = packed.item_vocab[np.flatnonzero(counts > 0)]
     return resolve_catalog(context.catalog, run_items=packed.item_vocab,
                            truth_items=packed.truth_item_vocab, train_items=train_items,
-                           recommended=recommended)
+                           recommended=recommended, outside=outside)
+
+
+def _outside_items(cat: Catalog, packed: Packed, counts: np.ndarray) -> np.ndarray:
+    """Mask over the run's item codes: recommended items that are not in the catalogue (none
+    when the catalogue is a count, which has no ids)."""
+    out = np.zeros(len(counts), dtype=bool)
+    if cat.ids is not None and len(counts):
+        rec = np.flatnonzero(counts > 0)
+        out[rec] = cat.ids.get_indexer(pd.Index(packed.item_vocab[rec])) < 0
+    return out
 
 
 def _exposure(packed: Packed, k: int | None, tail: np.ndarray | None = None,
@@ -305,10 +316,15 @@ def _coverage(spec: MetricSpec, packed: Packed, context: Context) -> MetricValue
     if spec.get("kind") == "count":
         return MetricValues(None, catalog_coverage(state.counts, kind="count"),
                             {"recommended_items": int((state.counts > 0).sum())})
-    cat = _catalog(context, packed, state.counts)
-    return MetricValues(None, catalog_coverage(state.counts, cat.size),
-                        {"catalog": cat.source, "catalog_size": cat.size,
-                         "recommended_items": int((state.counts > 0).sum())})
+    rule = spec.get("outside")
+    cat = _catalog(context, packed, state.counts, rule)
+    outside = _outside_items(cat, packed, state.counts)
+    covered = int((state.counts > 0).sum())
+    info = {"catalog": cat.source, "catalog_size": cat.size, "recommended_items": covered,
+            "outside_catalog": int(outside.sum())}
+    if rule == "ignore":
+        covered -= int(outside.sum())
+    return MetricValues(None, covered / cat.size, info)
 
 
 def _dist_coverage(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
@@ -656,9 +672,19 @@ register(_def(
     "Share of the catalogue that appears in at least one evaluated list (Shani & Gunawardana 2011). The "
     "catalogue I is evaluate(catalog=...): None/'all' = items of train + truth + run (default), "
     "'train' (Microsoft Recommenders), 'train+truth', ..., an item count, or an id list. "
-    "kind=count gives the number of distinct recommended items (Elliot ItemCoverage).",
+    "kind=count gives the number of distinct recommended items (Elliot ItemCoverage). "
+    "outside: recommended items missing from an explicit catalogue raise (error, the "
+    "default), are not covered (ignore: |union_u R_k(u) & I| / |I|) or are covered (count: "
+    "|union_u R_k(u)| / |I|, which can exceed 1).",
     _coverage, (Param("kind", "catalog", "catalog = share of |I| | count = distinct items",
-                      ("catalog", "count")),),
+                      ("catalog", "count")),
+                Param("outside", "error",
+                      "a recommended item that is not in an explicit catalogue (an id list, "
+                      "or a source such as catalog='train'): error (default) | ignore = not "
+                      "covered, left out of the numerator | count = counted as covered, so "
+                      "the value can exceed 1 (recmetrics prediction_coverage, RecTools "
+                      "CatalogCoverage, Microsoft Recommenders catalog_coverage)",
+                      ("error", "ignore", "count"))),
     bounds=(0.0, None), reference="Ge, Delgado-Battenfeld & Jannach, RecSys 2010",
     example="lists [a, b], [a, c], catalogue of 6 items: 3/6",
 ), ("catalog_coverage", "item_coverage"))

@@ -199,13 +199,22 @@ def scored_pairs(run: Any, truth: Any, *, rel: float = 1.0, user_col: str | None
     return labels, packed.scores, info
 
 
-def global_auc(run: Any, truth: Any, *, rel: float = 1.0, **kwargs: Any) -> Score:
-    """AUC over all scored (user, item) pairs pooled together (one ROC curve for everyone).
+def global_auc(run: Any, truth: Any, *, rel: float = 1.0, unlabelled: str = "negative",
+               single_class: str = "nan", **kwargs: Any) -> Score:
+    """AUC over all scored (user, item) pairs pooled together (one ROC curve for everyone):
+    the metric ``global_auc`` (alias ``auc``) of :func:`receval.evaluate`.
 
-    A scored pair is positive when the truth gives it relevance >= ``rel``. Scores are compared
-    across users, so they must be on one scale (probabilities, not per-user ranks). Truth pairs
-    the run does not score are left out and counted in ``info["unscored_positives"]``.
-    ``kwargs``: column names and policies, see :func:`scored_pairs`.
+    ``AUC = (1/(P N)) sum_{p,n} ([s_p > s_n] + 1/2 [s_p = s_n])`` over the P positive and N
+    negative pairs of every user together. A scored pair is positive when the truth gives it
+    relevance >= ``rel``; ``unlabelled="negative"`` makes a scored pair without a truth row a
+    negative, ``"skip"`` leaves it out (only labelled pairs, Microsoft Recommenders ``auc``).
+    Scores are compared across users, so they must be on one scale (probabilities, not
+    per-user ranks). Truth pairs the run does not score are left out and counted in
+    ``info["unscored_positives"]``. A pool with one class only gives NaN
+    (``single_class="nan"``) or raises (``"error"``). Other keywords (column names,
+    policies) go to :func:`receval.evaluate`. ``per_user`` holds each user's own AUC.
     """
-    labels, scores, info = scored_pairs(run, truth, rel=rel, **kwargs)
-    return Score("global_auc", roc_auc(labels, scores), None, info)
+    from ..metrics import metric
+
+    spec = metric("global_auc", None, rel=rel, unlabelled=unlabelled, single_class=single_class)
+    return _evaluate_one(run, truth, spec, kwargs)

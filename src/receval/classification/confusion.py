@@ -6,6 +6,10 @@ relevance >= ``rel`` (liked), ``n`` = catalogue size::
 
     TP = |R_u & T_u|     FP = |R_u| - TP     FN = |T_u| - TP     TN = n - TP - FP - FN
 
+(``candidates="list"``: FN and TN over the user's scored items ``C_u`` instead of the
+catalogue, ``FN = |T_u & C_u| - TP``, ``TN = |C_u| - TP - FP - FN``; ``fp="k"``:
+``FP = k - TP``, a short list's empty slots counted as false positives.)
+
 Rates: ``accuracy = (TP + TN) / (TP + FP + FN + TN)``, ``precision = TP / (TP + FP)``,
 ``recall = TP / (TP + FN)``, ``F_beta = (1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP)``,
 ``specificity = TN / (TN + FP)``, ``FPR = FP / (FP + TN)``.
@@ -140,18 +144,24 @@ def binary_confusion(y_true: Any, y_pred: Any) -> Confusion:
 
 
 def confusion_at_k(run: Any, truth: Any, k: int | None, *, rel: float = 1.0,
-                   catalog: Any = None, **kwargs: Any) -> Confusion:
+                   catalog: Any = None, candidates: str = "catalog", fp: str = "list",
+                   **kwargs: Any) -> Confusion:
     """Per-user confusion counts of the top k (the whole list when ``k`` is ``None``).
 
     ``catalog``: an int (the catalogue size), a collection of item ids, or ``None`` (the
-    distinct items of the truth and the run). ``kwargs`` go to :func:`receval.evaluate`
+    distinct items of the truth and the run). ``candidates="list"`` counts FN and TN over the
+    user's own scored items instead of the catalogue (``FN = |T_u & C_u| - TP``,
+    ``TN = |C_u| - TP - FP - FN``); ``fp="k"`` counts the empty slots of a list shorter than
+    k as false positives (``FP = k - TP``). ``kwargs`` go to :func:`receval.evaluate`
     (column names, policies; ``users="truth"`` by default, so a user without a list has
     TP = FP = 0). ``info["catalog_source"]`` says which catalogue was used.
     """
     from ..evaluate import evaluate
     from ..metrics import metric
 
-    specs = [metric(name, k, rel=rel) for name in ("tp", "fp", "fn", "tn")]
+    specs = [metric("tp", k, rel=rel), metric("fp", k, rel=rel, fp=fp),
+             metric("fn", k, rel=rel, candidates=candidates),
+             metric("tn", k, rel=rel, candidates=candidates, fp=fp)]
     res = evaluate(run, truth, specs, catalog=catalog, **kwargs)
     cols = [res.user_values(s.key) for s in specs]
     return Confusion(*[np.asarray(c, dtype=np.float64) for c in cols],

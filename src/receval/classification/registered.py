@@ -6,6 +6,8 @@ Importing this module registers (as plugin metrics computed from the packed arra
   seen as a binary decision (recommended vs not) against the truth (liked vs not);
 - ``gauc`` (alias ``user_auc``): per-user AUC, averaged unweighted or weighted;
 - ``lauc@k``: limited AUC over the top k (Schroder et al. 2011);
+- ``global_auc`` (alias ``auc``): one AUC over the scored pairs of every user pooled (a value
+  of the whole run, not a mean over users);
 - ``rmse``, ``mae``, ``mse``, ``r2``: the run's scores as predicted ratings against the truth's
   relevance values as ratings (Herlocker et al. 2004);
 - ``log_loss``: the run's scores as predicted probabilities that an item is relevant.
@@ -282,6 +284,75 @@ register(MetricDef(
     example="scores (0.9, 0.8, 0.7), labels (1, 0, 1): AUC = 1/2",
 ), ("user_auc",))
 
+def _global_auc(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    rel = float(spec.get("rel"))
+    keep = np.ones(len(packed.rel), dtype=bool)
+    if spec.get("unlabelled") == "skip":
+        keep &= packed.judged.astype(bool)
+    pos = packed.rel[keep] >= rel
+    scores = packed.scores[keep]
+    # nan_scores="last": NaN ranks below every finite score, tied with the other NaN scores
+    scores = np.where(np.isnan(scores), -np.inf, scores)
+    # per user: the user's own AUC over its pairs (a diagnostic column, not the summary)
+    u_pos, u_neg, u_correct = pair_counts(_kept_layout(packed, keep), scores, pos)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_user = np.where((u_pos > 0) & (u_neg > 0), u_correct / (u_pos * u_neg), np.nan)
+    # pooled: every pair of every user sorted together by score (ties grouped: order-free)
+    order = np.argsort(-scores, kind="stable")
+    npos, nneg, correct = pair_counts(np.array([0, len(scores)], dtype=np.int64),
+                                      scores[order], pos[order])
+    p, n = float(npos[0]), float(nneg[0])
+    n_rel_truth = float(_truth_positives(packed, rel).sum())
+    info: dict[str, Any] = {
+        "pairs": int(len(scores)), "positives": int(p), "negatives": int(n),
+        "unlabelled": spec.get("unlabelled"),
+        "unlabelled_pairs": int(len(packed.rel) - int(packed.judged.astype(bool).sum())),
+        "unscored_positives": int(n_rel_truth - float(np.sum(packed.rel >= rel))),
+    }
+    if p <= 0 or n <= 0:
+        if spec.get("single_class") == "error":
+            raise PolicyError(
+                f"{spec.key}: the pooled pairs hold {int(p)} positive(s) and {int(n)} "
+                "negative(s); AUC needs both. Check the truth's relevance threshold (rel=) and "
+                "that the run scores labelled negatives, or use single_class='nan' to report "
+                "NaN."
+            )
+        value = float("nan")
+    else:
+        value = float(correct[0] / (p * n))
+    return MetricValues(per_user, value, info)
+
+
+register(MetricDef(
+    "global_auc", "Global (pooled) AUC",
+    "AUC = (1/(P N)) sum_{p,n} ([s_p > s_n] + 1/2 [s_p = s_n]) over the scored (user, item) "
+    "pairs of every user pooled",
+    "One ROC area over the scored (user, item) pairs of all users together, not a mean of "
+    "per-user values: P positives (truth relevance >= rel) and N negatives pooled, every "
+    "(positive, negative) pair compared, including pairs of two different users, so the "
+    "scores must share one scale (probabilities, not per-user ranks). Tied scores count 1/2 "
+    "(the trapezoidal ROC area, scikit-learn roc_auc_score). unlabelled: negative = a scored "
+    "pair without a truth row is a negative (RecBole AUC, where every scored pair is "
+    "labelled) | skip = only pairs with a truth row count, positives with relevance >= rel, "
+    "negatives with a truth row below it (Microsoft Recommenders auc, an inner join of truth "
+    "and predictions). Relevant truth items the run does not score take no part (counted in "
+    "info unscored_positives). The users policy decides whose pairs enter the pool. "
+    "single_class: when the pool has no positive or no negative the value is NaN (nan, as "
+    "RecBole and scikit-learn >= 1.6 report it) or an error. The value needs every pair at "
+    "once: evaluate it in memory (not in blocks or Spark buckets). The per-user column holds "
+    "each user's own AUC over its pairs (NaN with one class); the summary is the pooled AUC, "
+    "not their mean (gauc is the mean).",
+    (REL, UNLABELLED,
+     Param("single_class", "nan",
+           "the pool has no positive or no negative: nan (the value is NaN) | error",
+           ("nan", "error"))),
+    cutoff="none", aggregate="pooled", family="classification", compute=_global_auc,
+    reference="Fawcett 2006 (ROC analysis); RecBole recbole/evaluator/metrics.py (AUC); "
+              "Microsoft Recommenders recommenders/evaluation/python_evaluation.py (auc)",
+    example="user a: (0.9 +, 0.2 -), user b: (0.5 +, 0.6 -): pairs 0.9>0.2, 0.9>0.6, "
+            "0.5>0.2, 0.5<0.6: AUC = 3/4",
+), ("auc",))
+
 register(MetricDef(
     "lauc", "Limited AUC@k (LAUC)",
     "LAUC@k = (1/(P N)) C_k + [tail=linear] (1 - FP_k/N) (TP_k/P + 1) / 2",
@@ -299,26 +370,71 @@ register(MetricDef(
 
 # ---- confusion matrix at k -------------------------------------------------------------------
 
+CANDIDATES = Param(
+    "candidates", "catalog",
+    "the items each user is judged over: catalog = every catalogue item (n, see catalog) | "
+    "list = the user's own scored items (its whole list, not only the top k): FN and TN count "
+    "only the candidates the run scores (torchmetrics retrieval metrics, e.g. "
+    "RetrievalFallOut)", ("catalog", "list"))
+FP_RULE = Param(
+    "fp", "list",
+    "false positives of a list shorter than k: list = FP = |R_u| - TP (empty slots are not "
+    "recommendations) | k = FP = k - TP (each empty slot counts as a false positive: RecTools "
+    "Accuracy, MCC); without a cutoff both are the list length", ("list", "k"))
+NO_NEGATIVE = Param(
+    "no_negative", "skip",
+    "a user with FP + TN = 0 (no non-relevant candidate): skip (NaN, left out of the mean) | "
+    "zero | one (torchmetrics RetrievalFallOut's default empty_target_action='pos')",
+    ("skip", "zero", "one"))
+
+
+def _whole_list(spec: MetricSpec) -> bool:
+    return spec.get("candidates") == "list"
+
+
 def _confusion(spec: MetricSpec, packed: Packed, context: Context, need_tn: bool):
     rel = float(spec.get("rel"))
+    names = {p.name for p in spec.definition.params}
     user = _user_of_positions(packed)
     w = _in_top_k(packed, user, spec.k)
     n_users = len(packed.user_ids)
-    rec = np.bincount(user, weights=w, minlength=n_users)
-    tp = np.bincount(user, weights=w * (packed.rel >= rel), minlength=n_users)
+    liked = (packed.rel >= rel).astype(np.float64)
+    if "fp" in names and spec.get("fp") == "k" and spec.k is not None:
+        rec = np.full(n_users, float(spec.k))
+    else:
+        rec = np.bincount(user, weights=w, minlength=n_users)
+    tp = np.bincount(user, weights=w * liked, minlength=n_users)
     fp = rec - tp
-    fn = _truth_positives(packed, rel) - tp
+    on_list = "candidates" in names and spec.get("candidates") == "list"
+    if on_list:  # the user's scored items: relevant candidates and list length
+        fn = np.bincount(user, weights=liked, minlength=n_users) - tp
+    else:
+        fn = _truth_positives(packed, rel) - tp
     info: dict[str, Any] = {}
     tn = None
     if need_tn:
-        n, info = _catalog(spec, packed, context, w > 0)
-        tn = n - tp - fp - fn
+        if on_list:
+            n_u = np.diff(packed.indptr).astype(np.float64)
+            info = {"candidates": "list"}
+            what = ""
+        else:
+            n, info = _catalog(spec, packed, context, w > 0)
+            n_u = np.full(n_users, float(n))
+            what = f"catalogue size {n}"
+        tn = n_u - tp - fp - fn
         if (tn < 0).any():
             u = int(np.flatnonzero(tn < 0)[0])
+            uid, used = plain(packed.user_ids[u]), int(tp[u] + fp[u] + fn[u])
+            if on_list:
+                raise InputError(
+                    f"{spec.key}: user {uid} has {int(n_u[u])} scored candidate(s), fewer than "
+                    f"the {used} counted with fp=k (k slots); use fp=list, or "
+                    "candidates=catalog."
+                )
             raise InputError(
-                f"{spec.key}: the catalogue size {n} is smaller than the recommended and truth "
-                f"items of user {plain(packed.user_ids[u])} ({int(tp[u] + fp[u] + fn[u])}); pass the "
-                "real catalogue size, e.g. catalog=<number of items>."
+                f"{spec.key}: the {what} is smaller than the recommended and truth "
+                f"items of user {uid} ({used}); pass the real catalogue size, e.g. "
+                "catalog=<number of items>."
             )
     return tp, fp, fn, tn, info
 
@@ -361,6 +477,9 @@ def _rate_metric(which: str):
         with np.errstate(invalid="ignore", divide="ignore"):
             per_user = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
         info = dict(info, average=spec.get("average"), undefined=int((den <= 0).sum()))
+        if which != "accuracy" and spec.get("no_negative") != "skip":
+            fill = 0.0 if spec.get("no_negative") == "zero" else 1.0
+            per_user = np.where(den > 0, per_user, fill)
         value = None
         if spec.get("average") == "micro":
             d = float(np.sum(den))
@@ -369,41 +488,49 @@ def _rate_metric(which: str):
     return compute
 
 
-_CM_DOC = (" Top k as a binary decision: TP = |R_u & T_u|, FP = |R_u| - TP, FN = |T_u| - TP, "
-           "TN = n - TP - FP - FN (n = catalogue size; see info catalog_source). |R_u| = min(k, "
-           "list length): empty slots of a short list are not recommendations.")
-for _name, _title, _formula in (
-    ("tp", "True positives@k", "TP@k = |R_u & T_u|"),
-    ("fp", "False positives@k", "FP@k = |R_u| - TP"),
-    ("fn", "False negatives@k", "FN@k = |T_u| - TP"),
-    ("tn", "True negatives@k", "TN@k = n - TP - FP - FN"),
+_CM_DOC = (" Top k as a binary decision over each user's candidates: TP = |R_u & T_u|, "
+           "FP = |R_u| - TP (fp=list; fp=k: k - TP), FN = |T_u & C_u| - TP, "
+           "TN = |C_u| - TP - FP - FN. |R_u| = min(k, list length). candidates=catalog: C_u = "
+           "the catalogue, |C_u| = n (see info catalog_source); candidates=list: C_u = the "
+           "user's scored items (the catalog parameter is then not used).")
+_TN_PARAMS = (REL, CATALOG, CANDIDATES, FP_RULE)
+for _name, _title, _formula, _params in (
+    ("tp", "True positives@k", "TP@k = |R_u & T_u|", (REL,)),
+    ("fp", "False positives@k", "FP@k = |R_u| - TP (fp=k: k - TP)", (REL, FP_RULE)),
+    ("fn", "False negatives@k", "FN@k = |T_u & C_u| - TP", (REL, CANDIDATES)),
+    ("tn", "True negatives@k", "TN@k = |C_u| - TP - FP - FN", _TN_PARAMS),
 ):
     register(MetricDef(
         _name, _title, _formula, "Per-user count; the summary is the mean per user (info: total)."
-        + _CM_DOC, (REL, CATALOG) if _name == "tn" else (REL,), bounds=(0.0, None),
+        + _CM_DOC, _params, bounds=(0.0, None),
         higher_is_better=_name in ("tp", "tn"), family="classification",
         compute=_count_metric(_name),
+        whole_list=_whole_list if any(p.name == "candidates" for p in _params) else None,
         example="top 3 (hit, miss, hit), 3 liked, n = 10: TP 2, FP 1, FN 1, TN 6",
     ))
 
 register(MetricDef(
-    "accuracy", "Accuracy@k", "(TP + TN) / (TP + FP + FN + TN) = (TP + TN) / n",
+    "accuracy", "Accuracy@k", "(TP + TN) / (TP + FP + FN + TN) = (TP + TN) / |C_u|",
     "Share of catalogue items correctly recommended or not (Herlocker et al. 2004)." + _CM_DOC
-    + " average: macro = mean of per-user values | micro = pooled counts.",
-    (REL, CATALOG, AVERAGE), family="classification", compute=_rate_metric("accuracy"),
+    + " average: macro = mean of per-user values | micro = pooled counts. RecTools Accuracy: "
+    "accuracy@k(fp=k) with the catalogue size.",
+    (*_TN_PARAMS, AVERAGE), family="classification", compute=_rate_metric("accuracy"),
+    whole_list=_whole_list,
     example="TP 2, FP 1, FN 1, TN 6: accuracy = 8/10",
 ))
 register(MetricDef(
     "specificity", "Specificity@k (true-negative rate)", "TN / (TN + FP)",
     "Share of the items a user does not like that were not recommended." + _CM_DOC,
-    (REL, CATALOG, AVERAGE), family="classification", compute=_rate_metric("specificity"),
+    (*_TN_PARAMS, AVERAGE, NO_NEGATIVE), family="classification",
+    compute=_rate_metric("specificity"), whole_list=_whole_list,
     example="FP 1, TN 6: specificity = 6/7",
 ), ("tnr",))
 register(MetricDef(
-    "fpr", "False-positive rate@k", "FP / (FP + TN)",
-    "Share of the items a user does not like that were recommended (ROC x axis)." + _CM_DOC,
-    (REL, CATALOG, AVERAGE), higher_is_better=False, family="classification",
-    compute=_rate_metric("fpr"), example="FP 1, TN 6: FPR = 1/7",
+    "fpr", "False-positive rate@k (fall-out)", "FP / (FP + TN)",
+    "Share of the items a user does not like that were recommended (ROC x axis). "
+    "torchmetrics RetrievalFallOut: fpr@k(candidates=list,no_negative=one)." + _CM_DOC,
+    (*_TN_PARAMS, AVERAGE, NO_NEGATIVE), higher_is_better=False, family="classification",
+    compute=_rate_metric("fpr"), whole_list=_whole_list, example="FP 1, TN 6: FPR = 1/7",
 ), ("fallout",))
 
 

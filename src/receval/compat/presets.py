@@ -118,7 +118,8 @@ SKLEARN = Preset(
 
 RECTOOLS = Preset(
     "rectools", "RecTools", "RecTools 0.19.0", "MobileTeleSystems/RecTools rectools/metrics/"
-    "ranking.py (NDCG, MAP, MRR), classification.py (Precision, Recall, HitRate), popularity.py "
+    "ranking.py (NDCG, MAP, MRR), classification.py (Precision, Recall, HitRate, Accuracy, "
+    "calc_confusions), popularity.py "
     "(AvgRecPopularity); checked by "
     "tests/crosscheck/test_compat_presets.py",
     (("users", "truth"), ("empty_truth", "skip")),
@@ -132,6 +133,12 @@ RECTOOLS = Preset(
         "recall": _n("recall", "hits in the top k / R"),
         "hitrate": _n("hit_rate", "1 if a relevant item is in the top k"),
         "mrr": _n("mrr", "1 / rank of the first relevant item within k"),
+        "catalogcoverage": _n("coverage", "distinct items of the top-k lists (normalize=False, "
+                              "the default; normalize=True divides by len(catalog) and counts "
+                              "items outside it: coverage(outside=count))", kind="count"),
+        "accuracy": _n("accuracy", "(TP + TN) / |catalog|, FP = k - TP (a short list's empty "
+                       "slots are false positives), TN = |catalog| - k - FN; the catalogue is "
+                       "evaluate(catalog=...)", fp="k"),
         "avgrecpopularity": _n("arp", "mean training interactions of the top-k items "
                                "(normalize=True: arp(normalize=share), their share of the "
                                "interactions)"),
@@ -147,7 +154,7 @@ MS_RECOMMENDERS = Preset(
     "ms_recommenders", "Microsoft Recommenders", "recommenders 1.2.1",
     "recommenders-team/recommenders recommenders/evaluation/python_evaluation.py "
     "(merge_ranking_true_pred, precision_at_k, recall_at_k, ndcg_at_k, map_at_k, map, "
-    "r_precision_at_k, logloss); checked by tests/crosscheck/test_compat_presets.py",
+    "r_precision_at_k, logloss, auc, catalog_coverage); checked by tests/crosscheck/test_compat_presets.py",
     (("users", "intersection"), ("empty_truth", "skip")),
     {
         "precision_at_k": _n("precision", "hits in the top k / k"),
@@ -157,16 +164,24 @@ MS_RECOMMENDERS = Preset(
         "map_at_k": _n("map", "sum of precision at hits within k / min(R, k)",
                        denominator="min_k_rel"),
         "map": _n("map", "sum of precision at hits within k / R (k still cuts the list)"),
+        "catalog_coverage": _n("coverage", "distinct recommended items / distinct training "
+                               "items; recommended items absent from training count: pass "
+                               "catalog='train' and train=..., and users='run' (reco_df's "
+                               "every user)", outside="count"),
         "logloss": _n("log_loss", "log loss over the inner join of truth and predictions "
                       "(labelled pairs only), pooled", average="micro", unlabelled="skip"),
+        "auc": _n("global_auc", "roc_auc_score over the inner join of truth and predictions: "
+                  "one ROC area over the labelled pairs of every user pooled, ties 1/2; one "
+                  "class only gives NaN (scikit-learn >= 1.6)", unlabelled="skip"),
         "r_precision_at_k": _n(
             "r_precision", "hits at ranks <= min(R, k) / R",
             "users without such a hit drop out of the mean (pandas division leaves NaN for "
             "them and .mean() skips it), so the value is not an average over all users",
             denominator="rel"),
     },
-    ("auc is one ROC area over the labelled pairs of every user pooled; receval's gauc is per "
-     "user (gauc(unlabelled=skip) is its per-user form)",
+    ("auc is global_auc(unlabelled=skip), pooled over users; gauc(unlabelled=skip) is its "
+     "per-user form. auc and logloss read the truth's rating as the label: give binary "
+     "ratings (0/1) with rel=1",
      "users are those present in both the truth and the predictions (merge_ranking_true_pred); "
      "ndcg_at_k alone merges every truth user back in (outer join), so there users="
      "'truth' reproduces it when some truth users have no predictions",
@@ -177,7 +192,8 @@ MS_RECOMMENDERS = Preset(
 RECBOLE = Preset(
     "recbole", "RecBole", "RecBole 1.2.1 (master 7b02be5)", "RUCAIBox/RecBole "
     "recbole/evaluator/metrics.py (Hit, MRR, MAP, Recall, NDCG, Precision, ItemCoverage, "
-    "AveragePopularity, ShannonEntropy, GiniIndex, TailPercentage, GAUC), "
+    "AveragePopularity, ShannonEntropy, GiniIndex, TailPercentage, GAUC, AUC), "
+    "evaluator/utils.py (_binary_clf_curve), "
     "evaluator/collector.py (data.num_items, data.count_items, rec.meanrank); RecBole needs torch, so the tests use values worked "
     "out from these formulas",
     (("users", "truth"), ("empty_truth", "skip")),
@@ -200,6 +216,9 @@ RECBOLE = Preset(
                              "top k; tail = the max(floor(0.1 m), 1) least popular of the m "
                              "training items (tail_ratio=0.1); items absent from training are "
                              "not tail", head=0.9, unseen="head"),
+        "auc": _n("global_auc", "one ROC area (trapezoid, ties 1/2) over the labelled "
+                  "(user, item) pairs of value-based evaluation pooled; no positive or no "
+                  "negative gives NaN (with a warning)"),
         "gauc": _n("gauc", "per-user AUC from the average ranks of the positives among the "
                    "user's scored candidates (ties 1/2), weighted by the positives; users "
                    "without a positive or a negative left out", weight="positives"),
@@ -214,8 +233,10 @@ RECBOLE = Preset(
      "AveragePopularity, ShannonEntropy, GiniIndex and TailPercentage see full lists of k "
      "items; with shorter lists RecBole's padding is not reproduced",
      "GAUC ranks every candidate item (full sort, history items masked): give the run every "
-     "candidate's score; AUC (global, over the labelled pairs of value-based evaluation) is "
-     "rv.classification.global_auc"),
+     "candidate's score",
+     "AUC pools the labelled pairs of value-based evaluation (label field, e.g. a rating "
+     "threshold): give the run the scored pairs and the truth every labelled pair (label 0 as "
+     "relevance 0), so that every user with a labelled pair is a truth user (users='truth')"),
 )
 
 LENSKIT = Preset(
@@ -258,21 +279,30 @@ SPARK_MLLIB = Preset(
 
 RECMETRICS = Preset(
     "recmetrics", "recmetrics", "recmetrics 0.1.5", "statisticianinstilettos/recmetrics "
-    "recmetrics/metrics.py (_ark, mark); checked by tests/crosscheck/test_compat_presets.py",
+    "recmetrics/metrics.py (_ark, mark, prediction_coverage); checked by "
+    "tests/crosscheck/test_compat_presets.py",
     (("users", "truth"), ("empty_truth", "zero")),
     {
         "mark": _n("map", "'mean average recall': sum over hits of (hits so far / rank) / R, "
                    "which is average precision with denominator R",
                    "_ark accumulates precision at each hit, not recall; the result is MAP@k "
                    "(denominator R), not a mean average recall"),
+        "prediction_coverage": _n("coverage", "distinct predicted items / len(catalog), as a "
+                                  "percentage rounded to 2 decimals (receval gives the share: "
+                                  "100 x the value); predicted items outside the catalogue "
+                                  "count (can exceed 100%): pass catalog=<the catalog list>",
+                                  outside="count"),
     },
-    ("recmetrics lists are the top k already; an empty actual list scores 0",),
+    ("recmetrics lists are the top k already; an empty actual list scores 0",
+     "catalog_coverage draws k lists at random (random.choices, with replacement, unseeded): "
+     "not reproduced; over every list it is prediction_coverage"),
 )
 
 TORCHMETRICS = Preset(
     "torchmetrics", "torchmetrics (retrieval)", "torchmetrics 1.9.0",
     "Lightning-AI/torchmetrics src/torchmetrics/functional/retrieval/average_precision.py, "
-    "precision.py, recall.py, hit_rate.py, reciprocal_rank.py, ndcg.py, r_precision.py; "
+    "precision.py, recall.py, hit_rate.py, reciprocal_rank.py, ndcg.py, r_precision.py, "
+    "fall_out.py, retrieval/fall_out.py (RetrievalFallOut); "
     "torchmetrics needs torch, so the tests use values worked out from these formulas",
     (("users", "run"), ("empty_truth", "zero")),
     {
@@ -286,6 +316,10 @@ TORCHMETRICS = Preset(
         "retrievalnormalizeddcg": _n("ndcg", "scikit-learn's nDCG: ideal from the query's own "
                                      "candidates, tied scores averaged", ideal="list"),
         "retrievalrprecision": _n("r_precision", "relevant in the top R / R"),
+        "retrievalfallout": _n("fpr", "non-relevant candidates in the top_k / non-relevant "
+                               "candidates of the query; a query without a non-relevant "
+                               "candidate scores 1 (empty_target_action='pos', the class "
+                               "default)", candidates="list", no_negative="one"),
     },
     ("the truth is the target of the scored candidates: relevant items that were not scored "
      "do not exist for torchmetrics; pass the truth restricted to the run's items",
@@ -297,7 +331,7 @@ TORCHMETRICS = Preset(
 
 CORNAC = Preset(
     "cornac", "Cornac", "cornac 3.0.1", "PreferredAI/cornac cornac/metrics/ranking.py (NDCG, "
-    "MRR, Precision, Recall, FMeasure, HitRatio, MAP); read from the installed 3.0.1 source, "
+    "MRR, Precision, Recall, FMeasure, HitRatio, MAP, AUC); read from the installed 3.0.1 source, "
     "the package needs compiled extras, so the tests use values worked out from these formulas",
     (("users", "truth"), ("empty_truth", "skip")),
     {
@@ -311,7 +345,10 @@ CORNAC = Preset(
         "map": _n("map", "AP over the whole ranking, divided by the positives"),
     },
     ("MAP ranks tied scores pessimistically (rankdata 'max'); not reproduced",
-     "MRR raises an error for a user without any positive in the ranking"),
+     "MRR raises an error for a user without any positive in the ranking",
+     "AUC is per user (averaged over users, not pooled), over the user's candidate items or "
+     "the explicit negatives gt_neg, and counts a tied (positive, negative) pair 0 (strict >): "
+     "gauc over the same candidates when scores are distinct; ties not reproduced"),
 )
 
 DAISYREC = Preset(

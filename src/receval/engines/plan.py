@@ -138,7 +138,8 @@ class Plan:
                 return 0
             depth = max(depth, s.k)
         for s in self.plugin_specs:  # plugin metrics read the packed lists up to their k
-            if s.k is None:
+            whole = s.definition.whole_list
+            if s.k is None or (whole is not None and whole(s)):
                 return 0
             depth = max(depth, s.k)
         return depth

@@ -51,7 +51,9 @@ def describe(defn: MetricDef, aliases: Iterable[str] | None = None) -> str:
     for p in defn.params:
         choice = f" [{' | '.join(map(str, p.choices))}]" if p.choices else ""
         lines.append(f"  {p.name} = {p.default}{choice}: {p.doc}")
-    lines.append(f"  summary:   {'mean over users' if defn.aggregate == 'mean' else 'micro'}"
+    summary = {"mean": "mean over users", "pooled": "one value over every user's pairs pooled"
+               }.get(defn.aggregate, defn.aggregate)
+    lines.append(f"  summary:   {summary}"
                  f", {'higher' if defn.higher_is_better else 'lower'} is better")
     lines.append(f"  {defn.doc}")
     if defn.reference:

@@ -155,11 +155,14 @@ class MetricDef:
 
     ``cutoff``: ``"optional"`` (``name`` = whole list, ``name@k``), ``"none"`` (never a cutoff).
     ``aggregate``: ``"mean"`` over evaluated users, or ``"micro"``: sum of per-user numerators
-    over sum of per-user denominators (item-level hit rates).
+    over sum of per-user denominators (item-level hit rates), or ``"pooled"``: one value over
+    the pairs of every user together (a pooled AUC), which is not a function of per-user values.
     ``compute``: for metrics outside the compiled ranking kernel, a function
     ``compute(spec, packed, context) -> MetricValues`` (see :mod:`receval.engines.plugins`);
     ``needs`` names the optional inputs it requires (``"train"``, ``"item_features"``, ...).
     ``kernel``: for metrics of the compiled ranking kernel, their :class:`Kernel` binding.
+    ``whole_list``: for a plugin metric with a cutoff, ``whole_list(spec)`` is true when it
+    reads every position of the lists, not only the top k (e.g. the user's candidates).
     """
 
     name: str
@@ -177,6 +180,7 @@ class MetricDef:
     compute: Callable[..., Any] | None = None
     needs: tuple[str, ...] = ()
     kernel: Kernel | None = None
+    whole_list: Callable[[Any], bool] | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:

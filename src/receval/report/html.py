@@ -124,6 +124,8 @@ def _definitions_html(metrics: list[str]) -> str:
             extra.append("higher is better" if d["higher_is_better"] else "lower is better")
         if d.get("aggregate") == "micro":
             extra.append("summary: micro average (sum of numerators / sum of denominators)")
+        elif d.get("aggregate") == "pooled":
+            extra.append("summary: one value over every user's pairs pooled (not a mean)")
         elif "aggregate" in d:
             extra.append("summary: mean over evaluated users")
         ref = f"<br>Reference: {_e(d['reference'])}" if d.get("reference") else ""

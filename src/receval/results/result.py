@@ -127,9 +127,12 @@ class EvalResult:
                 kernel = spec.definition.kernel
                 micro = (kernel is not None and kernel.micro_requests(spec) is not None) or \
                     spec.definition.aggregate == "micro"
+                pooled = spec.definition.aggregate == "pooled"
             except MetricError:  # e.g. a key from a newer version
-                micro = False
-            if micro:
+                micro = pooled = False
+            if pooled:
+                note = "pooled over every user's pairs (not a mean over users)"
+            elif micro:
                 note = "micro average (a ratio of sums, not a mean over users)"
             elif not len(x):
                 note = "catalogue-wide value (no per-user values)"
