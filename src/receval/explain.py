@@ -33,6 +33,7 @@ _TIES_TEXT = {
     "trec_eval": "score as a 32-bit float descending, then item id descending",
     "average": "score descending, then item id ascending (values under ties='average' are "
                "expectations over tie orders, so they may differ where scores tie)",
+    "input": "score descending, then the order of the input rows",
 }
 
 
