@@ -365,7 +365,8 @@ def evaluate(run: Iterable[tuple], truth: Iterable[tuple], metrics: Sequence[str
         if math.isnan(r):
             if nan_rel == "error":
                 raise ValueError("NaN relevance")
-            if nan_rel == "drop":
+            if nan_rel == "drop":  # the row goes; its user stays a truth user
+                t.setdefault(u, {})
                 continue
             r = 0.0
         if r < 0:

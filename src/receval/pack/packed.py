@@ -630,7 +630,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             "truth_rows": int(truth.n_rows),
             "run_rows": run.n_rows if first else 0,
             "dropped_nan_scores": int(n_dropped),
-            "duplicates_removed": n_dup if mode else 0,
+            "duplicates_removed": n_dup if mode == 1 else 0,
             "users_tied_at_cutoff": int(tied.sum()),
         }
         return Packed(
