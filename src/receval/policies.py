@@ -44,7 +44,8 @@ policy             default                     choices
                                                each repeat, recall can exceed 1). The ideal
                                                list comes from the truth alone; ``"keep"`` and
                                                ``"count"`` refuse repeated truth rows (a pair
-                                               has one relevance and no position).
+                                               has one relevance and no position), and
+                                               ``ties="average"`` refuses ``"keep"``.
 ``nan_scores``     ``"error"``                 NaN or infinite scores: ``"error"``, ``"drop"``
                                                (remove those rows, counted), ``"last"`` (rank
                                                them after every finite score).
@@ -106,6 +107,14 @@ class Policies:
                     + suggest(str(value), choices)
                 )
             object.__setattr__(self, name, str(value))  # np.str_ -> str (serializes plainly)
+        if self.ties == "average" and self.duplicates == "keep":
+            raise PolicyError(
+                "ties='average' with duplicates='keep' is not available: in every order of "
+                "tied rows the first occurrence of a repeated item takes the first of its "
+                "places, so the positions of a tie group are not interchangeable and the "
+                "expected value has no exact form here. Use duplicates='count' or 'first', "
+                "or ties='id' / 'input'."
+            )
 
     def to_dict(self) -> dict[str, str]:
         return asdict(self)

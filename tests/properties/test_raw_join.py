@@ -118,7 +118,7 @@ POLICIES = [
     {"ties": "input", "duplicates": "keep", "nan_scores": "last"},
     {"ties": "input", "duplicates": "count", "nan_scores": "drop", "users": "union"},
     {"ties": "input", "duplicates": "first", "unjudged": "remove"},
-    {"duplicates": "keep", "ties": "average", "nan_scores": "last"},
+    {"duplicates": "count", "ties": "average", "nan_scores": "last"},
     {"duplicates": "keep", "ties": "trec_eval", "nan_scores": "drop", "unjudged": "remove"},
 ]
 
