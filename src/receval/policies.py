@@ -57,8 +57,10 @@ policy             default                     choices
                                                ``"error"``, ``"zero"`` (judged non-relevant,
                                                gain 0: LensKit drops NaN gains from the DCG
                                                and its ideal), ``"drop"`` (remove those truth
-                                               rows: the items count as unjudged). Infinite
-                                               relevance is always an error.
+                                               rows: the items count as unjudged; a user whose
+                                               rows all go stays a truth user without a
+                                               relevant item). Infinite relevance is always
+                                               an error.
 ``unjudged``       ``"keep"``                  recommended items without a truth row: ``"keep"``
                                                (they count as non-relevant), ``"remove"``
                                                (drop them from every list before scoring:
