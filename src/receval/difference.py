@@ -326,6 +326,7 @@ _POLICY_WORDS = {
     "ties": "the order of tied scores", "users": "which users are averaged",
     "empty_truth": "users without a relevant item", "duplicates": "repeated rows",
     "nan_scores": "NaN scores", "negative_rel": "negative relevance",
+    "nan_rel": "NaN relevance",
     "definition": "the metric's definition", "gain": "the gain of a relevance grade",
     "ideal": "the ideal list of the normaliser", "discount": "the rank discount",
     "denominator": "the denominator", "level": "what a hit rate counts",

@@ -33,6 +33,7 @@ _TIES_TEXT = {
     "trec_eval": "score as a 32-bit float descending, then item id descending",
     "average": "score descending, then item id ascending (values under ties='average' are "
                "expectations over tie orders, so they may differ where scores tie)",
+    "input": "score descending, then the order of the input rows",
 }
 
 
@@ -224,6 +225,15 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
                          packed.t_rel[t0:t1].tolist(), strict=True))
 
     notes = [f"order: {_TIES_TEXT[pol.ties]}"]
+    if pol.duplicates == "keep" and len({it for it, _ in pairs}) < len(pairs):
+        seen: set = set()
+        marked = []
+        for it, sc in pairs:  # a later occurrence scores as an item without a truth row
+            marked.append((f"{it} (repeated)" if it in seen else it, sc))
+            seen.add(it)
+        pairs = marked
+        notes.append("duplicates='keep': a repeated item's later occurrences keep their "
+                     "places and count as items without a truth row")
     if pol.unjudged == "remove":  # condensed list, as evaluate_packed scores it
         dropped = sum(1 for it, _ in pairs if it not in truth_rel)
         pairs = [(it, s) for it, s in pairs if it in truth_rel]

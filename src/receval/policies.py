@@ -8,7 +8,13 @@ policy             default                     choices
                                                ``"average"``: expected value over all orders of
                                                tied items (McSherry & Najork 2008);
                                                ``"trec_eval"``: score as 32-bit float descending,
-                                               then item id descending (trec_eval 9.x).
+                                               then item id descending (trec_eval 9.x);
+                                               ``"input"``: score descending, then the order of
+                                               the input rows (first appearance first: a
+                                               stable sort; ranx ``Run`` lists of up to 15
+                                               items). Only the scores and the row order
+                                               matter; the Spark engine refuses it (no row
+                                               order there).
 ``users``          ``"truth"``                 which users are evaluated: ``"truth"`` (every user
                                                with truth rows; a user with no list scores 0),
                                                ``"run"``, ``"union"``, ``"intersection"``.
@@ -25,7 +31,21 @@ policy             default                     choices
                                                of the rows, so ``"first"`` and ``"max"`` give
                                                the same values (before 0.2 ``"first"`` kept
                                                the first row in input order, which made results
-                                               depend on row order).
+                                               depend on row order); ``"keep"``: a run's
+                                               repeated rows keep their positions (they fill
+                                               the list and its length), the best-ranked
+                                               occurrence counts and the later ones are items
+                                               without a truth row: relevance 0, not judged
+                                               (ml_metrics / recmetrics ``apk``, ``_ark``:
+                                               ``p not in predicted[:i]``); ``"count"``:
+                                               every occurrence keeps its position and counts
+                                               with the item's relevance (LensKit's
+                                               ``ItemList.isin``: precision and recall count
+                                               each repeat, recall can exceed 1). The ideal
+                                               list comes from the truth alone; ``"keep"`` and
+                                               ``"count"`` refuse repeated truth rows (a pair
+                                               has one relevance and no position), and
+                                               ``ties="average"`` refuses ``"keep"``.
 ``nan_scores``     ``"error"``                 NaN or infinite scores: ``"error"``, ``"drop"``
                                                (remove those rows, counted), ``"last"`` (rank
                                                them after every finite score).
@@ -33,6 +53,14 @@ policy             default                     choices
                                                non-relevant), ``"drop"`` (remove those truth
                                                rows: the items count as unjudged, as in
                                                trec_eval's bpref).
+``nan_rel``        ``"error"``                 NaN (missing) relevance in the truth:
+                                               ``"error"``, ``"zero"`` (judged non-relevant,
+                                               gain 0: LensKit drops NaN gains from the DCG
+                                               and its ideal), ``"drop"`` (remove those truth
+                                               rows: the items count as unjudged; a user whose
+                                               rows all go stays a truth user without a
+                                               relevant item). Infinite relevance is always
+                                               an error.
 ``unjudged``       ``"keep"``                  recommended items without a truth row: ``"keep"``
                                                (they count as non-relevant), ``"remove"``
                                                (drop them from every list before scoring:
@@ -48,12 +76,13 @@ from dataclasses import asdict, dataclass
 from .errors import PolicyError, plain, suggest
 
 _CHOICES: dict[str, tuple[str, ...]] = {
-    "ties": ("id", "average", "trec_eval"),
+    "ties": ("id", "average", "trec_eval", "input"),
     "users": ("truth", "run", "union", "intersection"),
     "empty_truth": ("skip", "zero", "nan", "error"),
-    "duplicates": ("error", "first", "max"),
+    "duplicates": ("error", "first", "max", "keep", "count"),
     "nan_scores": ("error", "drop", "last"),
     "negative_rel": ("error", "zero", "drop"),
+    "nan_rel": ("error", "zero", "drop"),
     "unjudged": ("keep", "remove"),
 }
 
@@ -68,6 +97,7 @@ class Policies:
     duplicates: str = "error"
     nan_scores: str = "error"
     negative_rel: str = "error"
+    nan_rel: str = "error"
     unjudged: str = "keep"
 
     def __post_init__(self) -> None:
@@ -79,6 +109,14 @@ class Policies:
                     + suggest(str(value), choices)
                 )
             object.__setattr__(self, name, str(value))  # np.str_ -> str (serializes plainly)
+        if self.ties == "average" and self.duplicates == "keep":
+            raise PolicyError(
+                "ties='average' with duplicates='keep' is not available: in every order of "
+                "tied rows the first occurrence of a repeated item takes the first of its "
+                "places, so the positions of a tie group are not interchangeable and the "
+                "expected value has no exact form here. Use duplicates='count' or 'first', "
+                "or ties='id' / 'input'."
+            )
 
     def to_dict(self) -> dict[str, str]:
         return asdict(self)

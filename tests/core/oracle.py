@@ -292,8 +292,11 @@ def cwl_value(spec: Any, rels: Sequence[float], max_rel: float) -> float:
 
 
 def _sort_key(ties: str):
+    """Rows are ``(item, score, input row)``."""
     if ties == "trec_eval":
         return lambda row: (-float(np.float32(row[1])), _Desc(row[0]))
+    if ties == "input":
+        return lambda row: (-row[1], row[2])
     return lambda row: (-row[1], row[0])
 
 
@@ -311,20 +314,41 @@ class _Desc:
         return isinstance(other, _Desc) and self.v == other.v
 
 
-def _orders(rows: list[tuple[Any, float]], ties: str) -> list[list[Any]]:
+def _orders(rows: list[tuple[Any, float, int]], ties: str) -> list[list[Any]]:
     """The ordered item lists a user's rows stand for: one, or every tie order (average)."""
     if ties != "average":
-        return [[item for item, _ in sorted(rows, key=_sort_key(ties))]]
+        return [[row[0] for row in sorted(rows, key=_sort_key(ties))]]
     rows = sorted(rows, key=lambda r: -r[1])
     groups = [list(g) for _, g in itertools.groupby(rows, key=lambda r: r[1])]
-    perms = [list(itertools.permutations([item for item, _ in g])) for g in groups]
+    perms = [list(itertools.permutations([row[0] for row in g])) for g in groups]
     return [[i for part in combo for i in part] for combo in itertools.product(*perms)]
+
+
+def _judge(order: list[Any], tr: dict[Any, float], duplicates: str,
+           unjudged: str) -> tuple[list[float], list[bool]]:
+    """Relevance and in-truth flag at each position of one ordered list.
+
+    ``duplicates="keep"``: an item's later occurrences are items without a truth row
+    (relevance 0, not judged); ``"count"``: every occurrence has the item's relevance.
+    ``unjudged="remove"``: positions without a truth row leave the list.
+    """
+    rels, judged, seen = [], [], set()
+    for i in order:
+        later = duplicates == "keep" and i in seen
+        seen.add(i)
+        rels.append(0.0 if later else tr.get(i, 0.0))
+        judged.append(False if later else i in tr)
+    if unjudged == "remove":
+        rels = [r for r, j in zip(rels, judged, strict=True) if j]
+        judged = [True] * len(rels)
+    return rels, judged
 
 
 def evaluate(run: Iterable[tuple], truth: Iterable[tuple], metrics: Sequence[str], *,
              ties: str = "id", users: str = "truth", empty_truth: str = "skip",
              duplicates: str = "error", nan_scores: str = "error",
-             negative_rel: str = "error", unjudged: str = "keep") -> tuple[dict, dict]:
+             negative_rel: str = "error", unjudged: str = "keep",
+             nan_rel: str = "error") -> tuple[dict, dict]:
     """Per-user values ``{user: {key: value}}`` and the summary ``{key: mean}``.
 
     Raises ``ValueError`` where receval must raise an error (duplicates, NaN scores, negative
@@ -338,13 +362,20 @@ def evaluate(run: Iterable[tuple], truth: Iterable[tuple], metrics: Sequence[str
     t: dict[Any, dict[Any, float]] = {}
     for u, i, r in truth:
         r = float(r)
+        if math.isnan(r):
+            if nan_rel == "error":
+                raise ValueError("NaN relevance")
+            if nan_rel == "drop":  # the row goes; its user stays a truth user
+                t.setdefault(u, {})
+                continue
+            r = 0.0
         if r < 0:
             if negative_rel == "error":
                 raise ValueError("negative relevance")
             r = 0.0
         d = t.setdefault(u, {})
         if i in d:
-            if duplicates == "error":
+            if duplicates in ("error", "keep", "count"):
                 raise ValueError("duplicate truth row")
             if duplicates in ("max", "first"):  # "first": the best-ranked occurrence
                 d[i] = max(d[i], r)
@@ -352,27 +383,28 @@ def evaluate(run: Iterable[tuple], truth: Iterable[tuple], metrics: Sequence[str
         d[i] = r
     max_rel = max((r for d in t.values() for r in d.values()), default=0.0)
 
-    # run: user -> {item: score}
-    lists: dict[Any, dict[Any, float]] = {}
-    for u, i, s in run:
+    # run: user -> [(item, score, input row)]
+    lists: dict[Any, list[tuple[Any, float, int]]] = {}
+    best: dict[tuple[Any, Any], int] = {}  # (user, item) -> its row's place in the user's list
+    for row, (u, i, s) in enumerate(run):
         s = float(s)
-        d = lists.setdefault(u, {})
+        d = lists.setdefault(u, [])
         if not math.isfinite(s):
             if nan_scores == "error":
                 raise ValueError("NaN score")
             if nan_scores == "drop":
                 continue
             s = -math.inf
-        if i in d:
+        if (u, i) in best:
             if duplicates == "error":
                 raise ValueError("duplicate run row")
             if duplicates in ("max", "first"):  # "first": the best-ranked occurrence
-                d[i] = max(d[i], s)
-            continue
-        d[i] = s
-
-    if unjudged == "remove":  # condensed lists: only items with a truth row stay
-        lists = {u: {i: s for i, s in d.items() if i in t.get(u, {})} for u, d in lists.items()}
+                at = best[(u, i)]
+                if s > d[at][1]:  # an equal score keeps the earlier row
+                    d[at] = (i, s, row)
+                continue
+        best.setdefault((u, i), len(d))
+        d.append((i, s, row))
     truth_users = list(t)
     run_users = [u for u in lists if u not in t]
     evaluated = {
@@ -385,7 +417,8 @@ def evaluate(run: Iterable[tuple], truth: Iterable[tuple], metrics: Sequence[str
     per_user: dict[Any, dict[str, float]] = {}
     for u in evaluated:
         tr = t.get(u, {})
-        orders = _orders(list(lists.get(u, {}).items()), ties)
+        orders = _orders(lists.get(u, []), ties)
+        judged_orders = [_judge(o, tr, duplicates, unjudged) for o in orders]
         vals = {}
         for spec in specs:
             thr = threshold(spec)
@@ -403,11 +436,8 @@ def evaluate(run: Iterable[tuple], truth: Iterable[tuple], metrics: Sequence[str
                     continue
             if ties == "average" and spec.name in NOT_AVERAGED:
                 raise ValueError("not averaged")
-            vs = [
-                metric_value(spec, [tr.get(i, 0.0) for i in order], [i in tr for i in order],
-                             list(tr.values()), max_rel)
-                for order in orders
-            ]
+            vs = [metric_value(spec, rels, judged, list(tr.values()), max_rel)
+                  for rels, judged in judged_orders]
             vals[spec.key] = sum(vs) / len(vs)
         per_user[u] = vals
 
@@ -431,12 +461,14 @@ def evaluate(run: Iterable[tuple], truth: Iterable[tuple], metrics: Sequence[str
             num = den = 0.0
             for u in users_in:
                 tr = t.get(u, {})
-                orders = _orders(list(lists.get(u, {}).items()), ties)
-                kk = spec.k if spec.k is not None else len(orders[0])
-                hs = [sum(1 for i in o[:kk] if tr.get(i, 0.0) >= thr) for o in orders]
+                judged_orders = [_judge(o, tr, duplicates, unjudged)
+                                 for o in _orders(lists.get(u, []), ties)]
+                n_list = len(judged_orders[0][0])
+                kk = spec.k if spec.k is not None else n_list
+                hs = [sum(1 for r in rels[:kk] if r >= thr) for rels, _ in judged_orders]
                 num += sum(hs) / len(hs)
                 if spec.get("level") == "recommended":
-                    den += min(kk, len(orders[0]))
+                    den += min(kk, n_list)
                 else:
                     den += sum(1 for r in tr.values() if r >= thr)
             summary[spec.key] = num / den if den > 0 else math.nan

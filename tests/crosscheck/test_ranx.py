@@ -1,4 +1,9 @@
-"""receval against ranx on one random run without tied scores (ranx breaks ties its own way).
+"""receval against ranx on one random run without tied scores, and on short lists with ties.
+
+A ranx ``Run`` sorts each query with numba's ``np.argsort`` of the negated scores
+(``ranx/data_structures/common.py`` ``sort_dict_by_value``); numba's quicksort insertion-sorts
+ranges of fewer than 16 rows, so lists of up to 15 items keep tied scores in input order:
+``ties="input"`` (and the ``ranx`` preset). Longer lists with ties are not compared.
 
 ranx compiles its numba kernels on first use (tens of seconds on a cold machine, cached on disk
 afterwards), so it is called once per module, for every metric at the same time.
@@ -103,3 +108,57 @@ def test_bpref_matches_ranx(ranx_scores):
         compared += 1
         assert got[qid] == pytest.approx(value, rel=1e-9, abs=1e-12), qid
     assert compared >= 10
+
+
+def _tied_data(seed: int = 1) -> tuple[dict, dict]:
+    """Lists of 1 to 15 items, scores from three levels (many ties), in a random input order."""
+    rng = np.random.default_rng(seed)
+    docs = [f"doc{j}" for j in range(40)]
+    run, qrels = {}, {}
+    for q in range(60):
+        qid = f"q{q:02d}"
+        chosen = rng.choice(len(docs), size=int(rng.integers(1, 16)), replace=False)
+        scores = rng.integers(0, 3, size=len(chosen)) / 2
+        run[qid] = {docs[c]: float(s) for c, s in zip(chosen, scores, strict=True)}
+        judged = rng.choice(len(docs), size=int(rng.integers(1, 10)), replace=False)
+        rels = rng.integers(0, 4, size=len(judged))
+        rels[0] = max(int(rels[0]), 3)
+        qrels[qid] = {docs[c]: int(r) for c, r in zip(judged, rels, strict=True)}
+    return run, qrels
+
+
+@pytest.fixture(scope="module")
+def ranx_tied_scores() -> tuple[dict, dict, dict]:
+    run, qrels = _tied_data()
+    r_run, r_qrels = ranx.Run(run), ranx.Qrels(qrels)
+    ranx.evaluate(r_qrels, r_run, list(PAIRS), make_comparable=True)
+    return run, qrels, {m: dict(r_run.scores[m]) for m in PAIRS}
+
+
+@pytest.mark.parametrize("ranx_metric", list(PAIRS))
+def test_matches_ranx_with_ties_on_short_lists(ranx_tied_scores, ranx_metric):
+    run, qrels, scores = ranx_tied_scores
+    key = PAIRS[ranx_metric]
+    res = rv.evaluate(run, qrels, [key], ties="input")
+    got = dict(zip(res.user_ids, res.user_values(key), strict=True))
+    assert set(got) == set(scores[ranx_metric])
+    for qid, value in scores[ranx_metric].items():
+        assert got[qid] == pytest.approx(value, rel=1e-9, abs=1e-12), (qid, ranx_metric)
+
+
+def test_ties_change_values_here(ranx_tied_scores):
+    # the tied data would tell the tie orders apart: ties="id" differs from ranx somewhere
+    run, qrels, scores = ranx_tied_scores
+    res = rv.evaluate(run, qrels, ["mrr"], ties="id")
+    got = dict(zip(res.user_ids, res.user_values("mrr"), strict=True))
+    assert any(got[q] != pytest.approx(v, abs=1e-12) for q, v in scores["mrr"].items())
+
+
+def test_ranx_preset_with_ties_on_short_lists(ranx_tied_scores):
+    run, qrels, scores = ranx_tied_scores
+    names = ["ndcg@5", "map@5", "mrr", "precision@5", "recall@10"]
+    res = rv.evaluate(run, qrels, names, compat="ranx")
+    for name in names:
+        got = dict(zip(res.user_ids, res.user_values(name), strict=True))
+        for qid, value in scores[name].items():
+            assert got[qid] == pytest.approx(value, rel=1e-9, abs=1e-12), (qid, name)

@@ -3,7 +3,8 @@
 Both routes must give the same bits: per-user values, counts and summaries, for every id
 container the raw route reads in place (int64, uint64, Arrow string / large_string in one or
 several chunks, object arrays of ``str`` with 1-, 2- and 4-byte characters), with ties,
-duplicates, non-finite scores and every tie / duplicates / NaN / users policy; and packing in
+duplicates, non-finite scores and every tie / duplicates / NaN / users policy (``ties="input"``
+and ``duplicates="keep"`` / ``"count"`` included); and packing in
 blocks of users with reused buffers must not change a bit either.
 """
 
@@ -114,6 +115,11 @@ POLICIES = [
     {"duplicates": "first", "nan_scores": "last", "ties": "trec_eval"},
     {"duplicates": "max", "nan_scores": "last", "ties": "average", "users": "intersection"},
     {"duplicates": "max", "users": "run", "unjudged": "remove"},
+    {"ties": "input", "duplicates": "keep", "nan_scores": "last"},
+    {"ties": "input", "duplicates": "count", "nan_scores": "drop", "users": "union"},
+    {"ties": "input", "duplicates": "first", "unjudged": "remove"},
+    {"duplicates": "count", "ties": "average", "nan_scores": "last"},
+    {"duplicates": "keep", "ties": "trec_eval", "nan_scores": "drop", "unjudged": "remove"},
 ]
 
 
@@ -151,8 +157,10 @@ def test_raw_join_equals_factorized_route(seed, how, grouped, policy):
         assert used  # the raw route was taken
 
 
+@pytest.mark.parametrize("policy", [{"duplicates": "max"},
+                                    {"duplicates": "keep", "ties": "input"}])
 @pytest.mark.parametrize("block", [1, 3, 50])
-def test_blocks_of_users_change_no_bit(monkeypatch, block):
+def test_blocks_of_users_change_no_bit(monkeypatch, block, policy):
     rng = np.random.default_rng(block)
     n = 3000
     user = np.sort(rng.integers(0, 200, n))
@@ -161,9 +169,9 @@ def test_blocks_of_users_change_no_bit(monkeypatch, block):
     truth = pd.DataFrame({"user": rng.integers(0, 230, 900), "item": rng.integers(0, 90, 900),
                           "relevance": rng.integers(0, 3, 900).astype(float)})
     truth = truth.drop_duplicates(["user", "item"])
-    whole = rv.evaluate(run, truth, METRICS, duplicates="max", users="union")
+    whole = rv.evaluate(run, truth, METRICS, users="union", **policy)
     monkeypatch.setattr(evaluate_module, "BLOCK_POSITIONS", block)
-    parts = rv.evaluate(run, truth, METRICS, duplicates="max", users="union")
+    parts = rv.evaluate(run, truth, METRICS, users="union", **policy)
     _same(whole, parts)
     assert parts.provenance["blocks"] > 1
 

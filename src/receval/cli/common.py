@@ -29,14 +29,18 @@ FILE_FORMATS = ("trec", "csv", "tsv", "parquet", "jsonl")
 POLICY_FLAGS = POLICY_CHOICES  # one source of truth: receval.policies
 POLICY_HELP = {
     "ties": "order of tied scores: id = item id ascending (default), average = expected value "
-            "over tie orders, trec_eval = score as float32 then item id descending",
+            "over tie orders, trec_eval = score as float32 then item id descending, input = "
+            "input row order (ranx)",
     "users": "users evaluated: truth (default; a user without a list scores 0), run, union, "
              "intersection",
     "empty_truth": "a user with no relevant truth item: skip (default, counted), zero, nan, error",
-    "duplicates": "repeated (user, item) rows: error (default), first, max",
+    "duplicates": "repeated (user, item) rows: error (default), first, max, keep (in place, "
+                  "repeats non-relevant), count (in place, every repeat counts)",
     "nan_scores": "NaN/inf scores: error (default), drop, last",
     "negative_rel": "relevance below 0: error (default), zero (judged non-relevant), drop "
                     "(unjudged)",
+    "nan_rel": "NaN (missing) relevance in the truth: error (default), zero (judged "
+               "non-relevant), drop (unjudged)",
     "unjudged": "recommended items without a truth row: keep (default, non-relevant), remove "
                 "(condensed lists: ir_measures judged_only, trec_eval -J)",
 }

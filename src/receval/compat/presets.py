@@ -82,8 +82,9 @@ TREC_EVAL = Preset(
 
 RANX = Preset(
     "ranx", "ranx", "ranx 0.3.21", "AmenRa/ranx ranx/metrics/*.py (ndcg.py, average_precision.py,"
-    " hit_rate.py, r_precision.py); checked by tests/crosscheck/test_ranx.py",
-    (("users", "truth"), ("empty_truth", "zero")),
+    " hit_rate.py, r_precision.py), ranx/data_structures/common.py (sort_dict_by_value); "
+    "checked by tests/crosscheck/test_ranx.py",
+    (("ties", "input"), ("users", "truth"), ("empty_truth", "zero")),
     {
         "ndcg": _n("ndcg", "Jarvelin & Kekalainen nDCG, gain = grade, ideal = all judged"),
         "ndcg_burges": _n("ndcg", "Burges nDCG: gain 2^grade - 1", gain="exp"),
@@ -97,8 +98,11 @@ RANX = Preset(
         "r-precision": _n("r_precision", "relevant in the top R / R"),
         "bpref": _n("bpref", "bpref (NaN without judged non-relevant items)"),
     },
-    ("ties: ranx sorts with numba; tied scores keep an order receval does not reproduce "
-     "(lists of up to 15 items keep their input order)",
+    ("ties: a ranx Run orders each query with numba's argsort of the negated scores, whose "
+     "quicksort insertion-sorts fewer than 16 rows: lists of up to 15 items keep tied scores "
+     "in input order (ties='input'); in longer lists quicksort's partitions move tied items "
+     "in an order receval does not reproduce. A plain dict given to ranx.evaluate is sorted "
+     "by an ascending argsort reversed, so short tied runs come in reverse input order",
      "make_comparable=True: qrels queries missing from the run score 0 (users='truth')"),
 )
 
@@ -243,7 +247,7 @@ LENSKIT = Preset(
     "lenskit", "LensKit", "lenskit 2025.8.1", "lenskit/lkpy src/lenskit/metrics/ranking/_pr.py "
     "(Precision, Recall), _dcg.py (NDCG); LensKit's metrics import torch, so the tests use "
     "values worked out from these formulas",
-    (("users", "truth"), ("empty_truth", "skip")),
+    (("users", "truth"), ("empty_truth", "skip"), ("duplicates", "count")),
     {
         "precision": _n("precision", "hits / length of the (truncated) list",
                         denominator="list"),
@@ -251,7 +255,12 @@ LENSKIT = Preset(
         "ndcg": _n("ndcg", "gain 1 per test item (gain=None); ideal min(R, k) ones; discount "
                    "1/max(log2(rank), 1)", gain="binary", discount="log2_max2"),
     },
-    ("NDCG(gain='rating') uses graded gains: ndcg@k(discount=log2_max2)",
+    ("NDCG(gain='rating') uses graded gains: ndcg@k(discount=log2_max2); it drops NaN gains "
+     "from the DCG and its ideal (_dcg.py gains.dropna()): add nan_rel='zero'. The binary "
+     "metrics count a NaN-rated test item as relevant (recs.isin(test)), which no nan_rel "
+     "choice gives: fill such ratings with 1",
+     "repeated recommended items: every occurrence counts (recs.isin(test) per position, "
+     "duplicates='count'), so recall can exceed 1",
      "a user with an empty list has no precision (NaN) in LensKit; receval scores 0"),
 )
 
@@ -281,7 +290,7 @@ RECMETRICS = Preset(
     "recmetrics", "recmetrics", "recmetrics 0.1.5", "statisticianinstilettos/recmetrics "
     "recmetrics/metrics.py (_ark, mark, prediction_coverage); checked by "
     "tests/crosscheck/test_compat_presets.py",
-    (("users", "truth"), ("empty_truth", "zero")),
+    (("users", "truth"), ("empty_truth", "zero"), ("duplicates", "keep")),
     {
         "mark": _n("map", "'mean average recall': sum over hits of (hits so far / rank) / R, "
                    "which is average precision with denominator R",
@@ -295,7 +304,9 @@ RECMETRICS = Preset(
     },
     ("recmetrics lists are the top k already; an empty actual list scores 0",
      "catalog_coverage draws k lists at random (random.choices, with replacement, unseeded): "
-     "not reproduced; over every list it is prediction_coverage"),
+     "not reproduced; over every list it is prediction_coverage",
+     "a repeated predicted item keeps its position and only its first occurrence can be a "
+     "hit (_ark: p not in predicted[:i]; duplicates='keep')"),
 )
 
 TORCHMETRICS = Preset(

@@ -4,8 +4,9 @@
 Per evaluated user, in parallel over users: the truth items go into a small open-addressing
 hash table (reused from user to user: a slot belongs to the user whose number it carries, so
 nothing is cleared), the run rows are ordered (score descending, then the raw item id, then
-the row), and each recommended item is probed once: found in the truth (relevance, judged),
-already recommended above (a duplicate), or new. Ids are read in place from the buffers that
+the row; under ``ties="input"`` score descending, then the row), and each recommended item is
+probed once: found in the truth (relevance, judged), already recommended above (a
+duplicate), or new. Ids are read in place from the buffers that
 hold them:
 
 =====  =====================================================================================
@@ -300,16 +301,19 @@ cdef inline uint64_t _prefix(const Ids* ids, long long i) noexcept nogil:
 cdef struct Order:
     const Ids* ids
     bint desc
+    bint by_row  # ties="input": tied scores in input row order, ids not compared
 
 
 cdef inline bint _before(const Row* x, const Row* y, const void* ctx) noexcept nogil:
     """x sorts strictly before y: score descending, raw id ascending (descending when
-    ``ctx.desc``), then row ascending."""
+    ``ctx.desc``; not compared when ``ctx.by_row``), then row ascending."""
     cdef const Ids* ids = (<const Order*> ctx).ids
     cdef bint desc = (<const Order*> ctx).desc
     cdef int c
     if x.score != y.score:
         return x.score > y.score
+    if (<const Order*> ctx).by_row:
+        return x.idx < y.idx
     if x.pre != y.pre:
         return (x.pre < y.pre) != desc
     c = _compare(ids, x.idx, y.idx)
@@ -412,7 +416,7 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                const long long[::1] t_start, const long long[::1] t_count,
                const double[::1] t_rel, long long depth, int dedupe, int nan_mode,
                int as_float32, int desc, int keep_scores, const long long[::1] cutoffs,
-               object scratch=None):
+               object scratch=None, int by_row=0):
     """Packed lists of one run, joined with its truth on raw item ids.
 
     Evaluated user ``g`` has the run rows ``rows[rstart[c]:rstart[c + 1]]`` with ``c =
@@ -420,7 +424,7 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     ``t_start[g] ... t_start[g] + t_count[g] - 1`` of the truth ids and ``t_rel``.
     ``dedupe``, ``nan_mode``, ``as_float32`` and ``cutoffs`` as in
     :func:`receval.kernels.pack_lists`; ``desc`` orders tied scores by raw id descending
-    (trec_eval), else ascending.
+    (trec_eval), else ascending; ``by_row`` orders them by input row (``ties="input"``).
 
     ``scratch``: a dict of arrays reused from call to call for the per-position outputs (the
     returned arrays are then views into them, valid until the next call with it), so that
@@ -481,6 +485,7 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     cdef Order order
     order.ids = R
     order.desc = desc
+    order.by_row = by_row
     cdef const char* sp
     cdef long long sn, hint
     cdef int nt = 1 if total_rows < SMALL_WORK else receval_join_threads()
@@ -562,8 +567,10 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                     ref = table[found].ref
                     if ref < 0 or table[found].seen:
                         ndup[g] += 1
-                        if dedupe != 0:
+                        if dedupe == 1:
                             continue
+                        if dedupe == 2:  # a later occurrence: as an item without a truth row
+                            ref = -1
                     else:
                         table[found].seen = 1
                     if ref >= 0:

@@ -2,9 +2,10 @@
 """Fused packing kernel: group run rows by user, order, deduplicate, cut, join with the truth.
 
 One serial counting pass groups rows by user (stable, so input order survives within a user);
-then each user's rows are gathered, ordered (score descending, tie key ascending; lists that are
-already ordered are not sorted again), deduplicated, cut at ``depth`` and joined with the user's
-truth slice by binary search, in parallel over users. Integers and floats only.
+then each user's rows are gathered, ordered (score descending, then the tie key ascending, or
+the input row ascending for ``ties="input"``; lists that are already ordered are not sorted
+again), deduplicated, cut at ``depth`` and joined with the user's truth slice by binary search,
+in parallel over users. Integers and floats only.
 """
 
 import numpy as np
@@ -37,29 +38,12 @@ cdef struct Row:
     long long idx
 
 
-cdef int _cmp_row(const void* a, const void* b) noexcept nogil:
-    cdef const Row* x = <const Row*> a
-    cdef const Row* y = <const Row*> b
-    if x.score > y.score:
-        return -1
-    if x.score < y.score:
-        return 1
-    if x.key < y.key:
-        return -1
-    if x.key > y.key:
-        return 1
-    if x.idx < y.idx:
-        return -1
-    if x.idx > y.idx:
-        return 1
-    return 0
-
-
 cdef inline bint _before(const Row* x, const Row* y, const void* ctx) noexcept nogil:
-    """x sorts strictly before y: score descending, then key, then row ascending."""
+    """x sorts strictly before y: score descending, then key, then row ascending; with a
+    non-NULL ``ctx`` (``ties="input"``) score descending, then row ascending."""
     if x.score != y.score:
         return x.score > y.score
-    if x.key != y.key:
+    if ctx == NULL and x.key != y.key:
         return x.key < y.key
     return x.idx < y.idx
 
@@ -78,17 +62,22 @@ def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
                const long long[::1] t_items, const double[::1] t_rel,
                long long depth, int dedupe, int nan_mode, int as_float32,
                int keep_items=1, int keep_scores=1, const long long[::1] cutoffs=None,
-               int keep_rows=0):
+               int keep_rows=0, int by_row=0):
     """Packed lists of one run.
 
     Row i belongs to evaluated user ``user_map[user_codes[i]]`` (dropped when either is -1).
     Row codes are int32 (half the memory of int64 on runs of 1e8 rows).
     ``item_key[c]`` orders tied scores of run item c ascending (its absolute value identifies the
     item for duplicate detection); ``item_truth[c]`` is its truth code or -1.
-    ``dedupe``: 0 keep and count duplicates; otherwise keep, of the rows of one item, the
-    best-ranked (first in sorted order: highest score, then tie key, then row), which does not
-    depend on the order of the input rows (``duplicates="first"`` and ``"max"``). ``nan_mode``: 0 keep, 1 drop rows with non-finite
-    scores, 2 rank them last. ``as_float32``: compare scores as 32-bit floats (trec_eval).
+    ``dedupe``: 0 keep and count duplicates, every occurrence with the item's relevance
+    (``duplicates="count"``; ``"error"`` refuses them afterwards); 1 keep, of the rows of one
+    item, the best-ranked (first in sorted order: highest score, then tie key, then row), which
+    does not depend on the order of the input rows (``duplicates="first"`` and ``"max"``);
+    2 keep every row at its position, the best-ranked occurrence with the item's relevance and
+    the later ones as items without a truth row (relevance 0, not judged;
+    ``duplicates="keep"``). ``nan_mode``: 0 keep, 1 drop rows with non-finite scores, 2 rank
+    them last. ``as_float32``: compare scores as 32-bit floats (trec_eval). ``by_row``: order
+    tied scores by input row instead of the tie key (``ties="input"``).
 
     Returns ``(indptr, items, scores, rel, judged, list_len, n_dup, n_dropped)``.
     """
@@ -150,6 +139,8 @@ def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
     cdef long long s, e, m, j, jj, w, kk, is_sorted, r
     cdef double sc
     cdef int nt = 1 if n < SMALL_WORK else receval_pack_threads()
+    cdef int row_order = 1
+    cdef const void* ctx = <const void*> &row_order if by_row else NULL
     with nogil, parallel(num_threads=nt):
         buf = <Row*> malloc(maxlen * sizeof(Row))
         mark = <long long*> malloc(n_keys * sizeof(long long))
@@ -177,12 +168,18 @@ def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
                 m = m + 1
             is_sorted = 1
             for j in range(1, m):
-                if _cmp_row(&buf[j - 1], &buf[j]) > 0:
+                if _before(&buf[j], &buf[j - 1], ctx):
                     is_sorted = 0
                     break
             if not is_sorted:
-                _sort_rows(buf, m, NULL)
-            if dedupe != 0 and ndup[g] > 0:
+                _sort_rows(buf, m, ctx)
+            if dedupe == 2 and ndup[g] > 0:  # later occurrences: marked by a negative row
+                for j in range(m):
+                    if mark[_absll(buf[j].key)] == -2 - g:
+                        buf[j].idx = -buf[j].idx - 1
+                    else:
+                        mark[_absll(buf[j].key)] = -2 - g
+            elif dedupe != 0 and ndup[g] > 0:
                 w = 0
                 for j in range(m):
                     if mark[_absll(buf[j].key)] == -2 - g:
@@ -224,10 +221,14 @@ def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
     cdef double[::1] rel = rel_arr
     cdef signed char[::1] judged = judged_arr
     cdef long long p, c, lo, hi, mid, tend
+    cdef bint later
     for g in prange(n_groups, nogil=True, schedule="guided", num_threads=nt):
         tend = t_indptr[g + 1]
         for j in range(indptr[g + 1] - indptr[g]):
             r = rows[counts[g] + j]
+            later = r < 0
+            if later:
+                r = -r - 1
             p = indptr[g] + j
             if keep_rows:
                 perm[p] = r
@@ -242,7 +243,7 @@ def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
                     sc = <double> (<float> sc)
                 scores[p] = sc
             c = item_truth[c]
-            if c < 0:
+            if c < 0 or later:
                 continue
             lo = t_indptr[g]
             hi = tend

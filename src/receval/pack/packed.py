@@ -84,10 +84,20 @@ class Packed:
 
 
 def _dedupe_mode(policy: str) -> int:
-    """Kernel code of a duplicates policy: 0 counts them (``"error"``); 1 keeps, of the rows of
-    one (user, item), the best-ranked one: highest score then tie key in a run, highest
-    relevance in a truth (``"first"`` and ``"max"`` alike, independent of row order)."""
-    return {"error": 0, "max": 1, "first": 1}[policy]
+    """Kernel code of a duplicates policy in a run: 0 keeps every row, each with the item's
+    relevance, and counts the repeats (``"count"``; ``"error"`` refuses them); 1 keeps, of the
+    rows of one (user, item), the best-ranked one: highest score then tie key (``"first"`` and
+    ``"max"`` alike, independent of row order); 2 keeps every row at its position, the later
+    occurrences as items without a truth row (``"keep"``)."""
+    return {"error": 0, "count": 0, "max": 1, "first": 1, "keep": 2}[policy]
+
+
+def _truth_dedupe_mode(policy: str) -> int:
+    """Kernel code of a duplicates policy in a truth: 1 keeps the highest relevance of a (user,
+    item) (``"first"``, ``"max"``); 0 counts them, and they are refused: a truth pair has one
+    relevance and no position, so ``"keep"`` and ``"count"`` (which keep a run's repeated rows
+    at their positions) refuse repeated truth rows as ``"error"`` does."""
+    return 1 if policy in ("first", "max") else 0
 
 
 def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
@@ -107,12 +117,28 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
     n = len(u_codes)
     rel = np.ones(n, dtype=np.float64) if cols.value is None else cols.value
     relname = cols.names.get("relevance", "relevance")
+    nan = np.isnan(rel)
+    if nan.any():
+        if policies.nan_rel == "error":
+            i = int(np.flatnonzero(nan)[0])
+            raise InputError(
+                f"truth: column {relname!r} has {int(nan.sum())} NaN (missing) relevance "
+                f"value(s) (first at row {i}). Pass nan_rel='zero' to treat them as judged "
+                "non-relevant (LensKit's gain 0), nan_rel='drop' to remove those rows "
+                "(unjudged), or fill them."
+            )
+        if policies.nan_rel == "drop":
+            keep = ~nan
+            u_codes, i_codes, rel = u_codes[keep], i_codes[keep], rel[keep]
+            n = len(rel)
+        else:
+            rel = np.where(nan, 0.0, rel)
     bad = ~np.isfinite(rel)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InputError(
-            f"truth: column {relname!r} has {int(bad.sum())} NaN/infinite value(s) (first at row "
-            f"{i}: {rel[i]!r}); fill or drop them."
+            f"truth: column {relname!r} has {int(bad.sum())} infinite value(s) (first at row "
+            f"{i}: {rel[i]!r}); relevance grades are finite: fix or drop them."
         )
     neg = rel < 0
     if neg.any():
@@ -142,7 +168,7 @@ def _group_truth(u_codes: np.ndarray, i_codes: np.ndarray, rel: np.ndarray, user
     arrays), so that the duplicates policy and its messages are the same everywhere.
     """
     n = len(rel)
-    mode = _dedupe_mode(policies.duplicates)
+    mode = _truth_dedupe_mode(policies.duplicates)
     indptr, item_sorted, rel_sorted, rel_desc, ndup = group_truth(
         np.ascontiguousarray(u_codes, dtype=CODE), len(users),
         np.ascontiguousarray(i_codes, dtype=CODE), np.ascontiguousarray(rel, dtype=np.float64),
@@ -150,10 +176,13 @@ def _group_truth(u_codes: np.ndarray, i_codes: np.ndarray, rel: np.ndarray, user
     n_dup = int(ndup.sum())
     if n_dup and mode == 0:
         u = int(np.flatnonzero(ndup)[0])
+        kept = (f" duplicates={policies.duplicates!r} keeps a run's repeated rows at their "
+                "positions; a truth pair has one relevance, so repeated truth rows are refused "
+                "under it too." if policies.duplicates != "error" else "")
         raise InputError(
-            f"truth: {n_dup} duplicate (user, item) row(s), e.g. for user {_plain(users[u])!r}. "
-            "Pass duplicates='max' (keep the highest relevance) or duplicates='first' (the "
-            "same: the best-ranked row), or drop them."
+            f"truth: {n_dup} duplicate (user, item) row(s), e.g. for user {_plain(users[u])!r}."
+            f"{kept} Pass duplicates='max' (keep the highest relevance) or duplicates='first' "
+            "(the same: the best-ranked row), or drop them."
         )
     return TruthPack(
         users=users, items=items, indptr=indptr, item_codes=item_sorted, rel=rel_sorted,
@@ -223,8 +252,8 @@ def _check_padding(ids: np.ndarray, what: str, row_name: str) -> None:
 def truth_from_sparse(matrix: Any, policies: Policies | None = None) -> TruthPack:
     """Truth from a scipy.sparse (users x items) relevance matrix, or a list of item arrays.
 
-    The same rules as a table truth: repeated (user, item) entries follow the ``duplicates``
-    policy (a scipy matrix's explicit duplicate entries are not summed, which would change the
+    The same rules as a table truth: explicit NaN entries follow the ``nan_rel`` policy,
+    repeated (user, item) entries the ``duplicates`` policy (a scipy matrix's explicit duplicate entries are not summed, which would change the
     graded relevance); item ids are integers (floats only when integral), -1 pads the end of a
     list, and every id lies in [0, 2**31 - 1).
     """
@@ -250,12 +279,17 @@ def truth_from_sparse(matrix: Any, policies: Policies | None = None) -> TruthPac
             )
         rel = np.asarray(coo.data, dtype=np.float64)
         n_items = int(coo.shape[1])
+        nan = np.isnan(rel)
+        if nan.any() and policies.nan_rel == "drop":  # explicit NaN entries: the nan_rel policy
+            u_codes, i_codes, rel = u_codes[~nan], i_codes[~nan], rel[~nan]
+        elif nan.any() and policies.nan_rel == "zero":
+            rel = np.where(nan, 0.0, rel)
         bad = ~np.isfinite(rel) | (rel < 0)
         if bad.any():
             j = int(np.flatnonzero(bad)[0])
             raise InputError(
                 f"truth: the sparse matrix holds {int(bad.sum())} negative or non-finite "
-                f"relevance(s) (first at row {int(coo.row[j])}, column {int(coo.col[j])}: "
+                f"relevance(s) (first at row {int(u_codes[j])}, column {int(i_codes[j])}: "
                 f"{float(rel[j])!r}); relevances must be finite and >= 0."
             )
         if n_items > _MAX_ITEM:
@@ -545,6 +579,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     cut_arr = np.array(sorted({int(c) for c in cutoffs if c and c > 0}), dtype=np.int64)
     want_scores = int(keep_scores or policies.ties == "average")
     trec = int(policies.ties == "trec_eval")
+    by_row = int(policies.ties == "input")
     t_raw = None if keep_items else _truth_raw_for(run, truth, policies)
 
     def user_ids_of(lo: int, hi: int) -> np.ndarray:
@@ -573,13 +608,14 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         indptr, items, pos_scores, rel, judged, list_len, ndup, n_dropped, tied, item_vocab = \
             packed_lists
         n_dup = int(ndup.sum())
-        if n_dup and mode == 0:
+        if n_dup and policies.duplicates == "error":
             u = int(np.flatnonzero(ndup)[0])
             raise InputError(
                 f"run: {n_dup} duplicate (user, item) row(s), e.g. for user "
                 f"{_plain(user_ids_of(lo + u, lo + u + 1)[0])!r}. Pass duplicates='max' (keep "
-                "the highest score) or duplicates='first' (the best-ranked row, the same), or "
-                "drop them."
+                "the highest score) or duplicates='first' (the best-ranked row, the same), "
+                "duplicates='keep' (keep them in place, the repeats non-relevant) or "
+                "duplicates='count' (every repeat counts), or drop them."
             )
         grp_end = _group_ends(indptr, pos_scores) if policies.ties == "average" \
             else np.zeros(0, dtype=np.int64)
@@ -594,7 +630,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             "truth_rows": int(truth.n_rows),
             "run_rows": run.n_rows if first else 0,
             "dropped_nan_scores": int(n_dropped),
-            "duplicates_removed": n_dup if mode else 0,
+            "duplicates_removed": n_dup if mode == 1 else 0,
             "users_tied_at_cutoff": int(tied.sum()),
         }
         return Packed(
@@ -618,7 +654,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         t_indptr, t_items, t_rel, _ = truth_slices(0, n_eval)
         out = pack_lists(run.user_codes, run_row, n_eval, score, run.item_codes, item_key,
                          item_to_truth, t_indptr, t_items, t_rel, depth, mode, nan_mode, trec,
-                         int(keep_items), want_scores, cut_arr)
+                         int(keep_items), want_scores, cut_arr, by_row=by_row)
         yield block(0, n_eval, (*out[:9], run.items), True)
         return
 
@@ -651,7 +687,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         indptr, pos_scores, rel, judged, list_len, ndup, n_dropped, tied = join_lists(
             r.kind, r.a, r.b, score, rows, rstart, run_of[lo:hi], t_raw.kind, t_raw.a,
             t_raw.b, t_start[lo:hi], t_counts[lo:hi], truth.rel, depth, mode, nan_mode, trec,
-            trec, want_scores, cut_arr, scratch)
+            trec, want_scores, cut_arr, scratch, by_row)
         yield block(lo, hi, (indptr, no_items, pos_scores, rel, judged, list_len, ndup,
                              n_dropped, tied, truth.items[:0]), b == 0)
 

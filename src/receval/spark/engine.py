@@ -200,6 +200,10 @@ class Evaluator:
             chosen = {**MLLIB_POLICIES, **chosen}  # the preset's, unless given
         self.metrics = parse_metrics(metrics)
         self.policies = Policies(**chosen)
+        if self.policies.ties == "input":
+            raise PolicyError("ties='input' orders tied scores by input row, and a Spark "
+                              "DataFrame has no row order: use ties='id' (default) or "
+                              "'trec_eval', or evaluate locally with rv.evaluate.")
         negative_rel = self.policies.negative_rel
         self.plan = Plan(self.metrics, self.policies)  # validates policy x metric choices
         self.context = Context(train=train, item_features=item_features, catalog=catalog,
