@@ -32,6 +32,7 @@ K_IN_OPTION = {
     "ideal=k",        # ndcg, idcg: the ideal list holds k items of the top relevance
     "denominator=k",  # map, novelty: divided by k
     "deep=true",      # sufficient_reco: the filled share, list length / k
+    "fp=k",           # confusion counts: the empty slots of a short list are false positives
 }
 
 
