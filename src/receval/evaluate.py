@@ -63,9 +63,10 @@ class Evaluator:
         relevance matrix / list of item arrays (with a numpy top-k matrix as run).
     metrics : metric keys or specs, e.g. ``["ndcg@10", "map@100", "mrr"]``.
     user_col, item_col, rel_col : truth column names (default: common names are detected).
-    ties, users, empty_truth, duplicates, nan_scores, negative_rel, unjudged : policies, see
-        :mod:`receval.policies` (``None``: the default, ``"id"``, ``"truth"``, ``"skip"``,
-        ``"error"``, ``"error"``, ``"error"``, ``"keep"``, or the ``compat`` preset's).
+    ties, users, empty_truth, duplicates, nan_scores, negative_rel, unjudged, ranks, unretrieved :
+        policies, see :mod:`receval.policies` (``None``: the default, ``"id"``, ``"truth"``,
+        ``"skip"``, ``"error"``, ``"error"``, ``"error"``, ``"keep"``, ``"order"``,
+        ``"absent"``, or the ``compat`` preset's).
     train, item_features, catalog : optional inputs for beyond-accuracy metrics.
     compat, strict : a library preset and its bug check, as for :func:`receval.evaluate`:
         metric names mean what they mean in that library, its policies apply where none is
@@ -83,14 +84,16 @@ class Evaluator:
                  ties: str | None = None, users: str | None = None,
                  empty_truth: str | None = None, duplicates: str | None = None,
                  nan_scores: str | None = None, negative_rel: str | None = None,
-                 unjudged: str | None = None, train: Any = None,
+                 unjudged: str | None = None, ranks: str | None = None,
+                 unretrieved: str | None = None, train: Any = None,
                  item_features: Any = None, catalog: Any = None,
                  compat: str | Preset | None = None, strict: bool = False,
                  **options: Any) -> None:
         given = {k: v for k, v in (("ties", ties), ("users", users),
                                    ("empty_truth", empty_truth), ("duplicates", duplicates),
                                    ("nan_scores", nan_scores), ("negative_rel", negative_rel),
-                                   ("unjudged", unjudged)) if v is not None}
+                                   ("unjudged", unjudged), ("ranks", ranks),
+                                   ("unretrieved", unretrieved)) if v is not None}
         #: ``(preset, {name as written: key})`` under ``compat=``, else None
         self.compat: tuple[Preset, dict[str, str]] | None = None
         if compat is not None:
@@ -498,7 +501,8 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
         library's value; ``result.info["compat"]`` records the expanded canonical keys.
     strict : (keyword) with ``compat``, refuse names whose preset reproduces a known library bug.
     **kwargs : policies (``ties``, ``users``, ``empty_truth``, ``duplicates``, ``nan_scores``,
-        ``negative_rel``, ``unjudged``) and optional inputs (``train``, ``item_features``, ``catalog``).
+        ``negative_rel``, ``unjudged``, ``ranks``, ``unretrieved``) and optional inputs
+        (``train``, ``item_features``, ``catalog``).
         ``engine``: ``"auto"`` (default: Spark DataFrames go to :mod:`receval.spark`, which
         also takes ``buckets``, ``per_user``, ``compat``), ``"local"`` or ``"spark"``.
 

@@ -173,6 +173,13 @@ class Evaluator:
                 f"truth: the Spark engine needs a Spark DataFrame, got {type(truth).__name__}; "
                 "use receval.evaluate for local data."
             )
+        for name, default in (("ranks", "order"), ("unretrieved", "absent")):
+            if options.get(name, default) != default:  # list shapes laid out locally only
+                raise PolicyError(
+                    f"{name}={options[name]!r} is not available on the Spark engine (it lays "
+                    f"out each list before the kernel reads it); use {name}={default!r}, or "
+                    "evaluate locally with receval.evaluate.")
+            options.pop(name, None)
         unknown = sorted(set(options) - set(OPTION_NAMES))
         if unknown:
             valid = sorted(POLICY_CHOICES) + sorted(OPTION_NAMES) + [
