@@ -164,7 +164,6 @@ def append_unretrieved(lists: Packed, source: Packed, depth: int, ties: str) -> 
     """
     s, q = source, lists
     n_users = len(s.user_ids)
-    n_t = np.diff(s.t_indptr)
     if not len(s.t_items):
         return q
     whole = s.list_len == np.diff(s.indptr)
