@@ -212,7 +212,7 @@ def append_unretrieved(lists: Packed, source: Packed, depth: int, ties: str) -> 
         scores = np.full(total, -np.inf, dtype=np.float64)
         scores[old] = q.scores
     grp_end = q.grp_end
-    if len(grp_end):
+    if ties == "average":  # (a block without positions has an empty grp_end: made here)
         grp_end = np.empty(total, dtype=np.int64)
         grp_end[old] = q.grp_end + (indptr[:-1] - q.indptr[:-1])[qseg]
         grp_end[new] = indptr[cu + 1]
