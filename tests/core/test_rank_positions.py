@@ -314,3 +314,21 @@ def test_diff_attributes_the_difference_to_ranks():
     assert (m.value_a, m.value_b) == (2 / 3, 1 / 3)
     assert m.factors == ["ranks"] and m.shapley["ranks"] == pytest.approx(-1 / 3, abs=1e-15)
     assert "ranks" in d.explanation(m)
+
+
+@pytest.mark.parametrize("policy", [{"ranks": "position"}, {"unretrieved": "bottom"}])
+def test_the_spark_engine_refuses_the_list_shapes(policy):
+    rvs = pytest.importorskip("receval.spark")
+    truth = pd.DataFrame({"user": [1], "item": [1]})
+    name, value = next(iter(policy.items()))
+    with pytest.raises(rv.PolicyError, match=f"{name}='{value}' is not available on the Spark"):
+        rvs.Evaluator(truth, ["ndcg@3"], **policy)
+
+
+def test_explain_refuses_absolute_ranks():
+    from receval.explain import explain
+
+    run = pd.DataFrame({"user": [1, 1], "item": [1, 2], "rank": [1, 4]})
+    truth = pd.DataFrame({"user": [1], "item": [2]})
+    with pytest.raises(rv.PolicyError, match="ranks='position'"):
+        explain("mrr", run, truth, 1, ranks="position")

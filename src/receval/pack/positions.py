@@ -30,15 +30,15 @@ the block size and the packing route never change a value.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
 from ..errors import InputError, PolicyError
 from .vocab import lookup, order_keys
 
-if TYPE_CHECKING:
-    from .packed import Packed
+#: a :class:`receval.pack.packed.Packed` block (that module imports this one)
+Packed = Any
 
 #: the most positions a filled block may have (16 bytes each, for relevance, score, ...)
 MAX_FILLED = 1 << 28

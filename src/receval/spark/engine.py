@@ -167,12 +167,6 @@ class Evaluator:
                  nan_scores: str | None = None, negative_rel: str | None = None,
                  train: Any = None,
                  item_features: Any = None, catalog: Any = None, **options: Any) -> None:
-        F, T = _types()
-        if not is_spark_frame(truth):
-            raise InputError(
-                f"truth: the Spark engine needs a Spark DataFrame, got {type(truth).__name__}; "
-                "use receval.evaluate for local data."
-            )
         for name, default in (("ranks", "order"), ("unretrieved", "absent")):
             if options.get(name, default) != default:  # list shapes laid out locally only
                 raise PolicyError(
@@ -180,6 +174,12 @@ class Evaluator:
                     f"out each list before the kernel reads it); use {name}={default!r}, or "
                     "evaluate locally with receval.evaluate.")
             options.pop(name, None)
+        F, T = _types()
+        if not is_spark_frame(truth):
+            raise InputError(
+                f"truth: the Spark engine needs a Spark DataFrame, got {type(truth).__name__}; "
+                "use receval.evaluate for local data."
+            )
         unknown = sorted(set(options) - set(OPTION_NAMES))
         if unknown:
             valid = sorted(POLICY_CHOICES) + sorted(OPTION_NAMES) + [
