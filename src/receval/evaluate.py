@@ -178,7 +178,9 @@ class Evaluator:
         """The packed arrays of one run (what the kernels see), users chosen by the policy.
 
         ``lists=False`` leaves out the item and score at each position, which only metrics
-        outside the ranking kernel need (it saves memory on large runs).
+        outside the ranking kernel need (it saves memory on large runs). Under
+        ``ranks="position"`` / ``unretrieved="bottom"`` these are the rows as packed; the
+        ranking kernel reads them laid out by :func:`receval.pack.positions.kernel_lists`.
         """
         codes = self._codes(run, user_col, item_col, score_col, rank_col)
         return self._pack(codes, self.policies, lists=lists)

@@ -332,3 +332,12 @@ def test_explain_refuses_absolute_ranks():
     truth = pd.DataFrame({"user": [1], "item": [2]})
     with pytest.raises(rv.PolicyError, match="ranks='position'"):
         explain("mrr", run, truth, 1, ranks="position")
+
+
+def test_a_huge_rank_needs_a_cutoff():
+    run = pd.DataFrame({"user": [1, 1], "item": [1, 2], "rank": [1, 10**9]})
+    truth = pd.DataFrame({"user": [1], "item": [2]})
+    with pytest.raises(rv.PolicyError, match="give every metric a cutoff"):
+        rv.evaluate(run, truth, ["mrr"], ranks="position")
+    assert rv.evaluate(run, truth, ["mrr@10"], ranks="position")["mrr@10"] == 0.0
+    assert rv.evaluate(run, truth, ["mrr@10"])["mrr@10"] == 0.5

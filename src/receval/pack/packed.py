@@ -477,6 +477,9 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
     users whose value at one of these cutoffs depends on the tie policy).
     ``only_truth``: evaluate exactly these truth users (row numbers in the truth), whatever the
     ``users`` policy (block executors use it for truth users that no block holds).
+    ``ranks="position"`` keeps the score (-rank) at each position and ``unretrieved="bottom"``
+    the item (so that run goes through the factorized route); the lists are laid out where
+    the kernel reads them (:mod:`receval.pack.positions`), the flags on the result say how.
     """
     return next(pack_run_blocks(run, truth, policies, depth=depth, keep_items=keep_items,
                                 keep_scores=keep_scores, cutoffs=cutoffs,
