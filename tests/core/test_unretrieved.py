@@ -170,3 +170,33 @@ def test_diff_attributes_the_difference_to_unretrieved():
     d = rv.diff(run, truth, ["recall"], None, {"unretrieved": "bottom"})
     m = d["recall"]
     assert (m.value_a, m.value_b) == (0.5, 1.0) and m.factors == ["unretrieved"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_bottom_after_absolute_ranks_equals_the_written_out_list(seed):
+    # the definition of both: ranks 1..r_max with fillers at the gaps, then the missed truth
+    # items at r_max + 1, ... in item id order (ties="id")
+    rng = np.random.default_rng(seed)
+    run, truth = [], []
+    for u in range(5):
+        m = int(rng.integers(0, 5))
+        ranks = np.sort(rng.choice(np.arange(1, 10), size=m, replace=False))
+        items = rng.choice(12, size=m, replace=False)
+        run += [(u, int(i), int(r)) for i, r in zip(items, ranks, strict=True)]
+        t = rng.choice(12, size=int(rng.integers(1, 5)), replace=False)
+        truth += [(u, int(i), float(rng.integers(0, 3))) for i in t]
+    run = pd.DataFrame(run, columns=["user", "item", "rank"]).astype({"rank": "int64"})
+    truth = pd.DataFrame(truth, columns=["user", "item", "relevance"])
+    rows = []
+    for u, t in truth.groupby("user"):
+        mine = run[run["user"] == u]
+        have = dict(zip(mine["rank"], mine["item"], strict=True))
+        top = int(mine["rank"].max()) if len(mine) else 0
+        rows += [(u, have.get(r, 1000 + r), r) for r in range(1, top + 1)]
+        missing = sorted(set(t["item"]) - set(mine["item"]))
+        rows += [(u, i, top + 1 + j) for j, i in enumerate(missing)]
+    written = pd.DataFrame(rows, columns=["user", "item", "rank"]).astype({"rank": "int64"})
+    fast = rv.evaluate(run, truth, METRICS, ranks="position", unretrieved="bottom")
+    slow = rv.evaluate(written, truth, METRICS)
+    pd.testing.assert_frame_equal(fast.per_user, slow.per_user, check_exact=True)
