@@ -63,10 +63,10 @@ class Evaluator:
         relevance matrix / list of item arrays (with a numpy top-k matrix as run).
     metrics : metric keys or specs, e.g. ``["ndcg@10", "map@100", "mrr"]``.
     user_col, item_col, rel_col : truth column names (default: common names are detected).
-    ties, users, empty_truth, duplicates, nan_scores, negative_rel, nan_rel, unjudged : policies,
-        see :mod:`receval.policies` (``None``: the default, ``"id"``, ``"truth"``, ``"skip"``,
-        ``"error"``, ``"error"``, ``"error"``, ``"error"``, ``"keep"``, or the ``compat``
-        preset's).
+    ties, users, empty_truth, duplicates, nan_scores, negative_rel, nan_rel, unjudged, ranks, unretrieved :
+        policies, see :mod:`receval.policies` (``None``: the default, ``"id"``, ``"truth"``,
+        ``"skip"``, ``"error"``, ``"error"``, ``"error"``, ``"error"``, ``"keep"``,
+        ``"order"``, ``"absent"``, or the ``compat`` preset's).
     train, item_features, catalog : optional inputs for beyond-accuracy metrics.
     compat, strict : a library preset and its bug check, as for :func:`receval.evaluate`:
         metric names mean what they mean in that library, its policies apply where none is
@@ -84,14 +84,16 @@ class Evaluator:
                  ties: str | None = None, users: str | None = None,
                  empty_truth: str | None = None, duplicates: str | None = None,
                  nan_scores: str | None = None, negative_rel: str | None = None,
-                 nan_rel: str | None = None, unjudged: str | None = None, train: Any = None,
+                 nan_rel: str | None = None, unjudged: str | None = None,
+                 ranks: str | None = None, unretrieved: str | None = None, train: Any = None,
                  item_features: Any = None, catalog: Any = None,
                  compat: str | Preset | None = None, strict: bool = False,
                  **options: Any) -> None:
         given = {k: v for k, v in (("ties", ties), ("users", users),
                                    ("empty_truth", empty_truth), ("duplicates", duplicates),
                                    ("nan_scores", nan_scores), ("negative_rel", negative_rel),
-                                   ("nan_rel", nan_rel), ("unjudged", unjudged))
+                                   ("nan_rel", nan_rel), ("unjudged", unjudged),
+                                   ("ranks", ranks), ("unretrieved", unretrieved))
                  if v is not None}
         #: ``(preset, {name as written: key})`` under ``compat=``, else None
         self.compat: tuple[Preset, dict[str, str]] | None = None
@@ -177,7 +179,9 @@ class Evaluator:
         """The packed arrays of one run (what the kernels see), users chosen by the policy.
 
         ``lists=False`` leaves out the item and score at each position, which only metrics
-        outside the ranking kernel need (it saves memory on large runs).
+        outside the ranking kernel need (it saves memory on large runs). Under
+        ``ranks="position"`` / ``unretrieved="bottom"`` these are the rows as packed; the
+        ranking kernel reads them laid out by :func:`receval.pack.positions.kernel_lists`.
         """
         codes = self._codes(run, user_col, item_col, score_col, rank_col)
         return self._pack(codes, self.policies, lists=lists)
@@ -501,7 +505,8 @@ def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
         library's value; ``result.info["compat"]`` records the expanded canonical keys.
     strict : (keyword) with ``compat``, refuse names whose preset reproduces a known library bug.
     **kwargs : policies (``ties``, ``users``, ``empty_truth``, ``duplicates``, ``nan_scores``,
-        ``negative_rel``, ``nan_rel``, ``unjudged``) and optional inputs (``train``, ``item_features``, ``catalog``).
+        ``negative_rel``, ``nan_rel``, ``unjudged``, ``ranks``, ``unretrieved``) and optional
+        inputs (``train``, ``item_features``, ``catalog``).
         ``engine``: ``"auto"`` (default: Spark DataFrames go to :mod:`receval.spark`, which
         also takes ``buckets``, ``per_user``, ``compat``), ``"local"`` or ``"spark"``.
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError, plain
+from .errors import InputError, PolicyError, plain
 
 POSITIVE = float(np.nextafter(0.0, 1.0))
 _TIES_TEXT = {
@@ -173,6 +173,12 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
                       score_col=score_col, rank_col=rank_col)
     tc = read_columns(truth, role="truth", user_col=truth_user_col or user_col,
                       item_col=truth_item_col or item_col, rel_col=rel_col)
+    if (pol.ranks == "position" and rc.value_kind == "rank") or pol.unretrieved == "bottom":
+        shape = "unretrieved='bottom'" if pol.unretrieved == "bottom" else "ranks='position'"
+        raise PolicyError(
+            f"explain does not lay out lists under {shape}; result.per_user of rv.evaluate "
+            "gives the user's value, or explain it under the default policies."
+        )
     r_users, r_items = _plain(rc.user), _plain(rc.item)
     t_users, t_items = _plain(tc.user), _plain(tc.item)
     r_mask, t_mask = _match_user(r_users, user), _match_user(t_users, user)

@@ -66,6 +66,27 @@ policy             default                     choices
                                                (drop them from every list before scoring:
                                                Sakai's condensed lists, ir_measures
                                                ``judged_only``, trec_eval ``-J``).
+``ranks``          ``"order"``                 how a rank column is read: ``"order"`` (the rows
+                                               are ordered by rank and take positions 1..n);
+                                               ``"position"`` (each rank is the row's absolute
+                                               position, as in RecTools: a row with rank 9 is
+                                               outside the top 3 even when the user has 2
+                                               rows; ranks without a row hold a non-relevant,
+                                               unjudged placeholder, and every discount,
+                                               reciprocal rank and precision@i reads the rank;
+                                               ranks must be integers >= 1, one row per rank;
+                                               a score run has no rank to read: its rows take
+                                               positions 1..n in score order, as under
+                                               ``"order"``).
+``unretrieved``    ``"absent"``                truth items missing from a user's list:
+                                               ``"absent"`` (not in the list; they count in R
+                                               and the ideal list only); ``"bottom"`` (appended
+                                               after the whole list, below every retrieved item,
+                                               ordered by the ``ties`` rule: one tie group
+                                               sharing its mean gain under ``"average"``, as
+                                               scikit-learn's ``ndcg_score`` on arrays over the
+                                               union of recommended and truth items). Metrics
+                                               on the recommended items never see them.
 =================  ==========================  ===================================================
 """
 
@@ -84,6 +105,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "negative_rel": ("error", "zero", "drop"),
     "nan_rel": ("error", "zero", "drop"),
     "unjudged": ("keep", "remove"),
+    "ranks": ("order", "position"),
+    "unretrieved": ("absent", "bottom"),
 }
 
 
@@ -99,6 +122,8 @@ class Policies:
     negative_rel: str = "error"
     nan_rel: str = "error"
     unjudged: str = "keep"
+    ranks: str = "order"
+    unretrieved: str = "absent"
 
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():

@@ -37,6 +37,7 @@ from ..errors import InputError, PolicyError
 from ..io.frames import read_columns
 from ..metrics import MetricSpec, parse_metrics
 from ..pack import Packed, RunCodes, TruthPack, pack_run, run_codes
+from ..pack.positions import rank_view
 from ..pack.vocab import kind_of, lookup
 from ..policies import Policies
 from ..results import EvalResult
@@ -100,6 +101,8 @@ def paired_lists(spec: MetricSpec, packed: Packed, context: Context
     """Top-k lists of the run and of the baseline for the users of ``packed``, as CSR arrays
     over one item vocabulary: ``(indptr_a, items_a, indptr_b, items_b, baseline packed)``."""
     pb = baseline_packed(packed, context, spec.key)
+    if pb.absolute_ranks:  # ranks="position": the baseline's rows with rank <= k, as the run's
+        pb = rank_view(pb, spec.k)
     ia, pos_a = cut(packed.indptr, spec.k)
     ib, pos_b = cut(pb.indptr, spec.k)
     items_a = packed.items[pos_a].astype(np.int64)

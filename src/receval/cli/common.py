@@ -43,6 +43,10 @@ POLICY_HELP = {
                "non-relevant), drop (unjudged)",
     "unjudged": "recommended items without a truth row: keep (default, non-relevant), remove "
                 "(condensed lists: ir_measures judged_only, trec_eval -J)",
+    "ranks": "a rank column: order (default: rows ordered by rank, positions 1..n), position "
+             "(each rank is the row's absolute position, as RecTools reads it)",
+    "unretrieved": "truth items missing from a list: absent (default), bottom (appended below "
+                   "every retrieved item, tied: scikit-learn ndcg_score on union arrays)",
 }
 
 

@@ -109,24 +109,28 @@ RANX = Preset(
 SKLEARN = Preset(
     "sklearn", "scikit-learn", "scikit-learn 1.9.1", "scikit-learn sklearn/metrics/_ranking.py "
     "(dcg_score, ndcg_score, _tie_averaged_dcg); checked by tests/crosscheck/test_sklearn.py",
-    (("ties", "average"), ("users", "truth"), ("empty_truth", "zero")),
+    (("ties", "average"), ("users", "truth"), ("empty_truth", "zero"),
+     ("unretrieved", "bottom")),
     {
         "ndcg_score": _n("ndcg", "DCG / DCG of the user's own candidates sorted by truth; "
                          "ties averaged (McSherry & Najork)", ideal="list"),
         "dcg_score": _n("dcg", "sum of y_true / log2(rank + 1); log_base -> discount"),
     },
-    ("y_true and y_score are dense (users x items): every candidate is scored, so relevant "
-     "items missing from the scores cannot occur; the ideal list is the user's candidates",
+    ("y_true and y_score cover the same candidates, so every truth item is scored: built over "
+     "the union of the recommended and the truth items, the truth items the run missed scored "
+     "below every recommended item (0 or the minimum), they are tied at the bottom "
+     "(unretrieved='bottom'); the ideal list is the user's candidates. Arrays over the whole "
+     "catalogue (unrecommended, unjudged items tied with them) are not reproduced",
      "an all-zero y_true row scores 0 and counts (empty_truth='zero')"),
 )
 
 RECTOOLS = Preset(
     "rectools", "RecTools", "RecTools 0.19.0", "MobileTeleSystems/RecTools rectools/metrics/"
     "ranking.py (NDCG, MAP, MRR), classification.py (Precision, Recall, HitRate, Accuracy, "
-    "calc_confusions), popularity.py "
-    "(AvgRecPopularity); checked by "
-    "tests/crosscheck/test_compat_presets.py",
-    (("users", "truth"), ("empty_truth", "skip")),
+    "calc_confusions), popularity.py (AvgRecPopularity), base.py (merge_reco, "
+    "outer_merge_reco), auc.py (PartialAUC, PAP); checked by "
+    "tests/crosscheck/test_compat_presets.py and tests/core/test_rank_positions.py",
+    (("users", "truth"), ("empty_truth", "skip"), ("ranks", "position")),
     {
         "ndcg": _n("ndcg", "sum over hits of 1/log2(rank+1) / sum_{i<=k} 1/log2(i+1): the "
                    "ideal is k hits whatever the number of relevant items "
@@ -147,8 +151,9 @@ RECTOOLS = Preset(
                                "(normalize=True: arp(normalize=share), their share of the "
                                "interactions)"),
     },
-    ("ranks are the rank column as given (an absolute position: rank 9 stays outside the "
-     "top 3 even when the user has 2 rows); receval ranks the rows it is given",
+    ("ranks are the rank column as given, an absolute position (ranks='position'): rank 9 "
+     "stays outside the top 3 even when the user has 2 rows, and discounts, reciprocal ranks "
+     "and precision@rank read the rank; a score run is ranked by score (positions 1..n)",
      "NDCG(divide_by_achievable=True) is ndcg@k(gain=binary), MAP(divide_by_k=True) is "
      "map@k(denominator=k)",
      "users are the users of the interactions; a user without recommendations scores 0"),

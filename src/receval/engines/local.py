@@ -17,6 +17,7 @@ import numpy as np
 from ..errors import PolicyError, plain
 from ..kernels import compute_metrics
 from ..pack import Packed
+from ..pack.positions import kernel_lists, rank_view
 from .aggregate import IN, NO_VALUE, SKIPPED, MetricState
 from .plan import Plan, threshold
 from .plugins import Context, MetricValues
@@ -72,7 +73,8 @@ def evaluate_packed(packed: Packed, plan: Plan, context: Context) -> BlockValues
         packed = condense(packed)
     n_users = len(packed.user_ids)
     requests = plan.requests(packed.max_rel)
-    out = run_kernel(packed, requests.arrays()) if requests.items and n_users \
+    lists = kernel_lists(packed, plan.depth, plan.policies.ties)
+    out = run_kernel(lists, requests.arrays()) if requests.items and n_users \
         else np.zeros((n_users, len(requests.items)))
     empty_truth = plan.policies.empty_truth
     values = np.empty((n_users, len(plan.specs)), dtype=np.float64)
@@ -83,7 +85,10 @@ def evaluate_packed(packed: Packed, plan: Plan, context: Context) -> BlockValues
     for j, s in enumerate(plan.specs):
         binding = s.definition.kernel
         if binding is None:
-            mv: MetricValues = s.definition.compute(s, packed, context)
+            # metrics on the recommended items: the rows with rank <= k under absolute
+            # ranks, never a placeholder or an appended unretrieved item
+            mv: MetricValues = s.definition.compute(
+                s, rank_view(packed, s.k) if packed.absolute_ranks else packed, context)
             col = mv.per_user if mv.per_user is not None else np.full(n_users, np.nan)
             status = np.where(np.isnan(col), NO_VALUE, IN).astype(np.int8)
             if mv.skipped is not None:

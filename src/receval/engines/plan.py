@@ -94,6 +94,11 @@ class Plan:
                     f"ties='average' (expected value over tie orders) is not available for {bad};"
                     " use ties='id' or ties='trec_eval' for them, or evaluate them separately."
                 )
+        if self.policies.ranks == "position" and self.policies.unjudged == "remove":
+            raise PolicyError(
+                "ranks='position' keeps every item at its given rank, while unjudged='remove' "
+                "moves the judged items up (condensed lists); choose one of them."
+            )
         self.depth = self._depth()
         self.keep_lists = bool(self.plugin_specs)
         self.cutoffs = tuple(sorted({s.k for s in self.specs if s.k}))

@@ -18,6 +18,7 @@ from ..errors import InputError, PolicyError
 from ..io.frames import Columns
 from ..kernels import group_rows, group_truth, join_lists, pack_lists
 from ..policies import Policies
+from .positions import check_rank_run
 from .rawids import RawIds, grouped_column, raw_ids, truth_raw
 from .vocab import (
     CODE,
@@ -81,6 +82,9 @@ class Packed:
     # per user: its row in the truth (-1: a run-only user)
     run_only: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     # raw ids of the run's users that have no truth rows (evaluated or not)
+    absolute_ranks: bool = False  # ranks="position": scores are -rank, read as positions
+    append_unretrieved: bool = False  # unretrieved="bottom": items kept to find the missing
+    # (both applied where the kernel reads the lists: receval.pack.positions.kernel_lists)
 
 
 def _dedupe_mode(policy: str) -> int:
@@ -507,6 +511,9 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
     users whose value at one of these cutoffs depends on the tie policy).
     ``only_truth``: evaluate exactly these truth users (row numbers in the truth), whatever the
     ``users`` policy (block executors use it for truth users that no block holds).
+    ``ranks="position"`` keeps the score (-rank) at each position and ``unretrieved="bottom"``
+    the item (so that run goes through the factorized route); the lists are laid out where
+    the kernel reads them (:mod:`receval.pack.positions`), the flags on the result say how.
     """
     return next(pack_run_blocks(run, truth, policies, depth=depth, keep_items=keep_items,
                                 keep_scores=keep_scores, cutoffs=cutoffs,
@@ -532,6 +539,13 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     block.
     """
     run = align_id_kinds(run, truth)
+    # ranks="position": a rank column read as absolute positions (a score run has no rank to
+    # read: its rows take positions 1..n in score order, as under ranks="order")
+    absolute = policies.ranks == "position" and run.kind == "rank"
+    if absolute:
+        check_rank_run(run.score, run.score_name, policies.nan_scores)
+    bottom = policies.unretrieved == "bottom"
+    keep_items = keep_items or bottom  # the item at each position tells what was retrieved
     run_to_truth_user = lookup(run.users, truth.users)
     in_run_t = np.zeros(truth.n_users, dtype=bool)
     in_run_t[run_to_truth_user[run_to_truth_user >= 0]] = True
@@ -577,7 +591,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     truth_index = np.concatenate([t_sel, np.full(len(extra), -1, dtype=np.int64)])
     mode = _dedupe_mode(policies.duplicates)
     cut_arr = np.array(sorted({int(c) for c in cutoffs if c and c > 0}), dtype=np.int64)
-    want_scores = int(keep_scores or policies.ties == "average")
+    want_scores = int(keep_scores or policies.ties == "average" or absolute)
     trec = int(policies.ties == "trec_eval")
     by_row = int(policies.ties == "input")
     t_raw = None if keep_items else _truth_raw_for(run, truth, policies)
@@ -640,6 +654,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             truth_item_vocab=truth.items, in_truth=in_truth[lo:hi], in_run=in_run[lo:hi],
             counts=counts, max_rel=truth.max_rel, truth_index=truth_index[lo:hi],
             run_only=run.users[run_only] if first else run.users[:0],
+            absolute_ranks=absolute, append_unretrieved=bottom,
         )
 
     if t_raw is None:

@@ -167,6 +167,13 @@ class Evaluator:
                  nan_scores: str | None = None, negative_rel: str | None = None,
                  train: Any = None,
                  item_features: Any = None, catalog: Any = None, **options: Any) -> None:
+        for name, default in (("ranks", "order"), ("unretrieved", "absent")):
+            if options.get(name, default) != default:  # list shapes laid out locally only
+                raise PolicyError(
+                    f"{name}={options[name]!r} is not available on the Spark engine (it lays "
+                    f"out each list before the kernel reads it); use {name}={default!r}, or "
+                    "evaluate locally with receval.evaluate.")
+            options.pop(name, None)
         F, T = _types()
         if not is_spark_frame(truth):
             raise InputError(

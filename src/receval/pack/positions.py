@@ -1,0 +1,235 @@
+"""List shapes beyond "the rows, in rank order": absolute ranks and unretrieved truth items.
+
+Two policies change which positions a user's list has before the kernel reads it
+(:mod:`receval.policies`):
+
+``ranks="position"``
+    A rank column is read as the absolute position of each row (RecTools): a row with rank
+    ``r`` sits at position ``r`` whatever the other rows. :func:`fill_positions` turns a packed
+    block (rows in rank order, ``scores = -rank``) into lists of positions ``1 .. L_u``, where
+    every rank without a row holds a placeholder: not relevant, not judged. ``L_u`` is the
+    user's largest rank, read up to the deepest cutoff needed (the plan's depth; the whole list
+    when a metric has no cutoff). The placeholders are read by the ranking kernel only: metrics
+    on the recommended items themselves (coverage, novelty, diversity ...) see the user's rows
+    with rank <= k (:func:`rank_view`).
+
+``unretrieved="bottom"``
+    Every truth item that is not in the user's list is appended after the list, all tied with
+    each other below every retrieved item (scikit-learn's ``ndcg_score`` on arrays built over
+    the union of recommended and judged items, the unretrieved ones scored below every
+    recommended item). :func:`append_unretrieved` adds that block in the ``ties`` order: one
+    tie group under ``ties="average"`` (its positions share the block's mean gain), raw item
+    id ascending under ``"id"``, item id text descending under ``"trec_eval"``. The block
+    follows the whole list, so it changes a value at cutoff k only when the list is shorter
+    than k; metrics on the recommended items never see it.
+
+Both steps act on a :class:`~receval.pack.packed.Packed` block, one user at a time, so that
+the block size and the packing route never change a value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, PolicyError
+from .vocab import lookup, order_keys
+
+#: a :class:`receval.pack.packed.Packed` block (that module imports this one)
+Packed = Any
+
+#: the most positions a filled block may have (16 bytes each, for relevance, score, ...)
+MAX_FILLED = 1 << 28
+
+
+def check_rank_run(score: np.ndarray, name: str, nan_scores: str) -> None:
+    """Refuse a rank column that ``ranks="position"`` cannot read: ranks that are not integers
+    >= 1, and NaN ranks placed last (they have no position). ``score`` is the run's ``-rank``
+    column; ``name`` the rank column's name."""
+    rank = -np.asarray(score, dtype=np.float64)
+    finite = np.isfinite(rank)
+    if not finite.all() and nan_scores == "last":
+        i = int(np.flatnonzero(~finite)[0])
+        raise PolicyError(
+            f"ranks='position': column {name!r} has {int((~finite).sum())} NaN/infinite "
+            f"rank(s) (first at row {i}), which have no position; nan_scores='last' cannot "
+            "place them. Use nan_scores='drop' (remove them, counted) or fix the data."
+        )
+    bad = finite & ((rank < 1) | (rank != np.floor(rank)))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"ranks='position': column {name!r} must hold integer ranks >= 1 (the position of "
+            f"each row), but row {i} holds {float(rank[i])!r} ({int(bad.sum())} such row(s)). "
+            "Fix the ranks, or use ranks='order' to order the rows by rank and number them "
+            "1, 2, ..."
+        )
+
+
+def _segments(indptr: np.ndarray) -> np.ndarray:
+    return np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
+
+
+def fill_positions(packed: Packed, depth: int) -> Packed:
+    """The block with each list laid out at its ranks (``ranks="position"``).
+
+    For user ``u`` with rows at ranks ``r_1 < r_2 < ...`` (largest ``r_max``), the list has
+    ``L_u = r_max`` positions (``min(depth, r_max)`` with ``depth > 0``; ``depth`` when rows
+    past the depth were cut); position ``p`` holds the row with rank ``p``, or a placeholder
+    (relevance 0, not judged). The list length the kernel reads (``list_len``: num_ret, the
+    ``min(k, L)`` denominators) is ``r_max``. Two rows of a user at one rank are an error.
+    """
+    p = packed
+    n_users = len(p.user_ids)
+    n = np.diff(p.indptr)
+    seg = _segments(p.indptr)
+    rank = (-p.scores).astype(np.int64) if len(p.scores) else np.zeros(0, dtype=np.int64)
+    rmax = np.zeros(n_users, dtype=np.int64)
+    has = n > 0
+    if has.any():
+        rmax[has] = np.maximum.reduceat(rank, p.indptr[:-1][has])
+    cut = p.list_len > n  # rows past the depth exist: the list reaches past the depth
+    if depth > 0:
+        length = np.where(cut | (rmax > depth), depth, rmax)
+        list_len = np.where(cut, np.maximum(np.maximum(p.list_len, rmax), depth + 1), rmax)
+    else:
+        length, list_len = rmax, rmax
+    indptr = np.zeros(n_users + 1, dtype=np.int64)
+    np.cumsum(length, out=indptr[1:])
+    total = int(indptr[-1])
+    if total > max(MAX_FILLED, 4 * len(rank)):
+        u = int(np.argmax(length))
+        raise PolicyError(
+            f"ranks='position' would lay out {total} positions for {n_users} user(s) (user "
+            f"{p.user_ids[u]!r} has a row at rank {int(rmax[u])}): give every metric a cutoff "
+            "(ndcg@10, not ndcg) so that only the ranks up to it are read, or use ranks='order'."
+        )
+    keep = rank <= length[seg]
+    dest = indptr[seg[keep]] + rank[keep] - 1
+    if len(dest):
+        occupied = np.bincount(dest, minlength=total)
+        if (occupied > 1).any():
+            q = int(np.flatnonzero(occupied > 1)[0])
+            u = int(np.searchsorted(indptr, q, side="right") - 1)
+            raise InputError(
+                f"ranks='position': user {_plain(p.user_ids[u])!r} has {int(occupied[q])} rows "
+                f"at rank {q - int(indptr[u]) + 1}; with absolute ranks each rank holds one "
+                "item. Fix the ranks, or use ranks='order' (rows of equal rank are then tied "
+                "and ordered by the ties policy)."
+            )
+    rel = np.zeros(total, dtype=np.float64)
+    rel[dest] = p.rel[keep]
+    judged = np.zeros(total, dtype=p.judged.dtype)
+    judged[dest] = p.judged[keep]
+    scores = -(np.arange(total, dtype=np.int64) - np.repeat(indptr[:-1], length) + 1)
+    grp_end = np.arange(1, total + 1, dtype=np.int64) if len(p.grp_end) \
+        else np.zeros(0, dtype=np.int64)  # distinct ranks: one position per tie group
+    return dataclasses.replace(
+        p, indptr=indptr, rel=rel, judged=judged, items=p.items[:0],
+        scores=scores.astype(np.float64), list_len=list_len.astype(np.int64), grp_end=grp_end)
+
+
+def rank_view(packed: Packed, k: int | None) -> Packed:
+    """The rows of each list with rank <= k (all rows when ``k`` is None), for metrics on the
+    recommended items under ``ranks="position"``: a row with rank 9 is outside the top 3."""
+    p = packed
+    if k is None or not len(p.scores):
+        return p
+    keep = -p.scores <= k
+    if keep.all():
+        return p
+    lens = np.bincount(_segments(p.indptr)[keep], minlength=len(p.user_ids)).astype(np.int64)
+    indptr = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=indptr[1:])
+    grp_end = p.grp_end
+    if len(grp_end):
+        grp_end = np.arange(1, int(indptr[-1]) + 1, dtype=np.int64)
+    return dataclasses.replace(
+        p, indptr=indptr, rel=p.rel[keep], judged=p.judged[keep],
+        items=p.items[keep] if len(p.items) else p.items, scores=p.scores[keep],
+        grp_end=grp_end)
+
+
+def append_unretrieved(lists: Packed, source: Packed, depth: int, ties: str) -> Packed:
+    """``lists`` with each user's unretrieved truth items appended (``unretrieved="bottom"``).
+
+    ``source`` is the block as packed (its item at each position tells which truth items were
+    retrieved); ``lists`` the same users' lists as the kernel reads them (``source`` itself, or
+    its :func:`fill_positions` layout). A user's block follows the whole list (users whose list
+    was cut at the depth reach past every cutoff, and get none); with ``depth > 0`` it is cut
+    at the depth. The appended items are judged, carry their truth relevance, score ``-inf``
+    and, under ``ties="average"``, form one tie group. ``list_len`` grows by the block's size.
+    """
+    s, q = source, lists
+    n_users = len(s.user_ids)
+    if not len(s.t_items):
+        return q
+    whole = s.list_len == np.diff(s.indptr)
+    # the truth items each user's list holds, as (user, truth code) keys
+    n_codes = max(len(s.truth_item_vocab), 1)
+    seg = _segments(s.indptr)
+    pos = np.flatnonzero(s.judged == 1)
+    if len(pos) and not len(s.items):
+        raise RuntimeError("unretrieved='bottom' needs the item at each position")
+    to_truth = lookup(s.item_vocab, s.truth_item_vocab) if len(pos) else np.zeros(0, np.int64)
+    held = seg[pos] * n_codes + to_truth[s.items[pos]] if len(pos) \
+        else np.zeros(0, dtype=np.int64)
+    tseg = _segments(s.t_indptr)
+    missing = ~np.isin(tseg * n_codes + s.t_items, held) & whole[tseg]
+    cand = np.flatnonzero(missing)
+    n_missing = np.bincount(tseg[cand], minlength=n_users).astype(np.int64)
+    # the block's order: the ties rule (one group under "average": any order)
+    key = order_keys(s.truth_item_vocab, what="truth item column",
+                     as_text=ties == "trec_eval")[s.t_items[cand]]
+    if ties == "trec_eval":
+        key = -key
+    cand = cand[np.lexsort((key, tseg[cand]))]
+    cur = np.diff(q.indptr)
+    room = n_missing if depth <= 0 else np.minimum(n_missing, np.maximum(depth - cur, 0))
+    first = np.zeros(n_users + 1, dtype=np.int64)
+    np.cumsum(n_missing, out=first[1:])
+    j = np.arange(len(cand), dtype=np.int64) - first[tseg[cand]]
+    cand = cand[j < room[tseg[cand]]]
+    if not len(cand) and not n_missing.any():
+        return q
+    add = np.bincount(tseg[cand], minlength=n_users).astype(np.int64)
+    indptr = np.zeros(n_users + 1, dtype=np.int64)
+    np.cumsum(cur + add, out=indptr[1:])
+    total = int(indptr[-1])
+    qseg = _segments(q.indptr)
+    old = np.arange(len(q.rel), dtype=np.int64) + (indptr[:-1] - q.indptr[:-1])[qseg]
+    cu = tseg[cand]
+    new = indptr[cu] + cur[cu] + (np.arange(len(cand), dtype=np.int64)
+                                  - np.repeat(np.cumsum(add) - add, add))
+    rel = np.zeros(total, dtype=np.float64)
+    rel[old], rel[new] = q.rel, s.t_rel[cand]
+    judged = np.zeros(total, dtype=q.judged.dtype)
+    judged[old], judged[new] = q.judged, 1
+    scores = q.scores
+    if len(scores):
+        scores = np.full(total, -np.inf, dtype=np.float64)
+        scores[old] = q.scores
+    grp_end = q.grp_end
+    if ties == "average":  # (a block without positions has an empty grp_end: made here)
+        grp_end = np.empty(total, dtype=np.int64)
+        grp_end[old] = q.grp_end + (indptr[:-1] - q.indptr[:-1])[qseg]
+        grp_end[new] = indptr[cu + 1]
+    return dataclasses.replace(
+        q, indptr=indptr, rel=rel, judged=judged, items=q.items[:0], scores=scores,
+        list_len=q.list_len + n_missing, grp_end=grp_end)
+
+
+def kernel_lists(packed: Packed, depth: int, ties: str) -> Packed:
+    """The lists the ranking kernel reads: the block as packed, laid out at its ranks
+    (``packed.absolute_ranks``) and with the unretrieved truth items appended
+    (``packed.append_unretrieved``)."""
+    out = fill_positions(packed, depth) if packed.absolute_ranks else packed
+    if packed.append_unretrieved:
+        out = append_unretrieved(out, packed, depth, ties)
+    return out
+
+
+def _plain(value: object) -> object:
+    return value.item() if isinstance(value, np.generic) else value
