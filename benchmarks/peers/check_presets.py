@@ -1,0 +1,592 @@
+"""Every ``compat=`` preset against the library itself, wherever that library imports.
+
+For each preset and each metric name it maps, random seeded data (tied scores, graded
+relevance where the library takes it, users whose truth has no relevant item, users with no
+truth or no list, lists shorter than k) goes through the library's own metric API and through
+``rv.evaluate(..., compat=<preset>)``. The table printed has one line per (preset, metric):
+
+    status  preset  library-version  metric  receval  library  |diff|
+
+``PASS``: ``|diff| <= 1e-9`` (``1e-6`` where the library computes in float32: torchmetrics).
+``KNOWN``: a difference the preset documents as not reproduced (its note is printed); known
+cases do not count as passes. ``FAIL``: anything else. ``ERROR``: the library is installed
+but the check raised. A library that does not import is listed with the reason; the presets
+of libraries that install nowhere are covered by worked examples in
+``tests/crosscheck/test_compat_presets.py``.
+
+Run with any interpreter that has receval (each library is imported inside a ``try``)::
+
+    python benchmarks/peers/check_presets.py [--only torchmetrics,rectools]
+
+The exit status is 1 when any line is FAIL or ERROR.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.metadata
+import importlib.util
+import math
+import platform
+import sys
+import traceback
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+
+import receval as rv
+from receval.compat import PRESETS
+
+TOL = 1e-9
+TOL_F32 = 1e-6  # float32 arithmetic: a few ulps of 1.0 (2^-23 = 1.2e-7) over a sum of terms
+CUTS = (1, 3, 5, 10)
+
+Run = dict[int, dict[int, float]]
+Truth = dict[int, dict[int, int]]
+
+
+# ---- data ----------------------------------------------------------------------------------------
+
+def make_data(seed: int, *, ties: bool = True, graded: bool = True, full: bool = False,
+              n_users: int = 40, n_items: int = 30, max_len: int = 15,
+              edge_users: bool = True) -> tuple[Run, Truth]:
+    """A seeded run and truth.
+
+    Scores are positive multiples of 1/4 (exact in float32); ``ties=True`` draws them from
+    five values, so most lists hold tied scores. Lists have 1..``max_len`` items (many shorter
+    than the cutoffs) or, with ``full=True``, every item. Users ``u % 7 == 0`` have judged items
+    that are all non-relevant (relevance 0), users ``u % 7 == 1`` have no truth rows at all,
+    and three more users have truth but no list (``edge_users=False`` leaves both out). Graded
+    relevance is 0..3, binary 0..1.
+    """
+    rng = np.random.default_rng(seed)
+    run: Run = {}
+    truth: Truth = {}
+    top = 3 if graded else 1
+    for u in range(n_users):
+        if full:
+            items = rng.permutation(n_items)
+        else:
+            items = rng.choice(n_items, size=int(rng.integers(1, max_len + 1)), replace=False)
+        if ties:
+            scores = rng.integers(1, 6, size=len(items)) * 0.25
+        else:
+            scores = (rng.permutation(len(items)) + 1) * 0.25
+        run[u] = {int(i): float(s) for i, s in zip(items, scores, strict=True)}
+        if edge_users and u % 7 == 1:
+            continue
+        judged = rng.choice(n_items, size=int(rng.integers(1, 9)), replace=False)
+        # relevant items are drawn half from the list, so that lists have hits
+        if len(items) and rng.random() < 0.8:
+            judged[0] = items[int(rng.integers(0, min(len(items), 5)))]
+            judged = np.unique(judged)
+        rels = rng.integers(0 if edge_users else 1, top + 1, size=len(judged))
+        if edge_users and u % 7 == 0:
+            rels[:] = 0
+        elif not rels.any():
+            rels[0] = 1
+        truth[u] = {int(i): int(r) for i, r in zip(judged, rels, strict=True)}
+    if edge_users:
+        for u in range(n_users, n_users + 3):
+            judged = rng.choice(n_items, size=3, replace=False)
+            truth[u] = {int(i): 1 for i in judged}
+    return run, truth
+
+
+def ranked(items: dict[int, float]) -> list[int]:
+    """A list in receval's default tie order (ties='id'): score descending, then item id."""
+    return [i for i, _ in sorted(items.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def relevant(truth: Truth) -> dict[int, list[int]]:
+    """Each user's relevant items (relevance > 0); users without one are left out."""
+    out = {u: [i for i, r in t.items() if r > 0] for u, t in truth.items()}
+    return {u: items for u, items in out.items() if items}
+
+
+def binary(truth: Truth) -> Truth:
+    return {u: {i: 1 for i in items} for u, items in relevant(truth).items()}
+
+
+# ---- report ---------------------------------------------------------------------------------------
+
+class Report:
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, str, str, str, float, float, float]] = []
+        self.notes: dict[tuple[str, str], str] = {}
+        self.missing: list[tuple[str, str, str]] = []
+        self.errors: list[tuple[str, str]] = []
+        self.checked: set[str] = set()
+        self.info: list[str] = []
+
+    def add(self, preset: str, label: str, metric: str, ours: float, theirs: float, *,
+            tol: float = TOL, known: str = "") -> None:
+        ours, theirs = float(ours), float(theirs)
+        both_nan = math.isnan(ours) and math.isnan(theirs)
+        diff = 0.0 if both_nan else abs(ours - theirs)
+        ok = both_nan or diff <= tol
+        if known and not ok:
+            status = "KNOWN"
+            self.notes[(preset, metric)] = known
+        else:
+            status = "PASS" if ok else "FAIL"
+        self.rows.append((status, preset, label, metric, ours, theirs, diff))
+        self.checked.add(preset)
+
+    def print(self) -> int:
+        w_metric = max([len(r[3]) for r in self.rows] + [6])
+        w_label = max([len(r[2]) for r in self.rows] + [7])
+        print(f"receval {rv.__version__}, Python {platform.python_version()}, "
+              f"numpy {np.__version__}")
+        print()
+        print(f"{'status':6s}  {'preset':16s}  {'library':{w_label}s}  {'metric':{w_metric}s}  "
+              f"{'receval':>20s}  {'library value':>20s}  {'|diff|':>9s}")
+        for status, preset, label, metric, ours, theirs, diff in self.rows:
+            print(f"{status:6s}  {preset:16s}  {label:{w_label}s}  {metric:{w_metric}s}  "
+                  f"{ours:20.15g}  {theirs:20.15g}  {diff:9.2e}")
+        if self.notes:
+            print()
+            print("KNOWN differences (documented in the preset, not counted as passes):")
+            for (preset, metric), note in self.notes.items():
+                print(f"KNOWN-NOTE  {preset}  {metric}: {note}")
+        if self.info:
+            print()
+            for line in self.info:
+                print(f"NOTE  {line}")
+        for preset, error in self.errors:
+            print(f"ERROR  {preset}: {error}")
+        if self.missing:
+            print()
+            print("Libraries not installed (presets covered by worked examples in "
+                  "tests/crosscheck/test_compat_presets.py):")
+            for preset, library, reason in self.missing:
+                print(f"NOT-INSTALLED  {preset}  {library}: {reason}")
+        counts = {s: sum(r[0] == s for r in self.rows) for s in ("PASS", "KNOWN", "FAIL")}
+        print()
+        print(f"SUMMARY  {counts['PASS']} pass, {counts['KNOWN']} known, {counts['FAIL']} fail, "
+              f"{len(self.errors)} error; presets checked: {len(self.checked)}, "
+              f"not installed: {len(self.missing)}")
+        return 1 if counts["FAIL"] or self.errors else 0
+
+
+def version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "?"
+
+
+def ours(run: Run | dict, truth: Truth | dict, names: list[str], preset: str,
+         **policies: object) -> dict[str, float]:
+    res = rv.evaluate(run, truth, names, compat=preset, **policies)
+    return {n: float(res[n]) for n in names}
+
+
+CHECKS: list[tuple[str, str, Callable[[Report], None]]] = []
+
+
+def check(preset: str, library: str):
+    def wrap(fn):
+        CHECKS.append((preset, library, fn))
+        return fn
+    return wrap
+
+
+class NotInstalled(Exception):
+    pass
+
+
+def need(module: str):
+    try:
+        return importlib.import_module(module)
+    except Exception as exc:  # noqa: BLE001 - any import failure is a reason to report
+        raise NotInstalled(f"import {module}: {type(exc).__name__}: "
+                           f"{str(exc).splitlines()[0] if str(exc) else ''}") from exc
+
+
+# ---- torchmetrics ----------------------------------------------------------------------------------
+
+@check("torchmetrics", "torchmetrics")
+def check_torchmetrics(report: Report) -> None:
+    torch = need("torch")
+    retrieval = need("torchmetrics.retrieval")
+    label = f"torchmetrics {version('torchmetrics')} (torch {torch.__version__})"
+
+    def tensors(run: Run, truth: Truth, graded: bool):
+        preds, target, indexes = [], [], []
+        for u, items in run.items():
+            for i, s in items.items():
+                rel = truth.get(u, {}).get(i, 0)
+                preds.append(s)
+                target.append(rel if graded else int(rel > 0))
+                indexes.append(u)
+        return (torch.tensor(preds, dtype=torch.float64), torch.tensor(target),
+                torch.tensor(indexes))
+
+    def restricted(run: Run, truth: Truth) -> Truth:
+        # torchmetrics knows only the targets of the scored candidates
+        return {u: {i: r for i, r in truth.get(u, {}).items() if i in items}
+                for u, items in run.items()}
+
+    classes = {"retrievalmap": retrieval.RetrievalMAP,
+               "retrievalprecision": retrieval.RetrievalPrecision,
+               "retrievalrecall": retrieval.RetrievalRecall,
+               "retrievalhitrate": retrieval.RetrievalHitRate,
+               "retrievalmrr": retrieval.RetrievalMRR,
+               "retrievalnormalizeddcg": retrieval.RetrievalNormalizedDCG}
+    # distinct scores: torch.topk leaves the order of tied scores unspecified
+    run, truth = make_data(101, ties=False)
+    sub = restricted(run, truth)
+    for graded in (False, True):
+        preds, target, indexes = tensors(run, truth, graded)
+        t = sub if graded else {u: {i: int(r > 0) for i, r in x.items()} for u, x in sub.items()}
+        for name, cls in classes.items():
+            if graded and name != "retrievalnormalizeddcg":
+                continue  # the other retrieval metrics take binary targets only
+            for k in (*CUTS, None):
+                m = cls() if k is None else cls(top_k=k)
+                theirs = float(m(preds, target, indexes=indexes))
+                key = name if k is None else f"{name}@{k}"
+                got = ours(run, t, [key], "torchmetrics")[key]
+                report.add("torchmetrics", label, key + (" graded" if graded else ""), got,
+                           theirs, tol=TOL_F32)
+        if not graded:
+            m = retrieval.RetrievalPrecision(top_k=5, adaptive_k=True)
+            theirs = float(m(preds, target, indexes=indexes))
+            key = "retrievalprecision@5(denominator=list)"
+            report.add("torchmetrics", label, key + " adaptive_k", ours(run, t, [key],
+                       "torchmetrics")[key], theirs, tol=TOL_F32)
+            theirs = float(retrieval.RetrievalRPrecision()(preds, target, indexes=indexes))
+            report.add("torchmetrics", label, "retrievalrprecision",
+                       ours(run, t, ["retrievalrprecision"], "torchmetrics")[
+                           "retrievalrprecision"], theirs, tol=TOL_F32)
+    # tied scores: RetrievalNormalizedDCG averages them (ties='average')
+    run, truth = make_data(102, ties=True)
+    sub = restricted(run, truth)
+    preds, target, indexes = tensors(run, truth, True)
+    for k in (*CUTS, None):
+        m = retrieval.RetrievalNormalizedDCG() if k is None else \
+            retrieval.RetrievalNormalizedDCG(top_k=k)
+        key = "retrievalnormalizeddcg" if k is None else f"retrievalnormalizeddcg@{k}"
+        report.add("torchmetrics", label, key + " graded ties(average)",
+                   ours(run, sub, [key], "torchmetrics", ties="average")[key],
+                   float(m(preds, target, indexes=indexes)), tol=TOL_F32)
+
+
+
+# ---- RecTools -------------------------------------------------------------------------------------
+
+@check("rectools", "RecTools")
+def check_rectools(report: Report) -> None:
+    pd = need("pandas")
+    metrics = need("rectools.metrics")
+    label = f"RecTools {version('rectools')}"
+    run, truth = make_data(201, ties=True)
+    # a user without a list scores 0; users are the users with interactions (empty_truth skip)
+    reco = pd.DataFrame([(u, i, r + 1) for u, items in run.items()
+                         for r, i in enumerate(ranked(items))],
+                        columns=["user_id", "item_id", "rank"])
+    inter = pd.DataFrame([(u, i) for u, items in relevant(truth).items() for i in items],
+                         columns=["user_id", "item_id"])
+    rng = np.random.default_rng(202)
+    train = pd.DataFrame([(u, int(i)) for u in range(40)
+                          for i in rng.choice(30, size=int(rng.integers(1, 12)), replace=False)],
+                         columns=["user_id", "item_id"])
+    frame = train.rename(columns={"user_id": "user", "item_id": "item"})
+    for k in CUTS:
+        pairs = {f"ndcg@{k}": metrics.NDCG(k=k), f"map@{k}": metrics.MAP(k=k),
+                 f"precision@{k}": metrics.Precision(k=k), f"recall@{k}": metrics.Recall(k=k),
+                 f"hitrate@{k}": metrics.HitRate(k=k), f"mrr@{k}": metrics.MRR(k=k),
+                 f"map@{k}(denominator=k)": metrics.MAP(k=k, divide_by_k=True),
+                 f"ndcg@{k}(ideal=truth)": metrics.NDCG(k=k, divide_by_achievable=True)}
+        got = ours(run, truth, list(pairs), "rectools")
+        for name, m in pairs.items():
+            report.add("rectools", label, name, got[name], m.calc(reco, inter))
+        for normalize in (False, True):
+            name = f"avgrecpopularity@{k}" + ("(normalize=share)" if normalize else "")
+            # AvgRecPopularity is a property of the lists: every user with a list counts
+            value = ours(run, truth, [name], "rectools", train=frame, users="run",
+                         empty_truth="zero")[name]
+            m = metrics.AvgRecPopularity(k=k, normalize=normalize)
+            report.add("rectools", label, name, value, m.calc(reco, train))
+
+
+# ---- Microsoft Recommenders -----------------------------------------------------------------------
+
+_MS_R_PRECISION = ("r_precision_at_k averages over the users with a hit at rank <= min(R, k) only "
+                   "(pandas leaves NaN for the others and .mean() skips it); receval averages "
+                   "over every user")
+
+
+@check("ms_recommenders", "Microsoft Recommenders")
+def check_ms_recommenders(report: Report) -> None:
+    pd = need("pandas")
+    pe = need("recommenders.evaluation.python_evaluation")
+    label = f"recommenders {version('recommenders')}"
+    run, truth = make_data(301, ties=True)
+    truth_df = pd.DataFrame([(u, i, float(r)) for u, items in binary(truth).items()
+                             for i, r in items.items()], columns=["userID", "itemID", "rating"])
+    # rows in receval's tie order: pandas' sort by (user, prediction) keeps it for tied scores
+    pred_df = pd.DataFrame([(u, i, run[u][i]) for u in run for i in ranked(run[u])],
+                           columns=["userID", "itemID", "prediction"])
+    names = {"precision_at_k": pe.precision_at_k, "recall_at_k": pe.recall_at_k,
+             "ndcg_at_k": pe.ndcg_at_k, "map_at_k": pe.map_at_k, "map": pe.map,
+             "r_precision_at_k": pe.r_precision_at_k}
+    for k in CUTS:
+        keys = [f"{n}@{k}" for n in names]
+        got = ours(run, truth, keys, "ms_recommenders")
+        # ndcg_at_k merges every truth user back in (outer join): users='truth' there
+        got[f"ndcg_at_k@{k}"] = ours(run, truth, [f"ndcg_at_k@{k}"], "ms_recommenders",
+                                     users="truth")[f"ndcg_at_k@{k}"]
+        for n, fn in names.items():
+            report.add("ms_recommenders", label, f"{n}@{k}", got[f"{n}@{k}"],
+                       fn(truth_df, pred_df, k=k),
+                       known=_MS_R_PRECISION if n == "r_precision_at_k" else "")
+    # logloss over the labelled pairs (truth rows 0/1 with a prediction in (0, 1))
+    rng = np.random.default_rng(302)
+    run2, truth2 = {}, {}
+    for u in range(25):
+        items = rng.choice(30, size=10, replace=False)
+        run2[u] = {int(i): float(rng.uniform(0.01, 0.99)) for i in items}
+        labelled = rng.choice(items, size=6, replace=False)
+        truth2[u] = {int(i): int(rng.integers(0, 2)) for i in labelled}
+    t_df = pd.DataFrame([(u, i, float(r)) for u, t in truth2.items() for i, r in t.items()],
+                        columns=["userID", "itemID", "rating"])
+    p_df = pd.DataFrame([(u, i, s) for u, items in run2.items() for i, s in items.items()],
+                        columns=["userID", "itemID", "prediction"])
+    report.add("ms_recommenders", label, "logloss",
+               ours(run2, truth2, ["logloss"], "ms_recommenders")["logloss"],
+               pe.logloss(t_df, p_df))
+
+
+# ---- recmetrics -----------------------------------------------------------------------------------
+
+@check("recmetrics", "recmetrics")
+def check_recmetrics(report: Report) -> None:
+    spec = importlib.util.find_spec("recmetrics")
+    if spec is None or not spec.submodule_search_locations:
+        raise NotInstalled("import recmetrics: ModuleNotFoundError")
+    try:
+        rm = importlib.import_module("recmetrics.metrics")
+        how = ""
+    except ImportError:
+        # the package's __init__ imports its plotting module (matplotlib, plotly, seaborn);
+        # metrics.py itself needs numpy, pandas, scipy and scikit-learn
+        path = f"{list(spec.submodule_search_locations)[0]}/metrics.py"
+        loader = importlib.util.spec_from_file_location("_recmetrics_metrics", path)
+        rm = importlib.util.module_from_spec(loader)
+        try:
+            loader.loader.exec_module(rm)
+        except ImportError as exc:
+            raise NotInstalled(f"recmetrics/metrics.py: {exc}") from exc
+        how = ", metrics.py loaded alone"
+    label = f"recmetrics {version('recmetrics')}{how}"
+    run, truth = make_data(401, ties=True)
+    # users='truth', empty_truth='zero': every truth user, an empty actual list scores 0
+    users = sorted(truth)
+    actual = [[i for i, r in truth[u].items() if r > 0] for u in users]
+    predicted = [ranked(run.get(u, {})) for u in users]
+    for k in CUTS:
+        got = ours(run, truth, [f"mark@{k}"], "recmetrics")[f"mark@{k}"]
+        report.add("recmetrics", label, f"mark@{k}", got, rm.mark(actual, predicted, k=k))
+
+
+# ---- scikit-learn ---------------------------------------------------------------------------------
+
+@check("sklearn", "scikit-learn")
+def check_sklearn(report: Report) -> None:
+    sk = need("sklearn.metrics")
+    label = f"scikit-learn {version('scikit-learn')}"
+    rng = np.random.default_rng(501)
+    y_true = rng.integers(0, 4, size=(30, 12)).astype(float)
+    y_true[::6] = 0.0  # users without a relevant item score 0 and count
+    y_score = rng.integers(0, 5, size=(30, 12)) / 4  # many ties
+    run = {u: {i: float(y_score[u, i]) for i in range(12)} for u in range(30)}
+    truth = {u: {i: int(y_true[u, i]) for i in range(12)} for u in range(30)}
+    for k in (*CUTS, None):
+        name = "ndcg_score" if k is None else f"ndcg_score@{k}"
+        report.add("sklearn", label, name, ours(run, truth, [name], "sklearn")[name],
+                   sk.ndcg_score(y_true, y_score, k=k))
+        name = "dcg_score" if k is None else f"dcg_score@{k}"
+        report.add("sklearn", label, name, ours(run, truth, [name], "sklearn")[name],
+                   sk.dcg_score(y_true, y_score, k=k))
+
+
+# ---- trec_eval (pytrec_eval) -----------------------------------------------------------------------
+
+def _strings(run: Run, truth: Truth) -> tuple[dict, dict]:
+    return ({f"q{u:03d}": {f"d{i:03d}": s for i, s in items.items()} for u, items in run.items()},
+            {f"q{u:03d}": {f"d{i:03d}": r for i, r in items.items()}
+             for u, items in truth.items()})
+
+
+@check("trec_eval", "trec_eval (pytrec_eval)")
+def check_trec_eval(report: Report) -> None:
+    pytrec_eval = need("pytrec_eval")
+    label = f"pytrec_eval-terrier {version('pytrec_eval-terrier')}"
+    run, truth = _strings(*make_data(601, ties=True))
+    cuts = ",".join(map(str, CUTS))
+    measures = {"map", "recip_rank", "Rprec", "ndcg", "bpref", "num_rel_ret", "num_rel",
+                "num_ret"} | {f"{m}.{cuts}" for m in ("map_cut", "P", "recall", "ndcg_cut",
+                                                      "success")}
+    per_query = pytrec_eval.RelevanceEvaluator(truth, measures).evaluate(run)
+    fields = {"map": "map", "recip_rank": "recip_rank", "rprec": "Rprec", "ndcg": "ndcg",
+              "bpref": "bpref", "num_rel_ret": "num_rel_ret", "num_rel": "num_rel",
+              "num_ret": "num_ret"}
+    names = list(fields) + [f"{m}@{k}" for m in ("map_cut", "p", "recall", "ndcg_cut",
+                                                  "success") for k in CUTS]
+    cut_fields = {"map_cut": "map_cut", "p": "P", "recall": "recall", "ndcg_cut": "ndcg_cut",
+                  "success": "success"}
+    got = ours(run, truth, names, "trec_eval")
+    for name in names:
+        base, _, k = name.partition("@")
+        field = f"{cut_fields[base]}_{k}" if k else fields[base]
+        theirs = float(np.mean([v[field] for v in per_query.values()]))
+        report.add("trec_eval", label, name, got[name], theirs)
+
+
+# ---- ranx -----------------------------------------------------------------------------------------
+
+_RANX_TIES = PRESETS["ranx"].notes[0]
+
+
+@check("ranx", "ranx")
+def check_ranx(report: Report) -> None:
+    ranx = need("ranx")
+    label = f"ranx {version('ranx')}"
+    names = ["ndcg@5", "ndcg_burges@5", "map@10", "map", "mrr", "mrr@3", "precision@5",
+             "recall@10", "hit_rate@3", "hits@5", "f1@5", "r-precision", "bpref"]
+    for ties in (False, True):
+        run, truth = _strings(*make_data(701 + ties, ties=ties))
+        # ranx's Qrels keep only the relevant judgements' users: drop all-zero users' rows
+        qrels = ranx.Qrels({q: {d: r for d, r in t.items()} for q, t in truth.items()})
+        values = ranx.evaluate(qrels, ranx.Run(run), names, make_comparable=True)
+        got = ours(run, truth, names, "ranx")
+        for name in names:
+            report.add("ranx", label, name + (" ties" if ties else ""), got[name],
+                       values[name], known=_RANX_TIES if ties else "")
+
+
+
+# ---- RecBole --------------------------------------------------------------------------------------
+
+_RECBOLE_TIE_TAIL = PRESETS["recbole"].notes[3]
+
+
+@check("recbole", "RecBole")
+def check_recbole(report: Report) -> None:
+    torch = need("torch")
+    need("recbole.evaluator.metrics")
+    collector_mod = need("recbole.evaluator.collector")
+    evaluator_mod = need("recbole.evaluator.evaluator")
+    pd = need("pandas")
+    from collections import Counter
+
+    label = f"RecBole {version('recbole')} (torch {torch.__version__})"
+    # RecBole 1.2.1's metrics.py uses np.float and np.bool, removed in numpy 1.24/2.0: restore
+    # them as the builtins they were aliases of
+    for alias, builtin in (("float", float), ("bool", bool), ("int", int)):
+        if alias not in np.__dict__:
+            setattr(np, alias, builtin)
+            report.info.append(f"recbole: np.{alias} restored as {builtin.__name__} (RecBole "
+                               "1.2.1 uses the alias numpy removed)")
+    n_items = 30
+    # full ranking, distinct scores (torch.topk leaves tied scores' order unspecified)
+    run, truth = make_data(801, ties=False, full=True, n_items=n_items)
+    users = [u for u in run if u in relevant(truth)]  # RecBole's test users have positives
+    run = {u: run[u] for u in users}
+    truth = {u: t for u, t in truth.items() if u in users or not any(t.values())}
+    rng = np.random.default_rng(802)
+    counts = dict(zip(range(n_items), rng.permutation(n_items) + 1, strict=True))
+    del counts[3]  # an item never seen in training
+    train = pd.DataFrame([(f"t{j}", i) for i, c in counts.items() for j in range(c)],
+                         columns=["user", "item"])
+
+    def evaluate(names: list[str], **extra) -> dict[str, float]:
+        config = {"metrics": names, "topk": list(CUTS), "metric_decimal_place": 15,
+                  "eval_args": {"mode": "full"}, "device": torch.device("cpu"),
+                  "tail_ratio": 0.1, **extra}
+        # the trainer's path: the collector turns the score matrix into rec.topk / rec.items /
+        # rec.meanrank; internal item ids are 1..n (0 is the padding id, scored -inf)
+        collector = collector_mod.Collector(config)
+        scores = torch.full((len(users), n_items + 1), -np.inf, dtype=torch.float64)
+        pos_u, pos_i = [], []
+        for row, u in enumerate(users):
+            for i, s in run[u].items():
+                scores[row, i + 1] = s
+            for i in relevant(truth)[u]:
+                pos_u.append(row)
+                pos_i.append(i + 1)
+        collector.eval_batch_collect(scores, None, torch.tensor(pos_u), torch.tensor(pos_i))
+        data = collector.get_data_struct()
+        # what Collector.data_collect reads from the training dataset: the item count with
+        # the padding id, and the training interactions per item
+        data.set("data.num_items", n_items + 1)
+        data.set("data.count_items", Counter({i + 1: int(c) for i, c in counts.items()}))
+        return evaluator_mod.Evaluator(config).evaluate(data)
+
+    topk_names = ["hit", "mrr", "map", "recall", "ndcg", "precision"]
+    theirs = evaluate(topk_names)
+    for name in topk_names:
+        keys = [f"{name}@{k}" for k in CUTS]
+        got = ours(run, truth, keys, "recbole")
+        for key in keys:
+            report.add("recbole", label, key, got[key], theirs[key])
+    items_names = ["itemcoverage", "averagepopularity", "shannonentropy", "giniindex",
+                   "tailpercentage"]
+    theirs = evaluate(items_names)
+    for name in items_names:
+        keys = [f"{name}@{k}" for k in CUTS]
+        got = ours(run, truth, keys, "recbole", train=train, catalog=n_items + 1)
+        for key in keys:
+            report.add("recbole", label, key, got[key], theirs[key],
+                       known=_RECBOLE_TIE_TAIL if name == "tailpercentage" else "")
+    theirs = evaluate(["tailpercentage"], tail_ratio=4)
+    for k in CUTS:
+        key = f"tailpercentage@{k}(tail_max=4)"
+        report.add("recbole", label, key + " tail_ratio=4",
+                   ours(run, truth, [key], "recbole", train=train)[key],
+                   theirs[f"tailpercentage@{k}"])
+    # GAUC from the average ranks of tied scores: a run with ties
+    run, truth = make_data(803, ties=True, full=True, n_items=n_items)
+    users = [u for u in run if u in relevant(truth)]
+    run = {u: run[u] for u in users}
+    truth = {u: t for u, t in truth.items() if u in users}
+    theirs = evaluate(["gauc"])
+    report.add("recbole", label, "gauc ties", ours(run, truth, ["gauc"], "recbole")["gauc"],
+               theirs["gauc"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="", help="comma-separated preset names")
+    args = parser.parse_args(argv)
+    only = {x.strip() for x in args.only.split(",") if x.strip()}
+    report = Report()
+    covered = {preset for preset, _, _ in CHECKS}
+    for preset, library, fn in CHECKS:
+        if only and preset not in only:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                fn(report)
+            except NotInstalled as exc:
+                report.missing.append((preset, library, str(exc)))
+            except Exception as exc:  # noqa: BLE001 - reported, and the exit status says so
+                tb = traceback.format_exc(limit=-3).strip().splitlines()
+                report.errors.append((preset, f"{type(exc).__name__}: {exc} | {tb[-3:]}"))
+    for preset in PRESETS:
+        if preset not in covered and (not only or preset in only):
+            report.missing.append((preset, PRESETS[preset].library, MISSING.get(
+                preset, "no check written")))
+    return report.print()
+
+
+# presets whose library does not install here at all
+MISSING: dict[str, str] = {}
+
+if __name__ == "__main__":
+    sys.exit(main())
