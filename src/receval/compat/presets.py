@@ -355,7 +355,12 @@ REPLAY = Preset(
     },
     ("RocAuc orders tied scores by the list (no half credit for ties): equal to gauc@k when "
      "scores are distinct",
-     "a user with no recommendation or no ground truth scores 0"),
+     "a user with no recommendation or no ground truth scores 0",
+     "DataFrame inputs (pandas, polars, Spark) are sorted by (score, item id) descending "
+     "(base_metric.py): tied scores rank the larger item id first. receval's ties='id' ranks "
+     "the smaller first; ties='trec_eval' (score as float32, then id descending as a string) "
+     "reproduces it for string ids that sort like the library's and float32-exact scores; "
+     "integer ids: not reproduced. Dict inputs keep the given order of tied scores"),
 )
 
 RECPACK = Preset(
@@ -373,7 +378,10 @@ RECPACK = Preset(
         "reciprocalrankk": _n("mrr", "1 / rank of the first hit within K"),
     },
     ("users without truth interactions are removed before scoring (empty_truth='skip')",
-     "NDCGK's ideal counts the sum of y_true, the number of items for binary matrices"),
+     "NDCGK's ideal counts the sum of y_true, the number of items for binary matrices",
+     "DCGK and NDCGK with a graded y_true discount by log2(rank * y_true + 1) (dcg.py "
+     "multiplies the top-K ranks by y_true before the log): only binary matrices give the "
+     "DCG of the docstring; graded matrices are not reproduced"),
 )
 
 ELLIOT = Preset(
