@@ -148,7 +148,7 @@ class Report:
                   f"{ours:20.15g}  {theirs:20.15g}  {diff:9.2e}")
         if self.notes:
             print()
-            print("KNOWN differences (documented in the preset, not counted as passes):")
+            print("Known differences (documented in the preset, not counted as passes):")
             for (preset, text), metrics in self.notes.items():
                 print(f"- {preset}: {', '.join(metrics)}:")
                 print(f"    {text}")
@@ -351,6 +351,12 @@ def check_ms_recommenders(report: Report) -> None:
             report.add("ms_recommenders", label, f"{n}@{k}", got[f"{n}@{k}"],
                        fn(truth_df, pred_df, k=k),
                        known=_MS_R_PRECISION if n == "r_precision_at_k" else "")
+        # the published r_precision_at_k: receval's per-user values, averaged over the users
+        # with a hit at rank <= min(R, k) (those with a value above 0)
+        res = rv.evaluate(run, truth, [f"r_precision_at_k@{k}"], compat="ms_recommenders")
+        values = res.user_values(res.info["compat"]["names"][f"r_precision_at_k@{k}"])
+        report.add("ms_recommenders", label, f"r_precision_at_k@{k} over users with a hit",
+                   float(np.mean(values[values > 0])), pe.r_precision_at_k(truth_df, pred_df, k=k))
     # logloss over the labelled pairs (truth rows 0/1 with a prediction in (0, 1))
     rng = np.random.default_rng(302)
     run2, truth2 = {}, {}
@@ -464,16 +470,26 @@ def check_ranx(report: Report) -> None:
     ranx = need("ranx")
     label = f"ranx {version('ranx')}"
     names = ["ndcg@5", "ndcg_burges@5", "map@10", "map", "mrr", "mrr@3", "precision@5",
-             "recall@10", "hit_rate@3", "hits@5", "f1@5", "r-precision", "bpref"]
+             "recall@10", "hit_rate@3", "hits@5", "f1@5", "r-precision"]
     for ties in (False, True):
         run, truth = _strings(*make_data(701 + ties, ties=ties))
-        # ranx's Qrels keep only the relevant judgements' users: drop all-zero users' rows
-        qrels = ranx.Qrels({q: {d: r for d, r in t.items()} for q, t in truth.items()})
-        values = ranx.evaluate(qrels, ranx.Run(run), names, make_comparable=True)
+        if ties:
+            # lists of up to 15 items keep their input order in ranx: give receval's
+            run = {q: {d: items[d] for d in sorted(items, key=lambda d: (-items[d], d))}
+                   for q, items in run.items()}
+        values = ranx.evaluate(ranx.Qrels(truth), ranx.Run(run), names, make_comparable=True)
         got = ours(run, truth, names, "ranx")
         for name in names:
             report.add("ranx", label, name + (" ties" if ties else ""), got[name],
                        values[name], known=_RANX_TIES if ties else "")
+    # bpref: every query with a relevant and a judged non-relevant item, then the edge users
+    run, truth = _strings(*make_data(703, ties=False))
+    both = {q: t for q, t in truth.items() if any(t.values()) and not all(t.values())}
+    report.add("ranx", label, "bpref", ours(run, both, ["bpref"], "ranx")["bpref"],
+               ranx.evaluate(ranx.Qrels(both), ranx.Run(run), "bpref", make_comparable=True))
+    report.add("ranx", label, "bpref edge users", ours(run, truth, ["bpref"], "ranx")["bpref"],
+               ranx.evaluate(ranx.Qrels(truth), ranx.Run(run), "bpref", make_comparable=True),
+               known="bpref: a query without")
 
 
 
@@ -787,11 +803,12 @@ def check_cornac(report: Report) -> None:
         truth = {u: t for u, t in truth.items() if u in run}
         tag = " ties" if ties else ""
 
-        def mean(metric) -> float:
+        def mean(metric, run=run, truth=truth, users=users) -> float:
             values = []
+            rel = relevant(truth)
             for u in users:
                 rank = np.array(ranked(run[u]))
-                pos = np.array(relevant(truth)[u])
+                pos = np.array(rel[u])
                 items = np.arange(n_items)
                 scores = np.array([run[u][i] for i in items])
                 values.append(metric.compute(gt_pos=pos, pd_rank=rank, pd_scores=scores,
@@ -809,6 +826,97 @@ def check_cornac(report: Report) -> None:
                    mean(metrics.MRR()))
         report.add("cornac", label, "map" + tag, ours(ev_run, truth, ["map"], "cornac")["map"],
                    mean(metrics.MAP()), known=_CORNAC_MAP if ties else "")
+
+
+
+# ---- DaisyRec -------------------------------------------------------------------------------------
+
+@check("daisyrec", "DaisyRec")
+def check_daisyrec(report: Report) -> None:
+    dm = need("daisy.utils.metrics")
+    label = f"daisyRec {version('daisyrec')}"
+    # daisy/utils/metrics.py calls np.in1d and np.asfarray, which numpy 2.x removed: give the
+    # module the functions they were (1-D isin; asarray as float)
+    shims = {"in1d": lambda a, b: np.isin(np.ravel(a), b),
+             "asfarray": lambda a: np.asarray(a, dtype=np.float64)}
+    for alias, fn in shims.items():
+        if alias not in np.__dict__:
+            setattr(dm.np, alias, fn)
+            report.info.append(f"daisyrec: np.{alias} restored for daisy/utils/metrics.py")
+    n_items = 30
+    # DaisyRec ranks every candidate and cuts each list at k (calc_ranking_results): full lists
+    run, truth = make_data(1401, ties=True, full=True, n_items=n_items)
+    funcs = {"map": dm.MAP, "ndcg": dm.NDCG, "precision": dm.Precision, "recall": dm.Recall,
+             "mrr": dm.MRR, "hit": dm.HR}
+    gt = {u: set(relevant(truth).get(u, [])) for u in run}
+    for name, fn in funcs.items():
+        # Recall divides by the number of test items: its users have at least one
+        users = [u for u in run if u in truth and (gt[u] or name != "recall")]
+        t = {u: truth[u] for u in users}
+        for k in CUTS:
+            top = {u: ranked(run[u])[:k] for u in users}
+            cut = {u: {i: run[u][i] for i in top[u]} for u in users}
+            pred = np.array([top[u] for u in users])
+            key = f"{name}@{k}"
+            report.add("daisyrec", label, key, ours(cut, t, [key], "daisyrec")[key],
+                       fn(gt, pred, users))
+
+
+
+# ---- Spark MLlib ----------------------------------------------------------------------------------
+
+@check("spark_mllib", "Spark MLlib RankingMetrics")
+def check_spark_mllib(report: Report) -> None:
+    sql = need("pyspark.sql")
+    evaluation = need("pyspark.mllib.evaluation")
+    label = f"pyspark {version('pyspark')}"
+    spark = (sql.SparkSession.builder.master("local[1]").appName("check_presets")
+             .config("spark.ui.enabled", "false").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        run, truth = make_data(1501, ties=True)
+        # one (prediction, labels) pair per user of both the run and the truth
+        # (users='intersection'); a user whose labels are empty scores 0 and counts
+        users = [u for u in run if u in truth]
+        labels = {u: [i for i, r in truth[u].items() if r > 0] for u in users}
+        pairs = [(ranked(run[u]), labels[u]) for u in users]
+        metrics = evaluation.RankingMetrics(spark.sparkContext.parallelize(pairs, 1))
+        for k in CUTS:
+            for key, value in ((f"precisionat@{k}", metrics.precisionAt(k)),
+                               (f"recallat@{k}", metrics.recallAt(k)),
+                               (f"meanaverageprecisionat@{k}", metrics.meanAveragePrecisionAt(k)),
+                               (f"ndcgat@{k}", metrics.ndcgAt(k))):
+                report.add("spark_mllib", label, key,
+                           ours(run, truth, [key], "spark_mllib")[key], value)
+        report.add("spark_mllib", label, "meanaverageprecision",
+                   ours(run, truth, ["meanaverageprecision"], "spark_mllib")[
+                       "meanaverageprecision"], metrics.meanAveragePrecision)
+        # (prediction, labels, relevance) triples: the Python API hands only the first two
+        # columns to the JVM, so ndcgAt stays binary (the preset's ndcgat)
+        triples = [(ranked(run[u]), labels[u], [float(truth[u][i]) for i in labels[u]])
+                   for u in users]
+        graded = evaluation.RankingMetrics(spark.sparkContext.parallelize(triples, 1))
+        for k in CUTS:
+            key = f"ndcgat@{k}"
+            report.add("spark_mllib", label, key + " relevance given",
+                       ours(run, truth, [key], "spark_mllib")[key], graded.ndcgAt(k))
+    finally:
+        spark.stop()
+
+
+
+# ---- Elliot ---------------------------------------------------------------------------------------
+
+@check("elliot", "Elliot")
+def check_elliot(report: Report) -> None:
+    try:
+        importlib.import_module("elliot.evaluation.metrics")
+    except Exception as exc:  # noqa: BLE001
+        raise NotInstalled(
+            f"import elliot.evaluation.metrics: {type(exc).__name__}: {exc}; Elliot is not on "
+            "PyPI (pip install elliot: no matching distribution); it installs from its "
+            "repository with TensorFlow and pinned numpy/pandas") from exc
+    raise NotInstalled("elliot imports, but no check is written for it")
 
 
 def main(argv: list[str] | None = None) -> int:

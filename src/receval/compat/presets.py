@@ -95,11 +95,17 @@ RANX = Preset(
         "hits": _n("hits", "relevant retrieved"),
         "f1": _n("f1", "harmonic mean of precision@k and recall@k"),
         "r-precision": _n("r_precision", "relevant in the top R / R"),
-        "bpref": _n("bpref", "bpref (NaN without judged non-relevant items)"),
+        "bpref": _n("bpref", "bpref, trec_eval's form (see the notes for queries without "
+                    "judged non-relevant or relevant items)"),
     },
     ("ties: ranx sorts with numba; tied scores keep an order receval does not reproduce "
      "(lists of up to 15 items keep their input order)",
-     "make_comparable=True: qrels queries missing from the run score 0 (users='truth')"),
+     "make_comparable=True: qrels queries missing from the run score 0 (users='truth')",
+     "bpref: a query without judged non-relevant items is NaN in ranx (bpref.py divides by "
+     "min(R, N) = 0) and the mean over queries is then NaN; receval, as trec_eval, adds 1 for "
+     "each relevant item with no judged non-relevant item above it. A query without a "
+     "relevant item divides by R = 0 inside ranx's numba loop, and ranx 0.3.21 then reports "
+     "0 for the other queries of the run as well: neither is reproduced"),
 )
 
 SKLEARN = Preset(
