@@ -253,8 +253,9 @@ SPARK_MLLIB = Preset(
         "meanaverageprecision": _n("map", "AP over the whole list / |labels|"),
         "ndcgat": _n("ndcg", "binary relevance (the Python API passes no relevance values): "
                      "ideal min(|labels|, k) ones",
-                     "pyspark's RankingMetrics passes only (prediction, labels) pairs, so graded "
-                     "relevance is ignored: every label counts 1",
+                     "pyspark's RankingMetrics hands only the first two columns of each row to "
+                     "the JVM (PythonMLLibAPI.newRankingMetrics), so graded relevance, even "
+                     "given as a third element, is ignored: every label counts 1",
                      gain="binary"),
     },
     ("an empty label set scores 0 and counts (empty_truth='zero')",
