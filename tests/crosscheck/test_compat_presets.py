@@ -315,3 +315,34 @@ def test_recbole_gauc_weights_users_by_their_positives():
     assert res.info["compat"]["names"]["gauc"] == "gauc(weight=positives)"
     assert res["gauc"] == pytest.approx(2 / 3, rel=1e-14)
     assert rv.evaluate(run, truth, ["gauc"])["gauc"] == pytest.approx(3 / 4, rel=1e-14)
+
+
+# ---- documented differences found against the libraries (benchmarks/peers) ---------------------
+
+def test_replay_frame_tie_order_is_id_descending_with_trec_eval_ties():
+    # RePlay sorts a DataFrame by (score, item id) descending: "i2" before "i1" at equal scores.
+    # The relevant item i2 is then first (MRR 1); receval's default ties put i1 first (MRR 1/2)
+    run = {"u": {"i1": 1.0, "i2": 1.0, "i0": 0.5}}
+    truth = {"u": {"i2": 1}}
+    assert rv.evaluate(run, truth, ["mrr@3"], compat="replay")["mrr@3"] == 0.5
+    assert rv.evaluate(run, truth, ["mrr@3"], compat="replay", ties="trec_eval")["mrr@3"] == 1.0
+    assert any(n.startswith("DataFrame inputs") for n in rv.compat.get("replay").notes)
+
+
+def test_recpack_graded_dcgk_is_the_docstring_dcg():
+    # y_true grade 2 at rank 1, grade 1 at rank 3: 2 / log2(2) + 1 / log2(4) = 2.5. RecPack's
+    # DCGK divides by log2(rank * y + 1): 2 / log2(3) + 1 / log2(4) (documented, not reproduced)
+    run = {0: {10: 3.0, 11: 2.0, 12: 1.0}}
+    truth = {0: {10: 2, 12: 1}}
+    assert rv.evaluate(run, truth, ["dcgk@3"], compat="recpack")["dcgk@3"] == pytest.approx(
+        2.5, rel=1e-14)
+    assert any(n.startswith("DCGK and NDCGK") for n in rv.compat.get("recpack").notes)
+
+
+def test_ranx_bpref_without_judged_non_relevant_follows_trec_eval():
+    # R = 1, N = 0: the relevant item has no judged non-relevant item above it and adds 1
+    # (trec_eval); ranx divides by min(R, N) = 0 and gives NaN (documented, not reproduced)
+    run = {"q": {"a": 3.0, "x": 2.0, "b": 1.0}}
+    truth = {"q": {"b": 1}}
+    assert rv.evaluate(run, truth, ["bpref"], compat="ranx")["bpref"] == 1.0
+    assert any(n.startswith("bpref: a query without") for n in rv.compat.get("ranx").notes)

@@ -96,14 +96,20 @@ RANX = Preset(
         "hits": _n("hits", "relevant retrieved"),
         "f1": _n("f1", "harmonic mean of precision@k and recall@k"),
         "r-precision": _n("r_precision", "relevant in the top R / R"),
-        "bpref": _n("bpref", "bpref (NaN without judged non-relevant items)"),
+        "bpref": _n("bpref", "bpref, trec_eval's form (see the notes for queries without "
+                    "judged non-relevant or relevant items)"),
     },
     ("ties: a ranx Run orders each query with numba's argsort of the negated scores, whose "
      "quicksort insertion-sorts fewer than 16 rows: lists of up to 15 items keep tied scores "
      "in input order (ties='input'); in longer lists quicksort's partitions move tied items "
      "in an order receval does not reproduce. A plain dict given to ranx.evaluate is sorted "
      "by an ascending argsort reversed, so short tied runs come in reverse input order",
-     "make_comparable=True: qrels queries missing from the run score 0 (users='truth')"),
+     "make_comparable=True: qrels queries missing from the run score 0 (users='truth')",
+     "bpref: a query without judged non-relevant items is NaN in ranx (bpref.py divides by "
+     "min(R, N) = 0) and the mean over queries is then NaN; receval, as trec_eval, adds 1 for "
+     "each relevant item with no judged non-relevant item above it. A query without a "
+     "relevant item divides by R = 0 inside ranx's numba loop, and ranx 0.3.21 then reports "
+     "0 for the other queries of the run as well: neither is reproduced"),
 )
 
 SKLEARN = Preset(
@@ -282,8 +288,9 @@ SPARK_MLLIB = Preset(
         "meanaverageprecision": _n("map", "AP over the whole list / |labels|"),
         "ndcgat": _n("ndcg", "binary relevance (the Python API passes no relevance values): "
                      "ideal min(|labels|, k) ones",
-                     "pyspark's RankingMetrics passes only (prediction, labels) pairs, so graded "
-                     "relevance is ignored: every label counts 1",
+                     "pyspark's RankingMetrics hands only the first two columns of each row to "
+                     "the JVM (PythonMLLibAPI.newRankingMetrics), so graded relevance, even "
+                     "given as a third element, is ignored: every label counts 1",
                      gain="binary"),
     },
     ("an empty label set scores 0 and counts (empty_truth='zero')",
@@ -408,7 +415,12 @@ REPLAY = Preset(
     },
     ("RocAuc orders tied scores by the list (no half credit for ties): equal to gauc@k when "
      "scores are distinct",
-     "a user with no recommendation or no ground truth scores 0"),
+     "a user with no recommendation or no ground truth scores 0",
+     "DataFrame inputs (pandas, polars, Spark) are sorted by (score, item id) descending "
+     "(base_metric.py): tied scores rank the larger item id first. receval's ties='id' ranks "
+     "the smaller first; ties='trec_eval' (score as float32, then id descending as a string) "
+     "reproduces it for string ids that sort like the library's and float32-exact scores; "
+     "integer ids: not reproduced. Dict inputs keep the given order of tied scores"),
 )
 
 RECPACK = Preset(
@@ -426,7 +438,10 @@ RECPACK = Preset(
         "reciprocalrankk": _n("mrr", "1 / rank of the first hit within K"),
     },
     ("users without truth interactions are removed before scoring (empty_truth='skip')",
-     "NDCGK's ideal counts the sum of y_true, the number of items for binary matrices"),
+     "NDCGK's ideal counts the sum of y_true, the number of items for binary matrices",
+     "DCGK and NDCGK with a graded y_true discount by log2(rank * y_true + 1) (dcg.py "
+     "multiplies the top-K ranks by y_true before the log): only binary matrices give the "
+     "DCG of the docstring; graded matrices are not reproduced"),
 )
 
 ELLIOT = Preset(

@@ -1,0 +1,58 @@
+"""The committed output of ``benchmarks/peers/check_presets.py`` (the presets against the
+libraries themselves): no failing line, and every preset of the registry either checked
+against its library or listed as not installed with a reason.
+
+The heavy libraries (torch, Spark, ...) are not needed here: the test reads the text file.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from receval.compat import PRESETS
+
+OUT = Path(__file__).resolve().parents[2] / "benchmarks" / "peers" / "check_presets.out"
+ROW = re.compile(r"^(PASS|KNOWN|FAIL)\s{2,}(\S+)\s{2,}")
+MISSING = re.compile(r"^NOT-INSTALLED\s+(\S+)\s+(.+?):\s+(.*\S)")
+
+
+@pytest.fixture(scope="module")
+def lines() -> list[str]:
+    if not OUT.is_file():
+        pytest.fail(f"{OUT} is missing: run benchmarks/peers/check_presets.py and commit its "
+                    "output")
+    return OUT.read_text(encoding="utf-8").splitlines()
+
+
+def test_no_failure_or_error(lines):
+    bad = [line for line in lines if line.startswith(("FAIL", "ERROR"))]
+    assert not bad, "\n".join(bad)
+    summary = [line for line in lines if line.startswith("SUMMARY")]
+    assert len(summary) == 1
+    assert re.search(r"\b0 fail, 0 error\b", summary[0]), summary[0]
+
+
+def test_every_preset_is_checked_or_not_installed_with_a_reason(lines):
+    checked = {m.group(2) for line in lines if (m := ROW.match(line))}
+    passed = {m.group(2) for line in lines if (m := ROW.match(line)) and m.group(1) == "PASS"}
+    missing = {m.group(1): m.group(3) for line in lines if (m := MISSING.match(line))}
+    for name in PRESETS:
+        assert name in checked or name in missing, f"preset {name!r} is absent from {OUT.name}"
+        if name in checked:
+            assert name in passed, f"preset {name!r}: no metric passes against its library"
+        else:
+            reason = missing[name]
+            assert len(reason) > 20 and "no check written" not in reason, (name, reason)
+    assert not (checked | set(missing)) - set(PRESETS), "a name that is not a preset"
+
+
+def test_known_lines_carry_a_preset_note(lines):
+    # a KNOWN line is a difference the preset documents: the note printed is one of its notes
+    known = {m.group(2) for line in lines if (m := ROW.match(line)) and m.group(1) == "KNOWN"}
+    blocks = re.findall(r"^- (\S+): .*:\n    (.+)$", "\n".join(lines), re.MULTILINE)
+    assert {name for name, _ in blocks} == known
+    for name, note in blocks:
+        assert note in PRESETS[name].notes, (name, note)
