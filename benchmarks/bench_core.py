@@ -11,6 +11,8 @@ Metric set: ndcg@10, map@100, mrr, precision@10, recall@100, hit_rate@10 (and th
 ranx / pytrec_eval measures). Contenders, each timed end to end from the frames:
 
   receval       rv.evaluate(run, truth, METRICS)
+  receval_31    rv.evaluate with the six families at cutoffs 1, 5, 10, 20, 100 and mrr (31
+                keys): its time over receval's is what more metric-cutoffs cost
   ranx          Qrels.from_df / Run.from_df + ranx.evaluate. from_df only takes object-dtype
                 ids (Python str; int ids are turned into str) and int relevance: that cast is
                 done before the clock starts, so it is not counted against ranx.
@@ -69,18 +71,22 @@ RANX = dict(zip(METRICS, ["ndcg@10", "map@100", "mrr", "precision@10", "recall@1
 TREC = dict(zip(METRICS, ["ndcg_cut_10", "map_cut_100", "recip_rank", "P_10", "recall_100",
                           "success_10"], strict=True))
 TREC_MEASURES = {"ndcg_cut.10", "map_cut.100", "recip_rank", "P.10", "recall.100", "success.10"}
-TOOLS = ("receval", "ranx", "ranx_numeric", "pytrec_eval")
+# the six at five cutoffs each, plus mrr without one: what one more cutoff costs
+MANY = [*METRICS, *(f"{m}@{k}" for m in ("ndcg", "map", "mrr", "precision", "recall", "hit_rate")
+                    for k in (1, 5, 10, 20, 100) if f"{m}@{k}" not in METRICS)]
+TOOLS = ("receval", "receval_31", "ranx", "ranx_numeric", "pytrec_eval")
 LONG_RUN_S = 5.0  # a contender slower than this on its first run is not repeated
 
 
 # ---------------------------------------------------------------------------------------------
 # contenders: prepare(run, truth) (untimed, includes warm-up) -> f(run, truth) -> {metric: mean}
 
-def _receval():
+def _receval(metrics=METRICS):
     import receval as rv
 
     def f(run, truth):
-        return dict(rv.evaluate(run, truth, METRICS).summary)
+        summary = rv.evaluate(run, truth, metrics).summary
+        return {m: summary[m] for m in METRICS}
 
     return f
 
@@ -252,6 +258,8 @@ def prepare(tool, run, truth):
     """(timed function, run, truth) for a tool, after the untimed casts and the JIT warm-up."""
     if tool == "receval":
         f = _receval()
+    elif tool == "receval_31":
+        f = _receval(MANY)
     elif tool == "ranx":
         run, truth = _ranx_prepare(run, truth)
         f = _ranx()
@@ -359,6 +367,11 @@ def _targets(rows):
                     *speed("ranx_numeric", "str", 10)))
         out.append(("receval >= 20x faster than ranx_numeric, 1M users, int ids",
                     *speed("ranx_numeric", "int", 20)))
+    for ids in ID_TYPES:
+        a, b = secs("receval", ids), secs("receval_31", ids)
+        if a is not None and b is not None:
+            out.append((f"receval: {len(MANY)} metric-cutoffs cost little more than "
+                        f"{len(METRICS)} ({ids} ids)", "info", f"{b / a:.2f}x the time"))
     s, o = secs("receval", "str"), secs("receval", "object")
     if s is not None and o is not None:
         out.append(("receval with object ids within 2x of str ids",

@@ -9,8 +9,8 @@ import numpy as np
 
 cimport numpy as cnp
 from cython.parallel cimport parallel, prange
-from libc.math cimport (INFINITY, NAN, exp, expm1, fabs, fma, isnan, log, log1p, log2, log10,
-                        pow, sqrt)
+from libc.math cimport (INFINITY, NAN, exp, expm1, fabs, fma, isinf, isnan, ldexp, log, log1p,
+                        log2, log10, pow, sqrt)
 from libc.stdlib cimport free, malloc, qsort, realloc
 
 cnp.import_array()
@@ -1067,15 +1067,126 @@ def compute_metrics(const long long[::1] indptr, const double[::1] rel,
     return out_arr
 
 
+# The long accumulator of ``exact_partials``: 32-bit digits of a fixed-point number whose unit
+# is 2**-1074 (the smallest subnormal), so every finite double is an integer number of units.
+DEF DIGITS = 72
+DEF LONG_SUM_MIN = 64          # below this many values Shewchuk's expansions are cheaper
+DEF CARRY_EVERY = 1 << 28      # values added between carry passes (digits stay far from 2**63)
+
+
+cdef extern from *:
+    """
+    #include <string.h>
+    static inline unsigned long long receval_bits(double v) {
+        unsigned long long b; memcpy(&b, &v, sizeof b); return b;
+    }
+    """
+    unsigned long long receval_bits(double v) nogil
+
+
+cdef unsigned long long MANT = (1 << 52) - 1     # a double's stored mantissa bits
+cdef unsigned long long HIDDEN = 1 << 52          # the implicit leading bit of a normal double
+cdef unsigned long long LOW32 = (1 << 32) - 1
+
+
+cdef inline void _long_add(long long* dig, double v) noexcept nogil:
+    """dig += v exactly (v finite): v = +-m 2**(pos - 1074) with m < 2**53 and pos >= 0."""
+    cdef unsigned long long b = receval_bits(v)
+    cdef long long ex = <long long> ((b >> 52) & 0x7ff)
+    cdef unsigned long long m = b & MANT
+    cdef long long pos, d, sh
+    cdef unsigned long long lo, hi
+    if ex == 0:
+        if m == 0:
+            return
+        pos = 0
+    else:
+        m = m | HIDDEN
+        pos = ex - 1
+    d = pos >> 5
+    sh = pos & 31
+    lo = (m & LOW32) << sh     # < 2**63
+    hi = (m >> 32) << sh            # < 2**52
+    if b >> 63:
+        dig[d] -= <long long> (lo & LOW32)
+        dig[d + 1] -= <long long> ((lo >> 32) + (hi & LOW32))
+        dig[d + 2] -= <long long> (hi >> 32)
+    else:
+        dig[d] += <long long> (lo & LOW32)
+        dig[d + 1] += <long long> ((lo >> 32) + (hi & LOW32))
+        dig[d + 2] += <long long> (hi >> 32)
+
+
+cdef inline void _long_carry(long long* dig) noexcept nogil:
+    """Every digit but the last into [0, 2**32); the value is unchanged."""
+    cdef long long i, c
+    for i in range(DIGITS - 1):
+        c = dig[i] >> 32                 # arithmetic shift: floor division by 2**32
+        dig[i] -= c << 32
+        dig[i + 1] += c
+
+
 def exact_partials(const double[::1] x, int square=0):
-    """Non-overlapping partials whose exact sum is the exact sum of ``x`` (NaN values skipped).
+    """Partials whose exact sum is the exact sum of ``x`` (NaN values skipped).
 
     ``square=1`` sums the exact squares: each ``x*x`` enters as its rounded product plus the
-    product's rounding error (Dekker's exact product), so nothing is lost. Partials of several arrays merge by
-    concatenation; ``math.fsum`` of the merged partials is the correctly rounded total, whatever
-    the order or the split of the values (Shewchuk, "Adaptive precision floating-point
+    product's rounding error (an ``fma``), so nothing is lost. Partials of several arrays merge
+    by concatenation; ``math.fsum`` of the merged partials is the correctly rounded total,
+    whatever the order or the split of the values.
+
+    Long inputs go into a long accumulator: every finite double is an integer multiple of
+    2**-1074, added exactly into 32-bit digits (Kulisch's exact dot product accumulator; Neal,
+    "Fast exact summation using small and large superaccumulators", 2015), a few integer
+    operations per value. Short inputs, and values whose square could overflow or lose its
+    error term to underflow, use Shewchuk's expansions ("Adaptive precision floating-point
     arithmetic", 1997; the algorithm behind Python's ``math.fsum``).
     """
+    cdef Py_ssize_t n = x.shape[0], i
+    cdef long long dig[DIGITS]
+    cdef double v, p, av
+    cdef long long since = 0
+    cdef int fallback = 0
+    if n < LONG_SUM_MIN:
+        return _shewchuk_partials(x, square)
+    for i in range(DIGITS):
+        dig[i] = 0
+    with nogil:
+        for i in range(n):
+            v = x[i]
+            if isnan(v):
+                continue
+            av = fabs(v)
+            if square:
+                if av != 0.0 and (av < 1e-140 or av > 1e150):
+                    fallback = 1
+                    break
+                p = v * v
+                _long_add(dig, p)
+                _long_add(dig, fma(v, v, -p))
+            else:
+                if av > 1.7e308:       # infinite
+                    fallback = 1
+                    break
+                _long_add(dig, v)
+            since += 1
+            if since >= CARRY_EVERY:
+                _long_carry(dig)
+                since = 0
+        _long_carry(dig)
+    if fallback:
+        return _shewchuk_partials(x, square)
+    out = []
+    for i in range(DIGITS):
+        if dig[i] != 0:
+            p = ldexp(<double> dig[i], <int> (32 * i - 1074))
+            if isinf(p):
+                return _shewchuk_partials(x, square)
+            out.append(p)
+    return out
+
+
+def _shewchuk_partials(const double[::1] x, int square=0):
+    """``exact_partials`` by Shewchuk's expansions (non-overlapping partials; any values)."""
     cdef Py_ssize_t n = x.shape[0], i, j, k, m = 0, t
     cdef double* p = <double*> malloc((64 + 1) * sizeof(double))
     cdef Py_ssize_t cap = 64
