@@ -200,6 +200,7 @@ _LOCAL_1 = textwrap.dedent("""
              .config("spark.ui.showConsoleProgress", "false")
              .config("spark.driver.bindAddress", "127.0.0.1")
              .config("spark.driver.host", "127.0.0.1")
+             .config("spark.sql.shuffle.partitions", "2")
              .config("spark.sql.execution.arrow.maxRecordsPerBatch", "7")
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
