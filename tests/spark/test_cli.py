@@ -74,7 +74,7 @@ def test_cli_strategy_flag(spark, tmp_path, capsys, strategy):
     if strategy == "cogroup" and not HAS_COGROUP:  # Spark 3.3 to 3.5: refused, one line
         assert code == 1
         err = capsys.readouterr().err
-        assert "strategy='cogroup'" in err and "mapInArrow" in err
+        assert "--strategy 'cogroup'" in err and "Spark 4" in err and "mapInArrow" in err
         return
     assert code == 0
     got = json.loads(capsys.readouterr().out)
