@@ -239,6 +239,13 @@ def test_errors_are_receval_errors(spark):
     ints = spark.createDataFrame([(1, 2, 1.0)], "user bigint, item bigint, score double")
     with pytest.raises(rv.InputError, match="cast"):
         rvs.evaluate(ints, sdf(spark, truth_pdf, "str", "relevance"), ["ndcg@2"])
+    # an empty truth is refused, as locally (not an evaluation of no user)
+    empty = sdf(spark, truth_pdf.iloc[:0], "str", "relevance")
+    with pytest.raises(rv.InputError, match="no rows") as spark_err:
+        rvs.evaluate(sdf(spark, run_pdf, "str", "score"), empty, ["ndcg@2"])
+    with pytest.raises(rv.InputError, match="no rows") as local_err:
+        rv.evaluate(run_pdf, truth_pdf.iloc[:0], ["ndcg@2"])
+    assert str(spark_err.value) == str(local_err.value)
 
 
 CLASSIFICATION = [k for k in metric_cases(cutoffs=(3,), plugins=True)

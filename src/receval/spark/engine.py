@@ -256,6 +256,10 @@ class Evaluator:
                 .collect()[0]
             max_rel = float(facts["max"]) if facts["max"] is not None else 0.0
         self.truth_rows = int(facts["n"])
+        if not self.truth_rows:  # as the local engine refuses an empty truth
+            raise InputError(
+                "truth: the table has no rows; evaluation needs held-out (user, item[, "
+                "relevance]) rows for at least one user.")
         self.max_rel = max_rel
         try:
             parallelism = self.spark.sparkContext.defaultParallelism
