@@ -6,7 +6,9 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 from cases import metric_cases
+from oracle import random_case
 
 import receval as rv
 
@@ -60,3 +62,49 @@ def assert_identical(local, got, approx=()):
 
 def _tag(user, case, id_kind):
     return user + 100_000 * case if id_kind == "int" else f"{case}:{user}"
+
+
+def has_cogroup_arrow() -> bool:
+    """Whether this pyspark has ``cogroup(...).applyInArrow`` (Spark 4)."""
+    try:
+        from pyspark.sql.pandas.group_ops import PandasCogroupedOps
+    except ImportError:
+        return False
+    return hasattr(PandasCogroupedOps, "applyInArrow")
+
+
+HAS_COGROUP = has_cogroup_arrow()  # Spark 4; on 3.3 to 3.5 only mapInArrow runs
+STRATEGIES = (pytest.param("cogroup", marks=pytest.mark.skipif(
+    not HAS_COGROUP, reason="cogroup(...).applyInArrow needs Spark 4")), "mapInArrow")
+
+
+def judged_case(seed: int, negative: bool = False, id_kind: str = "str") -> tuple[list, list]:
+    """Rows where a relevance-0 truth row is not the same as no row.
+
+    Random cases with graded relevance 0 to 3 (with ``negative``: -1 to 3), plus users built
+    for the judged / unjudged distinction: ``zeros`` (every truth row has relevance 0: judged,
+    nothing relevant), ``mixed`` (a judged non-relevant item ranked above the relevant one and
+    an unjudged one), ``zero-unranked`` (its relevance-0 row is not in the run); with
+    ``negative`` also ``negs`` (only negative rows: judged non-relevant under
+    ``negative_rel="zero"``, no row at all under ``"drop"``) and ``neg-mixed``.
+    """
+    rng = np.random.default_rng(seed)
+    run_rows, truth_rows = [], []
+    for c in range(3):
+        r, t = random_case(rng, n_users=10, id_kind=id_kind, tie_levels=3, negative=negative)
+        run_rows += [(_tag(u, c, id_kind), i, s) for u, i, s in r]
+        truth_rows += [(_tag(u, c, id_kind), i, v) for u, i, v in t]
+    extra = {"zeros": ([("a", 0.0), ("b", 0.0)], [("a", 3.0), ("b", 2.0), ("z", 1.0)]),
+             "mixed": ([("a", 0.0), ("b", 2.0), ("c", 1.0)],
+                       [("a", 3.0), ("u", 2.5), ("b", 2.0), ("c", 1.0)]),
+             "zero-unranked": ([("q", 0.0), ("b", 1.0)], [("a", 2.0), ("b", 1.0)])}
+    if negative:
+        extra["negs"] = ([("a", -1.0), ("b", -2.0)], [("a", 2.0), ("c", 1.0)])
+        extra["neg-mixed"] = ([("a", -1.0), ("b", 0.0), ("c", 2.0)],
+                              [("a", 3.0), ("b", 2.0), ("u", 1.5), ("c", 1.0)])
+    for n, (user, (truth, run)) in enumerate(extra.items()):
+        uid = 900 + n if id_kind == "int" else user
+        item = (lambda x: 950 + ord(x)) if id_kind == "int" else (lambda x: f"x{x}")
+        truth_rows += [(uid, item(i), v) for i, v in truth]
+        run_rows += [(uid, item(i), v) for i, v in run]
+    return run_rows, truth_rows

@@ -20,9 +20,11 @@ from spark_cases import (
     BEYOND,
     KERNEL,
     NOT_DISTRIBUTED,
+    STRATEGIES,
     _tag,
     assert_identical,
     frames,
+    judged_case,
     sdf,
 )
 
@@ -31,12 +33,13 @@ import receval as rv
 pytestmark = pytest.mark.spark
 rvs = pytest.importorskip("receval.spark")
 
-def run_both(spark, run_rows, truth_rows, metrics, id_kind="str", buckets=3, **policies):
+def run_both(spark, run_rows, truth_rows, metrics, id_kind="str", buckets=3,
+             strategy="auto", **policies):
     run_pdf, truth_pdf = frames(run_rows, truth_rows, id_kind)
     local = rv.evaluate(run_pdf, truth_pdf, metrics, **policies)
     got = rvs.evaluate(sdf(spark, run_pdf, id_kind, "score"),
                        sdf(spark, truth_pdf, id_kind, "relevance"), metrics,
-                       buckets=buckets, **policies)
+                       buckets=buckets, strategy=strategy, **policies)
     return local, got
 
 
@@ -71,6 +74,59 @@ def test_user_policies_and_adversarial_rows(spark, users, empty_truth):
                               nan_scores="last")
         assert_identical(local, got)
     assert got.counts["duplicates_removed"] == 1 and got.counts["truth_duplicates"] == 1
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("unjudged", ["keep", "remove"])
+def test_relevance_zero_rows_are_judged_non_relevant(spark, strategy, unjudged):
+    """A relevance-0 truth row is a judged non-relevant item, as locally: judged@k, bpref,
+    infAP and unjudged="remove" see it, and a user whose rows are all 0 has an empty truth."""
+    run_rows, truth_rows = judged_case(21)
+    judged = {k for k in KERNEL if k.startswith(("judged", "bpref", "infap"))}
+    assert len(judged) >= 5
+    for buckets, empty_truth in ((1, "skip"), (7, "zero")):
+        local, got = run_both(spark, run_rows, truth_rows, KERNEL, "str", buckets,
+                              strategy=strategy, unjudged=unjudged, empty_truth=empty_truth)
+        assert_identical(local, got)
+        assert got.policies["unjudged"] == unjudged
+        zeros = got.values[list(got.user_ids).index("zeros")]
+        if empty_truth == "skip":  # "zeros" has no relevant item: skipped (NaN) and counted
+            assert np.isnan(zeros).all() and got.counts["skipped_no_relevant"] >= 1
+        else:  # scored 0 on the relevance metrics, and counted as evaluated
+            assert zeros[got.metrics.index("ndcg@3")] == 0.0
+            assert got.counts["skipped_no_relevant"] == 0
+    row = list(got.user_ids).index("mixed")
+    assert got.values[row, got.metrics.index("judged@3")] == (1.0 if unjudged == "remove"
+                                                               else 2 / 3)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("negative_rel", ["error", "zero", "drop"])
+def test_negative_relevance_under_each_policy(spark, strategy, negative_rel):
+    """Negative relevance: refused ("error"), judged non-relevant ("zero") or removed, the item
+    then unjudged ("drop"), with the local engine's values, counts and largest relevance."""
+    run_rows, truth_rows = judged_case(22, negative=True, id_kind="int")
+    assert any(r[2] < 0 for r in truth_rows)
+    run_pdf, truth_pdf = frames(run_rows, truth_rows, "int")
+    run_s = sdf(spark, run_pdf, "int", "score")
+    truth_s = sdf(spark, truth_pdf, "int", "relevance")
+    policies = {"negative_rel": negative_rel, "users": "union", "empty_truth": "zero"}
+    if negative_rel == "error":
+        with pytest.raises(rv.PolicyError, match="negative relevance") as local_err:
+            rv.evaluate(run_pdf, truth_pdf, ["ndcg@3"], **policies)
+        with pytest.raises(rv.PolicyError, match="negative relevance") as spark_err:
+            rvs.evaluate(run_s, truth_s, ["ndcg@3"], buckets=3, strategy=strategy, **policies)
+        assert "negative_rel='zero'" in str(spark_err.value)
+        assert "negative_rel='zero'" in str(local_err.value)
+        return
+    for unjudged in ("keep", "remove"):
+        local = rv.evaluate(run_pdf, truth_pdf, KERNEL, unjudged=unjudged, **policies)
+        got = rvs.evaluate(run_s, truth_s, KERNEL, buckets=5, strategy=strategy,
+                           unjudged=unjudged, **policies)
+        assert_identical(local, got)
+        assert got.counts["truth_rows"] == local.counts["truth_rows"]
+    n_neg = int((truth_pdf["relevance"] < 0).sum())
+    assert got.counts["truth_rows"] == len(truth_pdf) - (n_neg if negative_rel == "drop" else 0)
 
 
 def test_err_uses_the_truth_wide_max_grade(spark):
@@ -183,6 +239,13 @@ def test_errors_are_receval_errors(spark):
     ints = spark.createDataFrame([(1, 2, 1.0)], "user bigint, item bigint, score double")
     with pytest.raises(rv.InputError, match="cast"):
         rvs.evaluate(ints, sdf(spark, truth_pdf, "str", "relevance"), ["ndcg@2"])
+    # an empty truth is refused, as locally (not an evaluation of no user)
+    empty = sdf(spark, truth_pdf.iloc[:0], "str", "relevance")
+    with pytest.raises(rv.InputError, match="no rows") as spark_err:
+        rvs.evaluate(sdf(spark, run_pdf, "str", "score"), empty, ["ndcg@2"])
+    with pytest.raises(rv.InputError, match="no rows") as local_err:
+        rv.evaluate(run_pdf, truth_pdf.iloc[:0], ["ndcg@2"])
+    assert str(spark_err.value) == str(local_err.value)
 
 
 CLASSIFICATION = [k for k in metric_cases(cutoffs=(3,), plugins=True)

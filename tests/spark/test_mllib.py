@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from spark_cases import STRATEGIES, assert_identical
 
 import receval as rv
 
@@ -41,24 +42,38 @@ def _data(spark):
 
 
 def _ranking_input(run, truth, how="inner"):
+    """RankingEvaluator's (label, pred) arrays. The labels of a truth with a relevance column
+    are the items with relevance >= 1 (receval's default threshold); a user whose rows are all
+    below it keeps an empty label array. Without a relevance column every row is a label."""
     from pyspark.sql import functions as F
 
     pred = run.groupBy("user").agg(F.sort_array(F.collect_list(F.struct(
         (-F.col("score")).alias("s"), F.col("item").cast("double").alias("i")))).alias("p")) \
         .select("user", F.col("p.i").alias("pred"))
-    label = truth.groupBy("user").agg(F.collect_list(F.col("item").cast("double"))
-                                      .alias("label"))
+    item = F.col("item").cast("double")
+    if "relevance" in truth.columns:
+        item = F.when(F.col("relevance") >= 1, item)  # collect_list skips the nulls
+    label = truth.groupBy("user").agg(F.collect_list(item).alias("label"))
     # inner: users in both (the preset's users="intersection"); left: every truth user, with
     # an empty list when the run has none (users="truth")
     return label.join(pred, "user", how).select(
         "label", F.coalesce("pred", F.array().cast("array<double>")).alias("pred"))
 
 
-def test_spark_mllib_matches_ranking_evaluator(spark):
+@pytest.mark.parametrize("graded", [False, True])
+def test_spark_mllib_matches_ranking_evaluator(spark, graded):
+    """Without a relevance column every truth row is a label; with one (grades 0 to 3), the
+    rows of relevance >= 1 are, and a relevance-0 row is a judged non-relevant item."""
     from pyspark.ml.evaluation import RankingEvaluator
 
     run, truth = _data(spark)
+    if not graded:
+        truth = truth.drop("relevance")
     data = _ranking_input(run, truth).cache()
+    if graded:  # some users have only relevance-0 rows: an empty label set, scored 0
+        from pyspark.sql import functions as F
+
+        assert data.filter(F.size("label") == 0).count() > 0
     names = [f"{n}@{k}" if k else n for n, k in NAMES]
     res = rvs.evaluate(run, truth, names, compat="spark_mllib", buckets=3)
     for (name, k), given in zip(NAMES, names, strict=True):
@@ -71,6 +86,8 @@ def test_spark_mllib_matches_ranking_evaluator(spark):
     assert res.provenance["spark_mllib_names"]["ndcgAtK@10"] == "ndcg@10(gain=binary)"
     assert res.policies["users"] == "intersection" and res.policies["empty_truth"] == "zero"
     assert res.info["compat"]["preset"] == "spark_mllib"
+    assert res.info["relevance"]["truth_columns"]["relevance"] == (
+        "relevance" if graded else None)
     data.unpersist()
     # a policy given explicitly wins over the preset's: every truth user, empty lists score 0
     left = _ranking_input(run, truth, "left")
@@ -80,20 +97,34 @@ def test_spark_mllib_matches_ranking_evaluator(spark):
     assert abs(res.summary["ndcg@10(gain=binary)"] - expected) <= 1e-12
 
 
-def test_spark_engine_and_local_engine_read_one_preset(spark):
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_spark_engine_and_local_engine_read_one_preset(spark, strategy):
     """The Spark engine's compat="spark_mllib" is the local engine's: same keys, policies,
-    values (the relevance column aside: the Spark compat mode ignores it, so the local run
-    gets a truth without one)."""
+    per-user values, counts and summaries, with the relevance column read alike (relevance-0
+    rows judged non-relevant, negative ones under negative_rel) and without one."""
     run, truth = _data(spark)
     names = ["ndcgAt@5", "precisionAt@3", "meanAveragePrecisionAt@4", "recall@5", "mrr@5"]
     spark_names = ["ndcgAtK@5", "precisionAtK@3", "meanAveragePrecisionAtK@4", "recall@5"]
-    local = rv.evaluate(run.toPandas(), truth.drop("relevance").toPandas(), names[:4] + ["map"],
-                        compat="spark_mllib")
-    got = rvs.evaluate(run, truth, spark_names + ["map"], compat="spark_mllib", buckets=3)
-    assert got.metrics == local.metrics
-    assert got.policies == local.policies
-    for a, b in zip(local.stats, got.stats, strict=True):
-        assert a["mean"] == b["mean"] and a["n"] == b["n"], (a, b)
+    run_pdf = run.toPandas()
+    for truth_s in (truth, truth.drop("relevance")):
+        local = rv.evaluate(run_pdf, truth_s.toPandas(), names[:4] + ["map"],
+                            compat="spark_mllib")
+        got = rvs.evaluate(run, truth_s, spark_names + ["map"],
+                           compat="spark_mllib", buckets=3, strategy=strategy)
+        assert_identical(local, got)
+    # negative grades: refused by default, as locally; judged non-relevant with "zero"
+    from pyspark.sql import functions as F
+
+    signed = truth.withColumn("relevance", F.col("relevance") - 1)
+    with pytest.raises(rv.PolicyError, match="negative relevance"):
+        rvs.evaluate(run, signed, spark_names, compat="spark_mllib", buckets=3,
+                     strategy=strategy)
+    for policy in ("zero", "drop"):
+        local = rv.evaluate(run_pdf, signed.toPandas(), names[:4], compat="spark_mllib",
+                            negative_rel=policy, unjudged="remove")
+        got = rvs.evaluate(run, signed, spark_names, compat="spark_mllib", buckets=3,
+                           strategy=strategy, negative_rel=policy, unjudged="remove")
+        assert_identical(local, got)
     with pytest.raises(rv.MetricError, match="no metric"):
         rvs.Evaluator(truth, names, compat="spark_mllib")  # mrr: not a Spark MLlib metric
     with pytest.raises(rv.PolicyError, match="Spark engine"):

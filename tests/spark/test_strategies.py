@@ -21,7 +21,15 @@ import numpy as np
 import pandas as pd
 import pytest
 from oracle import random_case
-from spark_cases import KERNEL, _tag, assert_identical, frames, sdf
+from spark_cases import (
+    HAS_COGROUP,
+    KERNEL,
+    STRATEGIES,
+    _tag,
+    assert_identical,
+    frames,
+    sdf,
+)
 
 import receval as rv
 
@@ -31,17 +39,6 @@ pa = pytest.importorskip("pyarrow")
 pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'receval[spark]')")
 
 from receval.spark import _bucket as B  # noqa: E402
-
-
-def _has_cogroup_arrow() -> bool:
-    from pyspark.sql.pandas.group_ops import PandasCogroupedOps
-
-    return hasattr(PandasCogroupedOps, "applyInArrow")
-
-
-HAS_COGROUP = _has_cogroup_arrow()  # Spark 4; on 3.3 to 3.5 only mapInArrow runs
-STRATEGIES = (pytest.param("cogroup", marks=pytest.mark.skipif(
-    not HAS_COGROUP, reason="cogroup(...).applyInArrow needs Spark 4")), "mapInArrow")
 
 
 @pytest.fixture
@@ -203,6 +200,7 @@ _LOCAL_1 = textwrap.dedent("""
              .config("spark.ui.showConsoleProgress", "false")
              .config("spark.driver.bindAddress", "127.0.0.1")
              .config("spark.driver.host", "127.0.0.1")
+             .config("spark.sql.shuffle.partitions", "2")
              .config("spark.sql.execution.arrow.maxRecordsPerBatch", "7")
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")

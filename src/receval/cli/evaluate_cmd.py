@@ -33,7 +33,13 @@ EXAMPLES = [
     "--score-col pred -m hit_rate@10",
     "receval evaluate --run big.parquet --truth test.parquet -m ndcg@10 --stream  # grouped file",
     "receval evaluate --run run.csv --truth test.csv -m ndcg@10 --per-user --format csv -o u.csv",
+    "receval evaluate --engine spark --run s3://b/run.parquet --truth s3://b/test.parquet "
+    "-m ndcg@10 --spark-master yarn --spark-conf spark.executor.memory=8g --strategy auto",
 ]
+SPARK_STRATEGIES = ("auto", "cogroup", "mapInArrow")  # receval.spark.engine.STRATEGIES
+#: flags of the Spark engine (attribute, flag), refused without --engine spark
+SPARK_FLAGS = (("spark_master", "--spark-master"), ("spark_conf", "--spark-conf"),
+               ("buckets", "--buckets"), ("strategy", "--strategy"))
 STREAM_ROWS = 20_000_000  # Parquet runs with more rows are streamed in blocks of users
 STREAM_BYTES = 512 << 20  # so are CSV / TSV runs larger than this
 
@@ -75,15 +81,49 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     g = p.add_argument_group("Spark engine (pip install 'receval[spark]')")
     g.add_argument("--engine", choices=("local", "spark"), default="local",
                    help="spark: read --run / --truth with Spark (any path Spark reads: "
-                        "Parquet, CSV, JSON; s3://, hdfs://, ...) and evaluate there")
-    g.add_argument("--spark-master", default=None,
-                   help="Spark master URL (default: local[*], or the spark-submit setting)")
+                        "Parquet, CSV, JSON; s3://, hdfs://, ...) and evaluate there; the "
+                        "flags below need it")
+    g.add_argument("--spark-master", default=None, metavar="URL",
+                   help="Spark master URL, e.g. local[4], spark://host:7077, yarn (default: "
+                        "the spark-submit setting, else local[*])")
     g.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
-                   help="a Spark configuration entry (repeatable)")
-    g.add_argument("--buckets", type=int, default=None,
-                   help="user buckets of the Spark engine (default: from the data size)")
+                   type=key_value,
+                   help="a Spark configuration entry, e.g. spark.executor.memory=8g "
+                        "(repeatable)")
+    g.add_argument("--buckets", type=positive_int, default=None,
+                   help="user buckets of the Spark engine (default: max(2 x default "
+                        "parallelism, truth rows / 250000))")
+    g.add_argument("--strategy", choices=SPARK_STRATEGIES, default=None,
+                   help="how Spark hands each task its buckets: cogroup (cogroup + "
+                        "applyInArrow, Spark 4), mapInArrow (a sorted repartition, Spark 3.3 "
+                        "and later), auto (default: cogroup where Spark has it, else "
+                        "mapInArrow); the results are identical")
     add_debug_flags(p)
     p.set_defaults(func=run)
+
+
+def key_value(text: str) -> str:
+    """A ``--spark-conf`` entry: ``KEY=VALUE`` with a non-empty key."""
+    key, sep, _ = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected KEY=VALUE, e.g. spark.sql.shuffle.partitions=200")
+    return text
+
+
+def check_engine_flags(args: argparse.Namespace) -> None:
+    """Spark-only flags need ``--engine spark``; ``--stream`` is the local engine's."""
+    from .common import UsageError
+
+    engine = getattr(args, "engine", "local")
+    if engine != "spark":
+        given = [flag for attr, flag in SPARK_FLAGS if getattr(args, attr, None)]
+        if given:
+            raise UsageError(f"{', '.join(given)} configure the Spark engine; add "
+                             "--engine spark, or leave them out.")
+    elif getattr(args, "stream", None):
+        raise UsageError("--stream reads the run locally in blocks; with --engine spark, Spark "
+                         "reads the files: leave --stream out.")
 
 
 def _should_stream(args: argparse.Namespace) -> bool:
@@ -158,6 +198,7 @@ def _evaluate_files(args: argparse.Namespace, keys: list, policies: dict[str, st
 
 
 def run(args: argparse.Namespace) -> int:
+    check_engine_flags(args)
     protect_inputs(args, [args.output], [args.run, args.truth])
     res = evaluate_files(args)
     digits = args.digits

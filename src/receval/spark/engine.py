@@ -144,6 +144,10 @@ class Evaluator:
     compat : ``"spark_mllib"`` (or its alias ``"spark"``) reproduces
         ``pyspark.ml.evaluation.RankingEvaluator`` with the ``spark_mllib`` library preset of
         :mod:`receval.compat` (names, parameters and policies; see :mod:`receval.spark.mllib`).
+        The relevance column is read as without ``compat`` (and as the local engine's
+        ``compat="spark_mllib"`` reads it): rows with relevance >= 1 are the labels, a row with
+        relevance 0 is a judged non-relevant item; a truth without a relevance column makes
+        every row a label.
     cache : persist the projected, bucketed truth (default True; :meth:`close` releases it).
     strategy : how a task receives its buckets: ``"cogroup"``
         (``groupBy(b).cogroup(...).applyInArrow``, Spark 4), ``"mapInArrow"`` (both sides
@@ -151,9 +155,10 @@ class Evaluator:
         buckets cut from each partition's record batches; Spark 3.3 and later) or ``"auto"``
         (default: ``"cogroup"`` where Spark has ``applyInArrow``, else ``"mapInArrow"``). Both
         give the same result.
-    ties, users, empty_truth, duplicates, nan_scores, negative_rel : policies, as locally
-        (defaults ``"id"``, ``"truth"``, ``"skip"``, ``"error"``, ``"error"``, ``"error"``;
-        with ``compat``, the preset's policies replace the defaults, never a policy given).
+    ties, users, empty_truth, duplicates, nan_scores, negative_rel, unjudged : policies, as
+        locally (defaults ``"id"``, ``"truth"``, ``"skip"``, ``"error"``, ``"error"``,
+        ``"error"``, ``"keep"``; with ``compat``, the preset's policies replace the defaults,
+        never a policy given).
     train, item_features, catalog : optional inputs of beyond-accuracy metrics (local objects,
         shipped to every task).
     """
@@ -165,7 +170,7 @@ class Evaluator:
                  ties: str | None = None, users: str | None = None,
                  empty_truth: str | None = None, duplicates: str | None = None,
                  nan_scores: str | None = None, negative_rel: str | None = None,
-                 train: Any = None,
+                 unjudged: str | None = None, train: Any = None,
                  item_features: Any = None, catalog: Any = None, **options: Any) -> None:
         for name, default in (("ranks", "order"), ("unretrieved", "absent")):
             if options.get(name, default) != default:  # list shapes laid out locally only
@@ -199,7 +204,7 @@ class Evaluator:
         self.names: dict[str, str] = {}
         given = {"ties": ties, "users": users, "empty_truth": empty_truth,
                  "duplicates": duplicates, "nan_scores": nan_scores,
-                 "negative_rel": negative_rel}
+                 "negative_rel": negative_rel, "unjudged": unjudged}
         chosen = {k: v for k, v in given.items() if v is not None}
         if compat is not None:
             self.names = mllib_keys(metrics)
@@ -235,8 +240,8 @@ class Evaluator:
         names = list(truth.columns)
         ucol = _required(names, user_col, USER_NAMES, "user", "truth", "user_col")
         icol = _required(names, item_col, ITEM_NAMES, "item", "truth", "item_col")
-        rcol = None if compat is not None else _find(
-            names, rel_col, REL_NAMES, "relevance", "truth", "rel_col", required=False)
+        # read as locally, compat included: a relevance-0 row is a judged non-relevant item
+        rcol = _find(names, rel_col, REL_NAMES, "relevance", "truth", "rel_col", required=False)
         schema = truth.schema
         self.user_kind = _kind(schema[ucol].dataType, T, "truth", ucol, allow_float_ids)
         self.item_kind = _kind(schema[icol].dataType, T, "truth", icol, allow_float_ids)
@@ -262,6 +267,10 @@ class Evaluator:
                 .collect()[0]
             max_rel = float(facts["max"]) if facts["max"] is not None else 0.0
         self.truth_rows = int(facts["n"])
+        if not self.truth_rows:  # as the local engine refuses an empty truth
+            raise InputError(
+                "truth: the table has no rows; evaluation needs held-out (user, item[, "
+                "relevance]) rows for at least one user.")
         self.max_rel = max_rel
         try:
             parallelism = self.spark.sparkContext.defaultParallelism

@@ -67,4 +67,5 @@ def evaluate_paths(args: Any, keys: list[str], policies: dict[str, str],
                     item_col=args.item_col, score_col=args.score_col, rank_col=args.rank_col,
                     rel_col=args.rel_col, truth_user_col=args.truth_user_col,
                     truth_item_col=args.truth_item_col, buckets=args.buckets,
+                    strategy=getattr(args, "strategy", None) or "auto",
                     per_user="pandas" if args.per_user else None, **policies)
