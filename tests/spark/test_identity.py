@@ -295,3 +295,30 @@ def test_classification_metrics_identical_or_refused(spark):
             rvs.evaluate(run_s, truth_s, refused, buckets=3, catalog=40)
     with pytest.raises(rv.InputError, match="catalogue size"):
         rvs.Evaluator(truth_s, ["specificity@3"])
+
+
+@pytest.mark.parametrize("nan_rel", ["error", "zero", "drop"])
+def test_nan_relevance_under_each_policy(spark, nan_rel):
+    """NaN relevance: refused ("error"), gain 0 ("zero") or the row removed ("drop"), with the
+    local engine's values and counts; ERR's truth-wide largest grade never sees a NaN (Spark's
+    max ranks NaN above every number)."""
+    run_rows, truth_rows = judged_case(23, id_kind="int")
+    # the largest grade only on a NaN row's user; NaN rows spread over users and buckets
+    truth_rows = [(u, i, float("nan")) if n % 7 == 3 else (u, i, v)
+                  for n, (u, i, v) in enumerate(truth_rows)]
+    run_pdf, truth_pdf = frames(run_rows, truth_rows, "int")
+    assert truth_pdf["relevance"].isna().sum() > 3
+    run_s = sdf(spark, run_pdf, "int", "score")
+    truth_s = sdf(spark, truth_pdf, "int", "relevance")
+    policies = {"nan_rel": nan_rel, "users": "union", "empty_truth": "zero"}
+    metrics = [*KERNEL, "err@5"]
+    if nan_rel == "error":
+        with pytest.raises(rv.InputError, match="NaN"):
+            rv.evaluate(run_pdf, truth_pdf, ["ndcg@3"], **policies)
+        with pytest.raises(rv.InputError, match="NaN"):
+            rvs.evaluate(run_s, truth_s, ["ndcg@3"], buckets=3, **policies)
+        return
+    local = rv.evaluate(run_pdf, truth_pdf, metrics, **policies)
+    got = rvs.evaluate(run_s, truth_s, metrics, buckets=4, **policies)
+    assert_identical(local, got)
+    assert got.counts["truth_rows"] == local.counts["truth_rows"]

@@ -155,10 +155,11 @@ class Evaluator:
         buckets cut from each partition's record batches; Spark 3.3 and later) or ``"auto"``
         (default: ``"cogroup"`` where Spark has ``applyInArrow``, else ``"mapInArrow"``). Both
         give the same result.
-    ties, users, empty_truth, duplicates, nan_scores, negative_rel, unjudged : policies, as
-        locally (defaults ``"id"``, ``"truth"``, ``"skip"``, ``"error"``, ``"error"``,
-        ``"error"``, ``"keep"``; with ``compat``, the preset's policies replace the defaults,
-        never a policy given).
+    ties, users, empty_truth, duplicates, nan_scores, negative_rel, nan_rel, unjudged : policies,
+        as locally (defaults ``"id"``, ``"truth"``, ``"skip"``, ``"error"``, ``"error"``,
+        ``"error"``, ``"error"``, ``"keep"``; with ``compat``, the preset's policies replace the
+        defaults, never a policy given). ``ties="input"``, ``ranks="position"`` and
+        ``unretrieved="bottom"`` are local only.
     train, item_features, catalog : optional inputs of beyond-accuracy metrics (local objects,
         shipped to every task).
     """
@@ -170,7 +171,7 @@ class Evaluator:
                  ties: str | None = None, users: str | None = None,
                  empty_truth: str | None = None, duplicates: str | None = None,
                  nan_scores: str | None = None, negative_rel: str | None = None,
-                 unjudged: str | None = None, train: Any = None,
+                 nan_rel: str | None = None, unjudged: str | None = None, train: Any = None,
                  item_features: Any = None, catalog: Any = None, **options: Any) -> None:
         for name, default in (("ranks", "order"), ("unretrieved", "absent")):
             if options.get(name, default) != default:  # list shapes laid out locally only
@@ -204,7 +205,7 @@ class Evaluator:
         self.names: dict[str, str] = {}
         given = {"ties": ties, "users": users, "empty_truth": empty_truth,
                  "duplicates": duplicates, "nan_scores": nan_scores,
-                 "negative_rel": negative_rel, "unjudged": unjudged}
+                 "negative_rel": negative_rel, "nan_rel": nan_rel, "unjudged": unjudged}
         chosen = {k: v for k, v in given.items() if v is not None}
         if compat is not None:
             self.names = mllib_keys(metrics)
@@ -253,12 +254,16 @@ class Evaluator:
         self.columns = {"user": ucol, "item": icol, **({"relevance": rcol} if rcol else {})}
         projected = truth.select(*cols)
         # global facts: the truth-wide largest relevance (ERR's default max_grade) as the
-        # local engine computes it (after the negative_rel policy, before deduplication)
+        # local engine computes it (after the nan_rel and negative_rel policies, before
+        # deduplication; Spark's max ranks NaN above every number, so NaN never reaches it)
         if rcol is None:
             facts = projected.agg(F.count(F.lit(1)).alias("n")).collect()[0]
             max_rel = 1.0 if facts["n"] else 0.0
         else:
             rel = F.col(B.REL)
+            # NaN relevance: an error is raised where the buckets are packed, as locally
+            rel = F.when(~F.isnan(rel), rel).otherwise(
+                F.lit(0.0) if self.policies.nan_rel == "zero" else F.lit(None))
             if negative_rel == "zero":
                 rel = F.greatest(rel, F.lit(0.0))
             elif negative_rel == "drop":
