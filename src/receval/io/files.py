@@ -237,6 +237,68 @@ def _iter_trec(path: str, spec: _TrecLayout, chunk_lines: int) -> Iterator[Any]:
         raise InputError(f"{path}: not UTF-8 text ({exc}); convert the file to UTF-8.") from None
 
 
+def _iter_trec_arrow(path: str, spec: _TrecLayout, chunk_lines: int) -> Iterator[Any]:
+    """A TREC run as pyarrow Tables of about ``chunk_lines`` lines: each chunk of bytes (cut at
+    a line end) is parsed by pyarrow's CSV reader on single spaces, without quotes or nulls, so
+    ids stay Arrow strings (no Python object per row). A chunk it cannot take as exactly one
+    space between fields (tabs, runs of blanks, extra fields, malformed lines) goes to the
+    readers of :func:`read_trec_run`, which split on runs of spaces and tabs and report errors
+    by line; their rows are converted to the same schema."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    types = {n: pa.float64() if spec.numeric.get(n) is np.float64 else
+             pa.int64() if n in spec.numeric else pa.string() for n in spec.names}
+    schema = pa.schema([(n, types[n]) for n in spec.names])
+    parse = pcsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False,
+                              ignore_empty_lines=True)
+    convert = pcsv.ConvertOptions(column_types=types, null_values=[], true_values=[],
+                                  false_values=[], strings_can_be_null=False,
+                                  quoted_strings_can_be_null=False)
+    read = pcsv.ReadOptions(column_names=list(spec.names), use_threads=False,
+                            block_size=1 << 26)
+    chunk_bytes = max(256, chunk_lines * 48)
+    opener = gzip.open if _is_gzip(path) else open
+    first = 1
+    tail = b""
+    with opener(path, "rb") as fh:
+        while True:
+            data = fh.read(chunk_bytes)
+            if first == 1 and not tail and data.startswith(b"\xef\xbb\xbf"):
+                data = data[3:]  # a leading BOM is not data
+            if not data:
+                chunk, tail = tail, b""
+            else:
+                data = tail + data
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:  # no line end yet: read on
+                    tail = data
+                    continue
+                chunk, tail = data[:cut], data[cut:]
+            if not chunk:
+                return
+            try:
+                table = pcsv.read_csv(pa.py_buffer(chunk), read_options=read,
+                                      parse_options=parse, convert_options=convert)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError):
+                try:
+                    text = chunk.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise InputError(f"{path}: not UTF-8 text ({exc}); convert the file to "
+                                     "UTF-8.") from None
+                lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+                if lines and lines[-1] == "":
+                    lines.pop()
+                frame = _fast_trec(io.StringIO("\n".join(lines)), spec)
+                if frame is None:
+                    frame = _parse_trec_lines(lines, path, spec, first)
+                table = pa.Table.from_pandas(frame[list(spec.names)], schema=schema,
+                                             preserve_index=False)
+            first += chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
+            if table.num_rows:
+                yield table
+
+
 def _fast_trec(source: Any, spec: _TrecLayout) -> Any:
     """Read a well-formed TREC file (a path or a text buffer) with pandas' C parser; None when
     it needs the line-by-line reader (extra fields, malformed lines: it reports them
@@ -634,7 +696,9 @@ def _batches(path: str, fmt: str, batch_rows: int,
     elif fmt == "trec":
         from .frames import mark_text_columns
 
-        for chunk in _iter_trec(path, _RUN, batch_rows):
+        chunks = _iter_trec_arrow(path, _RUN, batch_rows) if _has_pyarrow() \
+            else _iter_trec(path, _RUN, batch_rows)
+        for chunk in chunks:
             yield mark_text_columns(chunk, ["qid", "docno"])
     else:
         raise _not_streamable(path, fmt)
@@ -713,8 +777,8 @@ def iter_blocks(path: str | os.PathLike, *, format: str | None = None,
                 user_col: str | None = None, block_rows: int = 5_000_000,
                 item_col: str | None = None) -> Iterator[Any]:
     """Yield blocks of about ``block_rows`` rows, each holding whole users: pyarrow Tables
-    (Parquet, and CSV / TSV when pyarrow is installed) or pandas frames (TREC runs, CSV / TSV
-    without pyarrow).
+    (Parquet, CSV, TSV and TREC runs when pyarrow is installed) or pandas frames (without
+    pyarrow).
 
     The rows of one user must be contiguous in the file (grouped by user): the first user that
     comes back after other users' rows raises :class:`~receval.errors.InputError` naming the user
