@@ -119,7 +119,7 @@ def main() -> None:
     ap.add_argument("--truth", type=int, default=10, help="truth items per user")
     ap.add_argument("--items", type=int, default=200_000, help="catalogue size")
     ap.add_argument("--format", choices=["parquet", "csv", "trec"], default="parquet")
-    ap.add_argument("--block-rows", type=int, default=5_000_000)
+    ap.add_argument("--block-rows", type=int, default=1_000_000)
     ap.add_argument("--dir", default=None, help="folder for the files (default: a temp dir)")
     ap.add_argument("--metrics", default="ndcg@10,map@100,mrr,recall@50,"
                                          "hit_rate@10(level=recommended)")

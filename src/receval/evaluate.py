@@ -562,7 +562,7 @@ def evaluate_blocks(source: Any, truth: Any, metrics: Any, *, format: str | None
                     item_col: str | None = None, score_col: str | None = None,
                     rank_col: str | None = None, rel_col: str | None = None,
                     truth_user_col: str | None = None, truth_item_col: str | None = None,
-                    block_rows: int = 5_000_000, progress: Any = None,
+                    block_rows: int = 1_000_000, progress: Any = None,
                     **kwargs: Any) -> EvalResult:
     """Evaluate a large run in blocks of whole users, with bounded memory.
 

@@ -76,8 +76,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "20M rows and CSV/TSV/TREC runs over 512 MiB")
     g.add_argument("--no-stream", action="store_false", dest="stream",
                    help="read the whole run at once")
-    g.add_argument("--block-rows", type=positive_int, default=5_000_000,
-                   help="rows per block when streaming (default 5000000)")
+    g.add_argument("--block-rows", type=positive_int, default=1_000_000,
+                   help="rows per block when streaming (default 1000000)")
     g = p.add_argument_group("Spark engine (pip install 'receval[spark]')")
     g.add_argument("--engine", choices=("local", "spark"), default="local",
                    help="spark: read --run / --truth with Spark (any path Spark reads: "

@@ -237,24 +237,27 @@ def _iter_trec(path: str, spec: _TrecLayout, chunk_lines: int) -> Iterator[Any]:
         raise InputError(f"{path}: not UTF-8 text ({exc}); convert the file to UTF-8.") from None
 
 
-def _iter_trec_arrow(path: str, spec: _TrecLayout, chunk_lines: int) -> Iterator[Any]:
+def _iter_trec_arrow(path: str, spec: _TrecLayout, chunk_lines: int,
+                     keep: tuple[str, ...] | None = None) -> Iterator[Any]:
     """A TREC run as pyarrow Tables of about ``chunk_lines`` lines: each chunk of bytes (cut at
     a line end) is parsed by pyarrow's CSV reader on single spaces, without quotes or nulls, so
     ids stay Arrow strings (no Python object per row). A chunk it cannot take as exactly one
     space between fields (tabs, runs of blanks, extra fields, malformed lines) goes to the
     readers of :func:`read_trec_run`, which split on runs of spaces and tabs and report errors
-    by line; their rows are converted to the same schema."""
+    by line; their rows are converted to the same schema. ``keep``: the columns returned
+    (default all; every field is still checked)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
     types = {n: pa.float64() if spec.numeric.get(n) is np.float64 else
              pa.int64() if n in spec.numeric else pa.string() for n in spec.names}
-    schema = pa.schema([(n, types[n]) for n in spec.names])
+    keep = tuple(spec.names) if keep is None else keep
+    schema = pa.schema([(n, types[n]) for n in keep])
     parse = pcsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False,
                               ignore_empty_lines=True)
     convert = pcsv.ConvertOptions(column_types=types, null_values=[], true_values=[],
                                   false_values=[], strings_can_be_null=False,
-                                  quoted_strings_can_be_null=False)
+                                  quoted_strings_can_be_null=False, include_columns=list(keep))
     read = pcsv.ReadOptions(column_names=list(spec.names), use_threads=False,
                             block_size=1 << 26)
     chunk_bytes = max(256, chunk_lines * 48)
@@ -292,7 +295,7 @@ def _iter_trec_arrow(path: str, spec: _TrecLayout, chunk_lines: int) -> Iterator
                 frame = _fast_trec(io.StringIO("\n".join(lines)), spec)
                 if frame is None:
                     frame = _parse_trec_lines(lines, path, spec, first)
-                table = pa.Table.from_pandas(frame[list(spec.names)], schema=schema,
+                table = pa.Table.from_pandas(frame[list(keep)], schema=schema,
                                              preserve_index=False)
             first += chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
             if table.num_rows:
@@ -696,7 +699,9 @@ def _batches(path: str, fmt: str, batch_rows: int,
     elif fmt == "trec":
         from .frames import mark_text_columns
 
-        chunks = _iter_trec_arrow(path, _RUN, batch_rows) if _has_pyarrow() \
+        # the run tag and the Q0 field are not evaluated: not kept (every field still checked)
+        chunks = _iter_trec_arrow(path, _RUN, batch_rows, ("qid", "docno", "rank", "score")) \
+            if _has_pyarrow() \
             else _iter_trec(path, _RUN, batch_rows)
         for chunk in chunks:
             yield mark_text_columns(chunk, ["qid", "docno"])
@@ -774,7 +779,7 @@ def _plain_id(u: Any) -> Any:
 
 
 def iter_blocks(path: str | os.PathLike, *, format: str | None = None,
-                user_col: str | None = None, block_rows: int = 5_000_000,
+                user_col: str | None = None, block_rows: int = 1_000_000,
                 item_col: str | None = None) -> Iterator[Any]:
     """Yield blocks of about ``block_rows`` rows, each holding whole users: pyarrow Tables
     (Parquet, CSV, TSV and TREC runs when pyarrow is installed) or pandas frames (without
