@@ -345,6 +345,51 @@ cdef void _cwl_tail(int code, double a, double b, double par, CwlState* st) noex
     st.p = end
 
 
+cdef inline double _from_hits(int code, long long kk, double par, int opt, long long list_len,
+                              long long nrel, double x) noexcept nogil:
+    """Hits, precision, R-precision, recall, F and hit rate from x, the (expected) hits in the
+    top min(n_avail, kk) positions; NaN for any other code."""
+    cdef double den
+    if code == HITS:
+        return x
+    if code == PRECISION or code == RPREC:
+        if code == RPREC:
+            den = <double> (nrel if opt == V_FIRST else kk)
+        elif opt == 0:
+            den = <double> kk
+        elif opt == 1:
+            den = <double> (list_len if list_len < kk else kk)
+        else:
+            den = <double> (kk if kk < nrel else nrel)
+        return x / den if den > 0 else 0.0
+    if code == RECALL:
+        den = <double> (nrel if opt == 0 else (kk if kk < nrel else nrel))
+        return x / den if den > 0 else 0.0
+    if code == FBETA:
+        den = par * par * nrel + kk
+        return (1.0 + par * par) * x / den if den > 0 else 0.0
+    if code == HIT_RATE:
+        if opt == 0:
+            return 1.0 if x > 0 else 0.0
+        if opt == 1:
+            den = <double> (list_len if list_len < kk else kk)
+        else:
+            den = <double> nrel
+        return x / den if den > 0 else 0.0
+    return NAN
+
+
+cdef inline double _ap_den(int opt, long long kk, long long nrel, double hits) noexcept nogil:
+    """AP's denominator: R (rel), min(k, R) (min_k_rel), the hits (hits) or k (k)."""
+    if opt == V_FIRST:
+        return <double> nrel
+    if opt == V_SECOND:
+        return <double> (kk if kk < nrel else nrel)
+    if opt == V_FOURTH:
+        return <double> kk
+    return hits
+
+
 cdef double _metric(int code, long long k, double thr, double par, int opt, int gain,
                     int ideal, int disc,
                     const double* rel, const signed char* judged, const long long* grp_end,
@@ -513,32 +558,8 @@ cdef double _metric(int code, long long k, double thr, double par, int opt, int 
     for i in range(n):
         x += scratch[i]
     # x = hits in top n (expected hits when averaged)
-    if code == HITS:
-        return x
-    if code == PRECISION or code == RPREC:
-        if code == RPREC:
-            den = <double> (nrel if opt == V_FIRST else kk)
-        elif opt == 0:
-            den = <double> kk
-        elif opt == 1:
-            den = <double> (list_len if list_len < kk else kk)
-        else:
-            den = <double> (kk if kk < nrel else nrel)
-        return x / den if den > 0 else 0.0
-    if code == RECALL:
-        den = <double> (nrel if opt == 0 else (kk if kk < nrel else nrel))
-        return x / den if den > 0 else 0.0
-    if code == FBETA:
-        den = par * par * nrel + kk
-        return (1.0 + par * par) * x / den if den > 0 else 0.0
-    if code == HIT_RATE:
-        if opt == 0:
-            return 1.0 if x > 0 else 0.0
-        if opt == 1:
-            den = <double> (list_len if list_len < kk else kk)
-        else:
-            den = <double> nrel
-        return x / den if den > 0 else 0.0
+    if code <= HIT_RATE or code == RPREC:
+        return _from_hits(code, kk, par, opt, list_len, nrel, x)
     if code == RR or code == FIRST_HIT:
         for i in range(n):
             if scratch[i] > 0:
@@ -550,14 +571,7 @@ cdef double _metric(int code, long long k, double thr, double par, int opt, int 
             if scratch[i] > 0:
                 h += 1
                 acc += h / (i + 1.0)
-        if opt == 0:
-            den = <double> nrel
-        elif opt == V_SECOND:
-            den = <double> (kk if kk < nrel else nrel)
-        elif opt == V_FOURTH:
-            den = <double> kk
-        else:
-            den = <double> h
+        den = _ap_den(opt, kk, nrel, <double> h)
         return acc / den if den > 0 else 0.0
     if code == MAR:
         # mean over the k cutoffs of recall@i; past the list's end recall stays at its last
@@ -853,45 +867,13 @@ cdef double _binary_from_prefix(int code, long long k, double par, int opt, long
         kk = nrel if (k <= 0 or nrel < k) else k
     n = n_avail if n_avail < kk else kk
     x = hp[n]
-    if code == HITS:
-        return x
-    if code == PRECISION or code == RPREC:
-        if code == RPREC:
-            den = <double> (nrel if opt == V_FIRST else kk)
-        elif opt == 0:
-            den = <double> kk
-        elif opt == 1:
-            den = <double> (list_len if list_len < kk else kk)
-        else:
-            den = <double> (kk if kk < nrel else nrel)
-        return x / den if den > 0 else 0.0
-    if code == RECALL:
-        den = <double> (nrel if opt == 0 else (kk if kk < nrel else nrel))
-        return x / den if den > 0 else 0.0
-    if code == FBETA:
-        den = par * par * nrel + kk
-        return (1.0 + par * par) * x / den if den > 0 else 0.0
-    if code == HIT_RATE:
-        if opt == 0:
-            return 1.0 if x > 0 else 0.0
-        if opt == 1:
-            den = <double> (list_len if list_len < kk else kk)
-        else:
-            den = <double> nrel
-        return x / den if den > 0 else 0.0
+    if code <= HIT_RATE or code == RPREC:
+        return _from_hits(code, kk, par, opt, list_len, nrel, x)
     if code == RR or code == FIRST_HIT:
         if 0 <= first < n:
             return 1.0 / (first + 1.0) if code == RR else first + 1.0
         return 0.0 if code == RR else NAN
-    # AP
-    if opt == 0:
-        den = <double> nrel
-    elif opt == V_SECOND:
-        den = <double> (kk if kk < nrel else nrel)
-    elif opt == V_FOURTH:
-        den = <double> kk
-    else:
-        den = x
+    den = _ap_den(opt, kk, nrel, x)  # AP
     return ap[n] / den if den > 0 else 0.0
 
 

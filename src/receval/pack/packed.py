@@ -104,6 +104,21 @@ def _truth_dedupe_mode(policy: str) -> int:
     return 1 if policy in ("first", "max") else 0
 
 
+def _rel_policy(mask: np.ndarray, policy: str, u_codes: np.ndarray, i_codes: np.ndarray,
+                rel: np.ndarray, error: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Truth rows after a relevance policy for the rows in ``mask`` (NaN or negative grades):
+    ``"error"`` raises ``error(first row)``, ``"drop"`` removes them (their items become
+    unjudged), ``"zero"`` makes them judged non-relevant."""
+    if not mask.any():
+        return u_codes, i_codes, rel
+    if policy == "error":
+        raise error(int(np.flatnonzero(mask)[0]))
+    if policy == "drop":
+        keep = ~mask
+        return u_codes[keep], i_codes[keep], rel[keep]
+    return u_codes, i_codes, np.where(mask, 0.0, rel)
+
+
 def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
     """Factorize, validate and group the truth."""
     if cols.n_rows == 0:
@@ -122,21 +137,12 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
     rel = np.ones(n, dtype=np.float64) if cols.value is None else cols.value
     relname = cols.names.get("relevance", "relevance")
     nan = np.isnan(rel)
-    if nan.any():
-        if policies.nan_rel == "error":
-            i = int(np.flatnonzero(nan)[0])
-            raise InputError(
-                f"truth: column {relname!r} has {int(nan.sum())} NaN (missing) relevance "
-                f"value(s) (first at row {i}). Pass nan_rel='zero' to treat them as judged "
-                "non-relevant (LensKit's gain 0), nan_rel='drop' to remove those rows "
-                "(unjudged), or fill them."
-            )
-        if policies.nan_rel == "drop":
-            keep = ~nan
-            u_codes, i_codes, rel = u_codes[keep], i_codes[keep], rel[keep]
-            n = len(rel)
-        else:
-            rel = np.where(nan, 0.0, rel)
+    u_codes, i_codes, rel = _rel_policy(
+        nan, policies.nan_rel, u_codes, i_codes, rel, lambda i: InputError(
+            f"truth: column {relname!r} has {int(nan.sum())} NaN (missing) relevance "
+            f"value(s) (first at row {i}). Pass nan_rel='zero' to treat them as judged "
+            "non-relevant (LensKit's gain 0), nan_rel='drop' to remove those rows "
+            "(unjudged), or fill them."))
     bad = ~np.isfinite(rel)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -145,20 +151,11 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
             f"{i}: {rel[i]!r}); relevance grades are finite: fix or drop them."
         )
     neg = rel < 0
-    if neg.any():
-        if policies.negative_rel == "error":
-            i = int(np.flatnonzero(neg)[0])
-            raise PolicyError(
-                f"truth: column {relname!r} has {int(neg.sum())} negative relevance value(s) "
-                f"(first at row {i}: {rel[i]!r}). Pass negative_rel='zero' to treat them as judged "
-                "non-relevant, negative_rel='drop' to remove them (unjudged), or fix the data."
-            )
-        if policies.negative_rel == "drop":
-            keep = ~neg
-            u_codes, i_codes, rel = u_codes[keep], i_codes[keep], rel[keep]
-            n = len(rel)
-        else:
-            rel = np.where(neg, 0.0, rel)
+    u_codes, i_codes, rel = _rel_policy(
+        neg, policies.negative_rel, u_codes, i_codes, rel, lambda i: PolicyError(
+            f"truth: column {relname!r} has {int(neg.sum())} negative relevance value(s) "
+            f"(first at row {i}: {rel[i]!r}). Pass negative_rel='zero' to treat them as judged "
+            "non-relevant, negative_rel='drop' to remove them (unjudged), or fix the data."))
     packed = _group_truth(u_codes, i_codes, rel, users, items, policies)
     packed.names, packed.text_ids = dict(cols.names), cols.text_ids
     return packed
