@@ -8,7 +8,6 @@ and against the libraries where they are installed.
 
 from __future__ import annotations
 
-import importlib.util
 from fractions import Fraction
 
 import numpy as np
@@ -16,6 +15,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from peer_modules import recmetrics_metrics
 
 import receval as rv
 from receval.errors import InputError
@@ -83,24 +83,10 @@ def test_oracle(data, k):
         assert rv.evaluate(run, truth, [default], catalog=ids)[default] == res[keys[0]]
 
 
-def _recmetrics():
-    spec = importlib.util.find_spec("recmetrics")
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("recmetrics is not installed")
-    path = f"{list(spec.submodule_search_locations)[0]}/metrics.py"
-    loader = importlib.util.spec_from_file_location("_recmetrics_metrics_cov", path)
-    module = importlib.util.module_from_spec(loader)
-    try:
-        loader.loader.exec_module(module)
-    except ImportError as exc:
-        pytest.skip(f"recmetrics.metrics does not import: {exc}")
-    return module
-
-
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 @pytest.mark.parametrize("seed", range(3))
 def test_recmetrics_prediction_coverage(seed):
-    rm = _recmetrics()
+    rm = recmetrics_metrics()
     rng = np.random.default_rng(seed)
     lists = [[f"i{i}" for i in rng.choice(30, int(rng.integers(1, 6)), replace=False)]
              for _ in range(12)]

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import ID_KINDS, evaluate, random_case, to_frame
+from peer_modules import recmetrics_metrics
 from test_oracle import ALL, AVERAGE, check
 
 import receval as rv
@@ -266,18 +267,7 @@ def test_run_duplicates_error_names_keep_and_count():
 
 
 def test_recmetrics_ark_with_repeated_predictions():
-    import importlib.util
-
-    spec = importlib.util.find_spec("recmetrics")
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("recmetrics is not installed")
-    path = f"{list(spec.submodule_search_locations)[0]}/metrics.py"
-    loader = importlib.util.spec_from_file_location("_recmetrics_metrics_dup", path)
-    rm = importlib.util.module_from_spec(loader)
-    try:
-        loader.loader.exec_module(rm)
-    except ImportError as exc:  # its metrics module's own imports
-        pytest.skip(f"recmetrics.metrics does not import: {exc}")
+    rm = recmetrics_metrics()
     rng = np.random.default_rng(17)
     actual, predicted = [], []
     for _ in range(30):

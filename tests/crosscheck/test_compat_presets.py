@@ -10,12 +10,12 @@ the one the preset reproduces.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
+from peer_modules import recmetrics_metrics
 
 import receval as rv
 
@@ -197,23 +197,9 @@ def test_ms_recommenders_logloss_over_labelled_pairs():
 
 # ---- recmetrics ---------------------------------------------------------------------------------
 
-def _recmetrics_module():
-    spec = importlib.util.find_spec("recmetrics")
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("recmetrics is not installed")
-    path = f"{list(spec.submodule_search_locations)[0]}/metrics.py"
-    loader = importlib.util.spec_from_file_location("_recmetrics_metrics", path)
-    module = importlib.util.module_from_spec(loader)
-    try:
-        loader.loader.exec_module(module)
-    except ImportError as exc:  # its metrics module's own imports
-        pytest.skip(f"recmetrics.metrics does not import: {exc}")
-    return module
-
-
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_recmetrics_mark_is_average_precision_over_r():
-    rm = _recmetrics_module()
+    rm = recmetrics_metrics()
     run, truth = _data(6, ties=False)
     actual = {u: [i for i, r in t.items() if r > 0] for u, t in truth.items()}
     predicted = {u: [i for i, _ in sorted(items.items(), key=lambda kv: -kv[1])]
