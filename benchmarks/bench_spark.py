@@ -13,6 +13,7 @@ separately.
 (d) the local engine: pandas.read_parquet + rv.evaluate
 
     python benchmarks/bench_spark.py --users 100000 --recs 100 --runs 3 --master 'local[2]'
+    python benchmarks/bench_spark.py --users 1000000 --runs 1 --contenders a b c4 c6 d
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import warnings
 import numpy as np
 
 FOUR = ["ndcgAtK@10", "precisionAtK@10", "meanAveragePrecision", "recallAtK@100"]
+CONTENDERS = ("a", "b", "c4", "c6", "c6m", "d")  # see the module docstring
 SIX = ["ndcg@10", "map@100", "mrr", "precision@10", "recall@100", "hit_rate@10"]
 
 
@@ -179,8 +181,14 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--buckets", type=int, default=None,
-                    help="user buckets (default: 4 x the cores of --master)")
+                    help="user buckets (default: the engine's, max(2 x cores, truth rows / "
+                    "250k))")
     ap.add_argument("--data", default=None, help="folder for the Parquet files (default: tmp)")
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                    help="a Spark configuration for the session (repeatable)")
+    ap.add_argument("--contenders", nargs="+", default=list(CONTENDERS),
+                    choices=CONTENDERS, help="which contenders to run (default: all; "
+                    "a is the floor the ratios divide by)")
     args = ap.parse_args()
     warnings.filterwarnings("ignore", module="pyspark")  # its pandas >= 3 notice
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -189,52 +197,60 @@ def main() -> None:
         make_data(path, args.users, args.recs, args.truth)
     m = re.fullmatch(r"local\[(\d+)\]", args.master)
     cores = int(m.group(1)) if m else (os.cpu_count() or 2)
-    buckets = args.buckets or 4 * cores
+    from receval.spark.engine import ROWS_PER_BUCKET
+
+    buckets = args.buckets or max(2 * cores, -(-args.users * args.truth // ROWS_PER_BUCKET))
     t0 = time.perf_counter()
     from pyspark.sql import SparkSession
 
     spark = (SparkSession.builder.master(args.master).appName("receval-bench")
              .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.shuffle.partitions", str(buckets))
-             .config("spark.driver.memory", "6g").getOrCreate())
+             .config("spark.driver.memory", "6g"))
+    for item in args.conf:
+        key, _, value = item.partition("=")
+        spark = spark.config(key, value)
+    spark = spark.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     spark.range(10).count()
     startup = time.perf_counter() - t0
-    contenders = [
-        ("(a) no-op cogroup (floor)", lambda: noop(spark, path, buckets)),
-        ("(b) RankingEvaluator, 4 metrics", lambda: ranking_evaluator(spark, path)),
-        ("(c) receval spark, same 4 (spark_mllib)",
+    every = [
+        ("a", "(a) no-op cogroup (floor)", lambda: noop(spark, path, buckets)),
+        ("b", "(b) RankingEvaluator, 4 metrics", lambda: ranking_evaluator(spark, path)),
+        ("c4", "(c) receval spark, same 4 (spark_mllib)",
          lambda: receval_spark(spark, path, FOUR, buckets, compat="spark_mllib")),
-        ("(c) receval spark, 6 metrics", lambda: receval_spark(spark, path, SIX, buckets,
-                                                               strategy="cogroup")),
-        ("(c) receval spark, 6 metrics, mapInArrow",
+        ("c6", "(c) receval spark, 6 metrics",
+         lambda: receval_spark(spark, path, SIX, buckets, strategy="cogroup")),
+        ("c6m", "(c) receval spark, 6 metrics, mapInArrow",
          lambda: receval_spark(spark, path, SIX, buckets, strategy="mapInArrow")),
-        ("(d) local engine, 6 metrics", lambda: local(path, SIX)),
+        ("d", "(d) local engine, 6 metrics", lambda: local(path, SIX)),
     ]
+    chosen = [c for c in every if c[0] == "a" or c[0] in args.contenders]
     print(f"\n{args.users} users x {args.recs} recs, {args.truth} truth items/user, "
           f"master {args.master}, {buckets} buckets, median of {args.runs} warm runs; "
           f"Spark start-up {startup:.1f} s\n")
     print("| contender | seconds | / floor | peak RSS MiB driver / JVM / Python workers |")
     print("|---|---:|---:|---|", flush=True)
-    values, floor = {}, None
-    for label, fn in contenders:
+    values, seconds = {}, {}
+    for key, label, fn in chosen:
         fn()  # warm-up (Python workers, JIT of the JVM)
         times = []
         with Peak() as peak:
             for _ in range(args.runs):
                 t = time.perf_counter()
-                values[label] = fn()
+                values[key] = fn()
                 times.append(time.perf_counter() - t)
-        sec, p = statistics.median(times), peak.peak
-        floor = floor or sec
-        print(f"| {label} | {sec:.2f} | {sec / floor:.2f} | {p['driver']:.0f} / "
-              f"{p['jvm']:.0f} / {p['workers']:.0f} |", flush=True)
-    a = values["(b) RankingEvaluator, 4 metrics"]
-    b = values["(c) receval spark, same 4 (spark_mllib)"]
-    import receval.spark as rvs
+        seconds[key], p = statistics.median(times), peak.peak
+        print(f"| {label} | {seconds[key]:.2f} | {seconds[key] / seconds['a']:.2f} | "
+              f"{p['driver']:.0f} / {p['jvm']:.0f} / {p['workers']:.0f} |", flush=True)
+    if "b" in values and "c4" in values:
+        import receval.spark as rvs
 
-    diff = max(abs(a[n] - b[rvs.mllib_key(n)]) for n in FOUR)
-    print(f"\nmax |RankingEvaluator - receval spark_mllib| over the four metrics: {diff:.2e}")
+        diff = max(abs(values["b"][n] - values["c4"][rvs.mllib_key(n)]) for n in FOUR)
+        print(f"\nmax |RankingEvaluator - receval spark_mllib| over the four metrics: "
+              f"{diff:.2e}")
+        print(f"RankingEvaluator / receval spark_mllib (same 4 metrics): "
+              f"{seconds['b'] / seconds['c4']:.2f}x")
     spark.stop()
 
 

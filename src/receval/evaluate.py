@@ -40,6 +40,7 @@ from .pack import (
     run_from_matrix,
     truth_from_sparse,
 )
+from .pack.vocab import unique as unique_ids
 from .policies import POLICY_CHOICES, Policies
 from .results import EvalResult
 from .validation import POSITIVE_INT, Boolean, InstanceOf, Options, validate_params
@@ -344,13 +345,13 @@ class _Accumulator:
             user_ids, values = user_ids[order], values[order]
         if len(self.parts) > 1 and ev.policies.users in ("run", "union"):
             extra_ids = user_ids[key >= ev.truth.n_users] if len(key) else user_ids
-            if len(extra_ids) != len(_unique(extra_ids)):
+            if len(extra_ids) != len(unique_ids(extra_ids)):
                 raise InputError(
                     "the rows of a run-only user are not contiguous (they are in two blocks); each "
                     "user's rows must be in one block: sort the run by user, or evaluate it in "
                     "memory."
                 )
-        run_only = _unique(np.concatenate(self.run_only)) if self.run_only else []
+        run_only = unique_ids(np.concatenate(self.run_only)) if self.run_only else []
         if len(run_only) and ev.truth.n_users and not self.counts["run_users_in_truth"]:
             _warn_no_common_users(ev.truth.users, run_only)
         totals = Totals(
@@ -447,12 +448,6 @@ def _warn_no_common_users(truth_users: np.ndarray, run_users: Any) -> None:
         f"{sample(truth_users)}, ...): every truth user is scored without a list. Check that "
         "the user ids have the same type and spelling in both.", NoCommonUsersWarning,
         stacklevel=user_stacklevel())
-
-
-def _unique(ids: np.ndarray) -> np.ndarray:
-    import pandas as pd
-
-    return pd.unique(pd.Series(ids, dtype=object if ids.dtype == object else ids.dtype))
 
 
 def _plain(value: Any) -> Any:

@@ -127,17 +127,6 @@ def _num(v: float) -> str:
     return "nan" if v is None or (isinstance(v, float) and math.isnan(v)) else repr(float(v))
 
 
-def _plain(col: Any) -> np.ndarray:
-    if hasattr(col, "to_numpy"):
-        try:
-            arr = col.to_numpy(zero_copy_only=False)
-        except TypeError:
-            arr = col.to_numpy()
-    else:
-        arr = np.asarray(col)
-    return np.asarray(arr)
-
-
 def _match_user(ids: np.ndarray, user: Any) -> np.ndarray:
     mask = ids == user
     if isinstance(mask, np.ndarray) and mask.any():
@@ -162,7 +151,7 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
     metrics outside the ranking kernel show the user's list and receval's value.
     """
     from .engines.plugins import OPTION_NAMES
-    from .io.frames import read_columns
+    from .io.frames import column_values, read_columns
     from .metrics import canonical_key, parse_metric
     from .policies import Policies
 
@@ -179,8 +168,8 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
             f"explain does not lay out lists under {shape}; result.per_user of rv.evaluate "
             "gives the user's value, or explain it under the default policies."
         )
-    r_users, r_items = _plain(rc.user), _plain(rc.item)
-    t_users, t_items = _plain(tc.user), _plain(tc.item)
+    r_users, r_items = column_values(rc.user), column_values(rc.item)
+    t_users, t_items = column_values(tc.user), column_values(tc.item)
     r_mask, t_mask = _match_user(r_users, user), _match_user(t_users, user)
     if not r_mask.any() and not t_mask.any():
         sample = ", ".join(repr(u) for u in list(dict.fromkeys(t_users.tolist()))[:5])

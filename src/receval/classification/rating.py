@@ -178,4 +178,6 @@ def rating_errors(predictions: Any, ratings: Any, *, metrics: Any = ("rmse", "ma
 def _series(col: Any) -> pd.Series:
     if isinstance(col, pd.Series):
         return col.reset_index(drop=True)
+    if isinstance(col, np.ndarray):  # ids of a dict-of-dicts
+        return pd.Series(col)
     return col.to_pandas().reset_index(drop=True)

@@ -161,11 +161,10 @@ def _source_items(text: str, packed: Packed, context: Context) -> Any:
                 if text.strip().lower() == "all":
                     continue
                 raise InputError(f"catalog={plain(text)} needs train=...; pass it to evaluate().")
-            from ..io.frames import read_columns
+            from ..io.frames import column_values, read_columns
 
             cols = read_columns(context.train, role="train")
-            item = cols.item if hasattr(cols.item, "unique") else cols.item.to_pandas()
-            parts.append(pd.Index(item.unique()))
+            parts.append(pd.Index(pd.unique(pd.Series(column_values(cols.item)))))
         else:
             raise InputError(
                 f"catalog={plain(text)}: unknown item source {plain(name)}; use 'truth', 'run', 'train', a "

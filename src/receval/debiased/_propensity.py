@@ -37,13 +37,11 @@ def train_counts(train: Any) -> tuple[int, Any, np.ndarray]:
     """(N, item ids, N_l): distinct training users, and per item the users that have it."""
     import pandas as pd
 
-    from ..io.frames import read_columns
+    from ..io.frames import column_values, read_columns
 
     cols = read_columns(train, role="truth")
-    users = pd.Series(np.asarray(cols.user, dtype=object) if not hasattr(cols.user, "to_numpy")
-                      else cols.user.to_numpy())
-    items = pd.Series(np.asarray(cols.item, dtype=object) if not hasattr(cols.item, "to_numpy")
-                      else cols.item.to_numpy())
+    users = pd.Series(column_values(cols.user))
+    items = pd.Series(column_values(cols.item))
     pairs = pd.DataFrame({"u": users, "i": items}).drop_duplicates()
     counts = pairs["i"].value_counts(sort=False)
     return int(pairs["u"].nunique()), counts.index.to_numpy(), counts.to_numpy(np.float64)

@@ -573,7 +573,7 @@ def write_run(run: Any, path: str | os.PathLike, *, format: str | None = None,
               score_col: str | None = None, rank_col: str | None = None) -> None:
     """Write a run. TREC output is ``qid Q0 docno rank score tag``, ranked by score descending
     (item id ascending on ties) with ranks from 1; a rank-only run gets score = -rank."""
-    from .frames import read_columns
+    from .frames import column_values, read_columns
 
     p = os.fspath(path)
     fmt = _out_format(p, format)
@@ -583,7 +583,8 @@ def write_run(run: Any, path: str | os.PathLike, *, format: str | None = None,
 
     value = np.asarray(cols.value, dtype=np.float64)
     score = -value if cols.value_kind == "rank" else value
-    df = pd.DataFrame({"user": _values(cols.user), "item": _values(cols.item), "score": score})
+    df = pd.DataFrame({"user": column_values(cols.user), "item": column_values(cols.item),
+                       "score": score})
     df = df.sort_values(["user", "score", "item"], ascending=[True, False, True], kind="stable")
     df["rank"] = df.groupby("user", sort=False).cumcount() + 1
     if fmt == "trec":
@@ -601,7 +602,7 @@ def write_truth(truth: Any, path: str | os.PathLike, *, format: str | None = Non
                 user_col: str | None = None, item_col: str | None = None,
                 rel_col: str | None = None) -> None:
     """Write truth rows. TREC output is ``qid 0 docno rel`` (relevances written as integers)."""
-    from .frames import read_columns
+    from .frames import column_values, read_columns
 
     p = os.fspath(path)
     fmt = _out_format(p, format)
@@ -610,7 +611,8 @@ def write_truth(truth: Any, path: str | os.PathLike, *, format: str | None = Non
     import pandas as pd
 
     rel = np.ones(cols.n_rows) if cols.value is None else np.asarray(cols.value)
-    df = pd.DataFrame({"user": _values(cols.user), "item": _values(cols.item), "relevance": rel})
+    df = pd.DataFrame({"user": column_values(cols.user), "item": column_values(cols.item),
+                       "relevance": rel})
     if fmt == "trec":
         if not np.all(rel == np.round(rel)):
             raise InputError(
@@ -622,15 +624,6 @@ def write_truth(truth: Any, path: str | os.PathLike, *, format: str | None = Non
                          zip(df["user"], df["item"], rel.tolist(), strict=True)))
     else:
         _write_table(df, p, fmt)
-
-
-def _values(col: Any) -> np.ndarray:
-    if hasattr(col, "to_numpy"):
-        try:
-            return col.to_numpy(zero_copy_only=False)
-        except TypeError:
-            return col.to_numpy()
-    return np.asarray(col)
 
 
 def _out_format(path: str, given: str | None) -> str:

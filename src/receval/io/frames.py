@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from .._lazy import is_pandas, pandas, pandas_loaded
 from ..errors import InputError, suggest
 from ..kernels import all_str
 
@@ -66,6 +66,17 @@ class Columns:
         return len(self.user)
 
 
+def column_values(col: Any) -> np.ndarray:
+    """A column of :class:`Columns` (pandas, Arrow or numpy) as a numpy array; Arrow strings
+    become an object array of ``str``."""
+    if hasattr(col, "to_numpy"):
+        try:
+            return np.asarray(col.to_numpy(zero_copy_only=False))
+        except TypeError:
+            return np.asarray(col.to_numpy())
+    return np.asarray(col)
+
+
 def mark_text_columns(table: Any, names: list[str] | None = None) -> Any:
     """Mark columns of a table as read from a text file (TREC, CSV, TSV): their ids are text.
 
@@ -77,7 +88,8 @@ def mark_text_columns(table: Any, names: list[str] | None = None) -> Any:
     """
     import json
 
-    if isinstance(table, pd.DataFrame):
+    if is_pandas(table, "DataFrame"):
+        pd = pandas()
         if names is None:
             names = [str(c) for c in table.columns if not pd.api.types.is_numeric_dtype(
                 table[c].dtype) and not pd.api.types.is_bool_dtype(table[c].dtype)]
@@ -97,6 +109,8 @@ def _text_columns(frame: Any, kind: str) -> set[str]:
     """The columns marked by :func:`mark_text_columns`."""
     import json
 
+    if kind == "numpy":
+        return set()
     if kind == "pandas":
         value = frame.attrs.get(TEXT_IDS)
     else:
@@ -109,8 +123,9 @@ def _text_columns(frame: Any, kind: str) -> set[str]:
 
 
 def _to_frame(data: Any, role: str) -> tuple[Any, str]:
-    """Return (frame, kind) where kind is 'pandas' or 'arrow'."""
-    if isinstance(data, pd.DataFrame):
+    """Return (frame, kind): kind 'pandas' (a DataFrame), 'arrow' (a pyarrow Table) or 'numpy'
+    (a dict of one-dimensional numpy columns, from a dict-of-dicts: no pandas import)."""
+    if is_pandas(data, "DataFrame"):
         return data, "pandas"
     mod = type(data).__module__.split(".")[0]
     if mod == "polars":
@@ -126,16 +141,16 @@ def _to_frame(data: Any, role: str) -> tuple[Any, str]:
         if isinstance(data, pa.Table):
             return data, "arrow"
     if isinstance(data, Mapping):
-        return _mapping_to_frame(data, role), "pandas"
+        return _mapping_to_frame(data, role)
     if isinstance(data, np.ndarray) and data.dtype.names:
-        return pd.DataFrame(data), "pandas"
+        return pandas().DataFrame(data), "pandas"
     raise InputError(
         f"{role}: unsupported container {type(data).__name__}. Pass a pandas / polars DataFrame, "
         "a pyarrow Table, a dict-of-dicts {user: {item: value}}, or a dict of columns."
     )
 
 
-def _mapping_to_frame(data: Mapping, role: str) -> pd.DataFrame:
+def _mapping_to_frame(data: Mapping, role: str) -> tuple[Any, str]:
     values = list(data.values())
     if not values or all(isinstance(v, Mapping) for v in values):
         users, items, vals = [], [], []
@@ -144,8 +159,8 @@ def _mapping_to_frame(data: Mapping, role: str) -> pd.DataFrame:
             items.extend(inner.keys())
             vals.extend(inner.values())
         value_name = "score" if role == "run" else "relevance"
-        return pd.DataFrame({"user": _objects(users), "item": _objects(items),
-                             value_name: _dict_values(data, vals, role)})
+        return {"user": _objects(users), "item": _objects(items),
+                value_name: _dict_values(data, vals, role)}, "numpy"
     if any(isinstance(v, Mapping) for v in values):
         raise InputError(
             f"{role}: a dict must map every user to a dict {{item: value}} or every column name "
@@ -153,15 +168,15 @@ def _mapping_to_frame(data: Mapping, role: str) -> pd.DataFrame:
         )
     _check_names(list(data.keys()), role)
     try:
-        return pd.DataFrame(dict(data))
+        return pandas().DataFrame(dict(data)), "pandas"
     except (ValueError, TypeError) as exc:
         raise InputError(f"{role}: cannot read the dict of columns: {exc}") from None
 
 
-def _objects(values: list) -> pd.Series:
+def _objects(values: list) -> np.ndarray:
     arr = np.empty(len(values), dtype=object)
     arr[:] = values
-    return pd.Series(arr, dtype=object)
+    return arr
 
 
 def _dict_values(data: Mapping, vals: list, role: str) -> np.ndarray:
@@ -196,6 +211,8 @@ def _show(v: Any) -> str:
 
 
 def _column_names(frame: Any, kind: str) -> list[Any]:
+    if kind == "numpy":
+        return list(frame)
     return list(frame.columns) if kind == "pandas" else list(frame.column_names)
 
 
@@ -247,13 +264,16 @@ def _find(names: list[str], given: str | None, candidates: tuple[str, ...], what
 
 
 def _id_column(frame: Any, kind: str, name: str, role: str) -> Any:
-    col = frame[name] if kind == "pandas" else frame.column(name)
-    if kind != "pandas":
+    col = frame.column(name) if kind == "arrow" else frame[name]
+    if kind == "arrow":
         n_null = col.null_count
-    elif col.dtype == object and all_str(col.to_numpy()):
+    elif col.dtype == object and all_str(col if kind == "numpy" else col.to_numpy()):
         n_null = 0  # every value is a str (one pass in C; pandas' isna is far slower here)
+    elif kind == "numpy" and not pandas_loaded():  # dict keys: None or NaN are missing
+        n_null = sum(1 for v in col.tolist()
+                     if v is None or (isinstance(v, (float, np.floating)) and v != v))
     else:
-        n_null = int(col.isna().sum())
+        n_null = int(pandas().isna(col).sum())
     if n_null:
         raise InputError(
             f"{role}: column {name!r} has {n_null} missing id(s); drop or fill those rows first."
@@ -264,7 +284,11 @@ def _id_column(frame: Any, kind: str, name: str, role: str) -> Any:
 def _value_column(frame: Any, kind: str, name: str, role: str,
                   what: str) -> tuple[np.ndarray, list[str]]:
     """The value column as float64, exactly: ``(values, notes)``."""
-    col = frame[name] if kind == "pandas" else frame.column(name)
+    col = frame.column(name) if kind == "arrow" else frame[name]
+    if kind == "numpy":  # from a dict-of-dicts: int64 / uint64 (exact) or float64
+        if col.dtype.kind in "iu":
+            return _exact(col, None, name, role, what)
+        return col, []
     if kind == "arrow":
         import pyarrow as pa
 
@@ -281,6 +305,7 @@ def _value_column(frame: Any, kind: str, name: str, role: str,
         arr = col.to_numpy().astype(np.float64, copy=False) if col.null_count == 0 else \
             np.asarray(col.to_pandas(), dtype=np.float64)
         return np.ascontiguousarray(arr), []
+    pd = pandas()
     if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)):
         sample = col.iloc[0] if len(col) else None
         raise InputError(
@@ -338,7 +363,10 @@ def _likely_relevance(frame: Any, kind: str, names: list[str], used: set[str]) -
         if n in used or low in NOT_RELEVANCE or low.endswith("id") or low.startswith("unnamed:") \
                 or low in {c.lower() for c in USER_NAMES + ITEM_NAMES}:
             continue
-        if kind == "pandas":
+        if kind == "numpy":
+            numeric = frame[n].dtype.kind in "iufb"
+        elif kind == "pandas":
+            pd = pandas()
             dtype = frame[n].dtype
             numeric = (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)) \
                 and not isinstance(dtype, pd.CategoricalDtype)

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from .._lazy import is_pandas, pandas
 from ..kernels import adjacent_starts, all_str
-from .vocab import _arrow_chunks, _index
+from .vocab import _arrow_chunks, is_unique
 
 #: kernel id kinds (see ``kernels/_join.pyx``)
 INT, UTF8_32, UTF8_64, PYSTR, CHUNKS_32, CHUNKS_64 = 0, 1, 2, 3, 4, 5
@@ -58,8 +58,8 @@ def raw_ids(col: Any) -> RawIds | None:
     chunks = _arrow_chunks(col)
     if chunks is not None:
         return _from_arrow(chunks)
-    if isinstance(col, (pd.Series, pd.Index)):
-        if isinstance(col.dtype, pd.StringDtype):  # Python-backed strings (no pyarrow)
+    if is_pandas(col, "Series", "Index"):
+        if isinstance(col.dtype, pandas().StringDtype):  # Python-backed strings (no pyarrow)
             return _from_numpy(col.to_numpy(dtype=object))
         if not isinstance(col.dtype, np.dtype):
             return None
@@ -135,7 +135,7 @@ def grouped_column(col: Any) -> tuple[np.ndarray, np.ndarray] | None:
     if not parts:
         return None
     all_ids = np.concatenate(uniques) if len(uniques) > 1 else uniques[0]
-    if not _index(all_ids).is_unique:
+    if not is_unique(all_ids):
         return None
     return np.append(np.concatenate(parts), offset), all_ids
 
@@ -168,7 +168,7 @@ def grouped_ids(raw: RawIds) -> tuple[np.ndarray, np.ndarray] | None:
     starts, uniques = _blocks(raw)
     n = int(raw.a[-1]) if raw.kind in (CHUNKS_32, CHUNKS_64) else \
         len(raw.a) - (1 if raw.kind in (UTF8_32, UTF8_64) else 0)
-    if not _index(uniques).is_unique:
+    if not is_unique(uniques):
         return None
     return np.append(starts, n), uniques
 

@@ -51,10 +51,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from .._lazy import is_pandas, pandas, pandas_loaded
 from ..errors import InputError
 from ..io.frames import MAX_EXACT_FLOAT
+from ..kernels import all_str
 
 CODE = np.int32  # dtype of row codes: half the memory of int64 on runs of 1e8 rows
 
@@ -107,17 +108,28 @@ def factorize_grouped(col: Any, *, what: str) -> tuple[np.ndarray, np.ndarray]:
                              .to_numpy(zero_copy_only=False), dtype=object)
     else:
         return _factorize_prepared(kind, data, what)
-    if not _index(uniques).is_unique:
+    if not is_unique(uniques):
         return _factorize_prepared(kind, data, what)
     lengths = np.diff(np.append(starts, n))
     codes = np.repeat(np.arange(len(starts), dtype=CODE), lengths)
     return codes, uniques
 
 
-def _index(ids: np.ndarray) -> pd.Index:
+def _index(ids: np.ndarray) -> Any:
     """A pandas Index over ids as they are (an object array of ``str`` stays object: no
     conversion to pandas' string dtype and back)."""
-    return pd.Index(ids, dtype=object if ids.dtype == object else None, copy=False)
+    return pandas().Index(ids, dtype=object if ids.dtype == object else None, copy=False)
+
+
+def is_unique(ids: np.ndarray) -> bool:
+    """Whether no id repeats: pandas' hash table when pandas is loaded, else a Python set
+    (object ids) or a sort (numbers), so that an evaluation of dicts never imports pandas."""
+    if pandas_loaded():
+        return bool(_index(ids).is_unique)
+    if ids.dtype == object:
+        return len(set(ids.tolist())) == len(ids)
+    s = np.sort(ids)
+    return not bool((s[1:] == s[:-1]).any())
 
 
 def kind_of(uniques: np.ndarray) -> str:
@@ -155,7 +167,32 @@ def lookup(uniques: np.ndarray, vocab: np.ndarray) -> np.ndarray:
         return _lookup_mixed_ints(uniques, vocab)
     if (ku in "iu") != (kv in "iu") and kind_of(uniques) != kind_of(vocab):
         return np.full(len(uniques), -1, dtype=np.int64)
-    return _index(vocab).get_indexer(_index(uniques)).astype(np.int64, copy=False)
+    return _indexer(vocab, uniques)
+
+
+def unique(ids: np.ndarray) -> np.ndarray:
+    """The distinct ids of a one-dimensional array, in order of first appearance."""
+    if not pandas_loaded() and (
+            ids.dtype.kind in "iu" or (ids.dtype == object and all_str(ids))):
+        return _own_factorize(ids)[1]
+    pd = pandas()
+    return np.asarray(pd.unique(pd.Series(ids, dtype=object if ids.dtype == object
+                                          else ids.dtype)))
+
+
+def _indexer(vocab: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Position of each of ``ids`` in the unique ``vocab`` (-1 when absent), as int64: pandas'
+    hash table when pandas is loaded, else a dict (objects) or a binary search (numbers)."""
+    if pandas_loaded():
+        return _index(vocab).get_indexer(_index(ids)).astype(np.int64, copy=False)
+    if vocab.dtype == object or ids.dtype == object:
+        pos = {v: j for j, v in enumerate(vocab.tolist())}
+        return np.fromiter((pos.get(v, -1) for v in ids.tolist()), dtype=np.int64,
+                           count=len(ids))
+    order = np.argsort(vocab, kind="stable")
+    at = np.minimum(np.searchsorted(vocab, ids, sorter=order), len(vocab) - 1)
+    found = order[at]
+    return np.where(vocab[found] == ids, found, -1).astype(np.int64, copy=False)
 
 
 def order_keys(uniques: np.ndarray, *, what: str, as_text: bool = False) -> np.ndarray:
@@ -235,7 +272,8 @@ def _prepare(col: Any, what: str) -> tuple[str, Any]:
     chunks = _arrow_chunks(col)
     if chunks is not None:
         return _prepare_arrow(chunks, what)
-    if isinstance(col, pd.Series):
+    if is_pandas(col, "Series"):
+        pd = pandas()
         dtype = col.dtype
         if isinstance(dtype, pd.CategoricalDtype):
             codes = col.cat.codes.to_numpy()
@@ -255,8 +293,8 @@ def _prepare(col: Any, what: str) -> tuple[str, Any]:
         return _prepare_numpy(col.to_numpy(dtype=object), what)
     if isinstance(col, np.ndarray):
         return _prepare_numpy(col, what)
-    if isinstance(col, pd.Index):
-        return _prepare(pd.Series(col), what)
+    if is_pandas(col, "Index"):
+        return _prepare(pandas().Series(col), what)
     if isinstance(col, (list, tuple)):
         return _prepare_numpy(_object_array(col), what)
     raise InputError(
@@ -286,7 +324,8 @@ def _arrow_chunks(col: Any) -> list | None:
     if mod == "polars" and hasattr(col, "to_arrow"):
         arr = col.to_arrow()
         return list(arr.chunks) if hasattr(arr, "chunks") else [arr]
-    if isinstance(col, pd.Series) and isinstance(col.dtype, (pd.StringDtype, pd.ArrowDtype)) \
+    if is_pandas(col, "Series") and isinstance(col.dtype, (pandas().StringDtype,
+                                                           pandas().ArrowDtype)) \
             and getattr(col.dtype, "storage", "pyarrow") == "pyarrow":
         import pyarrow as pa
 
@@ -379,6 +418,11 @@ def _prepare_numpy(arr: np.ndarray, what: str) -> tuple[str, Any]:
 
 def _prepare_objects(arr: np.ndarray, what: str) -> tuple[str, Any]:
     """An object column: the kind of its values decides (pandas infers it in one C pass)."""
+    if len(arr) and all_str(arr):  # the common cases, without pandas
+        return "array", arr
+    if len(arr) and all(type(v) is int for v in arr.tolist()):
+        return "array", _python_ints(arr, what)
+    pd = pandas()
     inferred = pd.api.types.infer_dtype(arr, skipna=False)
     if inferred == "string":
         return "array", arr
@@ -412,6 +456,7 @@ def _prepare_objects(arr: np.ndarray, what: str) -> tuple[str, Any]:
 
 def _kinds(arr: np.ndarray, limit: int = 3) -> dict[str, Any]:
     """The first few kinds of values in an object column, each with its first value."""
+    pd = pandas()
     out: dict[str, Any] = {}
     for v in arr:
         if v is None or (isinstance(v, float) and v != v) or v is pd.NA or v is pd.NaT:
@@ -502,13 +547,33 @@ def _decode_bytes(uniques: np.ndarray, what: str) -> np.ndarray:
 
 
 def _pd_factorize(values: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
+    if not pandas_loaded() and isinstance(values, np.ndarray) and (
+            values.dtype.kind in "iu" or (values.dtype == object and all_str(values))):
+        return _own_factorize(values)
     try:
-        codes, uniques = pd.factorize(values, sort=False)
+        codes, uniques = pandas().factorize(values, sort=False)
     except TypeError as exc:
         raise InputError(f"{what}: ids must be integers or strings: {exc}") from None
     if len(codes) and int(codes.min()) < 0:
         raise _missing(what, int((codes < 0).sum()))
     return np.ascontiguousarray(codes, dtype=CODE), np.asarray(uniques)
+
+
+def _own_factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``pandas.factorize(values, sort=False)`` for integers or ``str`` without pandas: codes
+    in order of first appearance (a Python dict for strings, a sort for integers)."""
+    if values.dtype == object:
+        seen: dict[str, int] = {}
+        codes = np.fromiter((seen.setdefault(v, len(seen)) for v in values.tolist()),
+                            dtype=CODE, count=len(values))
+        uniques = np.empty(len(seen), dtype=object)
+        uniques[:] = list(seen)
+        return codes, uniques
+    uniq, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(len(order), dtype=CODE)
+    rank[order] = np.arange(len(order), dtype=CODE)
+    return rank[inverse.ravel()], uniq[order]
 
 
 # ---- factorizing a prepared column ----------------------------------------------------------
@@ -526,7 +591,7 @@ def _factorize_prepared(kind: str, data: Any, what: str) -> tuple[np.ndarray, np
         if len(v_codes) and (int(indices.max()) >= len(v_codes) or int(indices.min()) < 0):
             raise InputError(f"{what}: a dictionary index is out of range.")  # pragma: no cover
         # the dictionary may hold unused or repeated values: keep the used ids, in row order
-        codes, used = pd.factorize(v_codes[indices], sort=False)
+        codes, used = pandas().factorize(v_codes[indices], sort=False)
         return np.ascontiguousarray(codes, dtype=CODE), v_uniques[np.asarray(used)]
     codes, uniques = _pd_factorize(data, what)
     if uniques.dtype.kind not in "iuO":  # pragma: no cover - _prepare gives ints or str
@@ -536,10 +601,9 @@ def _factorize_prepared(kind: str, data: Any, what: str) -> tuple[np.ndarray, np
 
 def _merge_equal(codes: np.ndarray, uniques: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Merge uniques that became equal when normalized (e.g. two spellings of one id)."""
-    index = pd.Index(uniques)
-    if index.is_unique:
+    if is_unique(uniques):
         return codes, uniques
-    remap, merged = pd.factorize(uniques, sort=False)  # pragma: no cover - defensive
+    remap, merged = pandas().factorize(uniques, sort=False)  # pragma: no cover - defensive
     return remap[codes].astype(CODE), np.asarray(merged)  # pragma: no cover
 
 
@@ -574,7 +638,7 @@ def _lookup_mixed_ints(uniques: np.ndarray, vocab: np.ndarray) -> np.ndarray:
         return out
     u = uniques[u_ok].astype(np.uint64)
     v = vocab[v_pos].astype(np.uint64)
-    found = pd.Index(v).get_indexer(pd.Index(u))
+    found = _indexer(v, u)
     out[u_ok] = np.where(found >= 0, v_pos[np.maximum(found, 0)], -1)
     return out
 

@@ -13,9 +13,19 @@ from typing import Any
 
 from ..errors import InputError, PolicyError, plain, suggest
 from ..validation import Boolean, Integral, Interval, validate_params
-from .html import render_html
-from .model import build, definitions
-from .text import latex, markdown, plain_table, rich_table, to_csv
+
+# renderers load on first use (``import receval`` does not pay for them)
+_RENDERERS = {"render_html": "html", "build": "model", "definitions": "model", "latex": "text",
+              "markdown": "text", "plain_table": "text", "rich_table": "text", "to_csv": "text"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _RENDERERS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'receval.report' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
 
 FORMATS = ("text", "plain", "markdown", "latex", "csv", "json", "html")
 _ALIASES = {"md": "markdown", "tex": "latex", "rich": "text", "txt": "plain", "htm": "html"}
@@ -49,6 +59,10 @@ def report(obj: Any, format: str = "text", path: str | None = None, *, digits: i
                           + suggest(str(format), FORMATS))
     if html_options and fmt != "html":
         raise PolicyError(f"options {sorted(html_options)} apply to format='html' only.")
+    from .html import render_html
+    from .model import build
+    from .text import latex, markdown, plain_table, rich_table, to_csv
+
     if fmt == "text":
         text = rich_table(build(obj, title=title, metrics=metrics), digits, color=color,
                           width=width)

@@ -6,13 +6,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from .._lazy import pandas
 from ..errors import InputError, plain
 from ..metrics import higher_is_better
 from .jsonio import number, unnumber
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PAIR_COLUMNS = ("metric", "a", "b", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high",
                 "cohens_d", "wins", "ties", "losses", "statistic", "p_value", "p_adjusted",
@@ -53,12 +55,12 @@ class Comparison:
     @property
     def table(self) -> pd.DataFrame:
         """The pairwise rows as a pandas frame (full precision)."""
-        return pd.DataFrame(self.pairs, columns=list(PAIR_COLUMNS))
+        return pandas().DataFrame(self.pairs, columns=list(PAIR_COLUMNS))
 
     @property
     def summary_frame(self) -> pd.DataFrame:
         """Systems x metrics summary values."""
-        return pd.DataFrame(self.summary).T.loc[self.systems, self.metrics]
+        return pandas().DataFrame(self.summary).T.loc[self.systems, self.metrics]
 
     def _metric(self, key: str) -> str:
         from ..metrics import resolve_key

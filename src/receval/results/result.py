@@ -11,13 +11,16 @@ import math
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
+from .._lazy import pandas
 from ..errors import InputError, MetricError, PolicyError, RecevalError, plain, suggest
 from .jsonio import FORMAT_EVALRESULT, decode_ids, encode_ids, number, unnumber
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass
@@ -76,7 +79,7 @@ class EvalResult:
             from ..errors import require
 
             return require("polars", "polars").DataFrame(data)
-        return pd.DataFrame(data).set_index("user")
+        return pandas().DataFrame(data).set_index("user")
 
     @property
     def per_user(self) -> pd.DataFrame:
@@ -85,7 +88,7 @@ class EvalResult:
 
     @property
     def stats_frame(self) -> pd.DataFrame:
-        return pd.DataFrame(self.stats).set_index("metric")
+        return pandas().DataFrame(self.stats).set_index("metric")
 
     def confidence_intervals(self, level: float = 0.95, method: str = "t", *,
                              n_resamples: int = 10000, rng: int | None = 0) -> pd.DataFrame:
@@ -147,7 +150,7 @@ class EvalResult:
                                             n_resamples=n_resamples, seed=seed)
             rows.append({"metric": key, "mean": mean, "ci_low": lo, "ci_high": hi,
                          "level": level, "method": name, "n": int(len(x)), "note": note})
-        return pd.DataFrame(rows, columns=["metric", "mean", "ci_low", "ci_high", "level",
+        return pandas().DataFrame(rows, columns=["metric", "mean", "ci_low", "ci_high", "level",
                                            "method", "n", "note"])
 
     # ---- display ------------------------------------------------------------------------
