@@ -27,7 +27,7 @@ def no_pandas(monkeypatch):
     monkeypatch.setattr(vocab, "pandas_loaded", lambda: False)
 
 
-def test_import_and_dict_evaluation_never_import_pandas():
+def test_import_dicts_and_matrices_never_import_pandas():
     code = (
         "import sys\n"
         "import receval as rv\n"
@@ -40,6 +40,11 @@ def test_import_and_dict_evaluation_never_import_pandas():
         "assert res.counts['missing_from_truth'] == 1, res.counts\n"
         "rv.evaluate({1: {10: 0.5, 11: 0.2}}, {1: {11: 1}}, ['mrr'])\n"
         "assert 'pandas' not in sys.modules, 'evaluating dicts imported pandas'\n"
+        "import numpy as np\n"
+        "res = rv.evaluate(np.array([[1, 2, 3], [0, 2, -1]]), [np.array([2]), np.array([0, 1])],"
+        " ['mrr'])\n"
+        "assert res.summary['mrr'] == 0.75, res.summary\n"
+        "assert 'pandas' not in sys.modules and 'scipy' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 

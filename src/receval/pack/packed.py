@@ -258,8 +258,6 @@ def truth_from_sparse(matrix: Any, policies: Policies | None = None) -> TruthPac
     graded relevance); item ids are integers (floats only when integral), -1 pads the end of a
     list, and every id lies in [0, 2**31 - 1).
     """
-    import scipy.sparse as sp
-
     policies = policies or Policies()
     if isinstance(matrix, list):
         rows = [_truth_list(a, r) for r, a in enumerate(matrix)]
@@ -268,8 +266,8 @@ def truth_from_sparse(matrix: Any, policies: Policies | None = None) -> TruthPac
         i_codes = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
         rel = np.ones(len(i_codes), dtype=np.float64)
         n_items = int(i_codes.max()) + 1 if len(i_codes) else 0
-    elif sp.issparse(matrix):
-        coo = sp.coo_matrix(matrix)  # keeps explicit duplicate entries (never summed here)
+    elif type(matrix).__module__.startswith("scipy.") and _scipy_sparse().issparse(matrix):
+        coo = _scipy_sparse().coo_matrix(matrix)  # keeps explicit duplicate entries (never summed here)
         if len(coo.shape) != 2:
             raise InputError(f"truth: a sparse truth must be 2-D (users x items), got {coo.shape}.")
         u_codes = coo.row.astype(CODE)
@@ -306,6 +304,13 @@ def truth_from_sparse(matrix: Any, policies: Policies | None = None) -> TruthPac
     n_users = len(matrix) if isinstance(matrix, list) else int(matrix.shape[0])
     return _group_truth(u_codes, i_codes.astype(CODE), rel, np.arange(n_users, dtype=np.int64),
                         np.arange(n_items, dtype=np.int64), policies)
+
+
+def _scipy_sparse() -> Any:
+    """scipy.sparse, imported only for a sparse truth (a list truth never needs it)."""
+    import scipy.sparse as sp
+
+    return sp
 
 
 def _truth_list(a: Any, r: int) -> np.ndarray:
