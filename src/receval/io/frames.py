@@ -66,6 +66,18 @@ class Columns:
         return len(self.user)
 
 
+class StrObjects(np.ndarray):
+    """An object array whose every element is a Python ``str``, checked once when the column
+    was read (:func:`is_str_array` then answers without another pass over 10^8 objects).
+    Slices keep the type (a slice of such an array holds only ``str`` too)."""
+
+
+def is_str_array(arr: np.ndarray) -> bool:
+    """Whether every element of an object array is a ``str`` (one pass in C, or none for a
+    :class:`StrObjects`)."""
+    return isinstance(arr, StrObjects) or (arr.dtype == object and all_str(arr))
+
+
 def column_values(col: Any) -> np.ndarray:
     """A column of :class:`Columns` (pandas, Arrow or numpy) as a numpy array; Arrow strings
     become an object array of ``str``."""
@@ -267,8 +279,8 @@ def _id_column(frame: Any, kind: str, name: str, role: str) -> Any:
     col = frame.column(name) if kind == "arrow" else frame[name]
     if kind == "arrow":
         n_null = col.null_count
-    elif col.dtype == object and all_str(col if kind == "numpy" else col.to_numpy()):
-        n_null = 0  # every value is a str (one pass in C; pandas' isna is far slower here)
+    elif col.dtype == object and is_str_array(arr := np.asarray(col)):
+        return arr.view(StrObjects)  # every value is a str: no missing id, and checked once
     elif kind == "numpy" and not pandas_loaded():  # dict keys: None or NaN are missing
         n_null = sum(1 for v in col.tolist()
                      if v is None or (isinstance(v, (float, np.floating)) and v != v))

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from .._lazy import is_pandas, pandas
-from ..kernels import adjacent_starts, all_str
+from ..io.frames import is_str_array
+from ..kernels import adjacent_starts
 from .vocab import _arrow_chunks, is_unique
 
 #: kernel id kinds (see ``kernels/_join.pyx``)
@@ -78,7 +79,7 @@ def _from_numpy(arr: np.ndarray) -> RawIds | None:
             return None  # compared by value with int64 ids elsewhere
         return RawIds(INT, np.ascontiguousarray(arr).astype(np.int64, copy=False),
                       unsigned=arr.dtype == np.uint64)
-    if kind == "O" and all_str(arr):
+    if kind == "O" and is_str_array(arr):
         return RawIds(PYSTR, np.ascontiguousarray(arr))
     return None
 
@@ -208,7 +209,7 @@ def truth_raw(items: np.ndarray, codes: np.ndarray, family: str) -> RawIds | Non
         if items.dtype != np.int64:
             return None
         return RawIds(INT, items[codes])
-    if items.dtype != object or not all_str(items):
+    if not is_str_array(items):
         return None
     if family == "pystr":
         return RawIds(PYSTR, items[codes])

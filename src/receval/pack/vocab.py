@@ -54,8 +54,7 @@ import numpy as np
 
 from .._lazy import is_pandas, pandas, pandas_loaded
 from ..errors import InputError
-from ..io.frames import MAX_EXACT_FLOAT
-from ..kernels import all_str
+from ..io.frames import MAX_EXACT_FLOAT, is_str_array
 
 CODE = np.int32  # dtype of row codes: half the memory of int64 on runs of 1e8 rows
 
@@ -173,7 +172,7 @@ def lookup(uniques: np.ndarray, vocab: np.ndarray) -> np.ndarray:
 def unique(ids: np.ndarray) -> np.ndarray:
     """The distinct ids of a one-dimensional array, in order of first appearance."""
     if not pandas_loaded() and (
-            ids.dtype.kind in "iu" or (ids.dtype == object and all_str(ids))):
+            ids.dtype.kind in "iu" or is_str_array(ids)):
         return _own_factorize(ids)[1]
     pd = pandas()
     return np.asarray(pd.unique(pd.Series(ids, dtype=object if ids.dtype == object
@@ -418,7 +417,7 @@ def _prepare_numpy(arr: np.ndarray, what: str) -> tuple[str, Any]:
 
 def _prepare_objects(arr: np.ndarray, what: str) -> tuple[str, Any]:
     """An object column: the kind of its values decides (pandas infers it in one C pass)."""
-    if len(arr) and all_str(arr):  # the common cases, without pandas
+    if len(arr) and is_str_array(arr):  # the common cases, without pandas
         return "array", arr
     if len(arr) and all(type(v) is int for v in arr.tolist()):
         return "array", _python_ints(arr, what)
@@ -548,7 +547,7 @@ def _decode_bytes(uniques: np.ndarray, what: str) -> np.ndarray:
 
 def _pd_factorize(values: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
     if not pandas_loaded() and isinstance(values, np.ndarray) and (
-            values.dtype.kind in "iu" or (values.dtype == object and all_str(values))):
+            values.dtype.kind in "iu" or is_str_array(values)):
         return _own_factorize(values)
     try:
         codes, uniques = pandas().factorize(values, sort=False)
