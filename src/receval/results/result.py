@@ -17,7 +17,7 @@ import numpy as np
 
 from .._lazy import pandas
 from ..errors import InputError, MetricError, PolicyError, RecevalError, plain, suggest
-from .jsonio import FORMAT_EVALRESULT, decode_ids, encode_ids, number, unnumber
+from .jsonio import FORMAT_EVALRESULT, decode_ids, encode_ids, number, numbers, unnumber
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -196,7 +196,7 @@ class EvalResult:
             "metrics": list(self.metrics),
             "summary": {k: number(v) for k, v in self.summary.items()},
             "user_ids": encode_ids(np.asarray(self.user_ids)),
-            "values": [[number(v) for v in row] for row in self.values.tolist()],
+            "values": numbers(self.values),
             "stats": [{k: number(v) for k, v in r.items()} for r in self.stats],
             "counts": {k: number(v) for k, v in self.counts.items()},
             "policies": dict(self.policies),
