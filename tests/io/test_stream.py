@@ -91,3 +91,20 @@ def test_stream_reads_trec_runs(tmp_path):
     truth = {"1": {"b": 1}, "2": {"a": 1}}
     got = evaluate_blocks(p, truth, ["mrr"], block_rows=1)
     assert got.summary["mrr"] == (1 / 2 + 1) / 2
+
+
+@pytest.mark.parametrize("ids", ["int", "str"])
+@pytest.mark.parametrize("block_rows", [2, 3, 4, 100])
+def test_user_coming_back_is_refused_at_its_row(tmp_path, ids, block_rows):
+    users = [1, 1, 2, 2, 3, 3, 1, 1]
+    col = users if ids == "int" else [f"u{u}" for u in users]
+    path = tmp_path / "r.parquet"
+    pq.write_table(pa.table({"user": col, "item": list(range(8)), "score": [1.0] * 8}), path,
+                   row_group_size=2)
+    with pytest.raises(InputError, match=r"not contiguous: it comes back at data row 7"):
+        list(iter_blocks(path, block_rows=block_rows))
+    ok = tmp_path / "ok.parquet"
+    pq.write_table(pa.table({"user": col[:6], "item": list(range(6)), "score": [1.0] * 6}), ok,
+                   row_group_size=2)
+    blocks = list(iter_blocks(ok, block_rows=block_rows))
+    assert [u for b in blocks for u in b.column("user").to_pylist()] == col[:6]

@@ -715,9 +715,9 @@ def _names(batch: Any) -> list[str]:
     return list(batch.schema.names) if hasattr(batch, "schema") else list(batch.columns)
 
 
-def _ids(batch: Any, col: str) -> np.ndarray:
-    if hasattr(batch, "schema"):  # pyarrow
-        return batch.column(col).to_numpy(zero_copy_only=False)
+def _ids(batch: Any, col: str) -> Any:
+    if hasattr(batch, "schema"):  # pyarrow: read in Arrow (see _blocks_of)
+        return batch.column(col)
     return batch[col].to_numpy()
 
 
@@ -734,12 +734,13 @@ class _UserOrder:
         self.trailing = 0  # rows of the current (last) user so far
         self.rows = 0
 
-    def add(self, users: np.ndarray) -> None:
+    def add(self, users: Any) -> None:
+        """The user column of the next batch (numpy, or Arrow: compared in Arrow, and only the
+        first id of each block of rows becomes a Python object)."""
         n = len(users)
+        starts, firsts = _blocks_of(users)
         prev = self.current
-        starts = np.concatenate(([0], np.flatnonzero(users[1:] != users[:-1]) + 1))
-        for s in starts.tolist():
-            u = users[s]
+        for s, u in zip(starts.tolist(), firsts, strict=True):
             if s == 0 and prev is not _NO_USER and _same_id(u, prev):
                 continue  # the previous batch's last user goes on
             if u in self.done:
@@ -752,7 +753,7 @@ class _UserOrder:
             if self.current is not _NO_USER:
                 self.done.add(self.current)
             self.current = u
-        if len(starts) == 1 and prev is not _NO_USER and _same_id(users[0], prev):
+        if len(starts) == 1 and prev is not _NO_USER and _same_id(firsts[0], prev):
             self.trailing += n
         else:
             self.trailing = n - int(starts[-1])
@@ -760,6 +761,29 @@ class _UserOrder:
 
 
 _NO_USER = object()
+
+
+def _blocks_of(users: Any) -> tuple[np.ndarray, Any]:
+    """Starts of the blocks of equal adjacent ids, and the id of each block."""
+    n = len(users)
+    if not n:
+        return np.zeros(0, dtype=np.int64), []
+    if not isinstance(users, np.ndarray) and not users.null_count:  # an Arrow array
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        try:
+            change = pc.not_equal(users.slice(1), users.slice(0, n - 1))
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid):  # a type without comparison
+            change = None
+        if change is not None:
+            starts = np.concatenate(([0], np.flatnonzero(
+                change.to_numpy(zero_copy_only=False)) + 1)).astype(np.int64)
+            return starts, users.take(pa.array(starts)).to_numpy(zero_copy_only=False)
+    users = np.asarray(users.to_numpy(zero_copy_only=False) if not isinstance(users, np.ndarray)
+                       else users)
+    starts = np.concatenate(([0], np.flatnonzero(users[1:] != users[:-1]) + 1))
+    return starts, users[starts]
 
 
 def _same_id(a: Any, b: Any) -> bool:
