@@ -69,13 +69,24 @@ class Columns:
 class StrObjects(np.ndarray):
     """An object array whose every element is a Python ``str``, checked once when the column
     was read (:func:`is_str_array` then answers without another pass over 10^8 objects).
-    Slices keep the type (a slice of such an array holds only ``str`` too)."""
+    Slices and copies keep the type (they hold only ``str`` too); assigning anything but a
+    ``str`` into one raises, so the mark cannot go stale."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if not (isinstance(value, str) or (isinstance(value, np.ndarray) and is_str_array(value))
+                or (isinstance(value, (list, tuple))
+                    and all(isinstance(v, str) for v in value))):
+            raise TypeError("a StrObjects array holds only str; convert it with "
+                            "np.asarray(arr, dtype=object) before storing other values.")
+        super().__setitem__(key, value)
 
 
 def is_str_array(arr: np.ndarray) -> bool:
     """Whether every element of an object array is a ``str`` (one pass in C, or none for a
     :class:`StrObjects`)."""
-    return isinstance(arr, StrObjects) or (arr.dtype == object and all_str(arr))
+    if arr.dtype != object:
+        return False
+    return isinstance(arr, StrObjects) or all_str(arr)
 
 
 def column_values(col: Any) -> np.ndarray:
