@@ -50,9 +50,9 @@ def users_only(user_ids: np.ndarray) -> TruthPack:
     """A truth that names users and holds no item: packing a run against it orders the lists of
     exactly these users (in this order; users without rows get empty lists)."""
     none = np.zeros(0, dtype=np.int64)
-    return TruthPack(users=np.asarray(user_ids), items=np.zeros(0, dtype=np.int64),
-                     indptr=np.zeros(len(user_ids) + 1, dtype=np.int64), item_codes=none,
-                     rel=np.zeros(0), rel_desc=np.zeros(0), n_rows=0, max_rel=0.0)
+    return TruthPack(users=np.asarray(user_ids),
+                     indptr=np.zeros(len(user_ids) + 1, dtype=np.int64), rel=np.zeros(0),
+                     rel_desc=np.zeros(0), n_rows=0, max_rel=0.0, vocab=none, codes=none)
 
 
 def _cache(context: Context) -> dict:

@@ -40,7 +40,7 @@ def _missing_extension(exc: ImportError) -> ImportError:
 
 
 try:
-    from ._join import adjacent_starts, all_str, join_lists
+    from ._join import adjacent_starts, all_str, group_truth_raw, join_lists
     from ._packing import group_rows, group_truth, pack_lists
     from ._ranking import (
         DISCOUNTS,
@@ -55,4 +55,4 @@ except ImportError as _exc:  # a source tree without the compiled modules
     raise _missing_extension(_exc) from _exc
 
 __all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "Request", "adjacent_starts", "all_str", "compute_metrics",
-           "exact_partials", "group_rows", "group_truth", "join_lists", "pack_lists"]
+           "exact_partials", "group_rows", "group_truth", "group_truth_raw", "join_lists", "pack_lists"]

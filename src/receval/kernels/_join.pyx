@@ -31,7 +31,7 @@ from cpython.object cimport PyObject
 from cython.parallel cimport parallel, prange
 from libc.math cimport INFINITY, isfinite
 from libc.stdint cimport uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free, malloc, qsort
 from libc.string cimport memcmp, memcpy
 
 cnp.import_array()
@@ -233,7 +233,22 @@ cdef inline bint _equal(const Ids* a, long long i, const Ids* b, long long j) no
         return memcmp(receval_udata(x), receval_udata(y), n * receval_ukind(x)) == 0
     _span(a, i, &p, &n)
     _span(b, j, &q, &m)
-    return n == m and memcmp(p, q, n) == 0
+    return n == m and _same_bytes(p, q, n)
+
+
+cdef inline bint _same_bytes(const char* p, const char* q, long long n) noexcept nogil:
+    """``memcmp(p, q, n) == 0``, with ids of 8 to 16 bytes (the usual) compared as two
+    overlapping words."""
+    cdef uint64_t x, y
+    if 8 <= n <= 16:
+        memcpy(&x, p, 8)
+        memcpy(&y, q, 8)
+        if x != y:
+            return False
+        memcpy(&x, p + n - 8, 8)
+        memcpy(&y, q + n - 8, 8)
+        return x == y
+    return memcmp(p, q, n) == 0
 
 
 cdef inline int _compare(const Ids* ids, long long i, long long j) noexcept nogil:
@@ -481,7 +496,6 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     cdef uint64_t h
     cdef double sc, rv
     cdef signed char jd
-    cdef bint is_sorted
     cdef Order order
     order.ids = R
     order.desc = desc
@@ -537,13 +551,7 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                     buf[m].h = _hash_bytes(sp, sn)
                 buf[m].idx = r
                 m = m + 1
-            is_sorted = True
-            for j in range(1, m):
-                if _before(&buf[j], &buf[j - 1], &order):
-                    is_sorted = False
-                    break
-            if not is_sorted:
-                _sort_rows(buf, m, &order)
+            _sort_rows(buf, m, &order)  # rows already in order are left as they are
             # walk: probe each recommended item once
             base = ub[g]
             lim = ub[g + 1] - base
@@ -627,6 +635,105 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
             rel_arr, judged_arr, scores_arr = rel_arr.copy(), judged_arr.copy(), scores_arr.copy()
     return (indptr_arr, scores_arr, rel_arr, judged_arr, full_arr, ndup_arr, n_dropped,
             tied_arr)
+
+
+cdef int _cmp_desc(const void* a, const void* b) noexcept nogil:
+    cdef double x = (<const double*> a)[0]
+    cdef double y = (<const double*> b)[0]
+    return (x < y) - (x > y)
+
+
+def group_truth_raw(int kind, object a, object b, const long long[::1] start,
+                    const long long[::1] rows, const double[::1] rel, int dedupe):
+    """Truth rows grouped by user and ordered by raw item id, in parallel over users.
+
+    User ``g`` has the rows ``rows[start[g]:start[g + 1]]`` (``rows`` empty: the rows
+    themselves). Per user, the rows are ordered by raw item id ascending (the order of
+    :func:`join_lists`), and ``dedupe=1`` keeps, of the rows of one (user, item), the one
+    with the highest relevance (the first row among equal ones); ``dedupe=0`` keeps them all
+    (the caller refuses them). No global item code is made: the ids are compared in place.
+
+    Returns ``(indptr, perm, rel, rel_desc, n_dup)``: ``perm`` the input row at each packed
+    position, ``rel`` its relevance, ``rel_desc`` each user's relevances sorted descending
+    (the ideal list) and ``n_dup`` the repeated (user, item) rows per user.
+    """
+    cdef _Holder hold = _ids_of(kind, a, b)
+    cdef Ids* ids = &hold.ids
+    cdef Py_ssize_t n_users = start.shape[0] - 1
+    cdef Py_ssize_t n = start[n_users] if n_users >= 0 else 0
+    cdef bint has_rows = rows.shape[0] > 0
+    cdef long long g, s, e, m, j, w, r, best, maxlen = 1
+    for g in range(n_users):
+        if start[g + 1] - start[g] > maxlen:
+            maxlen = start[g + 1] - start[g]
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] perm_arr = np.empty(n, dtype=np.int64)
+    cdef cnp.ndarray[cnp.float64_t, ndim=1] rel_arr = np.empty(n, dtype=np.float64)
+    cdef cnp.ndarray[cnp.float64_t, ndim=1] desc_arr = np.empty(n, dtype=np.float64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] kept_arr = np.zeros(n_users, dtype=np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] ndup_arr = np.zeros(n_users, dtype=np.int64)
+    cdef long long[::1] out_perm = perm_arr
+    cdef double[::1] out_rel = rel_arr
+    cdef double[::1] out_desc = desc_arr
+    cdef long long[::1] kept = kept_arr
+    cdef long long[::1] ndup = ndup_arr
+    cdef Order order
+    order.ids = ids
+    order.desc = 0
+    order.by_row = 0
+    cdef Row* buf
+    cdef int nt = 1 if n < SMALL_WORK else receval_join_threads()
+    with nogil, parallel(num_threads=nt):
+        buf = <Row*> malloc(maxlen * sizeof(Row))
+        for g in prange(n_users, schedule="guided"):
+            s = start[g]
+            e = start[g + 1]
+            m = e - s
+            for j in range(m):
+                r = rows[s + j] if has_rows else s + j
+                buf[j].score = 0.0
+                buf[j].pre = _prefix(ids, r)
+                buf[j].idx = r
+                buf[j].h = 0
+            if m > 1:
+                _sort_rows(buf, m, &order)
+            w = 0
+            j = 0
+            while j < m:
+                best = j
+                j = j + 1
+                while j < m and buf[j].pre == buf[best].pre and \
+                        _compare(ids, buf[j].idx, buf[best].idx) == 0:
+                    ndup[g] += 1
+                    if not dedupe:
+                        break
+                    if rel[buf[j].idx] > rel[buf[best].idx]:
+                        best = j
+                    j = j + 1
+                out_perm[s + w] = buf[best].idx
+                out_rel[s + w] = rel[buf[best].idx]
+                out_desc[s + w] = rel[buf[best].idx]
+                w = w + 1
+            if w > 1:
+                qsort(&out_desc[s], w, sizeof(double), _cmp_desc)
+            kept[g] = w
+        free(buf)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] indptr_arr = np.zeros(n_users + 1, dtype=np.int64)
+    cdef long long[::1] indptr = indptr_arr
+    for g in range(n_users):
+        indptr[g + 1] = indptr[g] + kept[g]
+    if indptr[n_users] != n:  # duplicates removed: close the gaps
+        for g in range(n_users):
+            s = start[g]
+            w = indptr[g]
+            if s != w:
+                for j in range(kept[g]):
+                    out_perm[w + j] = out_perm[s + j]
+                    out_rel[w + j] = out_rel[s + j]
+                    out_desc[w + j] = out_desc[s + j]
+        perm_arr = perm_arr[:indptr[n_users]].copy()
+        rel_arr = rel_arr[:indptr[n_users]].copy()
+        desc_arr = desc_arr[:indptr[n_users]].copy()
+    return indptr_arr, perm_arr, rel_arr, desc_arr, ndup_arr
 
 
 def adjacent_starts(int kind, object a, object b):

@@ -136,7 +136,7 @@ def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
     cdef long long ck
     cdef Row* buf
     cdef long long* mark
-    cdef long long s, e, m, j, jj, w, kk, is_sorted, r
+    cdef long long s, e, m, j, jj, w, kk, r
     cdef double sc
     cdef int nt = 1 if n < SMALL_WORK else receval_pack_threads()
     cdef int row_order = 1
@@ -166,13 +166,7 @@ def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
                 buf[m].key = kk
                 buf[m].idx = r
                 m = m + 1
-            is_sorted = 1
-            for j in range(1, m):
-                if _before(&buf[j], &buf[j - 1], ctx):
-                    is_sorted = 0
-                    break
-            if not is_sorted:
-                _sort_rows(buf, m, ctx)
+            _sort_rows(buf, m, ctx)  # rows already in order are left as they are
             if dedupe == 2 and ndup[g] > 0:  # later occurrences: marked by a negative row
                 for j in range(m):
                     if mark[_absll(buf[j].key)] == -2 - g:

@@ -5,11 +5,17 @@
 cdef void _sort_rows(Row* a, long long n, const void* ctx) noexcept nogil:
     """In-place quicksort (median of three, the smaller side first so the stack depth stays
     below log2 n) that hands ranges of 16 rows or fewer to insertion sort. The order is total,
-    so the result equals any other correct sort."""
+    so the result equals any other correct sort. Rows already in order (a run written in rank
+    order, the usual case) are recognised in one pass and left as they are."""
     cdef long long lo = 0, hi = n - 1, i, j, mid
     cdef long long stack[128]
     cdef int top = 0
     cdef Row pivot, tmp
+    i = 1
+    while i < n and not _before(&a[i], &a[i - 1], ctx):
+        i += 1
+    if i >= n:
+        return
     while True:
         while hi - lo > 16:
             mid = lo + (hi - lo) // 2

@@ -8,7 +8,7 @@ recommended item's relevance, cuts at the deepest cutoff needed and returns a :c
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,14 +16,15 @@ import numpy as np
 
 from ..errors import InputError, PolicyError
 from ..io.frames import Columns
-from ..kernels import group_rows, group_truth, join_lists, pack_lists
+from ..kernels import group_rows, group_truth, group_truth_raw, join_lists, pack_lists
 from ..policies import Policies
 from .positions import check_rank_run
-from .rawids import RawIds, grouped_column, raw_ids, truth_raw
+from .rawids import RawIds, grouped_column, raw_ids, sorted_codes, take_ids, truth_raw
 from .vocab import (
     CODE,
     concat_ids,
     describe_kind,
+    empty_ids,
     factorize,
     factorize_grouped,
     kind_of,
@@ -35,13 +36,19 @@ from .vocab import (
 
 @dataclass
 class TruthPack:
-    """Per-user truth, CSR by user: items sorted by code, relevances, and sorted-desc relevances."""
+    """Per-user truth, CSR by user: items in ascending id order, relevances, and sorted-desc
+    relevances.
+
+    A truth whose item ids can be read in place (:mod:`receval.pack.rawids`) is grouped on
+    those raw ids, without a global item vocabulary: ``raw`` then holds the id at each packed
+    position, which is all the join on raw ids needs. The vocabulary (``items``) and the codes
+    (``item_codes``) are built on first use, with codes in ascending id order, so that each
+    user's items stay in ascending code order.
+    """
 
     users: np.ndarray          # raw user ids (code -> id)
-    items: np.ndarray          # raw item ids (code -> id)
     indptr: np.ndarray         # (n_users + 1,)
-    item_codes: np.ndarray     # per user, ascending
-    rel: np.ndarray            # aligned with item_codes
+    rel: np.ndarray            # aligned with the items
     rel_desc: np.ndarray       # per user, descending (for the ideal list)
     n_rows: int
     max_rel: float
@@ -50,10 +57,48 @@ class TruthPack:
     text_ids: frozenset[str] = frozenset()  # "user" / "item": ids read from a text file
     raw: dict[str, RawIds | None] = field(default_factory=dict, repr=False, compare=False)
     # the item id at each packed position, per id family, built on first use (join_raw)
+    vocab: np.ndarray | None = None   # raw item ids (code -> id); None: not built yet
+    codes: np.ndarray | None = None   # item code at each packed position (int64)
 
     @property
     def n_users(self) -> int:
         return len(self.users)
+
+    @property
+    def items(self) -> np.ndarray:
+        """The truth's unique raw item ids (code -> id)."""
+        self._build_vocab()
+        assert self.vocab is not None
+        return self.vocab
+
+    @property
+    def item_codes(self) -> np.ndarray:
+        """Item code at each packed position, ascending within each user."""
+        self._build_vocab()
+        assert self.codes is not None
+        return self.codes
+
+    @property
+    def item_kind(self) -> str:
+        """``"int"``, ``"str"`` or ``"empty"``, without building the vocabulary."""
+        if self.vocab is None:
+            return self._grouped_on().id_kind if len(self.rel) else "empty"
+        return kind_of(self.vocab)
+
+    @property
+    def has_items(self) -> bool:
+        """The vocabulary is not empty (known without building it)."""
+        return bool(len(self.rel)) if self.vocab is None else bool(len(self.vocab))
+
+    def _grouped_on(self) -> RawIds:
+        raw = next((r for r in self.raw.values() if r is not None), None)
+        assert raw is not None, "a truth without a vocabulary is grouped on raw ids"
+        return raw
+
+    def _build_vocab(self) -> None:
+        if self.vocab is None:
+            self.codes, self.vocab = sorted_codes(
+                self._grouped_on(), what=_what("truth", "item", self.names))
 
 
 @dataclass
@@ -70,10 +115,8 @@ class Packed:
     grp_end: np.ndarray        # tie-group end per position (ties="average"), else empty
     t_indptr: np.ndarray       # truth CSR aligned with user_ids
     t_rel_desc: np.ndarray
-    t_items: np.ndarray        # truth item codes (truth vocabulary), ascending per user
     t_rel: np.ndarray
     item_vocab: np.ndarray     # run-vocabulary code -> raw item id
-    truth_item_vocab: np.ndarray
     in_truth: np.ndarray       # bool per user: has truth rows
     in_run: np.ndarray         # bool per user: has run rows
     counts: dict[str, int]
@@ -85,6 +128,31 @@ class Packed:
     absolute_ranks: bool = False  # ranks="position": scores are -rank, read as positions
     append_unretrieved: bool = False  # unretrieved="bottom": items kept to find the missing
     # (both applied where the kernel reads the lists: receval.pack.positions.kernel_lists)
+    truth_codes: Callable[[], tuple[np.ndarray, np.ndarray]] | None = field(
+        default=None, repr=False, compare=False)
+    # (t_items, truth_item_vocab) on first use, when not given (a truth grouped on raw ids
+    # builds its item vocabulary only when a metric reads it)
+    _t_items: np.ndarray | None = field(default=None, repr=False)
+    _truth_item_vocab: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def t_items(self) -> np.ndarray:
+        """Truth item codes (truth vocabulary), ascending per user, aligned with ``t_rel``."""
+        self._truth_vocab()
+        assert self._t_items is not None
+        return self._t_items
+
+    @property
+    def truth_item_vocab(self) -> np.ndarray:
+        """Truth item code -> raw item id."""
+        self._truth_vocab()
+        assert self._truth_item_vocab is not None
+        return self._truth_item_vocab
+
+    def _truth_vocab(self) -> None:
+        if self._t_items is None:
+            assert self.truth_codes is not None
+            self._t_items, self._truth_item_vocab = self.truth_codes()
 
 
 def _dedupe_mode(policy: str) -> int:
@@ -104,23 +172,26 @@ def _truth_dedupe_mode(policy: str) -> int:
     return 1 if policy in ("first", "max") else 0
 
 
-def _rel_policy(mask: np.ndarray, policy: str, u_codes: np.ndarray, i_codes: np.ndarray,
-                rel: np.ndarray, error: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Truth rows after a relevance policy for the rows in ``mask`` (NaN or negative grades):
-    ``"error"`` raises ``error(first row)``, ``"drop"`` removes them (their items become
-    unjudged), ``"zero"`` makes them judged non-relevant."""
+def _rel_policy(mask: np.ndarray, keep: np.ndarray | None, policy: str, rel: np.ndarray,
+                error: Any) -> tuple[np.ndarray | None, np.ndarray]:
+    """``(keep, rel)`` after a relevance policy for the rows in ``mask`` (NaN or negative
+    grades) among the rows kept so far (``keep``; ``None``: all): ``"error"`` raises
+    ``error(first row)``, ``"drop"`` removes them (their items become unjudged), ``"zero"``
+    makes them judged non-relevant."""
+    if keep is not None:
+        mask = mask & keep
     if not mask.any():
-        return u_codes, i_codes, rel
+        return keep, rel
     if policy == "error":
         raise error(int(np.flatnonzero(mask)[0]))
     if policy == "drop":
-        keep = ~mask
-        return u_codes[keep], i_codes[keep], rel[keep]
-    return u_codes, i_codes, np.where(mask, 0.0, rel)
+        return (~mask if keep is None else keep & ~mask), rel
+    return keep, np.where(mask, 0.0, rel)
 
 
 def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
-    """Factorize, validate and group the truth."""
+    """Validate and group the truth: on raw item ids when they can be read in place (no item
+    vocabulary is built), else on factorized item codes."""
     if cols.n_rows == 0:
         raise InputError(
             "truth: the table has no rows; evaluation needs held-out (user, item[, relevance]) "
@@ -129,21 +200,46 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
     grouped = grouped_column(cols.user)
     if grouped is not None:
         starts, users = grouped
-        u_codes = np.repeat(np.arange(len(users), dtype=CODE), np.diff(starts))
+        u_codes = None
     else:
         u_codes, users = factorize_grouped(cols.user, what=_what("truth", "user", cols.names))
-    i_codes, items = factorize(cols.item, what=_what("truth", "item", cols.names))
-    n = len(u_codes)
+    item_raw = raw_ids(cols.item)
+    factorized = None if item_raw is not None else \
+        factorize(cols.item, what=_what("truth", "item", cols.names))  # its errors first
+    n = cols.n_rows
     rel = np.ones(n, dtype=np.float64) if cols.value is None else cols.value
-    relname = cols.names.get("relevance", "relevance")
+    keep, rel = _checked_rel(rel, cols.names.get("relevance", "relevance"), policies)
+    if item_raw is not None and keep is None:
+        if u_codes is None:
+            start, rows = starts, np.zeros(0, dtype=np.int64)
+        else:
+            start, rows = group_rows(u_codes, len(users))
+        packed = _group_truth_raw(item_raw, start, rows, rel, users, policies)
+    else:
+        i_codes, items = factorized or factorize(cols.item,
+                                                 what=_what("truth", "item", cols.names))
+        if u_codes is None:
+            u_codes = np.repeat(np.arange(len(users), dtype=CODE), np.diff(starts))
+        if keep is not None:
+            u_codes, i_codes, rel = u_codes[keep], i_codes[keep], rel[keep]
+        packed = _group_truth(u_codes, i_codes, rel, users, items, policies)
+    packed.names, packed.text_ids = dict(cols.names), cols.text_ids
+    return packed
+
+
+def _checked_rel(rel: np.ndarray, relname: str,
+                 policies: Policies) -> tuple[np.ndarray | None, np.ndarray]:
+    """``(keep, rel)``: the rows kept (``None``: all) and their relevances after the NaN and
+    negative relevance policies; infinite relevances are refused."""
+    keep = None
     nan = np.isnan(rel)
-    u_codes, i_codes, rel = _rel_policy(
-        nan, policies.nan_rel, u_codes, i_codes, rel, lambda i: InputError(
+    keep, rel = _rel_policy(
+        nan, keep, policies.nan_rel, rel, lambda i: InputError(
             f"truth: column {relname!r} has {int(nan.sum())} NaN (missing) relevance "
             f"value(s) (first at row {i}). Pass nan_rel='zero' to treat them as judged "
             "non-relevant (LensKit's gain 0), nan_rel='drop' to remove those rows "
             "(unjudged), or fill them."))
-    bad = ~np.isfinite(rel)
+    bad = ~np.isfinite(rel) & (True if keep is None else keep)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InputError(
@@ -151,14 +247,28 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
             f"{i}: {rel[i]!r}); relevance grades are finite: fix or drop them."
         )
     neg = rel < 0
-    u_codes, i_codes, rel = _rel_policy(
-        neg, policies.negative_rel, u_codes, i_codes, rel, lambda i: PolicyError(
+    keep, rel = _rel_policy(
+        neg, keep, policies.negative_rel, rel, lambda i: PolicyError(
             f"truth: column {relname!r} has {int(neg.sum())} negative relevance value(s) "
             f"(first at row {i}: {rel[i]!r}). Pass negative_rel='zero' to treat them as judged "
             "non-relevant, negative_rel='drop' to remove them (unjudged), or fix the data."))
-    packed = _group_truth(u_codes, i_codes, rel, users, items, policies)
-    packed.names, packed.text_ids = dict(cols.names), cols.text_ids
-    return packed
+    return keep, rel
+
+
+def _group_truth_raw(raw: RawIds, start: np.ndarray, rows: np.ndarray, rel: np.ndarray,
+                     users: np.ndarray, policies: Policies) -> TruthPack:
+    """Group validated truth rows (user ``g``: ``rows[start[g]:start[g + 1]]``) on raw item
+    ids, duplicates per the policy, as :func:`_group_truth` does on codes."""
+    mode = _truth_dedupe_mode(policies.duplicates)
+    rel = np.ascontiguousarray(rel, dtype=np.float64)
+    indptr, perm, rel_sorted, rel_desc, ndup = group_truth_raw(
+        raw.kind, raw.a, raw.b, start, rows, rel, mode)
+    n_dup = _check_truth_duplicates(ndup, mode, users, policies)
+    return TruthPack(
+        users=users, indptr=indptr, rel=rel_sorted, rel_desc=rel_desc, n_rows=len(rel),
+        max_rel=float(rel.max()) if len(rel) else 0.0, counts={"truth_duplicates": n_dup},
+        raw={raw.family: take_ids(raw, perm)},
+    )
 
 
 def _group_truth(u_codes: np.ndarray, i_codes: np.ndarray, rel: np.ndarray, users: np.ndarray,
@@ -174,6 +284,17 @@ def _group_truth(u_codes: np.ndarray, i_codes: np.ndarray, rel: np.ndarray, user
         np.ascontiguousarray(u_codes, dtype=CODE), len(users),
         np.ascontiguousarray(i_codes, dtype=CODE), np.ascontiguousarray(rel, dtype=np.float64),
         mode)
+    n_dup = _check_truth_duplicates(ndup, mode, users, policies)
+    return TruthPack(
+        users=users, indptr=indptr, rel=rel_sorted, rel_desc=rel_desc, n_rows=n,
+        max_rel=float(rel.max()) if n else 0.0, counts={"truth_duplicates": n_dup},
+        vocab=items, codes=item_sorted,
+    )
+
+
+def _check_truth_duplicates(ndup: np.ndarray, mode: int, users: np.ndarray,
+                            policies: Policies) -> int:
+    """The number of repeated truth (user, item) rows; an error unless the policy keeps one."""
     n_dup = int(ndup.sum())
     if n_dup and mode == 0:
         u = int(np.flatnonzero(ndup)[0])
@@ -185,11 +306,7 @@ def _group_truth(u_codes: np.ndarray, i_codes: np.ndarray, rel: np.ndarray, user
             f"{kept} Pass duplicates='max' (keep the highest relevance) or duplicates='first' "
             "(the same: the best-ranked row), or drop them."
         )
-    return TruthPack(
-        users=users, items=items, indptr=indptr, item_codes=item_sorted, rel=rel_sorted,
-        rel_desc=rel_desc, n_rows=n, max_rel=float(rel.max()) if n else 0.0,
-        counts={"truth_duplicates": n_dup},
-    )
+    return n_dup
 
 
 def _plain(value: Any) -> Any:
@@ -393,7 +510,8 @@ class RunCodes:
     def empty(cls, truth: TruthPack) -> RunCodes:
         """A run without rows (truth users evaluated with it have empty lists)."""
         none = np.zeros(0, dtype=CODE)
-        return cls(none, truth.users[:0], none, truth.items[:0], np.zeros(0, dtype=np.float64),
+        return cls(none, truth.users[:0], none, empty_ids(truth.item_kind),
+                   np.zeros(0, dtype=np.float64),
                    "score", "score")
 
 
@@ -439,7 +557,7 @@ def align_id_kinds(run: RunCodes, truth: TruthPack) -> RunCodes:
         if what == "user":
             rk, tk = kind_of(run.users), kind_of(truth.users)
         else:
-            rk, tk = run.item_kind, kind_of(truth.items)
+            rk, tk = run.item_kind, truth.item_kind
         if rk == tk or "empty" in (rk, tk):
             continue
         r_ids, t_ids = (run.users, truth.users) if what == "user" else (run.items, truth.items)
@@ -606,8 +724,9 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         return concat_ids(head, run.users[extra[max(lo, len(t_sel)) - len(t_sel):
                                                 hi - len(t_sel)]])
 
-    def truth_slices(lo: int, hi: int) -> tuple[np.ndarray, ...]:
-        """The block's truth CSR (run-only users have empty truth)."""
+    def truth_slices(lo: int, hi: int) -> tuple[Any, ...]:
+        """The block's truth CSR (run-only users have empty truth): ``(t_indptr, index,
+        t_rel, t_rel_desc)``, ``index`` the block's positions in the truth (a slice or rows)."""
         t_indptr = np.zeros(hi - lo + 1, dtype=np.int64)
         np.cumsum(t_counts[lo:hi], out=t_indptr[1:])
         hi_t = max(lo, min(hi, len(t_sel)))  # run-only users (after the truth users): no truth
@@ -618,7 +737,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             idx = slice(int(starts[0]), int(starts[0] + t_indptr[-1]))  # contiguous: views
         else:
             idx = _ranges(starts, lens)
-        return t_indptr, truth.item_codes[idx], truth.rel[idx], truth.rel_desc[idx]
+        return t_indptr, idx, truth.rel[idx], truth.rel_desc[idx]
 
     def block(lo: int, hi: int, packed_lists: tuple, first: bool) -> Packed:
         indptr, items, pos_scores, rel, judged, list_len, ndup, n_dropped, tied, item_vocab = \
@@ -635,7 +754,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             )
         grp_end = _group_ends(indptr, pos_scores) if policies.ties == "average" \
             else np.zeros(0, dtype=np.int64)
-        t_indptr, t_items, t_rel, t_rel_desc = truth_slices(lo, hi)
+        t_indptr, t_idx, t_rel, t_rel_desc = truth_slices(lo, hi)
         sel_hi = min(hi, len(t_sel))
         counts = {
             "truth_users": int(truth.n_users),
@@ -652,8 +771,9 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         return Packed(
             user_ids=user_ids_of(lo, hi), indptr=indptr, rel=rel, judged=judged, items=items,
             scores=pos_scores, list_len=list_len, grp_end=grp_end, t_indptr=t_indptr,
-            t_rel_desc=t_rel_desc, t_items=t_items, t_rel=t_rel, item_vocab=item_vocab,
-            truth_item_vocab=truth.items, in_truth=in_truth[lo:hi], in_run=in_run[lo:hi],
+            t_rel_desc=t_rel_desc, t_rel=t_rel, item_vocab=item_vocab,
+            truth_codes=lambda: (truth.item_codes[t_idx], truth.items),
+            in_truth=in_truth[lo:hi], in_run=in_run[lo:hi],
             counts=counts, max_rel=truth.max_rel, truth_index=truth_index[lo:hi],
             run_only=run.users[run_only] if first else run.users[:0],
             absolute_ranks=absolute, append_unretrieved=bottom,
@@ -668,7 +788,8 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             item_to_truth = lookup(run.items, truth.items)
         if trec:
             item_key = -item_key
-        t_indptr, t_items, t_rel, _ = truth_slices(0, n_eval)
+        t_indptr, t_idx, t_rel, _ = truth_slices(0, n_eval)
+        t_items = truth.item_codes[t_idx]
         out = pack_lists(run.user_codes, run_row, n_eval, score, run.item_codes, item_key,
                          item_to_truth, t_indptr, t_items, t_rel, depth, mode, nan_mode, trec,
                          int(keep_items), want_scores, cut_arr, by_row=by_row)
@@ -706,7 +827,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             t_raw.b, t_start[lo:hi], t_counts[lo:hi], truth.rel, depth, mode, nan_mode, trec,
             trec, want_scores, cut_arr, scratch, by_row)
         yield block(lo, hi, (indptr, no_items, pos_scores, rel, judged, list_len, ndup,
-                             n_dropped, tied, truth.items[:0]), b == 0)
+                             n_dropped, tied, empty_ids(r.id_kind)), b == 0)
 
 
 def _truth_raw_for(run: RunCodes, truth: TruthPack, policies: Policies) -> RawIds | None:
@@ -717,9 +838,9 @@ def _truth_raw_for(run: RunCodes, truth: TruthPack, policies: Policies) -> RawId
     and, with ``ties="trec_eval"`` (which orders ids by their text), string ids.
     """
     raw = run.item_raw
-    if raw is None or run.ordered or run._items is not None or not len(truth.items):
+    if raw is None or run.ordered or run._items is not None or not truth.has_items:
         return None
-    if raw.id_kind != kind_of(truth.items):
+    if raw.id_kind != truth.item_kind:
         return None
     if policies.ties == "trec_eval" and raw.id_kind == "int":
         return None

@@ -19,7 +19,7 @@ import numpy as np
 from .._lazy import is_pandas, pandas
 from ..io.frames import is_str_array
 from ..kernels import adjacent_starts
-from .vocab import _arrow_chunks, is_unique
+from .vocab import _arrow_chunks, factorize, is_unique
 
 #: kernel id kinds (see ``kernels/_join.pyx``)
 INT, UTF8_32, UTF8_64, PYSTR, CHUNKS_32, CHUNKS_64 = 0, 1, 2, 3, 4, 5
@@ -216,3 +216,37 @@ def truth_raw(items: np.ndarray, codes: np.ndarray, family: str) -> RawIds | Non
     import pyarrow as pa
 
     return _from_arrow([pa.array(items, type=pa.large_string()).take(pa.array(codes))])
+
+
+def take_ids(raw: RawIds, rows: np.ndarray) -> RawIds:
+    """The ids at ``rows`` (int64 row numbers), in ``raw``'s family."""
+    if raw.kind in (INT, PYSTR):
+        return RawIds(raw.kind, raw.a[rows], unsigned=raw.unsigned)
+    import pyarrow as pa
+
+    arr = raw.keep if raw.kind in (UTF8_32, UTF8_64) else pa.chunked_array(raw.keep)
+    taken = arr.take(pa.array(rows, type=pa.int64()))
+    chunks = taken.chunks if isinstance(taken, pa.ChunkedArray) else [taken]
+    chunks = [c for c in chunks if len(c)] or [pa.array([], type=arr.type)]
+    out = _from_arrow(chunks)
+    assert out is not None
+    return out
+
+
+def sorted_codes(raw: RawIds, *, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, vocabulary)`` of ids, codes (int64) in ascending id order: integers by value,
+    strings by code point, the order of the join on raw ids; the vocabulary as
+    :func:`receval.pack.vocab.factorize` gives it (int64 / uint64, or ``str`` objects)."""
+    if raw.kind == INT:
+        col: Any = raw.a.view(np.uint64) if raw.unsigned else raw.a
+    elif raw.kind == PYSTR:
+        col = raw.a
+    else:
+        import pyarrow as pa
+
+        col = raw.keep if raw.kind in (UTF8_32, UTF8_64) else pa.chunked_array(raw.keep)
+    codes, uniques = factorize(col, what=what)
+    order = np.argsort(uniques, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return rank[codes], uniques[order]

@@ -131,6 +131,11 @@ def is_unique(ids: np.ndarray) -> bool:
     return not bool((s[1:] == s[:-1]).any())
 
 
+def empty_ids(kind: str) -> np.ndarray:
+    """An empty vocabulary of ``kind`` (``"int"``: int64; else ``str`` objects)."""
+    return np.zeros(0, dtype=np.int64 if kind == "int" else object)
+
+
 def kind_of(uniques: np.ndarray) -> str:
     """``"int"``, ``"str"`` or ``"empty"``: the kind of an id vocabulary (see the id policy).
 

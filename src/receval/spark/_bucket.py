@@ -58,13 +58,10 @@ class BucketConfig:
     options: dict[str, Any] = field(default_factory=dict)
 
 
-def _empty_ids(kind: str) -> np.ndarray:
-    return np.zeros(0, dtype=np.int64 if kind == "int" else object)
-
-
 def _evaluator(cfg: BucketConfig, truth: Any) -> Any:
     from ..evaluate import Evaluator
     from ..pack import TruthPack
+    from ..pack.vocab import empty_ids
 
     kw: dict[str, Any] = dict(cfg.policies)
     kw.update(cfg.options)
@@ -78,10 +75,10 @@ def _evaluator(cfg: BucketConfig, truth: Any) -> Any:
                    item_features=cfg.item_features, catalog=cfg.catalog, **kw)
     if empty:
         ev.truth = TruthPack(
-            users=_empty_ids(cfg.user_kind), items=_empty_ids(cfg.item_kind),
-            indptr=np.zeros(1, dtype=np.int64), item_codes=np.zeros(0, dtype=np.int64),
+            users=empty_ids(cfg.user_kind), indptr=np.zeros(1, dtype=np.int64),
             rel=np.zeros(0), rel_desc=np.zeros(0), n_rows=0, max_rel=cfg.max_rel,
-            counts={"truth_duplicates": 0})
+            counts={"truth_duplicates": 0}, vocab=empty_ids(cfg.item_kind),
+            codes=np.zeros(0, dtype=np.int64))
     ev.truth.max_rel = cfg.max_rel  # the global fact, never the bucket's own maximum
     return ev
 

@@ -608,9 +608,9 @@ def _catalogue(specs: list[Any], columns: list[int], partials: list[dict[str, An
             rel=np.zeros(n), judged=np.zeros(n, dtype=np.int8), items=items,
             scores=np.zeros(n), list_len=np.ones(n, dtype=np.int64),
             grp_end=np.zeros(0, dtype=np.int64), t_indptr=np.zeros(n + 1, dtype=np.int64),
-            t_rel_desc=np.zeros(0), t_items=np.zeros(0, dtype=np.int64), t_rel=np.zeros(0),
-            item_vocab=run_items, truth_item_vocab=truth_items, in_truth=np.ones(n, bool),
-            in_run=np.ones(n, bool), counts={}, max_rel=ev.max_rel)
+            t_rel_desc=np.zeros(0), t_rel=np.zeros(0), item_vocab=run_items,
+            in_truth=np.ones(n, bool), in_run=np.ones(n, bool), counts={}, max_rel=ev.max_rel,
+            _t_items=np.zeros(0, dtype=np.int64), _truth_item_vocab=truth_items)
         mv = spec.definition.compute(spec, packed, context)
         out[j] = (float(mv.value), dict(mv.info))
     return out
