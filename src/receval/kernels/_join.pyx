@@ -738,27 +738,36 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
 
 def adjacent_starts(int kind, object a, object b):
     """Rows whose id differs from the previous row's (row 0 included): the starts of the runs
-    of equal adjacent ids, as int64."""
+    of equal adjacent ids, as int64.
+
+    The rows are cut into one range per thread; each range writes its starts where it begins
+    in an output of one slot per row, which is then compacted. Only the slots written are
+    touched, so no array of one entry per row is ever filled."""
     cdef _Holder hold = _ids_of(kind, a, b)
     cdef Ids* ids = &hold.ids
     cdef Py_ssize_t n = (a[a.shape[0] - 1] if kind >= 4 else
                          a.shape[0] - (1 if kind == 1 or kind == 2 else 0)), i
-    cdef cnp.ndarray[cnp.int8_t, ndim=1] brk_arr = np.zeros(max(n, 0), dtype=np.int8)
-    cdef signed char[::1] brk = brk_arr
     if n <= 0:
         return np.zeros(0, dtype=np.int64)
-    cdef long long count = 1, j = 0
     cdef int nt = 1 if n < SMALL_WORK else receval_join_threads()
-    brk[0] = 1
-    for i in prange(1, n, nogil=True, schedule="static", num_threads=nt):
-        if not _equal(ids, i - 1, ids, i):
-            brk[i] = 1
-            count += 1
-    cdef cnp.ndarray[cnp.int64_t, ndim=1] out_arr = np.empty(count, dtype=np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] out_arr = np.empty(n, dtype=np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] cnt_arr = np.zeros(nt, dtype=np.int64)
     cdef long long[::1] out = out_arr
+    cdef long long[::1] cnt = cnt_arr
+    cdef long long t, lo, hi, c, j = 0, k
+    for t in prange(nt, nogil=True, schedule="static", num_threads=nt):
+        lo = n * t // nt
+        hi = n * (t + 1) // nt
+        c = 0
+        for i in range(lo, hi):
+            if i == 0 or not _equal(ids, i - 1, ids, i):
+                out[lo + c] = i
+                c = c + 1
+        cnt[t] = c
     with nogil:
-        for i in range(n):
-            if brk[i]:
-                out[j] = i
+        for t in range(nt):
+            lo = n * t // nt
+            for k in range(cnt[t]):
+                out[j] = out[lo + k]
                 j += 1
-    return out_arr
+    return out_arr[:j].copy()
