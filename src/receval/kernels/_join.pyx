@@ -338,6 +338,7 @@ cdef inline bint _before(const Row* x, const Row* y, const void* ctx) noexcept n
 
 
 include "_rowsort.pxi"
+include "_truthgroups.pxi"
 
 
 cdef class _Holder:
@@ -637,12 +638,6 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
             tied_arr)
 
 
-cdef int _cmp_desc(const void* a, const void* b) noexcept nogil:
-    cdef double x = (<const double*> a)[0]
-    cdef double y = (<const double*> b)[0]
-    return (x < y) - (x > y)
-
-
 def group_truth_raw(int kind, object a, object b, const long long[::1] start,
                     const long long[::1] rows, const double[::1] rel, int dedupe):
     """Truth rows grouped by user and ordered by raw item id, in parallel over users.
@@ -717,23 +712,7 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
                 qsort(&out_desc[s], w, sizeof(double), _cmp_desc)
             kept[g] = w
         free(buf)
-    cdef cnp.ndarray[cnp.int64_t, ndim=1] indptr_arr = np.zeros(n_users + 1, dtype=np.int64)
-    cdef long long[::1] indptr = indptr_arr
-    for g in range(n_users):
-        indptr[g + 1] = indptr[g] + kept[g]
-    if indptr[n_users] != n:  # duplicates removed: close the gaps
-        for g in range(n_users):
-            s = start[g]
-            w = indptr[g]
-            if s != w:
-                for j in range(kept[g]):
-                    out_perm[w + j] = out_perm[s + j]
-                    out_rel[w + j] = out_rel[s + j]
-                    out_desc[w + j] = out_desc[s + j]
-        perm_arr = perm_arr[:indptr[n_users]].copy()
-        rel_arr = rel_arr[:indptr[n_users]].copy()
-        desc_arr = desc_arr[:indptr[n_users]].copy()
-    return indptr_arr, perm_arr, rel_arr, desc_arr, ndup_arr
+    return (*_close_gaps(start, kept, n, perm_arr, rel_arr, desc_arr), ndup_arr)
 
 
 def adjacent_starts(int kind, object a, object b):

@@ -49,6 +49,7 @@ cdef inline bint _before(const Row* x, const Row* y, const void* ctx) noexcept n
 
 
 include "_rowsort.pxi"
+include "_truthgroups.pxi"
 
 
 cdef inline long long _absll(long long v) noexcept nogil:
@@ -313,10 +314,6 @@ cdef int _cmp_trow(const void* a, const void* b) noexcept nogil:
     return (x.idx > y.idx) - (x.idx < y.idx)
 
 
-cdef int _cmp_desc(const void* a, const void* b) noexcept nogil:
-    cdef double x = (<const double*> a)[0]
-    cdef double y = (<const double*> b)[0]
-    return (x < y) - (x > y)
 
 
 def group_truth(const int[::1] user_codes, long long n_users, const int[::1] item_codes,
@@ -380,20 +377,4 @@ def group_truth(const int[::1] user_codes, long long n_users, const int[::1] ite
                 qsort(&out_desc[s], w, sizeof(double), _cmp_desc)
             kept[g] = w
         free(buf)
-    cdef cnp.ndarray[cnp.int64_t, ndim=1] indptr_arr = np.zeros(n_users + 1, dtype=np.int64)
-    cdef long long[::1] indptr = indptr_arr
-    for g in range(n_users):
-        indptr[g + 1] = indptr[g] + kept[g]
-    if indptr[n_users] != n:  # duplicates removed: close the gaps
-        for g in range(n_users):
-            s = start[g]
-            w = indptr[g]
-            if s != w:
-                for j in range(kept[g]):
-                    out_items[w + j] = out_items[s + j]
-                    out_rel[w + j] = out_rel[s + j]
-                    out_desc[w + j] = out_desc[s + j]
-        items_arr = items_arr[:indptr[n_users]].copy()
-        rel_arr = rel_arr[:indptr[n_users]].copy()
-        desc_arr = desc_arr[:indptr[n_users]].copy()
-    return indptr_arr, items_arr, rel_arr, desc_arr, ndup_arr
+    return (*_close_gaps(start, kept, n, items_arr, rel_arr, desc_arr), ndup_arr)
