@@ -257,7 +257,8 @@ class Evaluator:
                     codes, self.truth, block_policies, depth=self.plan.depth,
                     keep_items=self.plan.keep_lists, keep_scores=self.plan.keep_lists,
                     cutoffs=self.plan.cutoffs, block_positions=BLOCK_POSITIONS):
-                acc.add(packed, evaluate_packed(packed, self.plan, self.context), whole)
+                acc.add(packed, evaluate_packed(packed, self.plan, self.context,
+                                                out=acc.rows_for(packed)), whole)
             if progress is not None:
                 progress(acc.counts["run_rows"])
         if not whole and self.policies.users in ("truth", "union"):
@@ -293,6 +294,24 @@ class _Accumulator:
         self.counts.update(missing_from_run=0, run_users_in_truth=0)
         self.n_blocks = 0
         self.n_extra = 0
+        # the per-user values of the first packed run, filled block by block in place (no
+        # copy at the end when it is the only one): rows filled, or -1 once another run came
+        self.table: np.ndarray | None = None
+        self.table_rows = 0
+
+    def rows_for(self, packed: Packed) -> np.ndarray | None:
+        """Where the block's per-user values go: its rows of the table of the first packed
+        run, or ``None`` (a new array) for any later run."""
+        lo, total = packed.block_rows
+        n = len(packed.user_ids)
+        if lo == 0 and self.table is None and not self.parts and total:
+            self.table = np.empty((total, len(self.ev.plan.specs)), dtype=np.float64)
+        if self.table is None or self.table_rows != lo or lo + n > len(self.table) or (
+                lo == 0 and self.parts):
+            self.table_rows = -1
+            return None
+        self.table_rows = lo + n
+        return self.table[lo:lo + n]
 
     def add(self, packed: Packed, block: BlockValues, whole: bool) -> None:
         self.n_blocks += 1
@@ -339,7 +358,9 @@ class _Accumulator:
         else:
             key = np.concatenate([p[0] for p in self.parts])
             user_ids = np.concatenate([p[1] for p in self.parts])
-            values = np.concatenate([p[2] for p in self.parts])
+            whole_table = self.table is not None and self.table_rows == len(self.table) \
+                and sum(len(p[2]) for p in self.parts) == len(self.table)
+            values = self.table if whole_table else np.concatenate([p[2] for p in self.parts])
         if len(key) > 1 and not bool(np.all(key[1:] > key[:-1])):
             order = np.argsort(key, kind="stable")
             user_ids, values = user_ids[order], values[order]

@@ -71,3 +71,61 @@ def test_long_inputs_use_the_accumulator_and_agree_with_expansions() -> None:
             a = sum(map(Fraction, exact_partials(x, square)), Fraction(0))
             b = sum(map(Fraction, _shewchuk_partials(x, square)), Fraction(0))
             assert a == b == _exact(x, bool(square))
+
+
+def _state_of(values: np.ndarray, status: np.ndarray) -> tuple:
+    """The reference per column: ``MetricState.of`` (one column at a time)."""
+    from receval.engines.aggregate import MetricState
+
+    s = MetricState.of(np.ascontiguousarray(values), np.ascontiguousarray(status))
+    return s.n, s.skipped, s.nan, s.nonfinite, s.total, s.squares
+
+
+def _exact_or_mark(partials: list[float]) -> Fraction | str:
+    if not all(math.isfinite(p) for p in partials):
+        return "non-finite"  # squares beyond the double range: no exact value to compare
+    return sum(map(Fraction, partials), Fraction(0))
+
+
+special = st.sampled_from([float("nan"), float("inf"), float("-inf"), 1e-200, -1e300, 5e-324,
+                           0.0, -0.0, 1e150, 1e-140])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 300), st.integers(1, 6), st.integers(0, 2**32 - 1),
+       st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**6), special), max_size=6),
+       st.sampled_from([1.0, 1e-150, 1e20, 1e200]))
+def test_column_states_equal_one_state_per_column(n: int, m: int, seed: int, marks: list,
+                                                  scale: float) -> None:
+    """Every column's counts and exact sums equal ``MetricState.of`` on that column, whatever
+    the statuses, NaN / infinite / tiny / huge values and the number of rows (one thread or
+    several)."""
+    from receval.kernels import column_states
+
+    rng = np.random.default_rng(seed)
+    values = rng.standard_normal((n, m)) * scale
+    for i, j, v in marks:
+        if n:
+            values[i % n, j % m] = v
+    status = rng.choice(np.array([0, 0, 0, 1, 2], dtype=np.int8), (n, m))
+    got = column_states(values, status)
+    for j in range(m):
+        n_in, skipped, nan, nonfinite, total, squares = _state_of(values[:, j], status[:, j])
+        assert (got[0][j], got[1][j], got[2][j]) == (n_in, skipped, nan)
+        assert got[3][j] == nonfinite or (math.isnan(got[3][j]) and math.isnan(nonfinite))
+        assert _exact_or_mark(got[4][j]) == _exact_or_mark(total)
+        assert _exact_or_mark(got[5][j]) == _exact_or_mark(squares)
+
+
+def test_column_states_on_a_large_block_use_every_thread_and_stay_exact() -> None:
+    from receval.kernels import column_states
+
+    rng = np.random.default_rng(3)
+    values = rng.random((40_000, 7)) * rng.choice([1.0, -1.0, 1e-30, 1e30], (40_000, 7))
+    status = rng.choice(np.array([0, 1, 2], dtype=np.int8), values.shape)
+    got = column_states(values, status)
+    for j in range(7):
+        keep = status[:, j] == 0
+        assert got[0][j] == keep.sum() and got[1][j] == (status[:, j] == 1).sum()
+        assert sum(map(Fraction, got[4][j]), Fraction(0)) == _exact(values[keep, j], False)
+        assert sum(map(Fraction, got[5][j]), Fraction(0)) == _exact(values[keep, j], True)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import PolicyError, plain
-from ..kernels import compute_metrics
+from ..kernels import column_states, compute_metrics
 from ..pack import Packed
 from ..pack.positions import kernel_lists, rank_view
 from .aggregate import IN, NO_VALUE, SKIPPED, MetricState
@@ -67,70 +67,99 @@ def condense(packed: Packed) -> Packed:
         list_len=lens, grp_end=grp_end)
 
 
-def evaluate_packed(packed: Packed, plan: Plan, context: Context) -> BlockValues:
-    """Per-user values and summary states of every spec of ``plan`` for one packed block."""
+def evaluate_packed(packed: Packed, plan: Plan, context: Context,
+                    out: np.ndarray | None = None) -> BlockValues:
+    """Per-user values and summary states of every spec of ``plan`` for one packed block.
+
+    ``out``: a C-contiguous (users x specs) float64 array to hold the per-user values (the
+    block's rows of a table the executor fills block by block), else a new one."""
     if plan.policies.unjudged == "remove":
         packed = condense(packed)
     n_users = len(packed.user_ids)
     requests = plan.requests(packed.max_rel)
     lists = kernel_lists(packed, plan.depth, plan.policies.ties)
-    out = run_kernel(lists, requests.arrays()) if requests.items and n_users \
+    kernel_out = run_kernel(lists, requests.arrays()) if requests.items and n_users \
         else np.zeros((n_users, len(requests.items)))
-    empty_truth = plan.policies.empty_truth
-    values = np.empty((n_users, len(plan.specs)), dtype=np.float64)
-    states: list[MetricState] = []
-    overrides: dict[int, float] = {}
-    global_only: set[int] = set()
-    info: dict[str, Any] = {}
+    values = np.empty((n_users, len(plan.specs)), dtype=np.float64) if out is None else out
+    states: list[MetricState | None] = [None] * len(plan.specs)
+    block = BlockValues(values, [], {}, set(), {})
+    kernel = [j for j, s in enumerate(plan.specs) if s.definition.kernel is not None]
+    if kernel:
+        _kernel_columns(kernel_out, requests, plan, packed, kernel, block, states)
     for j, s in enumerate(plan.specs):
-        binding = s.definition.kernel
-        if binding is None:
-            # metrics on the recommended items: the rows with rank <= k under absolute
-            # ranks, never a placeholder or an appended unretrieved item
-            mv: MetricValues = s.definition.compute(
-                s, rank_view(packed, s.k) if packed.absolute_ranks else packed, context)
-            col = mv.per_user if mv.per_user is not None else np.full(n_users, np.nan)
-            status = np.where(np.isnan(col), NO_VALUE, IN).astype(np.int8)
-            if mv.skipped is not None:
-                status[mv.skipped] = SKIPPED  # left out by the metric's rule: counted
-            if mv.per_user is None:
-                status[:] = IN
-                overrides[j] = float(mv.value)
-                global_only.add(j)
-            elif mv.value is not None:
-                overrides[j] = float(mv.value)
-            if mv.info:
-                info[s.key] = mv.info
-            values[:, j] = col
-            states.append(MetricState.of(col if mv.per_user is not None
-                                         else np.zeros(n_users), status, mv.num, mv.den))
-            continue
-        col = out[:, requests.column[s]].copy()
-        no_rel = out[:, requests.nrel_column[threshold(s)]] <= 0
-        n_empty = int(no_rel.sum())
-        if n_empty and empty_truth == "error":
-            uid = packed.user_ids[np.flatnonzero(no_rel)[0]]
-            raise PolicyError(
-                f"{n_empty} user(s) have no relevant truth item for {s.key} (e.g. user "
-                f"{plain(uid)}); empty_truth='error' forbids that. Use empty_truth='skip' "
-                "(default), 'zero' or 'nan'."
-            )
-        status = np.full(n_users, IN, dtype=np.int8)
-        if empty_truth == "zero":
-            if binding.undefined_without_hit:
-                col[no_rel] = np.nan
-            elif not binding.count:
-                col[no_rel] = 0.0  # counts keep their true value (trec_eval num_ret)
-        else:
-            col[no_rel] = np.nan
-            if empty_truth == "skip":
-                status[no_rel] = SKIPPED
-        if binding.undefined_without_hit:
-            status[np.isnan(col) & (status == IN)] = NO_VALUE
-        values[:, j] = col
-        num = den = None
+        if s.definition.kernel is None:
+            states[j] = _plugin_column(s, j, packed, context, block)
+    block.states = [st for st in states if st is not None]
+    return block
+
+
+def _kernel_columns(out: np.ndarray, requests: Any, plan: Plan, packed: Packed,
+                    cols: list[int], block: BlockValues,
+                    states: list[MetricState | None]) -> None:
+    """The kernel's specs (``cols`` of ``plan.specs``), all at once: the empty-truth policy,
+    each user's status, and the summary states (one compiled pass over the block)."""
+    specs = [plan.specs[j] for j in cols]
+    whole = cols == list(range(block.values.shape[1]))  # every spec: fill the values in place
+    vals = np.take(out, [requests.column[s] for s in specs], axis=1, mode="clip",
+                   out=block.values if whole else None)
+    # users without a relevant item, per distinct threshold (usually one), then per spec
+    nrel = [requests.nrel_column[threshold(s)] for s in specs]
+    distinct = sorted(set(nrel))
+    no_rel = (out[:, distinct] <= 0)[:, [distinct.index(c) for c in nrel]]
+    empty_truth = plan.policies.empty_truth
+    if empty_truth == "error" and no_rel.any():
+        k = int(np.flatnonzero(no_rel.any(axis=0))[0])
+        uid = packed.user_ids[np.flatnonzero(no_rel[:, k])[0]]
+        raise PolicyError(
+            f"{int(no_rel[:, k].sum())} user(s) have no relevant truth item for {specs[k].key} "
+            f"(e.g. user {plain(uid)}); empty_truth='error' forbids that. Use "
+            "empty_truth='skip' (default), 'zero' or 'nan'."
+        )
+    undefined = np.array([s.definition.kernel.undefined_without_hit for s in specs])
+    count = np.array([s.definition.kernel.count for s in specs])
+    status = np.zeros(vals.shape, dtype=np.int8)  # IN
+    if empty_truth == "zero":
+        vals[no_rel & undefined] = np.nan
+        vals[no_rel & ~undefined & ~count] = 0.0  # counts keep their true value (num_ret)
+    else:
+        vals[no_rel] = np.nan
+        if empty_truth == "skip":
+            status[no_rel] = SKIPPED
+    if undefined.any():
+        status[np.isnan(vals) & (status == IN) & undefined] = NO_VALUE
+    if not whole:
+        block.values[:, cols] = vals
+    n, skipped, nan, nonfinite, totals, squares = column_states(vals, status)
+    for k, (j, s) in enumerate(zip(cols, specs, strict=True)):
+        states[j] = MetricState(n=int(n[k]), skipped=int(skipped[k]), nan=int(nan[k]),
+                                total=totals[k], squares=squares[k],
+                                nonfinite=float(nonfinite[k]))
         if s in requests.micro_column:
             c = requests.micro_column[s]
-            num, den = out[:, c], out[:, c + 1]
-        states.append(MetricState.of(col, status, num, den))
-    return BlockValues(values, states, overrides, global_only, info)
+            states[j] = MetricState.of(vals[:, k], status[:, k], out[:, c], out[:, c + 1])
+
+
+def _plugin_column(s: Any, j: int, packed: Packed, context: Context,
+                   block: BlockValues) -> MetricState:
+    """A metric computed on the recommended items (no kernel binding): its column and state.
+
+    Under absolute ranks it sees the rows with rank <= k, never a placeholder or an appended
+    unretrieved item."""
+    n_users = len(packed.user_ids)
+    mv: MetricValues = s.definition.compute(
+        s, rank_view(packed, s.k) if packed.absolute_ranks else packed, context)
+    col = mv.per_user if mv.per_user is not None else np.full(n_users, np.nan)
+    status = np.where(np.isnan(col), NO_VALUE, IN).astype(np.int8)
+    if mv.skipped is not None:
+        status[mv.skipped] = SKIPPED  # left out by the metric's rule: counted
+    if mv.per_user is None:
+        status[:] = IN
+        block.overrides[j] = float(mv.value)
+        block.global_only.add(j)
+    elif mv.value is not None:
+        block.overrides[j] = float(mv.value)
+    if mv.info:
+        block.info[s.key] = mv.info
+    block.values[:, j] = col
+    return MetricState.of(col if mv.per_user is not None else np.zeros(n_users), status,
+                          mv.num, mv.den)

@@ -48,11 +48,13 @@ try:
         IDEALS,
         VARIANTS,
         Request,
+        column_states,
         compute_metrics,
         exact_partials,
     )
 except ImportError as _exc:  # a source tree without the compiled modules
     raise _missing_extension(_exc) from _exc
 
-__all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "Request", "adjacent_starts", "all_str", "compute_metrics",
+__all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "Request", "adjacent_starts", "all_str", "column_states",
+           "compute_metrics",
            "exact_partials", "group_rows", "group_truth", "group_truth_raw", "join_lists", "pack_lists"]

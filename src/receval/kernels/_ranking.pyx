@@ -11,7 +11,7 @@ cimport numpy as cnp
 from cython.parallel cimport parallel, prange
 from libc.math cimport (INFINITY, NAN, exp, expm1, fabs, fma, isinf, isnan, ldexp, log, log1p,
                         log2, log10, pow, sqrt)
-from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 
 cnp.import_array()
 
@@ -1062,13 +1062,16 @@ cdef extern from *:
     static inline unsigned long long receval_bits(double v) {
         unsigned long long b; memcpy(&b, &v, sizeof b); return b;
     }
+    #define RECEVAL_MANT 0xFFFFFFFFFFFFFULL     /* a double's 52 stored mantissa bits */
+    #define RECEVAL_HIDDEN 0x10000000000000ULL  /* the implicit leading bit of a normal double */
+    #define RECEVAL_LOW32 0xFFFFFFFFULL
     """
     unsigned long long receval_bits(double v) nogil
+    const unsigned long long MANT "RECEVAL_MANT"
+    const unsigned long long HIDDEN "RECEVAL_HIDDEN"
+    const unsigned long long LOW32 "RECEVAL_LOW32"
 
 
-cdef unsigned long long MANT = (1 << 52) - 1     # a double's stored mantissa bits
-cdef unsigned long long HIDDEN = 1 << 52          # the implicit leading bit of a normal double
-cdef unsigned long long LOW32 = (1 << 32) - 1
 
 
 cdef inline void _long_add(long long* dig, double v) noexcept nogil:
@@ -1076,7 +1079,7 @@ cdef inline void _long_add(long long* dig, double v) noexcept nogil:
     cdef unsigned long long b = receval_bits(v)
     cdef long long ex = <long long> ((b >> 52) & 0x7ff)
     cdef unsigned long long m = b & MANT
-    cdef long long pos, d, sh
+    cdef long long pos, d, sh, neg
     cdef unsigned long long lo, hi
     if ex == 0:
         if m == 0:
@@ -1089,14 +1092,21 @@ cdef inline void _long_add(long long* dig, double v) noexcept nogil:
     sh = pos & 31
     lo = (m & LOW32) << sh     # < 2**63
     hi = (m >> 32) << sh            # < 2**52
-    if b >> 63:
-        dig[d] -= <long long> (lo & LOW32)
-        dig[d + 1] -= <long long> ((lo >> 32) + (hi & LOW32))
-        dig[d + 2] -= <long long> (hi >> 32)
-    else:
-        dig[d] += <long long> (lo & LOW32)
-        dig[d + 1] += <long long> ((lo >> 32) + (hi & LOW32))
-        dig[d + 2] += <long long> (hi >> 32)
+    # negated when v < 0, without a branch (the sign of a rounding error is a coin toss)
+    neg = -<long long> (b >> 63)  # 0 or -1 (all bits set)
+    dig[d] += (<long long> (lo & LOW32) ^ neg) - neg
+    dig[d + 1] += (<long long> ((lo >> 32) + (hi & LOW32)) ^ neg) - neg
+    dig[d + 2] += (<long long> (hi >> 32) ^ neg) - neg
+
+
+cdef inline double _square_error(double v, double p) noexcept nogil:
+    """``v*v - p`` exactly for ``p = fl(v*v)`` and 1e-140 <= |v| <= 1e150 (Dekker's product with
+    Veltkamp's split: the same value as ``fma(v, v, -p)``, without a library call where the
+    target has no fused multiply-add instruction)."""
+    cdef double a = 134217729.0 * v
+    cdef double hi = a - (a - v)
+    cdef double lo = v - hi
+    return ((hi * hi - p) + 2.0 * hi * lo) + lo * lo
 
 
 cdef inline void _long_carry(long long* dig) noexcept nogil:
@@ -1144,7 +1154,7 @@ def exact_partials(const double[::1] x, int square=0):
                     break
                 p = v * v
                 _long_add(dig, p)
-                _long_add(dig, fma(v, v, -p))
+                _long_add(dig, _square_error(v, p))
             else:
                 if av > 1.7e308:       # infinite
                     fallback = 1
@@ -1157,14 +1167,142 @@ def exact_partials(const double[::1] x, int square=0):
         _long_carry(dig)
     if fallback:
         return _shewchuk_partials(x, square)
+    out = _digit_partials(dig)
+    return _shewchuk_partials(x, square) if out is None else out
+
+
+cdef object _digit_partials(const long long* dig):
+    """The carried digits as partials (one per non-zero digit), or None when one of them is
+    beyond the double range (the caller then sums by Shewchuk's expansions)."""
+    cdef int i
+    cdef double p
     out = []
     for i in range(DIGITS):
         if dig[i] != 0:
             p = ldexp(<double> dig[i], <int> (32 * i - 1074))
             if isinf(p):
-                return _shewchuk_partials(x, square)
+                return None
             out.append(p)
     return out
+
+
+# one column's accumulator in ``column_states``: the digits of the sum, the digits of the sum of
+# squares, then n, skipped, nan, the infinite values' sum (as a double) and the flag "squares by
+# Shewchuk's expansions", padded to whole 64-byte lines so that threads share no line
+DEF COLUMN_SLOTS = 2 * DIGITS + 8
+
+
+def column_states(const double[:, ::1] values, const signed char[:, ::1] status):
+    """Per column of a (users x metrics) block: what ``MetricState.of`` keeps of it.
+
+    Status 0 enters the summary, 1 is skipped (counted), anything else is left out. Returns
+    ``(n, skipped, nan, nonfinite, totals, squares)``: per column the users entering the summary,
+    the skipped users, the NaN values among those entering, the sum of their infinite values,
+    and the exact partials (as :func:`exact_partials`) of their finite values and of the exact
+    squares of those values.
+
+    In parallel over ranges of rows: a thread adds each of its rows into one long accumulator
+    per column (consecutive additions go to different accumulators, so they do not wait on
+    each other); the threads' accumulators are then added digit by digit, which is exact. A
+    column holding a value whose square could overflow or lose its error term to underflow, or
+    whose digits leave the double range, is summed again by Shewchuk's expansions.
+    """
+    cdef Py_ssize_t n = values.shape[0], m = values.shape[1], j, k, lo, hi, part
+    if status.shape[0] != n or status.shape[1] != m:
+        raise ValueError("column_states: values and status must have the same shape")
+    cdef int nt = _threads(n * m), t
+    cdef Py_ssize_t width = COLUMN_SLOTS * (m if m > 0 else 1)
+    cdef long long* acc = <long long*> calloc(width * nt, sizeof(long long))
+    if acc == NULL:
+        raise MemoryError()
+    cdef long long* c
+    cdef long long* o
+    cdef Py_ssize_t step = CARRY_EVERY // 2  # two additions per square
+    n_arr = np.zeros(m, dtype=np.int64)
+    skip_arr = np.zeros(m, dtype=np.int64)
+    nan_arr = np.zeros(m, dtype=np.int64)
+    inf_arr = np.zeros(m, dtype=np.float64)
+    totals = []
+    squares = []
+    try:
+        with nogil:
+            lo = 0
+            while lo < n:
+                hi = lo + step if n - lo > step else n
+                part = (hi - lo + nt - 1) // nt
+                for t in prange(nt, num_threads=nt, schedule="static", chunksize=1):
+                    _column_rows(values, status, lo + t * part,
+                                 hi if lo + (t + 1) * part > hi else lo + (t + 1) * part,
+                                 acc + width * t)
+                for k in range(m * nt):
+                    _long_carry(acc + COLUMN_SLOTS * k)
+                    _long_carry(acc + COLUMN_SLOTS * k + DIGITS)
+                lo = hi
+            for t in range(1, nt):  # every thread's accumulators into the first one's
+                for k in range(width):
+                    o = acc + width * t
+                    if k % COLUMN_SLOTS == 2 * DIGITS + 3:
+                        (<double*> acc)[k] += (<double*> o)[k]
+                    elif k % COLUMN_SLOTS == 2 * DIGITS + 4:
+                        acc[k] = acc[k] | o[k]
+                    else:
+                        acc[k] += o[k]
+            for j in range(m):
+                _long_carry(acc + COLUMN_SLOTS * j)
+                _long_carry(acc + COLUMN_SLOTS * j + DIGITS)
+        for j in range(m):
+            c = acc + COLUMN_SLOTS * j
+            n_arr[j] = c[2 * DIGITS]
+            skip_arr[j] = c[2 * DIGITS + 1]
+            nan_arr[j] = c[2 * DIGITS + 2]
+            inf_arr[j] = (<double*> c)[2 * DIGITS + 3]
+            total = _digit_partials(c)
+            square = None if c[2 * DIGITS + 4] else _digit_partials(c + DIGITS)
+            if total is None or square is None:
+                x = np.asarray(values[:, j])[np.asarray(status[:, j]) == 0]
+                x = np.ascontiguousarray(np.where(np.isinf(x), np.nan, x))
+                total = _shewchuk_partials(x) if total is None else total
+                square = _shewchuk_partials(x, 1) if square is None else square
+            totals.append(total)
+            squares.append(square)
+    finally:
+        free(acc)
+    return n_arr, skip_arr, nan_arr, inf_arr, totals, squares
+
+
+cdef void _column_rows(const double[:, ::1] values, const signed char[:, ::1] status,
+                       Py_ssize_t lo, Py_ssize_t hi, long long* acc) noexcept nogil:
+    """Rows ``lo:hi`` into one accumulator per column (``COLUMN_SLOTS`` apart from ``acc``)."""
+    cdef Py_ssize_t m = values.shape[1], i, j
+    cdef long long* c
+    cdef double v, p, av
+    cdef signed char st
+    for i in range(lo, hi):
+        for j in range(m):
+            c = acc + COLUMN_SLOTS * j
+            st = status[i, j]
+            if st != 0:
+                if st == 1:
+                    c[2 * DIGITS + 1] += 1
+                continue
+            c[2 * DIGITS] += 1
+            v = values[i, j]
+            if isnan(v):
+                c[2 * DIGITS + 2] += 1
+                continue
+            av = fabs(v)
+            if av > 1.7e308:  # infinite: summed apart, never exactly
+                (<double*> c)[2 * DIGITS + 3] += v
+                continue
+            _long_add(c, v)
+            if c[2 * DIGITS + 4]:
+                continue
+            if av != 0.0 and (av < 1e-140 or av > 1e150):
+                c[2 * DIGITS + 4] = 1  # this column's squares by Shewchuk's expansions
+                continue
+            p = v * v
+            _long_add(c + DIGITS, p)
+            _long_add(c + DIGITS, _square_error(v, p))
 
 
 def _shewchuk_partials(const double[::1] x, int square=0):

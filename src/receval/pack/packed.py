@@ -125,6 +125,9 @@ class Packed:
     # per user: its row in the truth (-1: a run-only user)
     run_only: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     # raw ids of the run's users that have no truth rows (evaluated or not)
+    block_rows: tuple[int, int] = (0, 0)
+    # (first evaluated row of this block, evaluated rows of the whole packed run): the blocks of
+    # one run can fill one table of per-user values in place
     absolute_ranks: bool = False  # ranks="position": scores are -rank, read as positions
     append_unretrieved: bool = False  # unretrieved="bottom": items kept to find the missing
     # (both applied where the kernel reads the lists: receval.pack.positions.kernel_lists)
@@ -776,7 +779,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             in_truth=in_truth[lo:hi], in_run=in_run[lo:hi],
             counts=counts, max_rel=truth.max_rel, truth_index=truth_index[lo:hi],
             run_only=run.users[run_only] if first else run.users[:0],
-            absolute_ranks=absolute, append_unretrieved=bottom,
+            absolute_ranks=absolute, append_unretrieved=bottom, block_rows=(lo, n_eval),
         )
 
     if t_raw is None:
