@@ -209,11 +209,31 @@ def _packed_truth(args: argparse.Namespace, keys: list, policies: dict[str, str]
                        user_col=args.truth_user_col or args.user_col,
                        item_col=args.truth_item_col or args.item_col, rel_col=args.rel_col)
     check_not_empty(truth, args.truth, "truth")
+    truth = _one_chunk(truth)
     _release_arrow_memory()
     ev = rv.Evaluator(truth, keys, user_col=args.user_col, item_col=args.item_col, **policies)
     del truth
     _release_arrow_memory()
     return ev
+
+
+def _one_chunk(table: Any) -> Any:
+    """A pyarrow Table with each column in one chunk (one column at a time: memory grows by a
+    column at most), so that packing reads its columns in place instead of copying them;
+    anything else as given."""
+    if not type(table).__module__.startswith("pyarrow"):
+        return table
+    import pyarrow as pa
+
+    for i in range(table.num_columns):
+        column = table.column(i)
+        if column.num_chunks > 1:
+            try:
+                table = table.set_column(i, table.schema.field(i), column.combine_chunks())
+            except pa.ArrowInvalid:  # e.g. over 2 GiB of text in one string column
+                pass
+        del column
+    return table
 
 
 def _release_arrow_memory() -> None:
