@@ -240,10 +240,10 @@ def _iter_trec(path: str, spec: _TrecLayout, chunk_lines: int) -> Iterator[Any]:
 def _iter_trec_arrow(path: str, spec: _TrecLayout, chunk_lines: int,
                      keep: tuple[str, ...] | None = None, *,
                      chunk_bytes: int | None = None) -> Iterator[Any]:
-    """A TREC run as pyarrow Tables of at most about ``chunk_lines`` lines: each chunk of bytes (cut at
-    a line end, read into one reused buffer, see :func:`_line_chunks`) is parsed by pyarrow's
-    CSV reader on single spaces, without quotes or nulls, so ids stay Arrow strings (no Python
-    object per row). A chunk it cannot take as exactly one space between fields (tabs, runs of
+    """A TREC run as pyarrow Tables of at most about ``chunk_lines`` lines: each chunk of
+    bytes (cut at a line end, read into one reused buffer, see :func:`_line_chunks`) is parsed
+    by pyarrow's CSV reader on single spaces, without quotes or nulls, so ids stay Arrow
+    strings (no Python object per row). A chunk it cannot take as exactly one space between fields (tabs, runs of
     blanks, extra fields, malformed lines) goes to the readers of :func:`read_trec_run`, which
     split on runs of spaces and tabs and report errors by line; their rows are converted to the
     same schema. ``keep``: the columns returned (default all; every field is still checked).
