@@ -589,12 +589,24 @@ def evaluate_blocks(source: Any, truth: Any, metrics: Any, *, format: str | None
     :meth:`Evaluator.evaluate_blocks`). ``progress(rows_done)`` is called after each block.
     ``compat=`` / ``strict=`` name a library preset as for :func:`receval.evaluate`.
     """
+    ev = Evaluator(truth, metrics, user_col=truth_user_col or user_col,
+                   item_col=truth_item_col or item_col, rel_col=rel_col, **kwargs)
+    return stream_blocks(ev, source, format=format, name=name, user_col=user_col,
+                         item_col=item_col, score_col=score_col, rank_col=rank_col,
+                         block_rows=block_rows, progress=progress)
+
+
+def stream_blocks(ev: Evaluator, source: Any, *, format: str | None = None,
+                  name: str | None = None, user_col: str | None = None,
+                  item_col: str | None = None, score_col: str | None = None,
+                  rank_col: str | None = None, block_rows: int = 1_000_000,
+                  progress: Any = None) -> EvalResult:
+    """:func:`evaluate_blocks` with the truth already packed by ``ev``: the caller can let the
+    truth table go before the run is read."""
     import os
 
     from .io.files import detect_format, guess_user_col, iter_blocks
 
-    ev = Evaluator(truth, metrics, user_col=truth_user_col or user_col,
-                   item_col=truth_item_col or item_col, rel_col=rel_col, **kwargs)
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         fmt = detect_format(path, format, flag="--run-format")

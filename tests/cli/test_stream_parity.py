@@ -117,3 +117,43 @@ def test_stream_block_rows_must_be_positive(tmp_path, capsys):
     rp, tp = _write(tmp_path, "csv", run, truth)
     code, _, err = _evaluate(capsys, rp, tp, "--stream", "--block-rows", "0")
     assert code == 2 and "--block-rows" in err and "Traceback" not in err
+
+
+def test_stream_with_a_truth_of_many_row_groups_equals_in_memory(tmp_path, capsys):
+    pytest.importorskip("pyarrow")
+    run, truth = _data()
+    rp, _ = _write(tmp_path, "trec", run, truth)
+    tp = tmp_path / "truth.parquet"
+    truth.to_parquet(tp, index=False, row_group_size=7)  # packed from one chunk per column
+    for extra in (["--format", "csv"], ["--format", "csv", "--per-user"]):
+        _, whole, _ = _evaluate(capsys, rp, tp, "--no-stream", *extra)
+        code, streamed, err = _evaluate(capsys, rp, tp, "--stream", "--block-rows", "25",
+                                        *extra)
+        assert code == 0, err
+        assert _rows(streamed) == _rows(whole)
+
+
+def test_one_chunk_keeps_the_table_and_leaves_other_frames_alone():
+    pa = pytest.importorskip("pyarrow")
+    from receval.cli.evaluate_cmd import _one_chunk
+
+    batch = pa.record_batch({"user": [1, 2], "item": ["a", "b"], "relevance": [1.0, 2.0]})
+    table = pa.Table.from_batches([batch] * 3).replace_schema_metadata({b"k": b"v"})
+    out = _one_chunk(table)
+    assert [c.num_chunks for c in out.columns] == [1, 1, 1]
+    assert out.equals(table) and out.schema.metadata == {b"k": b"v"}
+    frame = pd.DataFrame({"user": [1]})
+    assert _one_chunk(frame) is frame
+
+
+def test_stream_blocks_with_a_built_evaluator_equals_evaluate_blocks(tmp_path):
+    import receval as rv
+    from receval.evaluate import stream_blocks
+
+    run, truth = _data()
+    rp, _ = _write(tmp_path, "csv", run, truth)
+    want = rv.evaluate_blocks(str(rp), truth, METRICS, block_rows=25)
+    got = stream_blocks(rv.Evaluator(truth, METRICS), str(rp), block_rows=25)
+    assert got.user_ids.tolist() == want.user_ids.tolist()
+    assert np.array_equal(got.values, want.values, equal_nan=True)
+    assert got.provenance["streamed"] and got.provenance["block_rows"] == 25

@@ -164,28 +164,13 @@ def evaluate_files(args: argparse.Namespace):
 def _evaluate_files(args: argparse.Namespace, keys: list, policies: dict[str, str]):
     import receval as rv
 
-    from ..evaluate import evaluate_blocks
-    from ..io.files import count_rows, detect_format, read_truth
-
     name = args.name or os.path.basename(args.run)
     if getattr(args, "engine", "local") == "spark":
         from ..spark.session import evaluate_paths
 
         return evaluate_paths(args, keys, policies, name)
     if _should_stream(args):
-        truth = read_truth(args.truth, format=args.truth_format,
-                           user_col=args.truth_user_col or args.user_col,
-                           item_col=args.truth_item_col or args.item_col, rel_col=args.rel_col)
-        check_not_empty(truth, args.truth, "truth")
-        fmt = detect_format(args.run, args.run_format, flag="--run-format")
-        bar = Progress(count_rows(args.run, fmt), enabled=not args.quiet)
-        try:
-            return evaluate_blocks(
-                args.run, truth, keys, format=fmt, name=name, user_col=args.user_col,
-                item_col=args.item_col, score_col=args.score_col, rank_col=args.rank_col,
-                block_rows=args.block_rows, progress=bar, **policies)
-        finally:
-            bar.close()
+        return _stream_files(args, keys, policies, name)
     from .common import read_inputs
 
     run, truth = read_inputs(args)
@@ -195,6 +180,69 @@ def _evaluate_files(args: argparse.Namespace, keys: list, policies: dict[str, st
         # TREC run: the score orders the list (trec_eval ignores the rank column)
         kwargs = {"rank_col": "rank"} if args.rank_col else {"score_col": "score"}
     return rv.evaluate(run, truth, keys, name=name, **kwargs, **policies)
+
+
+def _stream_files(args: argparse.Namespace, keys: list, policies: dict[str, str], name: str):
+    """The run streamed in blocks of users against the packed truth."""
+    from ..evaluate import stream_blocks
+    from ..io.files import count_rows, detect_format
+
+    ev = _packed_truth(args, keys, policies)
+    fmt = detect_format(args.run, args.run_format, flag="--run-format")
+    bar = Progress(count_rows(args.run, fmt), enabled=not args.quiet)
+    try:
+        return stream_blocks(ev, args.run, format=fmt, name=name, user_col=args.user_col,
+                             item_col=args.item_col, score_col=args.score_col,
+                             rank_col=args.rank_col, block_rows=args.block_rows, progress=bar)
+    finally:
+        bar.close()
+
+
+def _packed_truth(args: argparse.Namespace, keys: list, policies: dict[str, str]):
+    """The Evaluator of the truth file; the truth table is freed once packed, and so is the
+    memory pyarrow keeps from reading it."""
+    import receval as rv
+
+    from ..io.files import read_truth
+
+    truth = read_truth(args.truth, format=args.truth_format,
+                       user_col=args.truth_user_col or args.user_col,
+                       item_col=args.truth_item_col or args.item_col, rel_col=args.rel_col)
+    check_not_empty(truth, args.truth, "truth")
+    truth = _one_chunk(truth)
+    _release_arrow_memory()
+    ev = rv.Evaluator(truth, keys, user_col=args.user_col, item_col=args.item_col, **policies)
+    del truth
+    _release_arrow_memory()
+    return ev
+
+
+def _one_chunk(table: Any) -> Any:
+    """A pyarrow Table with each column in one chunk (one column at a time: memory grows by a
+    column at most), so that packing reads its columns in place instead of copying them;
+    anything else as given."""
+    if not type(table).__module__.startswith("pyarrow"):
+        return table
+    import pyarrow as pa
+
+    for i in range(table.num_columns):
+        column = table.column(i)
+        if column.num_chunks > 1:
+            try:
+                table = table.set_column(i, table.schema.field(i), column.combine_chunks())
+            except pa.ArrowInvalid:  # e.g. over 2 GiB of text in one string column
+                pass
+        del column
+    return table
+
+
+def _release_arrow_memory() -> None:
+    """Hand the memory that pyarrow's pool keeps after frees back to the system (where pyarrow
+    is loaded)."""
+    import sys
+
+    if "pyarrow" in sys.modules:
+        sys.modules["pyarrow"].default_memory_pool().release_unused()
 
 
 def run(args: argparse.Namespace) -> int:

@@ -238,68 +238,141 @@ def _iter_trec(path: str, spec: _TrecLayout, chunk_lines: int) -> Iterator[Any]:
 
 
 def _iter_trec_arrow(path: str, spec: _TrecLayout, chunk_lines: int,
-                     keep: tuple[str, ...] | None = None) -> Iterator[Any]:
-    """A TREC run as pyarrow Tables of about ``chunk_lines`` lines: each chunk of bytes (cut at
-    a line end) is parsed by pyarrow's CSV reader on single spaces, without quotes or nulls, so
-    ids stay Arrow strings (no Python object per row). A chunk it cannot take as exactly one
-    space between fields (tabs, runs of blanks, extra fields, malformed lines) goes to the
-    readers of :func:`read_trec_run`, which split on runs of spaces and tabs and report errors
-    by line; their rows are converted to the same schema. ``keep``: the columns returned
-    (default all; every field is still checked)."""
-    import pyarrow as pa
-    import pyarrow.csv as pcsv
-
-    types = {n: pa.float64() if spec.numeric.get(n) is np.float64 else
-             pa.int64() if n in spec.numeric else pa.string() for n in spec.names}
-    keep = tuple(spec.names) if keep is None else keep
-    schema = pa.schema([(n, types[n]) for n in keep])
-    parse = pcsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False,
-                              ignore_empty_lines=True)
-    convert = pcsv.ConvertOptions(column_types=types, null_values=[], true_values=[],
-                                  false_values=[], strings_can_be_null=False,
-                                  quoted_strings_can_be_null=False, include_columns=list(keep))
-    read = pcsv.ReadOptions(column_names=list(spec.names), use_threads=False,
-                            block_size=1 << 26)
-    chunk_bytes = max(256, chunk_lines * 48)
-    opener = gzip.open if _is_gzip(path) else open
+                     keep: tuple[str, ...] | None = None, *,
+                     chunk_bytes: int | None = None) -> Iterator[Any]:
+    """A TREC run as pyarrow Tables of at most about ``chunk_lines`` lines: each chunk of
+    bytes (cut at a line end, read into one reused buffer, see :func:`_line_chunks`) is parsed
+    by pyarrow's CSV reader on single spaces, without quotes or nulls, so ids stay Arrow
+    strings (no Python object per row). A chunk it cannot take as exactly one space between fields (tabs, runs of
+    blanks, extra fields, malformed lines) goes to the readers of :func:`read_trec_run`, which
+    split on runs of spaces and tabs and report errors by line; their rows are converted to the
+    same schema. ``keep``: the columns returned (default all; every field is still checked).
+    ``chunk_bytes``: the size of the buffer (default: from ``chunk_lines``)."""
+    parser = _ArrowTrecParser(path, spec, keep)
+    size = chunk_bytes or _trec_chunk_bytes(chunk_lines)
     first = 1
-    tail = b""
-    with opener(path, "rb") as fh:
-        while True:
-            data = fh.read(chunk_bytes)
-            if first == 1 and not tail and data.startswith(b"\xef\xbb\xbf"):
-                data = data[3:]  # a leading BOM is not data
-            if not data:
-                chunk, tail = tail, b""
-            else:
-                data = tail + data
-                cut = data.rfind(b"\n") + 1
-                if cut == 0:  # no line end yet: read on
-                    tail = data
-                    continue
-                chunk, tail = data[:cut], data[cut:]
-            if not chunk:
-                return
-            try:
-                table = pcsv.read_csv(pa.py_buffer(chunk), read_options=read,
-                                      parse_options=parse, convert_options=convert)
-            except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError):
-                try:
-                    text = chunk.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise InputError(f"{path}: not UTF-8 text ({exc}); convert the file to "
-                                     "UTF-8.") from None
-                lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-                if lines and lines[-1] == "":
-                    lines.pop()
-                frame = _fast_trec(io.StringIO("\n".join(lines)), spec)
-                if frame is None:
-                    frame = _parse_trec_lines(lines, path, spec, first)
-                table = pa.Table.from_pandas(frame[list(keep)], schema=schema,
-                                             preserve_index=False)
-            first += chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
+    with (gzip.open if _is_gzip(path) else open)(path, "rb") as fh:
+        for chunk in _line_chunks(fh, size):
+            table, lines = parser.parse(chunk, first)
+            parser.pa.default_memory_pool().release_unused()  # the parser's scratch memory
+            first += lines
             if table.num_rows:
                 yield table
+
+
+def _trec_chunk_bytes(chunk_lines: int) -> int:
+    """Bytes per chunk for ``chunk_lines`` lines of a TREC run: about a third of them (at ~36
+    bytes a line), so that a block of ``chunk_lines`` rows ends within a chunk of its size
+    instead of taking a second chunk that doubles it (and the working memory of packing)."""
+    return max(256, min(chunk_lines * 12, 64 << 20))
+
+
+def _line_chunks(fh: Any, size: int) -> Iterator[memoryview]:
+    """The bytes of a binary file as chunks of whole lines (the last one may lack its line
+    end), without a leading UTF-8 BOM. Every chunk is a view of one buffer that the next chunk
+    overwrites: use it before asking for the next. The partial line after a chunk's last line
+    end moves to the front of the buffer; the buffer doubles when one line does not fit."""
+    buf = bytearray(max(size, 4))
+    carry = 0  # bytes of a partial line at the front of buf
+    start = -1  # where the data starts: after a BOM in the first chunk
+    while True:
+        if carry == len(buf):
+            buf = buf + bytearray(len(buf))  # a line longer than the buffer
+        end = carry + _fill(fh, memoryview(buf)[carry:])
+        if start < 0:
+            start = 3 if buf.startswith(b"\xef\xbb\xbf") else 0
+        if end == carry:  # end of the file
+            if carry > start:
+                yield memoryview(buf)[start:carry]
+            return
+        cut = buf.rfind(b"\n", start, end) + 1
+        if cut == 0:  # no line end yet: read on
+            carry = end
+            continue
+        yield memoryview(buf)[start:cut]
+        start = 0
+        carry = end - cut
+        buf[:carry] = buf[cut:end]
+
+
+def _fill(fh: Any, view: memoryview) -> int:
+    """Read into ``view`` until it is full or the file ends; the number of bytes read."""
+    got = 0
+    while got < len(view):
+        n = fh.readinto(view[got:])
+        if not n:
+            break
+        got += n
+    return got
+
+
+class _ArrowTrecParser:
+    """Parses chunks of TREC lines into pyarrow Tables of one schema (see
+    :func:`_iter_trec_arrow`)."""
+
+    def __init__(self, path: str, spec: _TrecLayout, keep: tuple[str, ...] | None) -> None:
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+
+        self.pa, self.pcsv = pa, pcsv
+        self.path, self.spec = path, spec
+        types = {n: pa.float64() if spec.numeric.get(n) is np.float64 else
+                 pa.int64() if n in spec.numeric else pa.string() for n in spec.names}
+        self.keep = tuple(spec.names) if keep is None else keep
+        self.schema = pa.schema([(n, types[n]) for n in self.keep])
+        # blank lines are refused at first, so that a table's rows count the chunk's lines
+        self.strict, self.lenient = (
+            pcsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False,
+                              ignore_empty_lines=blank) for blank in (False, True))
+        self.convert = pcsv.ConvertOptions(
+            column_types=types, null_values=[], true_values=[], false_values=[],
+            strings_can_be_null=False, quoted_strings_can_be_null=False,
+            include_columns=list(self.keep))
+        self.read = pcsv.ReadOptions(column_names=list(spec.names), use_threads=False,
+                                     block_size=1 << 26)
+
+    def parse(self, chunk: memoryview, first: int) -> tuple[Any, int]:
+        """The rows of a chunk of whole lines whose first line is line ``first``, and the
+        number of lines in the chunk."""
+        table = self._arrow(chunk, self.strict)
+        if table is not None:  # no blank line: one row per line
+            return table, table.num_rows
+        lines = _count_lines(chunk)
+        table = self._arrow(chunk, self.lenient)
+        if table is None:
+            table = self._lines(chunk, first)
+        return table, lines
+
+    def _arrow(self, chunk: memoryview, parse: Any) -> Any:
+        pa = self.pa
+        try:
+            return self.pcsv.read_csv(pa.py_buffer(chunk), read_options=self.read,
+                                      parse_options=parse, convert_options=self.convert)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError):
+            return None
+
+    def _lines(self, chunk: memoryview, first: int) -> Any:
+        """The line readers of :func:`read_trec_run` on one chunk (exact errors by line)."""
+        try:
+            text = str(chunk, "utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{self.path}: not UTF-8 text ({exc}); convert the file to "
+                             "UTF-8.") from None
+        lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        frame = _fast_trec(io.StringIO("\n".join(lines)), self.spec)
+        if frame is None:
+            frame = _parse_trec_lines(lines, self.path, self.spec, first)
+        return self.pa.Table.from_pandas(frame[list(self.keep)], schema=self.schema,
+                                         preserve_index=False)
+
+
+def _count_lines(chunk: memoryview) -> int:
+    """Line ends in a chunk: ``\\n``, ``\\r\\n`` and ``\\r`` (universal newlines)."""
+    data = bytes(chunk)
+    returns = data.count(b"\r")
+    return data.count(b"\n") + returns - (data.count(b"\r\n") if returns else 0)
 
 
 def _fast_trec(source: Any, spec: _TrecLayout) -> Any:
