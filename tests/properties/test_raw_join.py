@@ -208,3 +208,68 @@ def test_grouped_ids_and_group_rows():
     assert rstart.tolist() == [0, 2, 3, 5] and len(rows) == 0
     rstart, rows = group_rows(np.array([1, 0, 1, -1, 0], dtype=np.int32), 2)
     assert rstart.tolist() == [0, 2, 4] and rows.tolist() == [1, 4, 0, 2]
+
+
+@pytest.mark.parametrize("how", ["object", "str", *ARROW])
+def test_raw_join_on_many_threads_equals_factorized_route(how):
+    """Above the kernels' one-thread size (32768 rows) every thread reads its own rows' bytes:
+    string ids of several lengths (8 to 16 bytes and others), ties, duplicates."""
+    rng = np.random.default_rng(11)
+    n = 120_000
+    user = np.sort(rng.integers(0, 1500, n))
+    item = rng.integers(0, 55, n)
+    score = rng.integers(0, 6, n).astype(np.float64)
+    run = _frame(user, item, score, "score", how)
+    tu = rng.integers(0, 1700, 9000)
+    truth = pd.DataFrame({"user": tu.astype(str) if how in ARROW else tu,
+                          "item": _ids(rng.integers(0, 55, 9000), "object"),
+                          "relevance": rng.integers(0, 3, 9000).astype(float)})
+    truth = truth.drop_duplicates(["user", "item"])
+    for policy in ({"duplicates": "max"}, {"duplicates": "keep", "ties": "input"}):
+        fast, used = _evaluate(run, truth, True, **policy)
+        slow, _ = _evaluate(run, truth, False, **policy)
+        assert used
+        _same(fast, slow)
+
+
+def _chunked_forms(values: list[str], cuts: list[int]) -> list:
+    arr = pa.array(values, type=pa.string())
+    bounds = [0, *sorted(cuts), len(values)]
+    pieces = [arr.slice(a, b - a) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    chunked = pa.chunked_array(pieces, type=pa.string())
+    return [arr, arr.cast(pa.large_string()), chunked, chunked.cast(pa.large_string()),
+            np.array(values, dtype=object)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), big=st.booleans())
+def test_adjacent_starts_for_every_container(seed, big):
+    """Starts of the runs of equal adjacent ids, in one call whatever the chunks (empty ones,
+    slices, boundaries inside a run) and on one thread or several."""
+    if pa is None:
+        pytest.skip("pyarrow is not installed")
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40_000, 90_000)) if big else int(rng.integers(0, 60))
+    names = ["", "a", "ab", "é", "𝄞", "abcdefghij", "abcdefghik", "x" * 20, "x" * 21]
+    values = [names[i] for i in np.repeat(rng.integers(0, len(names), n),
+                                          rng.integers(1, 4, n))[:n]]
+    expected = [i for i in range(n) if i == 0 or values[i] != values[i - 1]]
+    for form in _chunked_forms(values, rng.integers(0, n + 1, 4).tolist()):
+        r = raw_ids(form)
+        assert list(adjacent_starts(r.kind, r.a, r.b)) == expected
+
+
+def test_grouped_column_reads_chunks_in_place():
+    """A column in many chunks is grouped in one pass: blocks that continue across a chunk
+    boundary are one block, and an id that starts two blocks is not grouped."""
+    if pa is None:
+        pytest.skip("pyarrow is not installed")
+    from receval.pack.rawids import grouped_column
+
+    values = ["u1"] * 3 + ["u2"] * 4 + ["u3"] + ["u4"] * 2
+    for cuts in ([1, 5, 5, 9], [3, 7], [0, 10]):
+        got = grouped_column(_chunked_forms(values, cuts)[2])
+        assert got is not None
+        assert got[0].tolist() == [0, 3, 7, 8, 10]
+        assert got[1].tolist() == ["u1", "u2", "u3", "u4"]
+    assert grouped_column(_chunked_forms(values + ["u1"], [4, 8])[2]) is None

@@ -531,6 +531,8 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                 table[j].seen = 0
             # the user's rows, ordered
             m = 0
+            sp = NULL  # assigned here so that each thread has its own (they are written
+            sn = 0     # through their addresses only, which prange does not see)
             for j in range(s, e):
                 r = rows[j] if has_rows else j
                 sc = score[r]
@@ -721,7 +723,9 @@ def adjacent_starts(int kind, object a, object b):
 
     The rows are cut into one range per thread; each range writes its starts where it begins
     in an output of one slot per row, which is then compacted. Only the slots written are
-    touched, so no array of one entry per row is ever filled."""
+    touched, so no array of one entry per row is ever filled. UTF-8 ids are read once per row
+    (the previous row's bytes are kept), Arrow chunks found from the previous row's chunk, so
+    a column of many chunks takes one call."""
     cdef _Holder hold = _ids_of(kind, a, b)
     cdef Ids* ids = &hold.ids
     cdef Py_ssize_t n = (a[a.shape[0] - 1] if kind >= 4 else
@@ -733,15 +737,34 @@ def adjacent_starts(int kind, object a, object b):
     cdef cnp.ndarray[cnp.int64_t, ndim=1] cnt_arr = np.zeros(nt, dtype=np.int64)
     cdef long long[::1] out = out_arr
     cdef long long[::1] cnt = cnt_arr
-    cdef long long t, lo, hi, c, j = 0, k
+    cdef long long t, lo, hi, c, j = 0, k, hint, pn, qn
+    cdef const char* pp
+    cdef const char* qp
+    cdef bint utf8 = kind == 1 or kind == 2 or kind >= 4
     for t in prange(nt, nogil=True, schedule="static", num_threads=nt):
         lo = n * t // nt
         hi = n * (t + 1) // nt
         c = 0
-        for i in range(lo, hi):
-            if i == 0 or not _equal(ids, i - 1, ids, i):
-                out[lo + c] = i
-                c = c + 1
+        if utf8:
+            hint = -1
+            pp = NULL
+            pn = -1  # no previous row: row 0 starts a run
+            if lo > 0:
+                _span_near(ids, lo - 1, &pp, &pn, &hint)
+            qp = NULL  # assigned here so that each thread has its own (they are written
+            qn = 0     # through their addresses only, which prange does not see)
+            for i in range(lo, hi):
+                _span_near(ids, i, &qp, &qn, &hint)
+                if qn != pn or not _same_bytes(pp, qp, qn):
+                    out[lo + c] = i
+                    c = c + 1
+                pp = qp
+                pn = qn
+        else:
+            for i in range(lo, hi):
+                if i == 0 or not _equal(ids, i - 1, ids, i):
+                    out[lo + c] = i
+                    c = c + 1
         cnt[t] = c
     with nogil:
         for t in range(nt):

@@ -113,32 +113,10 @@ def _from_arrow(chunks: list) -> RawIds | None:
 
 
 def grouped_column(col: Any) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`grouped_ids` of a column, chunk by chunk for Arrow columns (no concatenation:
-    a block that continues from one chunk into the next is joined at the boundary)."""
-    chunks = _arrow_chunks(col)
-    if chunks is None or len(chunks) == 1:
-        raw = raw_ids(col)
-        return grouped_ids(raw) if raw is not None else None
-    parts, uniques, offset, prev = [], [], 0, None
-    for chunk in chunks:
-        if not len(chunk):
-            continue
-        raw = _from_arrow([chunk])
-        if raw is None:
-            return None
-        starts, ids = _blocks(raw)
-        if prev is not None and ids[0] == prev:  # the previous chunk's last block goes on
-            starts, ids = starts[1:], ids[1:]
-        parts.append(starts + offset)
-        uniques.append(ids)
-        offset += len(chunk)
-        prev = ids[-1] if len(ids) else prev
-    if not parts:
-        return None
-    all_ids = np.concatenate(uniques) if len(uniques) > 1 else uniques[0]
-    if not is_unique(all_ids):
-        return None
-    return np.append(np.concatenate(parts), offset), all_ids
+    """:func:`grouped_ids` of a column read in place (Arrow chunks are not concatenated: the
+    kernel compares adjacent rows across chunk boundaries)."""
+    raw = raw_ids(col)
+    return grouped_ids(raw) if raw is not None else None
 
 
 def _blocks(raw: RawIds) -> tuple[np.ndarray, np.ndarray]:
@@ -153,8 +131,18 @@ def _blocks(raw: RawIds) -> tuple[np.ndarray, np.ndarray]:
     else:
         import pyarrow as pa
 
-        uniques = np.asarray(raw.keep.take(pa.array(starts)).to_numpy(zero_copy_only=False),
-                             dtype=object)
+        def strings(arr: Any, rows: np.ndarray) -> np.ndarray:
+            return np.asarray(arr.take(pa.array(rows)).to_numpy(zero_copy_only=False),
+                              dtype=object)
+
+        if isinstance(raw.keep, list):  # chunks: each takes its own rows (a take over the
+            # chunked column would first concatenate it)
+            cut = np.searchsorted(starts, raw.a)
+            parts = [strings(c, starts[cut[j]:cut[j + 1]] - raw.a[j])
+                     for j, c in enumerate(raw.keep) if cut[j + 1] > cut[j]]
+            uniques = np.concatenate(parts) if parts else np.zeros(0, dtype=object)
+        else:
+            uniques = strings(raw.keep, starts)
     return starts, uniques
 
 
