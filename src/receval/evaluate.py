@@ -295,23 +295,21 @@ class _Accumulator:
         self.n_blocks = 0
         self.n_extra = 0
         # the per-user values of the first packed run, filled block by block in place (no
-        # copy at the end when it is the only one): rows filled, or -1 once another run came
+        # copy at the end when that run is the whole result)
         self.table: np.ndarray | None = None
-        self.table_rows = 0
 
     def rows_for(self, packed: Packed) -> np.ndarray | None:
         """Where the block's per-user values go: its rows of the table of the first packed
-        run, or ``None`` (a new array) for any later run."""
+        run (the blocks so far all came from that run and fill its rows up to this block's),
+        or ``None`` (a new array) for any later run."""
         lo, total = packed.block_rows
-        n = len(packed.user_ids)
-        if lo == 0 and self.table is None and not self.parts and total:
+        if lo == 0 and not self.parts and total:
             self.table = np.empty((total, len(self.ev.plan.specs)), dtype=np.float64)
-        if self.table is None or self.table_rows != lo or lo + n > len(self.table) or (
-                lo == 0 and self.parts):
-            self.table_rows = -1
+        hi = lo + len(packed.user_ids)
+        if self.table is None or sum(len(p[2]) for p in self.parts) != lo \
+                or hi > len(self.table):
             return None
-        self.table_rows = lo + n
-        return self.table[lo:lo + n]
+        return self.table[lo:hi]
 
     def add(self, packed: Packed, block: BlockValues, whole: bool) -> None:
         self.n_blocks += 1
@@ -358,8 +356,9 @@ class _Accumulator:
         else:
             key = np.concatenate([p[0] for p in self.parts])
             user_ids = np.concatenate([p[1] for p in self.parts])
-            whole_table = self.table is not None and self.table_rows == len(self.table) \
-                and sum(len(p[2]) for p in self.parts) == len(self.table)
+            whole_table = self.table is not None and \
+                sum(len(p[2]) for p in self.parts) == len(self.table) and \
+                all(p[2].base is self.table for p in self.parts)
             values = self.table if whole_table else np.concatenate([p[2] for p in self.parts])
         if len(key) > 1 and not bool(np.all(key[1:] > key[:-1])):
             order = np.argsort(key, kind="stable")
