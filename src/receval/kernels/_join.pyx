@@ -392,19 +392,27 @@ cdef _Holder _ids_of(int kind, object a, object b):
 
 
 def all_str(object arr):
-    """True when every value of an object array is a ``str`` (or subclass) readable in place."""
+    """True when every value of an object array is a ``str`` (or subclass) readable in place.
+
+    Threads over ranges of rows (each stops at its first other value): the pass reads one
+    object header per row, so it is bound by memory latency, which threads overlap."""
     cdef cnp.ndarray a = np.ascontiguousarray(arr)
     if a.dtype != object:
         return False
     cdef PyObject** objs = <PyObject**> cnp.PyArray_DATA(a)
     cdef Py_ssize_t n = a.shape[0], i
-    cdef bint ok = True
-    with nogil:
-        for i in range(n):
+    cdef int nt = 1 if n < SMALL_WORK else receval_join_threads()
+    cdef cnp.ndarray[cnp.int8_t, ndim=1] ok_arr = np.ones(nt, dtype=np.int8)
+    cdef signed char[::1] ok = ok_arr
+    cdef long long t, lo, hi
+    for t in prange(nt, nogil=True, schedule="static", num_threads=nt):
+        lo = n * t // nt
+        hi = n * (t + 1) // nt
+        for i in range(lo, hi):
             if not receval_is_str(objs[i]):
-                ok = False
+                ok[t] = 0
                 break
-    return ok
+    return bool(ok_arr.all())
 
 
 cdef cnp.ndarray _buffer(object scratch, str name, long long n, object dtype):
@@ -773,3 +781,66 @@ def adjacent_starts(int kind, object a, object b):
                 out[j] = out[lo + k]
                 j += 1
     return out_arr[:j].copy()
+
+
+def index_ids(int kind, object vocab, object ids):
+    """``(codes, n_repeated)``: the position of each of ``ids`` in ``vocab`` (-1 when absent),
+    and how many entries of ``vocab`` repeat an earlier one (a code is the first occurrence).
+
+    Kinds 0 (int64 values) and 3 (object arrays of ``str``, compared by their code points),
+    both sides of the same kind. When ``ids`` equals ``vocab`` entry by entry (a run and a truth
+    over the same users in the same order) the codes are read off without hashing. Otherwise
+    ``vocab`` goes into an open-addressing table (hash and position per slot), which ``ids``
+    probe in parallel.
+    """
+    if kind != 0 and kind != 3:
+        raise ValueError("index_ids takes int64 (kind 0) or str objects (kind 3)")
+    cdef _Holder vh = _ids_of(kind, vocab, None)
+    cdef _Holder ih = _ids_of(kind, ids, None)
+    cdef Ids* V = &vh.ids
+    cdef Ids* I = &ih.ids
+    cdef Py_ssize_t n = len(vocab), m = len(ids), i
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] codes_arr = np.empty(m, dtype=np.int64)
+    cdef long long[::1] codes = codes_arr
+    cdef bint same = n == m
+    cdef long long n_rep = 0, j, mask, cap, p
+    cdef uint64_t h
+    with nogil:
+        if same:
+            for i in range(n):
+                if not _equal(V, i, I, i):
+                    same = False
+                    break
+    cap = _pow2_at_least(2 * n + 1)
+    mask = cap - 1
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] slot_arr = np.full(cap, -1, dtype=np.int64)
+    cdef cnp.ndarray[cnp.uint64_t, ndim=1] hash_arr = np.empty(cap, dtype=np.uint64)
+    cdef long long[::1] slot = slot_arr
+    cdef uint64_t[::1] hs = hash_arr
+    with nogil:
+        for i in range(n):
+            h = _hash(V, i)
+            j = <long long> (h & <uint64_t> mask)
+            while slot[j] >= 0:
+                if hs[j] == h and _equal(V, slot[j], V, i):
+                    n_rep += 1
+                    break
+                j = (j + 1) & mask
+            else:
+                slot[j] = i
+                hs[j] = h
+    if same and n_rep == 0:
+        codes_arr[:] = np.arange(m, dtype=np.int64)
+        return codes_arr, n_rep
+    cdef int nt = 1 if m < SMALL_WORK else receval_join_threads()
+    for i in prange(m, nogil=True, schedule="static", num_threads=nt):
+        h = _hash(I, i)
+        j = <long long> (h & <uint64_t> mask)
+        p = -1
+        while slot[j] >= 0:
+            if hs[j] == h and _equal(V, slot[j], I, i):
+                p = slot[j]
+                break
+            j = (j + 1) & mask
+        codes[i] = p
+    return codes_arr, n_rep

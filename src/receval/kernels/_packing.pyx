@@ -378,3 +378,34 @@ def group_truth(const int[::1] user_codes, long long n_users, const int[::1] ite
             kept[g] = w
         free(buf)
     return (*_close_gaps(start, kept, n, items_arr, rel_arr, desc_arr), ndup_arr)
+
+
+def nonfinite(const double[::1] values):
+    """``(count, first)``: how many of ``values`` are NaN or infinite, and the index of the
+    first one (-1: none). One pass, threads over ranges of rows, no temporary array (the check
+    ``~np.isfinite(values)`` followed by a sum writes and reads one byte per value)."""
+    cdef Py_ssize_t n = values.shape[0], i
+    cdef int nt = 1 if n < SMALL_WORK else receval_pack_threads()
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] cnt_arr = np.zeros(nt, dtype=np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] first_arr = np.full(nt, -1, dtype=np.int64)
+    cdef long long[::1] cnt = cnt_arr
+    cdef long long[::1] first = first_arr
+    cdef long long t, lo, hi, c, f
+    for t in prange(nt, nogil=True, schedule="static", num_threads=nt):
+        lo = n * t // nt
+        hi = n * (t + 1) // nt
+        c = 0
+        f = -1
+        for i in range(lo, hi):
+            if not isfinite(values[i]):
+                if c == 0:
+                    f = i
+                c = c + 1
+        cnt[t] = c
+        first[t] = f
+    cdef long long total = 0, at = -1
+    for t in range(nt):
+        total += cnt[t]
+        if at < 0 and first[t] >= 0:
+            at = first[t]
+    return total, at

@@ -16,7 +16,14 @@ import numpy as np
 
 from ..errors import InputError, PolicyError
 from ..io.frames import Columns
-from ..kernels import group_rows, group_truth, group_truth_raw, join_lists, pack_lists
+from ..kernels import (
+    group_rows,
+    group_truth,
+    group_truth_raw,
+    join_lists,
+    nonfinite,
+    pack_lists,
+)
 from ..policies import Policies
 from .positions import check_rank_run
 from .rawids import RawIds, grouped_column, raw_ids, sorted_codes, take_ids, truth_raw
@@ -693,14 +700,12 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         if truth.n_users else np.full(len(run_to_truth_user), -1, dtype=np.int64)
     run_row[extra] = len(t_sel) + np.arange(len(extra))
 
-    score = run.score
-    bad = ~np.isfinite(score)
-    n_bad = int(bad.sum())
+    score = np.ascontiguousarray(run.score, dtype=np.float64)
+    n_bad, first_bad = nonfinite(score)  # one compiled pass, no temporary
     if n_bad and policies.nan_scores == "error":
-        i = int(np.flatnonzero(bad)[0])
         raise InputError(
             f"run: column {run.score_name!r} has {n_bad} NaN/infinite value(s) (first at row "
-            f"{i}: {run.score[i]!r}). Pass nan_scores='drop' (remove them, counted) or "
+            f"{first_bad}: {run.score[first_bad]!r}). Pass nan_scores='drop' (remove them, counted) or "
             "nan_scores='last' (rank them after every finite score), or fix the data."
         )
     nan_mode = {"error": 0, "drop": 1, "last": 2}[policies.nan_scores]
@@ -808,7 +813,6 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         rstart, rows = run.user_starts, np.zeros(0, dtype=np.int64)
     else:
         rstart, rows = group_rows(run.user_codes, len(run.users))
-    score = np.ascontiguousarray(score, dtype=np.float64)
     no_items = np.zeros(0, dtype=np.int64)
     if block_positions > 0 and n_eval:
         lens = np.where(run_of >= 0, rstart[run_of + 1] - rstart[np.maximum(run_of, 0)], 0)

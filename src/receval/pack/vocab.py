@@ -55,6 +55,7 @@ import numpy as np
 from .._lazy import is_pandas, pandas, pandas_loaded
 from ..errors import InputError
 from ..io.frames import MAX_EXACT_FLOAT, is_str_array
+from ..kernels import index_ids
 
 CODE = np.int32  # dtype of row codes: half the memory of int64 on runs of 1e8 rows
 
@@ -120,9 +121,23 @@ def _index(ids: np.ndarray) -> Any:
     return pandas().Index(ids, dtype=object if ids.dtype == object else None, copy=False)
 
 
+def _hash_kind(ids: np.ndarray) -> int | None:
+    """The kind under which :func:`receval.kernels.index_ids` hashes ``ids`` (0: int64 values,
+    3: ``str`` objects), or ``None``."""
+    if ids.dtype == np.int64:
+        return 0
+    if is_str_array(ids):
+        return 3
+    return None
+
+
 def is_unique(ids: np.ndarray) -> bool:
-    """Whether no id repeats: pandas' hash table when pandas is loaded, else a Python set
-    (object ids) or a sort (numbers), so that an evaluation of dicts never imports pandas."""
+    """Whether no id repeats: the compiled hash table for int64 and ``str`` ids, else pandas'
+    when pandas is loaded, else a Python set (object ids) or a sort (numbers), so that an
+    evaluation of dicts never imports pandas."""
+    kind = _hash_kind(ids)
+    if kind is not None:
+        return index_ids(kind, ids, ids[:0])[1] == 0
     if pandas_loaded():
         return bool(_index(ids).is_unique)
     if ids.dtype == object:
@@ -185,8 +200,12 @@ def unique(ids: np.ndarray) -> np.ndarray:
 
 
 def _indexer(vocab: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """Position of each of ``ids`` in the unique ``vocab`` (-1 when absent), as int64: pandas'
-    hash table when pandas is loaded, else a dict (objects) or a binary search (numbers)."""
+    """Position of each of ``ids`` in the unique ``vocab`` (-1 when absent), as int64: the
+    compiled hash table when both are int64 or both ``str`` objects, else pandas' when pandas
+    is loaded, else a dict (objects) or a binary search (numbers)."""
+    kind = _hash_kind(vocab)
+    if kind is not None and _hash_kind(ids) == kind:
+        return index_ids(kind, vocab, ids)[0]
     if pandas_loaded():
         return _index(vocab).get_indexer(_index(ids)).astype(np.int64, copy=False)
     if vocab.dtype == object or ids.dtype == object:
