@@ -109,3 +109,18 @@ def test_all_str_on_many_threads(at, other):
         arr[at] = other
     assert all_str(arr) == (at is None)
     assert all_str(arr[:100]) == (at is None or at >= 100)
+
+
+@settings(max_examples=100, deadline=None)
+@given(vocab=strs, numbers=ints, dup=st.booleans())
+def test_index_ids_ascending_shortcut(vocab, numbers, dup):
+    """Ascending vocabularies (read off without hashing when the ids are the same or empty),
+    with a repeat or without: the same answers as the hash table's."""
+    for kind, values in ((3, sorted(set(vocab))), (0, sorted(set(numbers)))):
+        if dup and values:
+            values = sorted([*values, values[len(values) // 2]])
+        arr = _fresh(values) if kind == 3 else np.array(values, dtype=np.int64)
+        same = _fresh(values) if kind == 3 else arr.copy()
+        assert index_ids(kind, arr, same)[1] == int(dup and bool(values))
+        assert index_ids(kind, arr, same)[0].tolist() == _expected(values, values)[0]
+        assert index_ids(kind, arr, arr[:0])[1] == int(dup and bool(values))

@@ -290,6 +290,8 @@ def _id_column(frame: Any, kind: str, name: str, role: str) -> Any:
     col = frame.column(name) if kind == "arrow" else frame[name]
     if kind == "arrow":
         n_null = col.null_count
+    elif isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":
+        n_null = 0  # a numpy integer column cannot hold a missing value: no pass over it
     elif col.dtype == object and is_str_array(arr := np.asarray(col)):
         return arr.view(StrObjects)  # every value is a str: no missing id, and checked once
     elif kind == "numpy" and not pandas_loaded():  # dict keys: None or NaN are missing

@@ -719,7 +719,7 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
                 out_desc[s + w] = rel[buf[best].idx]
                 w = w + 1
             if w > 1:
-                qsort(&out_desc[s], w, sizeof(double), _cmp_desc)
+                _sort_desc(&out_desc[s], w)
             kept[g] = w
         free(buf)
     return (*_close_gaps(start, kept, n, perm_arr, rel_arr, desc_arr), ndup_arr)
@@ -789,7 +789,8 @@ def index_ids(int kind, object vocab, object ids):
 
     Kinds 0 (int64 values) and 3 (object arrays of ``str``, compared by their code points),
     both sides of the same kind. When ``ids`` equals ``vocab`` entry by entry (a run and a truth
-    over the same users in the same order) the codes are read off without hashing. Otherwise
+    over the same users in the same order), or is empty (a uniqueness check), and ``vocab`` is
+    strictly ascending, the answer is read off without hashing. Otherwise
     ``vocab`` goes into an open-addressing table (hash and position per slot), which ``ids``
     probe in parallel.
     """
@@ -802,7 +803,7 @@ def index_ids(int kind, object vocab, object ids):
     cdef Py_ssize_t n = len(vocab), m = len(ids), i
     cdef cnp.ndarray[cnp.int64_t, ndim=1] codes_arr = np.empty(m, dtype=np.int64)
     cdef long long[::1] codes = codes_arr
-    cdef bint same = n == m
+    cdef bint same = n == m, ascending = True
     cdef long long n_rep = 0, j, mask, cap, p
     cdef uint64_t h
     with nogil:
@@ -811,6 +812,15 @@ def index_ids(int kind, object vocab, object ids):
                 if not _equal(V, i, I, i):
                     same = False
                     break
+        if same or m == 0:  # strictly ascending ids (the usual user order) have no repeat
+            for i in range(1, n):
+                if _compare(V, i - 1, i) >= 0:
+                    ascending = False
+                    break
+    if (same or m == 0) and ascending:
+        if same:
+            codes_arr[:] = np.arange(m, dtype=np.int64)
+        return codes_arr, 0
     cap = _pow2_at_least(2 * n + 1)
     mask = cap - 1
     cdef cnp.ndarray[cnp.int64_t, ndim=1] slot_arr = np.full(cap, -1, dtype=np.int64)

@@ -374,7 +374,7 @@ def group_truth(const int[::1] user_codes, long long n_users, const int[::1] ite
                 out_desc[s + w] = buf[j].rel
                 w = w + 1
             if w > 1:
-                qsort(&out_desc[s], w, sizeof(double), _cmp_desc)
+                _sort_desc(&out_desc[s], w)
             kept[g] = w
         free(buf)
     return (*_close_gaps(start, kept, n, items_arr, rel_arr, desc_arr), ndup_arr)

@@ -8,6 +8,24 @@ cdef int _cmp_desc(const void* a, const void* b) noexcept nogil:
     return (x < y) - (x > y)
 
 
+cdef inline void _sort_desc(double* a, long long n) noexcept nogil:
+    """Sort ``n`` finite doubles descending in place: insertion sort for a short list (a
+    user's relevances: linear when already ordered, as binary or ordered grades are), qsort
+    for a long one."""
+    cdef long long i, j
+    cdef double x
+    if n > 32:
+        qsort(a, n, sizeof(double), _cmp_desc)
+        return
+    for i in range(1, n):
+        x = a[i]
+        j = i
+        while j > 0 and a[j - 1] < x:
+            a[j] = a[j - 1]
+            j = j - 1
+        a[j] = x
+
+
 cdef tuple _close_gaps(const long long[::1] start, const long long[::1] kept, Py_ssize_t n,
                        cnp.ndarray first_arr, cnp.ndarray rel_arr, cnp.ndarray desc_arr):
     """``(indptr, first, rel, desc)``: per-user outputs written from each user's first input
