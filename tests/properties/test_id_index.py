@@ -124,3 +124,53 @@ def test_index_ids_ascending_shortcut(vocab, numbers, dup):
         assert index_ids(kind, arr, same)[1] == int(dup and bool(values))
         assert index_ids(kind, arr, same)[0].tolist() == _expected(values, values)[0]
         assert index_ids(kind, arr, arr[:0])[1] == int(dup and bool(values))
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.sampled_from(NAMES) | st.text(max_size=10), min_size=1, max_size=50),
+       cut=st.integers(0, 50), data=st.data())
+def test_utf8_at_decodes_every_arrow_form(values, cut, data):
+    pa = pytest.importorskip("pyarrow")
+    from receval.kernels import utf8_at
+    from receval.pack.rawids import raw_ids
+
+    rows = sorted(data.draw(st.sets(st.integers(0, len(values) - 1))))
+    cut = min(cut, len(values))
+    forms = [pa.array(values, type=pa.string()), pa.array(values, type=pa.large_string()),
+             pa.array(["pad", *values], type=pa.string()).slice(1),  # an offset into buffers
+             pa.chunked_array([values[:cut], [], values[cut:]], type=pa.string()),
+             pa.chunked_array([values[:cut], values[cut:]], type=pa.large_string())]
+    for col in forms:
+        raw = raw_ids(col)
+        got = utf8_at(raw.kind, raw.a, raw.b, np.array(rows, dtype=np.int64))
+        assert got.dtype == object and got.tolist() == [values[r] for r in rows]
+
+
+def test_utf8_at_refuses_bytes_that_are_not_utf8():
+    pa = pytest.importorskip("pyarrow")
+    from receval.kernels import utf8_at
+
+    offsets = np.array([0, 1, 3], dtype=np.int32)
+    data = np.frombuffer(b"a\xff\xfe", dtype=np.uint8)
+    with pytest.raises(UnicodeDecodeError):
+        utf8_at(1, offsets, data, np.array([0, 1], dtype=np.int64))
+    assert utf8_at(1, offsets, data, np.array([0], dtype=np.int64)).tolist() == ["a"]
+    with pytest.raises(ValueError, match="UTF-8"):
+        utf8_at(0, np.zeros(1, dtype=np.int64), None, np.zeros(0, dtype=np.int64))
+    assert pa is not None
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_catalogue_values_do_not_depend_on_item_order(seed):
+    """Entropy and personalization sum over items: relabelling the items (as a run read in
+    another row order does) must not move a bit."""
+    from receval.beyond import entropy, personalization
+
+    rng = np.random.default_rng(seed)
+    n_items = int(rng.integers(2, 400))
+    lists = [rng.choice(n_items, int(rng.integers(1, 12)), replace=False) for _ in range(30)]
+    relabel = rng.permutation(n_items)
+    counts = np.bincount(np.concatenate(lists), minlength=n_items)
+    assert entropy(counts) == entropy(counts[np.argsort(relabel)])
+    assert personalization(lists) == personalization([relabel[x] for x in lists])

@@ -12,11 +12,13 @@ Exposure share ``p_i = c_i / sum_j c_j``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import InputError
+from ..kernels import exact_partials
 from ..validation import LOG_BASE, Boolean, Options, validate_params
 from ._lists import as_csr, distinct, truncate
 
@@ -122,7 +124,8 @@ def entropy(counts, n_items: int | None = None, *, base: float | str = 2,
     if total == 0:
         return float("nan")
     p = c[c > 0] / total
-    h = float(-(p * np.log(p)).sum() / np.log(b))
+    # the exact sum, correctly rounded: the value does not depend on the order of the items
+    h = -math.fsum(exact_partials(np.ascontiguousarray(p * np.log(p)))) / float(np.log(b))
     h = h + 0.0  # -0.0 -> 0.0
     if normalize:
         n = _n(c, n_items, over)

@@ -13,11 +13,13 @@ counts, merged by addition), so the value does not depend on how users are split
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from ..kernels import exact_partials
 from ._lists import as_csr, distinct, truncate
 
 
@@ -71,7 +73,9 @@ class PersonalizationState:
         for length in sorted(self.counts):
             c = self.counts[length]
             w[: len(c)] += c / np.sqrt(length)
-        pair_sum = (float(np.dot(w, w)) - n) / 2.0
+        # the exact sum of the squares, correctly rounded: the value does not depend on the
+        # order of the item codes (a run's rows in another order code its items differently)
+        pair_sum = (math.fsum(exact_partials(w, 1)) - n) / 2.0
         return 1.0 - pair_sum / (n * (n - 1) / 2.0)
 
 

@@ -40,7 +40,7 @@ def _missing_extension(exc: ImportError) -> ImportError:
 
 
 try:
-    from ._join import adjacent_starts, all_str, group_truth_raw, index_ids, join_lists
+    from ._join import adjacent_starts, all_str, group_truth_raw, index_ids, join_lists, utf8_at
     from ._packing import group_rows, group_truth, nonfinite, pack_lists
     from ._ranking import (
         DISCOUNTS,
@@ -58,4 +58,4 @@ except ImportError as _exc:  # a source tree without the compiled modules
 __all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "Request", "adjacent_starts", "all_str", "column_states",
            "compute_metrics",
            "exact_partials", "group_rows", "group_truth", "group_truth_raw", "index_ids", "join_lists", "nonfinite",
-           "pack_lists"]
+           "pack_lists", "utf8_at"]

@@ -28,6 +28,7 @@ import numpy as np
 
 cimport numpy as cnp
 from cpython.object cimport PyObject
+from cpython.unicode cimport PyUnicode_DecodeUTF8
 from cython.parallel cimport parallel, prange
 from libc.math cimport INFINITY, isfinite
 from libc.stdint cimport uint64_t
@@ -854,3 +855,21 @@ def index_ids(int kind, object vocab, object ids):
             j = (j + 1) & mask
         codes[i] = p
     return codes_arr, n_rep
+
+
+def utf8_at(int kind, object a, object b, const long long[::1] rows):
+    """The UTF-8 ids (kinds 1, 2, 4, 5) at ``rows``, ascending, as an object array of ``str``:
+    each decoded straight from the Arrow buffers (no ``take`` and no intermediate array).
+    Bytes that are not valid UTF-8 raise ``UnicodeDecodeError``."""
+    if kind != 1 and kind != 2 and kind != 4 and kind != 5:
+        raise ValueError("utf8_at reads UTF-8 ids (kinds 1, 2, 4, 5)")
+    cdef _Holder hold = _ids_of(kind, a, b)
+    cdef Ids* ids = &hold.ids
+    cdef Py_ssize_t n = rows.shape[0], i
+    cdef cnp.ndarray out = np.empty(n, dtype=object)
+    cdef const char* p
+    cdef long long m, hint = -1
+    for i in range(n):
+        _span_near(ids, rows[i], &p, &m, &hint)
+        out[i] = PyUnicode_DecodeUTF8(p, m, NULL)
+    return out

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._lazy import is_pandas, pandas
 from ..io.frames import is_str_array
-from ..kernels import adjacent_starts
+from ..kernels import adjacent_starts, utf8_at
 from .vocab import _arrow_chunks, factorize, is_unique
 
 #: kernel id kinds (see ``kernels/_join.pyx``)
@@ -128,21 +128,8 @@ def _blocks(raw: RawIds) -> tuple[np.ndarray, np.ndarray]:
             uniques = uniques.view(np.uint64)
     elif raw.kind == PYSTR:
         uniques = raw.a[starts]
-    else:
-        import pyarrow as pa
-
-        def strings(arr: Any, rows: np.ndarray) -> np.ndarray:
-            return np.asarray(arr.take(pa.array(rows)).to_numpy(zero_copy_only=False),
-                              dtype=object)
-
-        if isinstance(raw.keep, list):  # chunks: each takes its own rows (a take over the
-            # chunked column would first concatenate it)
-            cut = np.searchsorted(starts, raw.a)
-            parts = [strings(c, starts[cut[j]:cut[j + 1]] - raw.a[j])
-                     for j, c in enumerate(raw.keep) if cut[j + 1] > cut[j]]
-            uniques = np.concatenate(parts) if parts else np.zeros(0, dtype=object)
-        else:
-            uniques = strings(raw.keep, starts)
+    else:  # decoded from the Arrow buffers in place, chunks included
+        uniques = utf8_at(raw.kind, raw.a, raw.b, starts)
     return starts, uniques
 
 
