@@ -104,6 +104,22 @@ def test_baselines_by_hand():
         MostPopular().fit(np.ones((2, 2)))
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_item_knn_neighbours_tied_at_the_cut_are_the_lowest_items(seed):
+    """The kept neighbours are the top ones by (similarity descending, item index ascending),
+    checked against a sort: the model does not depend on how numpy partitions ties."""
+    rng = np.random.default_rng(seed)
+    X = sp.csr_matrix((rng.random((30, 12)) < 0.3).astype(np.float64))
+    k = int(rng.integers(1, 11))
+    knn = ItemKNN(neighbors=k).fit(X)
+    full = ItemKNN(neighbors=100).fit(X).similarity.toarray()
+    want = np.zeros_like(full)
+    for j in range(full.shape[1]):
+        order = sorted(range(full.shape[0]), key=lambda i: (-full[i, j], i))[:k]
+        want[order, j] = full[order, j]
+    np.testing.assert_array_equal(knn.similarity.toarray(), want)
+
+
 def test_interaction_matrix():
     rows = pd.DataFrame({"user": ["a", "b", "a", "a"], "item": [3, 3, 5, 3]})
     X, u, i = interaction_matrix(rows)

@@ -128,7 +128,8 @@ class MostPopular(Recommender):
 
 
 class ItemKNN(Recommender):
-    """Item-based kNN with (shrunk) cosine similarity between item columns."""
+    """Item-based kNN with (shrunk) cosine similarity between item columns; each item keeps its
+    ``neighbors`` most similar items (ties at the cut: the lowest item indices)."""
 
     name = "item_knn"
 
@@ -148,10 +149,14 @@ class ItemKNN(Recommender):
         np.fill_diagonal(S, 0.0)
         n = S.shape[0]
         if self.neighbors < n:
-            # keep each item's top neighbours (per column j: the items i most similar to j)
-            cut = np.argpartition(-S, self.neighbors - 1, axis=0)[: self.neighbors]
-            keep = np.zeros_like(S, dtype=bool)
-            keep[cut, np.arange(n)[None, :]] = True
+            # keep each item's top neighbours (per column j: the items i most similar to j);
+            # similarities tied at the cut keep the lowest item indices, so the model does not
+            # depend on how a partition orders equal values (it differs between numpy builds)
+            kth = -np.partition(-S, self.neighbors - 1, axis=0)[self.neighbors - 1]
+            above = S > kth[None, :]
+            at = S == kth[None, :]
+            room = self.neighbors - above.sum(axis=0)
+            keep = above | (at & (np.cumsum(at, axis=0) <= room[None, :]))
             S = np.where(keep, S, 0.0)
         self.similarity = sp.csr_matrix(S)
 

@@ -68,14 +68,21 @@ class PersonalizationState:
         n = sum(self.lists.values())
         if n < 2:
             return float("nan")
-        size = max(len(c) for c in self.counts.values())
-        w = np.zeros(size, dtype=np.float64)
-        for length in sorted(self.counts):
-            c = self.counts[length]
-            w[: len(c)] += c / np.sqrt(length)
-        # the exact sum of the squares, correctly rounded: the value does not depend on the
-        # order of the item codes (a run's rows in another order code its items differently)
-        pair_sum = (math.fsum(exact_partials(w, 1)) - n) / 2.0
+        # sum_i w_i^2 summed exactly and correctly rounded, so the value does not depend on
+        # the order of the item codes (a run's rows in another order code its items
+        # differently). Lists of one length L (the usual top-k): sum_i c_i^2 / L, from the
+        # integer counts with one rounding.
+        if len(self.counts) == 1:
+            (length, c), = self.counts.items()
+            squares = math.fsum(exact_partials(c.astype(np.float64), 1)) / length
+        else:
+            size = max(len(c) for c in self.counts.values())
+            w = np.zeros(size, dtype=np.float64)
+            for length in sorted(self.counts):
+                c = self.counts[length]
+                w[: len(c)] += c / np.sqrt(length)
+            squares = math.fsum(exact_partials(w, 1))
+        pair_sum = (squares - n) / 2.0
         return 1.0 - pair_sum / (n * (n - 1) / 2.0)
 
 
