@@ -11,6 +11,9 @@ separately.
 (c) receval's Spark engine: the same four metrics (compat="spark_mllib"), then six metrics,
     with the cogroup strategy (Spark 4) and the mapInArrow strategy (the Spark 3.3-3.5 path)
 (d) the local engine: pandas.read_parquet + rv.evaluate
+(a1), (a2) the floor's two parts alone: (a1) every run row into a Python worker
+    (mapInArrow of the projected, bucketed run, counting rows: no shuffle), (a2) the shuffle
+    alone (repartition by bucket, summed in the JVM: no Python)
 
     python benchmarks/bench_spark.py --users 100000 --recs 100 --runs 3 --master 'local[2]'
     python benchmarks/bench_spark.py --users 1000000 --runs 1 --contenders a b c4 c6 d
@@ -32,7 +35,7 @@ import warnings
 import numpy as np
 
 FOUR = ["ndcgAtK@10", "precisionAtK@10", "meanAveragePrecision", "recallAtK@100"]
-CONTENDERS = ("a", "b", "c4", "c6", "c6m", "d")  # see the module docstring
+CONTENDERS = ("a", "a1", "a2", "b", "c4", "c6", "c6m", "d")  # see the module docstring
 SIX = ["ndcg@10", "map@100", "mrr", "precision@10", "recall@100", "hit_rate@10"]
 
 
@@ -131,6 +134,38 @@ def noop(spark, path: str, buckets: int) -> float:
                  .agg(F.sum("n")).collect()[0][0])
 
 
+def _bucketed_run(spark, path: str, buckets: int):
+    from pyspark.sql import functions as F
+
+    run = spark.read.parquet(os.path.join(path, "run.parquet"))
+    b = F.pmod(F.xxhash64("user"), F.lit(buckets)).cast("int").alias("_b")
+    return run.select("user", "item", "score", b)
+
+
+def into_python(spark, path: str, buckets: int) -> float:
+    """(a1): the projected, bucketed run rows handed to Python workers, where they are only
+    counted (no shuffle)."""
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    def count(batches):
+        n = 0
+        for batch in batches:
+            n += batch.num_rows
+        yield pa.RecordBatch.from_pydict({"n": pa.array([n], pa.int64())})
+
+    return float(_bucketed_run(spark, path, buckets).mapInArrow(count, "n long")
+                 .agg(F.sum("n")).collect()[0][0])
+
+
+def shuffle_only(spark, path: str, buckets: int) -> float:
+    """(a2): the run rows shuffled into their buckets and summed in the JVM (no Python)."""
+    from pyspark.sql import functions as F
+
+    return float(_bucketed_run(spark, path, buckets).repartition(buckets, "_b")
+                 .agg(F.sum("item") + F.sum("_b")).collect()[0][0])
+
+
 def ranking_evaluator(spark, path: str) -> dict[str, float]:
     from pyspark.ml.evaluation import RankingEvaluator
     from pyspark.sql import functions as F
@@ -216,6 +251,9 @@ def main() -> None:
     startup = time.perf_counter() - t0
     every = [
         ("a", "(a) no-op cogroup (floor)", lambda: noop(spark, path, buckets)),
+        ("a1", "(a1) run rows into Python only (no shuffle)",
+         lambda: into_python(spark, path, buckets)),
+        ("a2", "(a2) shuffle only (no Python)", lambda: shuffle_only(spark, path, buckets)),
         ("b", "(b) RankingEvaluator, 4 metrics", lambda: ranking_evaluator(spark, path)),
         ("c4", "(c) receval spark, same 4 (spark_mllib)",
          lambda: receval_spark(spark, path, FOUR, buckets, compat="spark_mllib")),

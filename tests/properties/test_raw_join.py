@@ -232,6 +232,42 @@ def test_raw_join_on_many_threads_equals_factorized_route(how):
         _same(fast, slow)
 
 
+def _long_frame(user, names, score, how):
+    if how == "object":
+        return pd.DataFrame({"user": user, "item": names, "score": score})
+    return pa.table({"user": pa.array(user.astype(str).tolist()),
+                     "item": pa.array(names.tolist()), "score": pa.array(score)})
+
+
+@pytest.mark.parametrize("how", ["int", "object", *ARROW[:1]])
+def test_raw_join_of_long_lists_equals_factorized_route(how):
+    """A user's table is sized by the length of its list (at most 1/8 full up to 1024 ids, at
+    most 1/2 full beyond): lists on both sides of that size, with repeated items, hits and ties
+    at every length."""
+    rng = np.random.default_rng(5)
+    lengths = [1, 1023, 1024, 1025, 1100, 3000]
+    user = np.repeat(np.arange(len(lengths)), lengths)
+    n = len(user)
+    item = rng.integers(0, 2500, n)  # many repeats within the long lists
+    score = rng.integers(0, 40, n).astype(np.float64)
+    names = np.array([f"item-{c:05d}" if c % 3 else f"é{c}" for c in range(2600)], dtype=object)
+    run = _frame(user, item, score, "score", "int") if how == "int" else \
+        _long_frame(user, names[item], score, how)
+    tu = rng.integers(0, len(lengths), 2000)
+    ti = rng.integers(0, 2600, 2000)
+    truth = pd.DataFrame({"user": tu.astype(str) if how in ARROW else tu,
+                          "item": _ids(ti, "int") if how == "int" else names[ti],
+                          "relevance": rng.integers(0, 4, 2000).astype(float)})
+    truth = truth.drop_duplicates(["user", "item"])
+    for policy in ({"duplicates": "max"}, {"duplicates": "keep", "ties": "input"},
+                   {"duplicates": "count", "ties": "trec_eval"}):
+        fast, used = _evaluate(run, truth, True, **policy)
+        slow, _ = _evaluate(run, truth, False, **policy)
+        assert used or policy.get("ties") == "trec_eval"
+        _same(fast, slow)
+    assert not isinstance(fast, str) and fast.counts["evaluated"] > 0
+
+
 def _chunked_forms(values: list[str], cuts: list[int]) -> list:
     arr = pa.array(values, type=pa.string())
     bounds = [0, *sorted(cuts), len(values)]
