@@ -9,7 +9,8 @@ separately.
     to the deepest k, joined with the truth arrays (cached for its four evaluate calls), then
     ndcgAtK@10, precisionAtK@10, meanAveragePrecision, recallAtK@100
 (c) receval's Spark engine: the same four metrics (compat="spark_mllib"), then six metrics,
-    with the cogroup strategy (Spark 4) and the mapInArrow strategy (the Spark 3.3-3.5 path)
+    with the default strategy (lists: per-user lists joined on the user), then the six with
+    the bucketed strategies, cogroup (Spark 4) and mapInArrow
 (d) the local engine: pandas.read_parquet + rv.evaluate
 (a1), (a2) the floor's two parts alone: (a1) every run row into a Python worker
     (mapInArrow of the projected, bucketed run, counting rows: no shuffle), (a2) the shuffle
@@ -35,7 +36,7 @@ import warnings
 import numpy as np
 
 FOUR = ["ndcgAtK@10", "precisionAtK@10", "meanAveragePrecision", "recallAtK@100"]
-CONTENDERS = ("a", "a1", "a2", "b", "c4", "c6", "c6m", "d")  # see the module docstring
+CONTENDERS = ("a", "a1", "a2", "b", "c4", "c6", "c6c", "c6m", "d")  # see the module docstring
 SIX = ["ndcg@10", "map@100", "mrr", "precision@10", "recall@100", "hit_rate@10"]
 
 
@@ -189,12 +190,12 @@ def ranking_evaluator(spark, path: str) -> dict[str, float]:
     return out
 
 
-def receval_spark(spark, path: str, metrics: list[str], buckets: int, **kw) -> dict[str, float]:
+def receval_spark(spark, path: str, metrics: list[str], **kw) -> dict[str, float]:
     import receval.spark as rvs
 
     run = spark.read.parquet(os.path.join(path, "run.parquet"))
     truth = spark.read.parquet(os.path.join(path, "truth.parquet"))
-    res = rvs.evaluate(run, truth, metrics, buckets=buckets, per_user=None, cache=False, **kw)
+    res = rvs.evaluate(run, truth, metrics, per_user=None, cache=False, **kw)
     return res.summary
 
 
@@ -256,11 +257,12 @@ def main() -> None:
         ("a2", "(a2) shuffle only (no Python)", lambda: shuffle_only(spark, path, buckets)),
         ("b", "(b) RankingEvaluator, 4 metrics", lambda: ranking_evaluator(spark, path)),
         ("c4", "(c) receval spark, same 4 (spark_mllib)",
-         lambda: receval_spark(spark, path, FOUR, buckets, compat="spark_mllib")),
-        ("c6", "(c) receval spark, 6 metrics",
-         lambda: receval_spark(spark, path, SIX, buckets, strategy="cogroup")),
+         lambda: receval_spark(spark, path, FOUR, compat="spark_mllib")),
+        ("c6", "(c) receval spark, 6 metrics", lambda: receval_spark(spark, path, SIX)),
+        ("c6c", "(c) receval spark, 6 metrics, cogroup",
+         lambda: receval_spark(spark, path, SIX, buckets=buckets, strategy="cogroup")),
         ("c6m", "(c) receval spark, 6 metrics, mapInArrow",
-         lambda: receval_spark(spark, path, SIX, buckets, strategy="mapInArrow")),
+         lambda: receval_spark(spark, path, SIX, buckets=buckets, strategy="mapInArrow")),
         ("d", "(d) local engine, 6 metrics", lambda: local(path, SIX)),
     ]
     chosen = [c for c in every if c[0] == "a" or c[0] in args.contenders]

@@ -74,7 +74,7 @@ def has_cogroup_arrow() -> bool:
 
 
 HAS_COGROUP = has_cogroup_arrow()  # Spark 4; on 3.3 to 3.5 only mapInArrow runs
-STRATEGIES = (pytest.param("cogroup", marks=pytest.mark.skipif(
+STRATEGIES = ("lists", pytest.param("cogroup", marks=pytest.mark.skipif(
     not HAS_COGROUP, reason="cogroup(...).applyInArrow needs Spark 4")), "mapInArrow")
 
 
@@ -108,3 +108,9 @@ def judged_case(seed: int, negative: bool = False, id_kind: str = "str") -> tupl
         truth_rows += [(uid, item(i), v) for i, v in truth]
         run_rows += [(uid, item(i), v) for i, v in run]
     return run_rows, truth_rows
+
+
+def spread(strategy, buckets: int) -> dict:
+    """The keywords of ``strategy`` with ``buckets`` (the ``lists`` strategy has none)."""
+    return {"strategy": strategy} if strategy == "lists" else \
+        {"strategy": strategy, "buckets": buckets}

@@ -26,6 +26,7 @@ from spark_cases import (
     frames,
     judged_case,
     sdf,
+    spread,
 )
 
 import receval as rv
@@ -37,9 +38,10 @@ def run_both(spark, run_rows, truth_rows, metrics, id_kind="str", buckets=3,
              strategy="auto", **policies):
     run_pdf, truth_pdf = frames(run_rows, truth_rows, id_kind)
     local = rv.evaluate(run_pdf, truth_pdf, metrics, **policies)
+    spread_kw = {"strategy": strategy} if buckets is None else spread(strategy, buckets)
     got = rvs.evaluate(sdf(spark, run_pdf, id_kind, "score"),
                        sdf(spark, truth_pdf, id_kind, "relevance"), metrics,
-                       buckets=buckets, strategy=strategy, **policies)
+                       **spread_kw, **policies)
     return local, got
 
 
@@ -55,6 +57,38 @@ def test_random_cases_every_kernel_metric(spark, buckets, id_kind):
     local, got = run_both(spark, run_rows, truth_rows, KERNEL, id_kind, buckets)
     assert_identical(local, got)
     assert got.provenance["engine"] == "spark" and got.provenance["buckets"] == buckets
+
+
+@pytest.mark.parametrize("id_kind", ["int", "str"])
+def test_lists_strategy_random_cases_every_kernel_metric(spark, id_kind):
+    """The default strategy (no buckets): the same cases, plus duplicate rows, NaN scores and
+    users of one side only."""
+    rng = np.random.default_rng(17)
+    run_rows, truth_rows = [], []
+    for c in range(4):
+        r, t = random_case(rng, n_users=12, id_kind=id_kind, tie_levels=3)
+        run_rows += [(_tag(u, c, id_kind), i, s) for u, i, s in r]
+        truth_rows += [(_tag(u, c, id_kind), i, v) for u, i, v in t]
+    local, got = run_both(spark, run_rows, truth_rows, KERNEL, id_kind, None)
+    assert_identical(local, got)
+    assert got.provenance["strategy"] == "lists" and got.provenance["buckets"] is None
+    dup = 77 if id_kind == "int" else "dup"
+    run_rows += [(dup, run_rows[0][1], 1.0), (dup, run_rows[0][1], 0.5),
+                 (dup, run_rows[1][1], float("nan")), (_tag(0, 9, id_kind), run_rows[2][1], 1.0)]
+    truth_rows += [(dup, run_rows[0][1], 2.0), (dup, run_rows[0][1], 1.0)]
+    for users in ("truth", "union", "run", "intersection"):
+        local, got = run_both(spark, run_rows, truth_rows, KERNEL, id_kind, None, users=users,
+                              duplicates="max", nan_scores="last", empty_truth="zero")
+        assert_identical(local, got)
+    assert got.counts["duplicates_removed"] == 1 and got.counts["truth_duplicates"] == 1
+    if id_kind == "str":  # a missing item id: collect_list leaves it out, the count does not
+        rows = run_rows + [(dup, None, 0.1)]
+        with pytest.raises(rv.InputError, match="column 'item' has 1 missing id"):
+            rv.evaluate(*frames(rows, truth_rows, id_kind), KERNEL, duplicates="max")
+        run_pdf, truth_pdf = frames(rows, truth_rows, id_kind)
+        with pytest.raises(rv.InputError, match="column 'item' has 1 missing id"):
+            rvs.evaluate(sdf(spark, run_pdf, id_kind, "score"),
+                         sdf(spark, truth_pdf, id_kind, "relevance"), KERNEL, duplicates="max")
 
 
 @pytest.mark.parametrize(("users", "empty_truth"), [("truth", "skip"), ("union", "zero"),
@@ -115,13 +149,13 @@ def test_negative_relevance_under_each_policy(spark, strategy, negative_rel):
         with pytest.raises(rv.PolicyError, match="negative relevance") as local_err:
             rv.evaluate(run_pdf, truth_pdf, ["ndcg@3"], **policies)
         with pytest.raises(rv.PolicyError, match="negative relevance") as spark_err:
-            rvs.evaluate(run_s, truth_s, ["ndcg@3"], buckets=3, strategy=strategy, **policies)
+            rvs.evaluate(run_s, truth_s, ["ndcg@3"], **spread(strategy, 3), **policies)
         assert "negative_rel='zero'" in str(spark_err.value)
         assert "negative_rel='zero'" in str(local_err.value)
         return
     for unjudged in ("keep", "remove"):
         local = rv.evaluate(run_pdf, truth_pdf, KERNEL, unjudged=unjudged, **policies)
-        got = rvs.evaluate(run_s, truth_s, KERNEL, buckets=5, strategy=strategy,
+        got = rvs.evaluate(run_s, truth_s, KERNEL, **spread(strategy, 5),
                            unjudged=unjudged, **policies)
         assert_identical(local, got)
         assert got.counts["truth_rows"] == local.counts["truth_rows"]

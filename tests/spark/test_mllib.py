@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from spark_cases import STRATEGIES, assert_identical
+from spark_cases import STRATEGIES, assert_identical, spread
 
 import receval as rv
 
@@ -110,20 +110,19 @@ def test_spark_engine_and_local_engine_read_one_preset(spark, strategy):
         local = rv.evaluate(run_pdf, truth_s.toPandas(), names[:4] + ["map"],
                             compat="spark_mllib")
         got = rvs.evaluate(run, truth_s, spark_names + ["map"],
-                           compat="spark_mllib", buckets=3, strategy=strategy)
+                           compat="spark_mllib", **spread(strategy, 3))
         assert_identical(local, got)
     # negative grades: refused by default, as locally; judged non-relevant with "zero"
     from pyspark.sql import functions as F
 
     signed = truth.withColumn("relevance", F.col("relevance") - 1)
     with pytest.raises(rv.PolicyError, match="negative relevance"):
-        rvs.evaluate(run, signed, spark_names, compat="spark_mllib", buckets=3,
-                     strategy=strategy)
+        rvs.evaluate(run, signed, spark_names, compat="spark_mllib", **spread(strategy, 3))
     for policy in ("zero", "drop"):
         local = rv.evaluate(run_pdf, signed.toPandas(), names[:4], compat="spark_mllib",
                             negative_rel=policy, unjudged="remove")
-        got = rvs.evaluate(run, signed, spark_names, compat="spark_mllib", buckets=3,
-                           strategy=strategy, negative_rel=policy, unjudged="remove")
+        got = rvs.evaluate(run, signed, spark_names, compat="spark_mllib",
+                           **spread(strategy, 3), negative_rel=policy, unjudged="remove")
         assert_identical(local, got)
     with pytest.raises(rv.MetricError, match="no metric"):
         rvs.Evaluator(truth, names, compat="spark_mllib")  # mrr: not a Spark MLlib metric

@@ -1,11 +1,13 @@
-"""Both ways of handing buckets to tasks give the local engine's bits.
+"""Every way of handing users to tasks gives the local engine's bits.
 
-``strategy="cogroup"`` (``applyInArrow``, Spark 4) and ``strategy="mapInArrow"`` (rows of both
-sides tagged, repartitioned by bucket, sorted, whole buckets cut from the record batches; the
-Spark 3.3 to 3.5 path) are checked against ``rv.evaluate`` on the same rows. The record batch
-size is cut to a few rows so that buckets span batches. ``run_partition``'s carry-over is also
-checked without Spark, on every batch size. One check runs in a ``local[1]`` session of its
-own (a second session cannot share this process's JVM).
+``strategy="lists"`` (each user's rows collected into lists and joined on the user, whole users
+read from the record batches), ``"cogroup"`` (``applyInArrow``, Spark 4) and ``"mapInArrow"``
+(rows of both sides tagged, repartitioned by bucket, sorted, whole buckets cut from the record
+batches; the Spark 3.3 to 3.5 path) are checked against ``rv.evaluate`` on the same rows. The
+record batch size is cut to a few rows so that buckets span batches. ``run_partition``'s
+carry-over and ``run_lists``' gathering of batches are also checked without Spark, on every
+batch size. One check runs in a ``local[1]`` session of its own (a second session cannot share
+this process's JVM).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from spark_cases import (
     assert_identical,
     frames,
     sdf,
+    spread,
 )
 
 import receval as rv
@@ -93,8 +96,7 @@ def test_rank_column_policies_and_catalogue_metrics(small_batches, strategy):
     run_s = spark.createDataFrame(run_pdf, "user string, item string, rank double")
     truth_s = sdf(spark, truth_pdf, "str", "relevance")
     for buckets in (2, 16):
-        got = rvs.evaluate(run_s, truth_s, metrics, buckets=buckets, strategy=strategy,
-                           **policies)
+        got = rvs.evaluate(run_s, truth_s, metrics, **spread(strategy, buckets), **policies)
         assert_identical(local, got)
         assert got.info["coverage@3"] == local.info["coverage@3"]
 
@@ -104,8 +106,8 @@ def test_per_user_modes_and_empty_run(spark, strategy):
     run_pdf, truth_pdf = frames(*_cases(5, "int", 2), "int")
     metrics = ["ndcg@3", "precision@2"]
     local = rv.evaluate(run_pdf, truth_pdf, metrics)
-    ev = rvs.Evaluator(sdf(spark, truth_pdf, "int", "relevance"), metrics, buckets=4,
-                       strategy=strategy)
+    ev = rvs.Evaluator(sdf(spark, truth_pdf, "int", "relevance"), metrics,
+                       **spread(strategy, 4))
     run_s = sdf(spark, run_pdf, "int", "score")
     only = ev.evaluate(run_s, per_user=None)
     assert only.stats == local.stats and only.counts == local.counts
@@ -118,12 +120,16 @@ def test_per_user_modes_and_empty_run(spark, strategy):
     ev.close()
 
 
-def test_strategy_is_checked_and_auto_picks_cogroup_on_spark_4(spark):
+def test_strategy_is_checked_and_auto_picks_lists_or_a_bucketed_one(spark):
     run_pdf, truth_pdf = frames([("a", "x", 1.0)], [("a", "x", 1.0)], "str")
     truth_s, run_s = sdf(spark, truth_pdf, "str", "relevance"), sdf(spark, run_pdf, "str", "score")
     with pytest.raises(rv.PolicyError, match="strategy"):
         rvs.Evaluator(truth_s, ["ndcg@2"], strategy="join")
+    with pytest.raises(rv.PolicyError, match="no buckets"):
+        rvs.Evaluator(truth_s, ["ndcg@2"], strategy="lists", buckets=3)
     res = rvs.evaluate(run_s, truth_s, ["ndcg@2"])
+    assert res.provenance["strategy"] == "lists" and res.provenance["buckets"] is None
+    res = rvs.evaluate(run_s, truth_s, ["ndcg@2"], buckets=2)
     assert res.provenance["strategy"] == ("cogroup" if HAS_COGROUP else "mapInArrow")
     if not HAS_COGROUP:
         with pytest.raises(rv.PolicyError, match="Spark 4"):
@@ -187,6 +193,68 @@ def test_run_partition_carries_buckets_over_batch_boundaries():
         list(B.run_partition(cfg, iter(unsorted.to_batches())))
 
 
+def _user_lists(seed: int) -> tuple[pa.Table, pa.Table, pa.Table]:
+    """Rows as the lists strategy's join gives them (per user: the truth's item and
+    relevance lists and row count, the run's item and score lists and row count; users of one
+    side only hold nulls), and the run and truth rows they come from."""
+    rng = np.random.default_rng(seed)
+    run_rows, truth_rows = random_case(rng, n_users=30, id_kind="str", tie_levels=2)
+    run = pa.Table.from_pandas(pd.DataFrame(run_rows, columns=[B.USER, B.ITEM, B.SCORE]),
+                               preserve_index=False)
+    truth = pa.Table.from_pandas(pd.DataFrame(truth_rows, columns=[B.USER, B.ITEM, B.REL]),
+                                 preserve_index=False)
+    users = sorted({r[0] for r in run_rows} | {t[0] for t in truth_rows})
+    cols: dict[str, list] = {}
+    for side, rows, names, count in (("truth", truth_rows, (B.ITEM, B.REL), B.TRUTH_COUNT),
+                                     ("run", run_rows, (B.ITEM, B.SCORE), B.RUN_COUNT)):
+        of = {u: [r for r in rows if r[0] == u] for u in users}
+        for j, name in enumerate(names):
+            cols[B.list_column(side, name)] = [[r[j + 1] for r in of[u]] or None
+                                               for u in users]
+        cols[count] = [len(of[u]) or None for u in users]
+    return pa.table({B.USER: users, **cols}), run, truth
+
+
+def test_run_lists_gives_every_batching_the_same_users_and_states():
+    metrics = ["ndcg@3", "map", "err@2", "recall@5", "num_ret@3"]
+    cfg = _config(metrics)
+    table, run, truth = _user_lists(9)
+    assert table.column(B.RUN_COUNT).null_count and table.column(B.TRUTH_COUNT).null_count
+    want = B.run_bucket(cfg, run, truth)
+    users = want.filter(pa.compute.equal(want.column(B.KIND), B.USER_ROW))
+    want_state = pickle.loads(want.column(B.STATE).to_pylist()[-1])
+    order = np.argsort(users.column(B.USER).to_numpy(zero_copy_only=False), kind="stable")
+    for size, per_call in ((1, 1), (4, 7), (5, 10**9), (table.num_rows, 1)):
+        out = list(B.run_lists(cfg, iter(table.to_batches(max_chunksize=size)), per_call))
+        got = pa.Table.from_batches(out, want.schema)
+        rows = got.filter(pa.compute.equal(got.column(B.KIND), B.USER_ROW))
+        got_order = np.argsort(rows.column(B.USER).to_numpy(zero_copy_only=False),
+                               kind="stable")
+        for col in want.column_names[1:-1]:  # user and metric columns, users sorted
+            np.testing.assert_array_equal(
+                rows.column(col).to_numpy(zero_copy_only=False)[got_order],
+                users.column(col).to_numpy(zero_copy_only=False)[order])
+        states = [pickle.loads(b) for b in got.column(B.STATE).to_pylist() if b is not None]
+        assert len(states) >= (2 if per_call == 1 and size < table.num_rows else 1)
+        merged = states[0]["states"]
+        for part in states[1:]:
+            merged = [a.merge(b) for a, b in zip(merged, part["states"], strict=True)]
+        assert [m.summary("m") for m in merged] == \
+            [m.summary("m") for m in want_state["states"]]
+        for key in want_state["counts"]:
+            assert sum(p["counts"][key] for p in states) == want_state["counts"][key]
+        assert sum(p["n_users"] for p in states) == want_state["n_users"]
+    assert list(B.run_lists(cfg, iter([]))) == []
+    # a null item, which collect_list leaves out: the row count tells it, the local engine's
+    # message refuses it
+    counts = table.column(B.RUN_COUNT).to_numpy(zero_copy_only=False).copy()
+    counts[np.flatnonzero(~np.isnan(counts))[0]] += 2
+    short = table.set_column(table.column_names.index(B.RUN_COUNT), B.RUN_COUNT,
+                             pa.array(counts, mask=np.isnan(counts)).cast(pa.int64()))
+    with pytest.raises(rv.InputError, match="column 'item' has 2 missing id"):
+        list(B.run_lists(cfg, iter(short.to_batches())))
+
+
 _LOCAL_1 = textwrap.dedent("""
     import sys
     import numpy as np
@@ -219,8 +287,9 @@ _LOCAL_1 = textwrap.dedent("""
     from pyspark.sql.pandas.group_ops import PandasCogroupedOps
 
     cogroup = hasattr(PandasCogroupedOps, "applyInArrow")
-    for strategy in ("cogroup", "mapInArrow")[0 if cogroup else 1:]:
-        got = rvs.evaluate(run_s, truth_s, metrics, buckets=5, strategy=strategy,
+    for strategy in ("lists", "cogroup", "mapInArrow") if cogroup else ("lists", "mapInArrow"):
+        spread = {} if strategy == "lists" else {"buckets": 5}
+        got = rvs.evaluate(run_s, truth_s, metrics, strategy=strategy, **spread,
                            users="union", empty_truth="zero")
         assert spark.sparkContext.defaultParallelism == 1
         assert got.counts == local.counts, strategy
@@ -234,8 +303,8 @@ _LOCAL_1 = textwrap.dedent("""
 """)
 
 
-def test_local_1_session_both_strategies(spark):
-    """A one-core session (its own JVM, in a subprocess): both strategies, the local bits."""
+def test_local_1_session_every_strategy(spark):
+    """A one-core session (its own JVM, in a subprocess): every strategy, the local bits."""
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable,
            "PYSPARK_DRIVER_PYTHON": sys.executable}
     root = Path(__file__).resolve().parents[2]

@@ -36,7 +36,7 @@ EXAMPLES = [
     "receval evaluate --engine spark --run s3://b/run.parquet --truth s3://b/test.parquet "
     "-m ndcg@10 --spark-master yarn --spark-conf spark.executor.memory=8g --strategy auto",
 ]
-SPARK_STRATEGIES = ("auto", "cogroup", "mapInArrow")  # receval.spark.engine.STRATEGIES
+SPARK_STRATEGIES = ("auto", "lists", "cogroup", "mapInArrow")  # receval.spark.engine.STRATEGIES
 #: flags of the Spark engine (attribute, flag), refused without --engine spark
 SPARK_FLAGS = (("spark_master", "--spark-master"), ("spark_conf", "--spark-conf"),
                ("buckets", "--buckets"), ("strategy", "--strategy"))
@@ -91,13 +91,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="a Spark configuration entry, e.g. spark.executor.memory=8g "
                         "(repeatable)")
     g.add_argument("--buckets", type=positive_int, default=None,
-                   help="user buckets of the Spark engine (default: max(2 x default "
-                        "parallelism, truth rows / 250000))")
+                   help="user buckets of the Spark engine's bucketed strategies (default: "
+                        "max(2 x default parallelism, truth rows / 250000)); with --strategy "
+                        "auto it selects one")
     g.add_argument("--strategy", choices=SPARK_STRATEGIES, default=None,
-                   help="how Spark hands each task its buckets: cogroup (cogroup + "
-                        "applyInArrow, Spark 4), mapInArrow (a sorted repartition, Spark 3.3 "
-                        "and later), auto (default: cogroup where Spark has it, else "
-                        "mapInArrow); the results are identical")
+                   help="how Spark hands each task its users: lists (per-user lists joined on "
+                        "the user), cogroup (buckets, cogroup + applyInArrow, Spark 4), "
+                        "mapInArrow (buckets, a sorted repartition), auto (default: lists; "
+                        "with --buckets, cogroup where Spark has it, else mapInArrow); the "
+                        "results are identical")
     add_debug_flags(p)
     p.set_defaults(func=run)
 

@@ -4,9 +4,10 @@
 >>> ev = rvs.Evaluator(truth_sdf, ["ndcg@10", "map@100", "mrr"])       # doctest: +SKIP
 >>> res = ev.evaluate(run_sdf)             # the same EvalResult as rv.evaluate  # doctest: +SKIP
 
-Spark moves and groups the data (users hashed into buckets, one cogroup of run and truth, or
-on Spark 3.3 to 3.5 a sorted repartition read by ``mapInArrow``);
-each task runs the local engine on its bucket of whole users; the partial states are merged on
+Spark moves and groups the data (by default each user's run and truth rows collected into
+lists and joined on the user, read by ``mapInArrow``; or users hashed into buckets, one
+cogroup of run and truth, or a sorted repartition read by ``mapInArrow``); each task runs the
+local engine on whole users; the partial states are merged on
 the driver by the local engine's exact aggregator. ``rv.evaluate(run_sdf, truth_sdf, ...)``
 dispatches here when given Spark DataFrames. Needs ``pip install 'receval[spark]'``
 (pyspark 3.3 or later; Spark 4 needs Java 17+); importing this module does not import pyspark.

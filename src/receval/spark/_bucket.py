@@ -10,11 +10,14 @@ metric) and one row holding the bucket's mergeable partial state (pickled
 :class:`~receval.engines.aggregate.MetricState` per metric, row counts, and for catalogue-wide
 metrics the exposure counts keyed by *raw* item id, since item codes are bucket-local).
 
-Two ways hand a task its buckets, chosen on the driver: ``cogroup(...).applyInArrow`` calls
-:func:`run_bucket` with one bucket's run and truth tables (Spark 4); ``mapInArrow`` streams a
-partition whose rows are sorted by (bucket, side, user), and :func:`run_partition` cuts the
-record batches into whole buckets, carrying a bucket's rows over batch boundaries, so that one
-bucket at a time is held (Spark 3.3 and later). Both run the same :func:`run_bucket`.
+Three ways hand a task its users, chosen on the driver. ``lists`` (the default): Spark
+collects each user's run rows and truth rows into two lists (partly before the shuffle) and
+joins them on the user, and :func:`run_lists` turns record batches of such rows (whole users)
+back into run and truth tables. ``cogroup(...).applyInArrow`` calls :func:`run_bucket` with
+one bucket's run and truth tables (Spark 4); ``mapInArrow`` streams a partition whose rows are
+sorted by (bucket, side, user), and :func:`run_partition` cuts the record batches into whole
+buckets, carrying a bucket's rows over batch boundaries, so that one bucket at a time is held
+(Spark 3.3 and later). All three run the same :func:`run_bucket`.
 """
 
 from __future__ import annotations
@@ -28,6 +31,13 @@ import numpy as np
 # column names of the engine's own tables (unlikely to clash with a user's)
 BUCKET = "_rv_bucket"
 SIDE = "_rv_side"                    # mapInArrow strategy: which table a row comes from
+# lists strategy: per user, the list of each column and the number of rows (side, column)
+RUN_COUNT, TRUTH_COUNT = "_rv_run_n", "_rv_truth_n"
+
+
+def list_column(side: str, col: str) -> str:
+    """The lists strategy's column holding a user's ``col`` values of ``side``."""
+    return f"_rv_{side}_{col}"
 KIND = "_rv_kind"
 STATE = "_rv_state"
 USER, ITEM, SCORE, RANK, REL = "user", "item", "score", "rank", "relevance"
@@ -222,5 +232,65 @@ def run_partition(cfg: BucketConfig, batches: Any) -> Any:
                 pending = []
             current = key
             pending.append(batch.slice(int(start), int(stop - start)))
+    if pending:
+        yield from finish()
+
+
+LIST_ROWS = 1 << 21  # lists strategy: run rows gathered before one call of the local engine
+
+
+def _unnest(table: Any, side: str, cols: list[str], count: str) -> Any:
+    """The ``side`` rows of users given as lists (one list column per column of ``cols``, all
+    in the same order, and the number of rows in ``count``) as a flat table: the user of each
+    row, then ``cols``. Spark's ``collect_list`` leaves out null values, which only item ids
+    can be here (a null score or relevance is collected as NaN, as the local reader reads
+    it): when a user has fewer items than rows, the table holds only that many rows with a
+    null item, which the local engine refuses with its own message."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    lists = {c: table.column(list_column(side, c)).combine_chunks() for c in cols}
+    first = lists[cols[0]]
+    short = pc.subtract(pc.fill_null(table.column(count), 0),
+                        pc.list_value_length(first).fill_null(0)).to_numpy(zero_copy_only=False)
+    if short.any():  # only the users' missing items: their rows cannot be aligned, and are
+        users = table.column(USER).take(pa.array(np.repeat(np.arange(len(short)), short)))
+        return pa.table({USER: users, **{c: pa.nulls(len(users), pc.list_flatten(lists[c]).type)
+                                         for c in cols}})  # refused with the local message
+    return pa.table({USER: table.column(USER).take(pc.list_parent_indices(first)),
+                     **{c: pc.list_flatten(lists[c]) for c in cols}})
+
+
+def run_lists(cfg: BucketConfig, batches: Any, rows_per_call: int = LIST_ROWS) -> Any:
+    """The function a ``lists`` task calls: whole users, each a row (user, the truth's lists
+    and row count, the run's lists and row count; a side without the user holds nulls),
+    evaluated by :func:`run_bucket` a few record batches at a time.
+
+    Batches are gathered until they hold ``rows_per_call`` run rows (or the partition ends), so
+    that memory holds a bounded number of users and the local engine is called on large blocks.
+    Yields record batches of ``cfg.out_schema``.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    value = SCORE if cfg.value_kind == "score" else RANK
+    truth_cols = [ITEM, REL] if cfg.has_rel else [ITEM]
+    pending: list[Any] = []
+    rows = 0
+
+    def finish() -> Any:
+        table = pa.Table.from_batches(pending)
+        run = _unnest(table, "run", [ITEM, value], RUN_COUNT)
+        truth = _unnest(table, "truth", truth_cols, TRUTH_COUNT)
+        return run_bucket(cfg, run, truth).to_batches()
+
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        pending.append(batch)
+        rows += int(pc.sum(batch.column(RUN_COUNT)).as_py() or 0)
+        if rows >= rows_per_call:
+            yield from finish()
+            pending, rows = [], 0
     if pending:
         yield from finish()

@@ -1,12 +1,15 @@
-"""The Spark engine's driver side: validate, project, bucket, cogroup, merge.
+"""The Spark engine's driver side: validate, project, group users, merge.
 
-``Evaluator(truth_sdf, metrics)`` checks and projects the truth on the driver, computes the
-global facts in one small aggregation, and tags every truth row with its bucket
-``pmod(xxhash64(user), N)``. ``Evaluator.evaluate(run_sdf)`` tags the run the same way and runs
-``run.groupBy(b).cogroup(truth.groupBy(b)).applyInArrow(...)`` (Spark 4), or on Spark 3.3 to
-3.5 tags the rows of both sides, ``repartition(N, b).sortWithinPartitions(b, side, user)`` and
-``mapInArrow``: each task calls :func:`receval.spark._bucket.run_bucket`, the local engine on
-one bucket of whole users. The
+``Evaluator(truth_sdf, metrics)`` checks and projects the truth on the driver and computes the
+global facts in one small aggregation. By default (the ``lists`` strategy) it collects each
+truth user's rows into one list; ``Evaluator.evaluate(run_sdf)`` does the same for the run
+(Spark's partial aggregation builds the lists before the shuffle), joins the two on the user
+(full outer join) and hands record batches of whole users to ``mapInArrow``. The bucketed
+strategies tag every row with its bucket ``pmod(xxhash64(user), N)`` and run
+``run.groupBy(b).cogroup(truth.groupBy(b)).applyInArrow(...)`` (Spark 4), or tag the rows of
+both sides, ``repartition(N, b).sortWithinPartitions(b, side, user)`` and ``mapInArrow``
+(Spark 3.3 and later). Every task calls :func:`receval.spark._bucket.run_bucket`, the local
+engine on a set of whole users. The
 partial states come back to the driver and are merged with the local engine's aggregator
 (:class:`~receval.engines.aggregate.MetricState`, exact and order-independent), so summaries
 and counts are the bits ``rv.evaluate`` gives on the same data.
@@ -39,7 +42,7 @@ from .mllib import MLLIB_POLICIES, mllib_keys
 from .mllib import PRESET as MLLIB_PRESET
 
 PER_USER = ("pandas", "spark", None)
-STRATEGIES = ("auto", "cogroup", "mapInArrow")
+STRATEGIES = ("auto", "lists", "cogroup", "mapInArrow")
 ROWS_PER_BUCKET = 250_000  # truth rows per bucket by default (about 2.5M run rows at 10:1)
 
 
@@ -138,8 +141,10 @@ class Evaluator:
     metrics : metric keys, as for :func:`receval.evaluate` (with ``compat="spark_mllib"``:
         ``RankingEvaluator`` names such as ``"ndcgAtK@10"``, ``"meanAveragePrecision"``).
     user_col, item_col, rel_col : truth column names (detected when omitted, as locally).
-    buckets : number of user buckets (default: ``max(2 * defaultParallelism,
-        truth rows / 250000)``); each bucket is one Python call holding its users' rows.
+    buckets : number of user buckets of the ``cogroup`` and ``mapInArrow`` strategies (default:
+        ``max(2 * defaultParallelism, truth rows / 250000)``); each bucket is one Python call
+        holding its users' rows. Given with ``strategy="auto"``, it selects a bucketed
+        strategy; the ``lists`` strategy has no buckets and refuses it.
     allow_float_ids : accept float/double id columns (refused by default).
     compat : ``"spark_mllib"`` (or its alias ``"spark"``) reproduces
         ``pyspark.ml.evaluation.RankingEvaluator`` with the ``spark_mllib`` library preset of
@@ -149,12 +154,15 @@ class Evaluator:
         relevance 0 is a judged non-relevant item; a truth without a relevance column makes
         every row a label.
     cache : persist the projected, bucketed truth (default True; :meth:`close` releases it).
-    strategy : how a task receives its buckets: ``"cogroup"``
-        (``groupBy(b).cogroup(...).applyInArrow``, Spark 4), ``"mapInArrow"`` (both sides
-        tagged and unioned, ``repartition(N, b).sortWithinPartitions(b, side, user)``, whole
-        buckets cut from each partition's record batches; Spark 3.3 and later) or ``"auto"``
-        (default: ``"cogroup"`` where Spark has ``applyInArrow``, else ``"mapInArrow"``). Both
-        give the same result.
+    strategy : how a task receives its users: ``"lists"`` (each user's run rows and truth
+        rows collected into two lists by Spark, the run's partly before the shuffle, joined on
+        the user; tasks read whole users from the record batches; Spark 3.3 and later),
+        ``"cogroup"`` (users hashed into buckets, ``groupBy(b).cogroup(...).applyInArrow``,
+        Spark 4), ``"mapInArrow"`` (both sides tagged with their bucket and unioned,
+        ``repartition(N, b).sortWithinPartitions(b, side, user)``, whole buckets cut from each
+        partition's record batches; Spark 3.3 and later) or ``"auto"`` (default:
+        ``"lists"``; with ``buckets`` given, ``"cogroup"`` where Spark has ``applyInArrow``,
+        else ``"mapInArrow"``). All give the same result.
     ties, users, empty_truth, duplicates, nan_scores, negative_rel, nan_rel, unjudged : policies,
         as locally (defaults ``"id"``, ``"truth"``, ``"skip"``, ``"error"``, ``"error"``,
         ``"error"``, ``"error"``, ``"keep"``; with ``compat``, the preset's policies replace the
@@ -195,6 +203,13 @@ class Evaluator:
                               + suggest(unknown[0], valid))
         if strategy not in STRATEGIES:
             raise PolicyError(f"strategy={strategy!r}: use one of {list(STRATEGIES)}.")
+        if strategy == "lists" and buckets is not None:
+            raise PolicyError(
+                f"buckets={buckets!r}: the 'lists' strategy has no buckets (Spark groups each "
+                "user's rows into lists, and each task reads whole users in batches); use "
+                "strategy='cogroup' or 'mapInArrow' to bucket users, or leave buckets out.")
+        if strategy == "auto" and buckets is None:
+            strategy = "lists"
         self.strategy = strategy
         if compat is not None:
             if get_preset(compat).name != MLLIB_PRESET:
@@ -286,7 +301,13 @@ class Evaluator:
         if self.buckets < 1:
             raise InputError(f"buckets={buckets!r}: the number of buckets must be positive.")
         self.truth = projected.withColumn(B.BUCKET, self._bucket(F))
-        if cache:
+        self.truth_lists = None
+        if strategy == "lists":  # one row per user: its items[, relevances], its row count
+            cols = [B.ITEM] + ([B.REL] if rcol is not None else [])
+            self.truth_lists = _user_lists(F, projected, "truth", cols, B.TRUTH_COUNT)
+            if cache:
+                self.truth_lists = self.truth_lists.persist()
+        elif cache:
             self.truth = self.truth.persist()
         self.cached = cache
 
@@ -302,7 +323,7 @@ class Evaluator:
     def close(self) -> None:
         """Release the cached truth."""
         if self.cached:
-            self.truth.unpersist()
+            (self.truth_lists if self.truth_lists is not None else self.truth).unpersist()
             self.cached = False
 
     def _project_run(self, run: Any, user_col: str | None, item_col: str | None,
@@ -353,8 +374,9 @@ class Evaluator:
         return pa.schema(fields)
 
     def _strategy(self, runp: Any) -> str:
-        """``"cogroup"`` or ``"mapInArrow"``: the explicit choice, or what this Spark has."""
-        if self.strategy == "mapInArrow":
+        """``"lists"``, ``"cogroup"`` or ``"mapInArrow"``: the explicit choice, or what this
+        Spark has."""
+        if self.strategy in ("lists", "mapInArrow"):
             return self.strategy
         grouped = runp.groupBy(B.BUCKET).cogroup(self.truth.groupBy(B.BUCKET))
         if hasattr(grouped, "applyInArrow"):
@@ -364,6 +386,19 @@ class Evaluator:
                 f"strategy='cogroup' needs cogroup(...).applyInArrow (Spark 4); this is Spark "
                 f"{self.spark.version}: use strategy='mapInArrow' or 'auto'.")
         return "mapInArrow"
+
+    def _lists(self, runp: Any, kind: str) -> Any:
+        """One row per user of the run or the truth (the ``lists`` input): the truth's lists
+        and row count, the run's lists and row count (a side without the user holds nulls).
+        The run's lists are built with Spark's partial aggregation, so a run clustered by user
+        crosses the shuffle as about one row per user and task; the join reuses both sides'
+        partitioning by user. A list's order is Spark's: the packing orders each list itself
+        (score, then raw id), and rows equal in both are interchangeable."""
+        from pyspark.sql import functions as F
+
+        value = B.SCORE if kind == "score" else B.RANK
+        run = _user_lists(F, runp, "run", [B.ITEM, value], B.RUN_COUNT)
+        return self.truth_lists.join(run, on=B.USER, how="full")
 
     def _tagged(self, runp: Any, kind: str) -> Any:
         """Run and truth rows in one frame, tagged with their side, partitioned by bucket and
@@ -416,7 +451,12 @@ class Evaluator:
             options=dict(self.context.options))
 
         strategy = self._strategy(runp)
-        if strategy == "cogroup":
+        if strategy == "lists":
+            def batches(parts: Any) -> Any:
+                return B.run_lists(cfg, parts)
+
+            out = self._lists(runp, kind).mapInArrow(batches, schema=from_arrow_schema(schema))
+        elif strategy == "cogroup":
             def task(left: Any, right: Any) -> Any:
                 return B.run_bucket(cfg, left, right)
 
@@ -465,7 +505,8 @@ class Evaluator:
             user_ids = np.zeros(0, dtype=np.int64 if self.user_kind == "int" else object)
             values = np.zeros((0, len(self.metrics)))
         provenance: dict[str, Any] = {"engine": "spark", "spark": self.spark.version,
-                                      "buckets": self.buckets, "strategy": strategy,
+                                      "buckets": None if strategy == "lists" else self.buckets,
+                                      "strategy": strategy,
                                       "per_user": per_user}
         if self.names:
             provenance["spark_mllib_names"] = dict(self.names)
@@ -515,6 +556,17 @@ class Evaluator:
         return build_result(self.plan, self.policies, totals, user_ids, values,
                             relevance=relevance_info(columns, self.max_rel, self.plan),
                             name=name, t0=t0, provenance=provenance)
+
+
+def _user_lists(F: Any, frame: Any, side: str, cols: list[str], count: str) -> Any:
+    """``frame``'s rows grouped by user: one list per column of ``cols`` (collected in one
+    aggregation, so in the same order; a null value, which ``collect_list`` leaves out, is
+    collected as NaN except in the item column, where the row count tells it) and the number
+    of rows."""
+    lists = [F.collect_list(F.col(c) if c == B.ITEM else
+                            F.coalesce(F.col(c), F.lit(float("nan")))).alias(B.list_column(side, c))
+             for c in cols]
+    return frame.groupBy(B.USER).agg(*lists, F.count(F.lit(1)).alias(count))
 
 
 def _to_arrow(frame: Any, schema: Any) -> Any:
