@@ -153,7 +153,8 @@ class Evaluator:
         ``compat="spark_mllib"`` reads it): rows with relevance >= 1 are the labels, a row with
         relevance 0 is a judged non-relevant item; a truth without a relevance column makes
         every row a label.
-    cache : persist the projected, bucketed truth (default True; :meth:`close` releases it).
+    cache : persist the projected truth, as per-user lists under the ``lists`` strategy and as
+        bucketed rows otherwise (default True; :meth:`close` releases it).
     strategy : how a task receives its users: ``"lists"`` (each user's run rows and truth
         rows collected into two lists by Spark, the run's partly before the shuffle, joined on
         the user; tasks read whole users from the record batches; Spark 3.3 and later),
@@ -301,7 +302,7 @@ class Evaluator:
         if self.buckets < 1:
             raise InputError(f"buckets={buckets!r}: the number of buckets must be positive.")
         self.truth = projected.withColumn(B.BUCKET, self._bucket(F))
-        self.truth_lists = None
+        self.truth_lists: Any = None  # the lists strategy's truth
         if strategy == "lists":  # one row per user: its items[, relevances], its row count
             cols = [B.ITEM] + ([B.REL] if rcol is not None else [])
             self.truth_lists = _user_lists(F, projected, "truth", cols, B.TRUTH_COUNT)
