@@ -253,10 +253,10 @@ def _unnest(table: Any, side: str, cols: list[str], count: str) -> Any:
     first = lists[cols[0]]
     short = pc.subtract(pc.fill_null(table.column(count), 0),
                         pc.list_value_length(first).fill_null(0)).to_numpy(zero_copy_only=False)
-    if short.any():  # only the users' missing items: their rows cannot be aligned, and are
+    if short.any():  # the lists cannot be aligned: only the missing items, to be refused
         users = table.column(USER).take(pa.array(np.repeat(np.arange(len(short)), short)))
-        return pa.table({USER: users, **{c: pa.nulls(len(users), pc.list_flatten(lists[c]).type)
-                                         for c in cols}})  # refused with the local message
+        return pa.table({USER: users, **{c: pa.nulls(len(users), lists[c].type.value_type)
+                                         for c in cols}})
     return pa.table({USER: table.column(USER).take(pc.list_parent_indices(first)),
                      **{c: pc.list_flatten(lists[c]) for c in cols}})
 
