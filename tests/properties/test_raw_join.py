@@ -176,6 +176,58 @@ def test_blocks_of_users_change_no_bit(monkeypatch, block, policy):
     assert parts.provenance["blocks"] > 1
 
 
+@pytest.mark.parametrize("nan_scores", ["error", "drop", "last"])
+@pytest.mark.parametrize("users", ["truth", "union"])
+@pytest.mark.parametrize("where", ["first", "last", "run_only"])
+def test_non_finite_scores_found_in_any_block(monkeypatch, nan_scores, users, where):
+    """The join counts the non-finite scores it reads (a pass of their own is made only when
+    some run rows are not joined): the same error, counts and values as the factorized route,
+    whichever block holds the bad score, and a run-only user's bad score is refused too."""
+    rng = np.random.default_rng(7)
+    n = 2000
+    user = np.sort(rng.integers(0, 100, n))
+    score = rng.random(n)
+    bad = {"first": 3, "last": n - 2, "run_only": n - 1}[where]
+    if where == "run_only":
+        user[-1] = 999  # a user of the run only, evaluated under users="union" alone
+    score[bad] = np.nan
+    run = pd.DataFrame({"user": user, "item": rng.permutation(n), "score": score})
+    truth = pd.DataFrame({"user": rng.integers(0, 100, 700), "item": rng.integers(0, n, 700),
+                          "relevance": rng.integers(1, 3, 700).astype(float)})
+    truth = truth.drop_duplicates(["user", "item"])
+    monkeypatch.setattr(evaluate_module, "BLOCK_POSITIONS", 64)
+    fast, used = _evaluate(run, truth, True, nan_scores=nan_scores, users=users)
+    slow, _ = _evaluate(run, truth, False, nan_scores=nan_scores, users=users)
+    assert used
+    _same(fast, slow)
+    if nan_scores == "error":
+        assert isinstance(fast, str) and f"(first at row {bad}: nan)" in fast
+    else:
+        assert fast.counts["dropped_nan_scores"] == (nan_scores == "drop") * (
+            users == "union" or where != "run_only")
+
+
+@pytest.mark.parametrize("nan", [False, True])
+def test_refused_duplicates_counted_over_every_block(monkeypatch, nan):
+    """A run packed in blocks refuses repeated rows with the run's count (not the first
+    block's), and a non-finite score anywhere is refused first, as on the factorized route."""
+    rng = np.random.default_rng(3)
+    n = 3000
+    run = pd.DataFrame({"user": np.sort(rng.integers(0, 150, n)), "item": rng.integers(0, 40, n),
+                        "score": rng.random(n)})
+    if nan:
+        run.loc[n - 5, "score"] = np.inf
+    truth = pd.DataFrame({"user": rng.integers(0, 150, 600), "item": rng.integers(0, 40, 600)})
+    truth = truth.drop_duplicates()
+    monkeypatch.setattr(evaluate_module, "BLOCK_POSITIONS", 50)
+    fast, _ = _evaluate(run, truth, True)
+    slow, _ = _evaluate(run, truth, False)
+    assert fast == slow
+    judged_users = run["user"].isin(truth["user"])  # users="truth": the others are not read
+    n_dup = int(run[judged_users].duplicated(["user", "item"]).sum())
+    assert (f"(first at row {n - 5}: inf)" if nan else f"run: {n_dup} duplicate") in fast
+
+
 def test_raw_ids_forms():
     assert raw_ids(np.array([1, 2], dtype=np.int32)).kind == INT
     assert raw_ids(np.array([2**63], dtype=np.uint64)) is None  # compared by value elsewhere

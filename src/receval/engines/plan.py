@@ -150,7 +150,15 @@ class Plan:
         return depth
 
     def requests(self, max_rel: float) -> Requests:
-        """The kernel requests (``max_rel``: the truth's largest relevance, for ERR's default)."""
+        """The kernel requests (``max_rel``: the truth's largest relevance, for ERR's default);
+        made once per ``max_rel`` (a run packed in blocks asks once per block)."""
+        cache = self.__dict__.setdefault("_requests", {})
+        key = float(max_rel) if max_rel == max_rel else "nan"
+        if key not in cache:
+            cache[key] = self._make_requests(max_rel)
+        return cache[key]
+
+    def _make_requests(self, max_rel: float) -> Requests:
         reqs: list[KernelRequest] = [_request(s, max_rel) for s in self.kernel_specs]
         nrel = {}
         for t in self.thresholds:
@@ -178,7 +186,12 @@ class Requests:
     micro_column: dict[MetricSpec, int]  # micro spec -> numerator column (denominator: + 1)
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """The request arrays :func:`receval.kernels.compute_metrics` takes."""
+        """The request arrays :func:`receval.kernels.compute_metrics` takes (made once)."""
+        if "_arrays" not in self.__dict__:
+            self.__dict__["_arrays"] = self._make_arrays()
+        return self.__dict__["_arrays"]
+
+    def _make_arrays(self) -> dict[str, np.ndarray]:
         def col(name: str, dtype: type) -> np.ndarray:
             return np.array([getattr(r, name) for r in self.items], dtype=dtype)
 

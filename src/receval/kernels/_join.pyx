@@ -99,6 +99,15 @@ cdef struct Slot:
     long long seen    # truth slot already matched by a recommended item
 
 
+cdef struct IntSlot:
+    # the table of int64 ids: the hash of an int64 (``_mix``) is a bijection, so equal hashes
+    # are equal ids and no id is read back
+    uint64_t h
+    int owner         # evaluated user of the block that wrote the slot (-1: never written)
+    int ref           # >= 0: truth item ``ref`` of the user, not matched yet; -1: a run row;
+                      # <= -2: truth item ``-ref - 2``, already matched
+
+
 cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
     x ^= x >> 30
     x *= 0xbf58476d1ce4e5b9ULL
@@ -342,6 +351,29 @@ include "_rowsort.pxi"
 include "_truthgroups.pxi"
 
 
+cdef struct IntKey:
+    long long v       # the int64 id
+    long long idx     # its row
+
+
+cdef inline void _sort_int_keys(IntKey* a, long long n) noexcept nogil:
+    """Insertion sort of a short list of int64 ids by (id, row) ascending: a user's truth
+    items, ten or so, where moving 16-byte keys beats any general sort."""
+    cdef long long i, j
+    cdef IntKey x
+    for i in range(1, n):
+        x = a[i]
+        j = i
+        while j > 0 and (a[j - 1].v > x.v or (a[j - 1].v == x.v and a[j - 1].idx > x.idx)):
+            a[j] = a[j - 1]
+            j = j - 1
+        a[j] = x
+
+
+#: int64 truth lists up to this long are sorted as :c:type:`IntKey` s by insertion
+DEF SHORT_INT_LIST = 48
+
+
 cdef class _Holder:
     """Keeps the objects whose buffers an ``Ids`` points into alive."""
     cdef object keep
@@ -462,7 +494,10 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     returned arrays are then views into them, valid until the next call with it), so that
     fresh memory is touched once when a run is packed block by block.
 
-    Returns ``(indptr, scores, rel, judged, list_len, n_dup, n_dropped, tied)``.
+    Returns ``(indptr, scores, rel, judged, list_len, n_dup, n_dropped, tied)``;
+    ``n_dropped`` counts the rows with a non-finite score: dropped under ``nan_mode=1``,
+    ranked last under ``nan_mode=2``, kept as they are under ``nan_mode=0`` (whose caller
+    refuses them).
     """
     cdef _Holder rh = _ids_of(run_kind, run_a, run_b)
     cdef _Holder th = _ids_of(truth_kind, truth_a, truth_b)
@@ -509,6 +544,10 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
 
     cdef Row* buf
     cdef Slot* table
+    cdef IntSlot* itab
+    cdef int g32, iref
+    # int64 ids on both sides (the usual numeric case): the compact table of bijective hashes
+    cdef bint ints = R.kind == 0 and T.kind == 0 and n_eval < 0x7fffffff
     cdef long long k0, mask, cap, j, q, p, r, m, w, s, e, ref, found, base, lim
     cdef uint64_t h
     cdef double sc, rv
@@ -524,8 +563,13 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
         hint = -1
         buf = <Row*> malloc(maxrows * sizeof(Row))
         table = <Slot*> malloc(maxcap * sizeof(Slot))
-        for k0 in range(maxcap):
-            table[k0].owner = -1
+        itab = <IntSlot*> table
+        if ints:
+            for k0 in range(maxcap):
+                itab[k0].owner = -1
+        else:
+            for k0 in range(maxcap):
+                table[k0].owner = -1
         for g in prange(n_eval, schedule="guided"):
             c = run_of[g]
             if c < 0:
@@ -534,8 +578,18 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
             e = rstart[c + 1]
             cap = _table_cap(e - s + t_count[g])
             mask = cap - 1
+            g32 = <int> g
             # the user's truth items
-            for q in range(t_count[g]):
+            if ints:
+                for q in range(t_count[g]):
+                    h = _mix(<uint64_t> T.ints[t_start[g] + q])
+                    j = <long long> (h & <uint64_t> mask)
+                    while itab[j].owner == g32:
+                        j = (j + 1) & mask
+                    itab[j].owner = g32
+                    itab[j].h = h
+                    itab[j].ref = <int> q
+            for q in range(0 if ints else t_count[g]):
                 p = t_start[g] + q
                 h = _hash(T, p)
                 j = <long long> (h & <uint64_t> mask)
@@ -553,15 +607,18 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                 r = rows[j] if has_rows else j
                 sc = score[r]
                 if not isfinite(sc):
+                    dropped[g] += 1
                     if nan_mode == 1:
-                        dropped[g] += 1
                         continue
                     if nan_mode == 2:
                         sc = -INFINITY
                 if as_float32:
                     sc = <double> (<float> sc)
                 buf[m].score = sc
-                if R.kind == 0 or R.kind == 3:
+                if ints:
+                    buf[m].pre = (<uint64_t> R.ints[r]) ^ 0x8000000000000000ULL
+                    buf[m].h = _mix(<uint64_t> R.ints[r])
+                elif R.kind == 0 or R.kind == 3:
                     buf[m].pre = _prefix(R, r)
                     buf[m].h = _hash(R, r)
                 else:  # UTF-8: one look at the bytes for both
@@ -579,6 +636,39 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                 r = buf[q].idx
                 h = buf[q].h
                 j = <long long> (h & <uint64_t> mask)
+                if ints:
+                    while itab[j].owner == g32 and itab[j].h != h:
+                        j = (j + 1) & mask
+                    rv = 0.0
+                    jd = 0
+                    if itab[j].owner != g32:  # a new item outside the truth
+                        itab[j].owner = g32
+                        itab[j].h = h
+                        itab[j].ref = -1
+                    else:
+                        iref = itab[j].ref
+                        if iref >= 0:  # first match of a truth item
+                            itab[j].ref = -iref - 2
+                        else:
+                            ndup[g] += 1
+                            if dedupe == 1:
+                                continue
+                            if dedupe == 2:  # a later occurrence: as an item without a truth row
+                                iref = -1
+                            elif iref <= -2:
+                                iref = -iref - 2
+                        if iref >= 0:
+                            rv = t_rel[t_start[g] + iref]
+                            jd = 1
+                    if w < lim:
+                        out_rel[base + w] = rv
+                        out_judged[base + w] = jd
+                        if keep_scores:
+                            out_score[base + w] = buf[q].score
+                    if w != q:
+                        buf[w] = buf[q]
+                    w = w + 1
+                    continue
                 found = -1
                 while table[j].owner == g:
                     if table[j].h == h:
@@ -695,13 +785,42 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
     order.desc = 0
     order.by_row = 0
     cdef Row* buf
+    cdef IntKey* keys
+    cdef bint ints = kind == 0
     cdef int nt = 1 if n < SMALL_WORK else receval_join_threads()
     with nogil, parallel(num_threads=nt):
         buf = <Row*> malloc(maxlen * sizeof(Row))
+        keys = <IntKey*> buf
         for g in prange(n_users, schedule="guided"):
             s = start[g]
             e = start[g + 1]
             m = e - s
+            if ints and m <= SHORT_INT_LIST:
+                for j in range(m):
+                    r = rows[s + j] if has_rows else s + j
+                    keys[j].v = ids.ints[r]
+                    keys[j].idx = r
+                _sort_int_keys(keys, m)
+                w = 0
+                j = 0
+                while j < m:
+                    best = j
+                    j = j + 1
+                    while j < m and keys[j].v == keys[best].v:
+                        ndup[g] += 1
+                        if not dedupe:
+                            break
+                        if rel[keys[j].idx] > rel[keys[best].idx]:
+                            best = j
+                        j = j + 1
+                    out_perm[s + w] = keys[best].idx
+                    out_rel[s + w] = rel[keys[best].idx]
+                    out_desc[s + w] = rel[keys[best].idx]
+                    w = w + 1
+                if w > 1:
+                    _sort_desc(&out_desc[s], w)
+                kept[g] = w
+                continue
             for j in range(m):
                 r = rows[s + j] if has_rows else s + j
                 buf[j].score = 0.0

@@ -380,10 +380,11 @@ def group_truth(const int[::1] user_codes, long long n_users, const int[::1] ite
     return (*_close_gaps(start, kept, n, items_arr, rel_arr, desc_arr), ndup_arr)
 
 
-def nonfinite(const double[::1] values):
-    """``(count, first)``: how many of ``values`` are NaN or infinite, and the index of the
-    first one (-1: none). One pass, threads over ranges of rows, no temporary array (the check
-    ``~np.isfinite(values)`` followed by a sum writes and reads one byte per value)."""
+def nonfinite(const double[::1] values, double floor=-INFINITY):
+    """``(count, first)``: how many of ``values`` are NaN or infinite (or below ``floor``),
+    and the index of the first one (-1: none). One pass, threads over ranges of rows, no
+    temporary array (the check ``~np.isfinite(values)`` followed by a sum writes and reads one
+    byte per value)."""
     cdef Py_ssize_t n = values.shape[0], i
     cdef int nt = 1 if n < SMALL_WORK else receval_pack_threads()
     cdef cnp.ndarray[cnp.int64_t, ndim=1] cnt_arr = np.zeros(nt, dtype=np.int64)
@@ -397,7 +398,7 @@ def nonfinite(const double[::1] values):
         c = 0
         f = -1
         for i in range(lo, hi):
-            if not isfinite(values[i]):
+            if not isfinite(values[i]) or values[i] < floor:
                 if c == 0:
                     f = i
                 c = c + 1

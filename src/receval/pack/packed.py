@@ -241,6 +241,9 @@ def _checked_rel(rel: np.ndarray, relname: str,
                  policies: Policies) -> tuple[np.ndarray | None, np.ndarray]:
     """``(keep, rel)``: the rows kept (``None``: all) and their relevances after the NaN and
     negative relevance policies; infinite relevances are refused."""
+    rel = np.ascontiguousarray(rel, dtype=np.float64)
+    if nonfinite(rel, 0.0)[0] == 0:  # every grade finite and >= 0: one pass, no temporary
+        return None, rel
     keep = None
     nan = np.isnan(rel)
     keep, rel = _rel_policy(
@@ -701,14 +704,23 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     run_row[extra] = len(t_sel) + np.arange(len(extra))
 
     score = np.ascontiguousarray(run.score, dtype=np.float64)
-    n_bad, first_bad = nonfinite(score)  # one compiled pass, no temporary
-    if n_bad and policies.nan_scores == "error":
-        raise InputError(
-            f"run: column {run.score_name!r} has {n_bad} NaN/infinite value(s) (first at row "
-            f"{first_bad}: {run.score[first_bad]!r}). Pass nan_scores='drop' (remove them, counted) or "
-            "nan_scores='last' (rank them after every finite score), or fix the data."
-        )
+
+    def refuse_nonfinite() -> None:
+        n_bad, first_bad = nonfinite(score)  # one compiled pass, no temporary
+        if n_bad:
+            raise InputError(
+                f"run: column {run.score_name!r} has {n_bad} NaN/infinite value(s) (first at row "
+                f"{first_bad}: {float(score[first_bad])!r}). Pass nan_scores='drop' (remove them, "
+                "counted) or nan_scores='last' (rank them after every finite score), or fix the "
+                "data."
+            )
+
     nan_mode = {"error": 0, "drop": 1, "last": 2}[policies.nan_scores]
+    t_raw = None if keep_items else _truth_raw_for(run, truth, policies)
+    # the join on raw ids reads every row of every evaluated user and counts the non-finite
+    # scores it meets: when every run user is evaluated, that count replaces a pass of its own
+    if nan_mode == 0 and (t_raw is None or not bool((run_row >= 0).all())):
+        refuse_nonfinite()
 
     t_counts = np.zeros(n_eval, dtype=np.int64)
     t_counts[: len(t_sel)] = np.diff(truth.indptr)[t_sel]
@@ -722,7 +734,6 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     want_scores = int(keep_scores or policies.ties == "average" or absolute)
     trec = int(policies.ties == "trec_eval")
     by_row = int(policies.ties == "input")
-    t_raw = None if keep_items else _truth_raw_for(run, truth, policies)
 
     def user_ids_of(lo: int, hi: int) -> np.ndarray:
         a, b = min(lo, len(t_sel)), min(hi, len(t_sel))
@@ -747,14 +758,17 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             idx = _ranges(starts, lens)
         return t_indptr, idx, truth.rel[idx], truth.rel_desc[idx]
 
-    def block(lo: int, hi: int, packed_lists: tuple, first: bool) -> Packed:
+    def block(lo: int, hi: int, packed_lists: tuple, first: bool,
+              dup_total: int = 0) -> Packed:
+        """The block's ``Packed``; ``dup_total``: the run's repeated rows in every block (for
+        the message refusing them; else the block's own)."""
         indptr, items, pos_scores, rel, judged, list_len, ndup, n_dropped, tied, item_vocab = \
             packed_lists
         n_dup = int(ndup.sum())
         if n_dup and policies.duplicates == "error":
             u = int(np.flatnonzero(ndup)[0])
             raise InputError(
-                f"run: {n_dup} duplicate (user, item) row(s), e.g. for user "
+                f"run: {max(n_dup, dup_total)} duplicate (user, item) row(s), e.g. for user "
                 f"{_plain(user_ids_of(lo + u, lo + u + 1)[0])!r}. Pass duplicates='max' (keep "
                 "the highest score) or duplicates='first' (the best-ranked row, the same), "
                 "duplicates='keep' (keep them in place, the repeats non-relevant) or "
@@ -772,7 +786,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             "missing_from_truth": int(len(run_only)),
             "truth_rows": int(truth.n_rows),
             "run_rows": run.n_rows if first else 0,
-            "dropped_nan_scores": int(n_dropped),
+            "dropped_nan_scores": int(n_dropped) if nan_mode == 1 else 0,
             "duplicates_removed": n_dup if mode == 1 else 0,
             "users_tied_at_cutoff": int(tied.sum()),
         }
@@ -825,16 +839,34 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         scratch: dict[str, np.ndarray] | None = {}
     else:
         bounds, scratch = np.array([0, n_eval]), None
+    def join(lo: int, hi: int) -> tuple:
+        return join_lists(
+            r.kind, r.a, r.b, score, rows, rstart, run_of[lo:hi], t_raw.kind, t_raw.a,
+            t_raw.b, t_start[lo:hi], t_counts[lo:hi], truth.rel, depth, mode, nan_mode, trec,
+            trec, want_scores, cut_arr, scratch, by_row)
+
+    def refused_in_later_blocks(b: int, n_dup: int) -> int:
+        """The run's repeated rows, counted on in the blocks after ``b`` once block ``b``
+        has one, so that the error names the run's count; a non-finite score met there is
+        refused first, as a pass before the join would have."""
+        for c in range(b + 1, len(bounds) - 1):
+            later = join(int(bounds[c]), int(bounds[c + 1]))
+            if nan_mode == 0 and later[6]:
+                refuse_nonfinite()
+            n_dup += int(later[5].sum())
+        return n_dup
+
     for b in range(len(bounds) - 1):
         lo, hi = int(bounds[b]), int(bounds[b + 1])
         if hi <= lo and b:
             continue
-        indptr, pos_scores, rel, judged, list_len, ndup, n_dropped, tied = join_lists(
-            r.kind, r.a, r.b, score, rows, rstart, run_of[lo:hi], t_raw.kind, t_raw.a,
-            t_raw.b, t_start[lo:hi], t_counts[lo:hi], truth.rel, depth, mode, nan_mode, trec,
-            trec, want_scores, cut_arr, scratch, by_row)
+        indptr, pos_scores, rel, judged, list_len, ndup, n_dropped, tied = join(lo, hi)
+        if nan_mode == 0 and n_dropped:
+            refuse_nonfinite()
+        dup_total = refused_in_later_blocks(b, int(ndup.sum())) \
+            if policies.duplicates == "error" and ndup.any() else 0
         yield block(lo, hi, (indptr, no_items, pos_scores, rel, judged, list_len, ndup,
-                             n_dropped, tied, empty_ids(r.id_kind)), b == 0)
+                             n_dropped, tied, empty_ids(r.id_kind)), b == 0, dup_total)
 
 
 def _truth_raw_for(run: RunCodes, truth: TruthPack, policies: Policies) -> RawIds | None:
