@@ -877,6 +877,219 @@ cdef double _binary_from_prefix(int code, long long k, double par, int opt, long
     return ap[n] / den if den > 0 else 0.0
 
 
+cdef class MetricSetup:
+    """The requests of one evaluation, ready for :c:func:`user_metrics`: the request arrays,
+    which of them share prefix sums (``_fused_plan``), and the discount table for lists of up
+    to ``maxlen`` positions and truth lists of up to ``maxtruth`` items (both upper bounds
+    are enough: they size buffers, and the ideal depth they give reads no truth item beyond
+    a user's own)."""
+
+    def __init__(self, const int[::1] codes, const long long[::1] ks, const double[::1] thrs,
+                 const double[::1] pars, const int[::1] opts, const int[::1] gains,
+                 const int[::1] ideals, const int[::1] discounts, const double[::1] pars2,
+                 long long maxlen, long long maxtruth, int avg=0, int fused=1):
+        cdef Py_ssize_t n_req = codes.shape[0], q, t, i
+        cdef long long m
+        if maxlen < 1:
+            maxlen = 1
+        if maxtruth < 1:
+            maxtruth = 1
+        if maxtruth > maxlen:
+            maxlen = maxtruth  # the discount table also serves the ideal lists
+        kind_a, slot_a, thr_a, dgain_a, ddisc_a = _fused_plan(codes, thrs, gains, ideals,
+                                                               discounts, avg or not fused)
+        cdef const int[::1] fkind = kind_a
+        # the DCG requests' ideal depth: the largest cutoff (every truth item when one has none)
+        cdef long long ideal_depth = 0
+        for q in range(n_req):
+            if fkind[q] == F_DCG and codes[q] == NDCG:
+                m = maxtruth if ks[q] <= 0 or ks[q] > maxtruth else ks[q]
+                if m > ideal_depth:
+                    ideal_depth = m
+        cdef long long stride = maxlen + 1
+        dtab_a = np.empty(len(DISCOUNTS) * stride, dtype=np.float64)
+        cdef double[::1] dtab = dtab_a
+        for t in range(len(DISCOUNTS)):
+            for i in range(stride):
+                dtab[t * stride + i] = _disc(i, <int> t)
+        arrays = [np.array(codes, dtype=np.intc), np.array(ks, dtype=np.int64),
+                  np.array(thrs, dtype=np.float64), np.array(pars, dtype=np.float64),
+                  np.array(opts, dtype=np.intc), np.array(gains, dtype=np.intc),
+                  np.array(ideals, dtype=np.intc), np.array(discounts, dtype=np.intc),
+                  np.array(pars2, dtype=np.float64),
+                  np.ascontiguousarray(kind_a, dtype=np.intc),
+                  np.ascontiguousarray(slot_a, dtype=np.intc),
+                  np.ascontiguousarray(thr_a, dtype=np.float64),
+                  np.ascontiguousarray(dgain_a, dtype=np.intc),
+                  np.ascontiguousarray(ddisc_a, dtype=np.intc), dtab_a]
+        self.keep = arrays
+        cdef MetricPlan* P = &self.plan
+        P.n_req = n_req
+        P.codes = <const int*> _data(arrays[0])
+        P.ks = <const long long*> _data(arrays[1])
+        P.thrs = <const double*> _data(arrays[2])
+        P.pars = <const double*> _data(arrays[3])
+        P.opts = <const int*> _data(arrays[4])
+        P.gains = <const int*> _data(arrays[5])
+        P.ideals = <const int*> _data(arrays[6])
+        P.discounts = <const int*> _data(arrays[7])
+        P.pars2 = <const double*> _data(arrays[8])
+        P.fkind = <const int*> _data(arrays[9])
+        P.fslot = <const int*> _data(arrays[10])
+        P.n_t = len(arrays[11])
+        P.tthr = <const double*> _data(arrays[11])
+        P.n_d = len(arrays[12])
+        P.dgain = <const int*> _data(arrays[12])
+        P.ddisc = <const int*> _data(arrays[13])
+        P.maxlen = maxlen
+        P.stride = stride
+        P.tstride = maxtruth + 1
+        P.ideal_depth = ideal_depth
+        P.dtab = <const double*> _data(arrays[14])
+
+    @property
+    def n_requests(self):
+        return self.plan.n_req
+
+
+cdef const void* _data(object a):
+    cdef cnp.ndarray arr = a
+    return <const void*> cnp.PyArray_DATA(arr)
+
+
+cdef bint metric_buffers(const MetricPlan* P, MetricBuffers* B) noexcept nogil:
+    """One thread's working memory for ``P`` (False when out of memory; free it with
+    :c:func:`free_metric_buffers` either way)."""
+    B.scratch = <double*> malloc(P.maxlen * sizeof(double))
+    B.gbuf = <long long*> malloc(P.maxlen * sizeof(long long))
+    B.hp = <double*> malloc((P.n_t * P.stride + 1) * sizeof(double))
+    B.ap = <double*> malloc((P.n_t * P.stride + 1) * sizeof(double))
+    B.dp = <double*> malloc((P.n_d * P.stride + 1) * sizeof(double))
+    B.ip = <double*> malloc((P.n_d * P.tstride + 1) * sizeof(double))
+    B.nrel_t = <long long*> malloc((P.n_t + 1) * sizeof(long long))
+    B.first_t = <long long*> malloc((P.n_t + 1) * sizeof(long long))
+    B.depth_t = <long long*> malloc((P.n_t + P.n_d + 1) * sizeof(long long))
+    return (B.scratch != NULL and B.gbuf != NULL and B.hp != NULL and B.ap != NULL and
+            B.dp != NULL and B.ip != NULL and B.nrel_t != NULL and B.first_t != NULL and
+            B.depth_t != NULL)
+
+
+cdef void free_metric_buffers(MetricBuffers* B) noexcept nogil:
+    free(B.scratch)
+    free(B.gbuf)
+    free(B.hp)
+    free(B.ap)
+    free(B.dp)
+    free(B.ip)
+    free(B.nrel_t)
+    free(B.first_t)
+    free(B.depth_t)
+
+
+cdef void user_metrics(const MetricPlan* P, MetricBuffers* B, const double* r,
+                       const signed char* judged, const long long* gbuf, long long n_avail,
+                       long long list_len, const double* tr, long long n_truth,
+                       double* out) noexcept nogil:
+    """Every request of ``P`` for one user, into ``out[0 .. n_req - 1]``.
+
+    ``r`` / ``judged``: the relevance and judged flag of the user's ``n_avail`` positions (the
+    list cut at the plan's depth; ``list_len`` its full length); ``gbuf``: the user-relative
+    end of each position's tie group (ties averaged), else NULL; ``tr``: the user's ``n_truth``
+    truth relevances, descending.
+
+    The list is walked once per relevance threshold (hits and AP terms) and once per (gain,
+    discount) pair (DCG terms; the ideal from the truth likewise), keeping prefix sums; the
+    cutoff-based requests read them, so more cutoffs cost almost nothing. Other requests walk
+    the list themselves.
+    """
+    cdef long long stride = P.stride, tstride = P.tstride, n_t = P.n_t, n_d = P.n_d
+    cdef long long q, t, i, h, first, m, nr
+    cdef double acc, x, den
+    cdef double* hp = B.hp
+    cdef double* ap = B.ap
+    cdef double* dp = B.dp
+    cdef double* ip = B.ip
+    cdef long long* nrel_t = B.nrel_t
+    cdef long long* first_t = B.first_t
+    cdef long long* depth_t = B.depth_t
+    cdef const int* fkind = P.fkind
+    cdef const int* fslot = P.fslot
+    cdef const int* codes = P.codes
+    cdef const long long* ks = P.ks
+    cdef const double* dtab = P.dtab
+    for t in range(n_t + n_d):
+        depth_t[t] = 0
+    for t in range(n_t):
+        nr = 0
+        for i in range(n_truth):
+            if tr[i] >= P.tthr[t]:
+                nr = nr + 1
+        nrel_t[t] = nr
+    for q in range(P.n_req):
+        if fkind[q] == F_SLOW:
+            continue
+        m = ks[q] if ks[q] > 0 else list_len
+        if codes[q] == RPREC:
+            nr = nrel_t[fslot[q]]
+            m = nr if (ks[q] <= 0 or nr < ks[q]) else ks[q]
+        t = fslot[q] if fkind[q] == F_BINARY else n_t + fslot[q]
+        m = n_avail if n_avail < m else m
+        if m > depth_t[t]:
+            depth_t[t] = m
+    for t in range(n_t):
+        h = 0
+        first = -1
+        acc = 0.0
+        hp[t * stride] = 0.0
+        ap[t * stride] = 0.0
+        for i in range(depth_t[t]):
+            if r[i] >= P.tthr[t]:
+                h = h + 1
+                acc = acc + h / (i + 1.0)
+                if first < 0:
+                    first = i
+            hp[t * stride + i + 1] = <double> h
+            ap[t * stride + i + 1] = acc
+        first_t[t] = first
+    for t in range(n_d):
+        acc = 0.0
+        dp[t * stride] = 0.0
+        for i in range(depth_t[n_t + t]):
+            acc = acc + _gain(r[i], P.dgain[t]) / dtab[P.ddisc[t] * stride + i]
+            dp[t * stride + i + 1] = acc
+        acc = 0.0
+        ip[t * tstride] = 0.0
+        for i in range(n_truth if n_truth < P.ideal_depth else P.ideal_depth):
+            acc = acc + _gain(tr[i], P.dgain[t]) / dtab[P.ddisc[t] * stride + i]
+            ip[t * tstride + i + 1] = acc
+    for q in range(P.n_req):
+        if fkind[q] == F_BINARY:
+            t = fslot[q]
+            out[q] = _binary_from_prefix(
+                codes[q], ks[q], P.pars[q], P.opts[q], n_avail, list_len, nrel_t[t],
+                &hp[t * stride], &ap[t * stride], first_t[t])
+            continue
+        if fkind[q] == F_DCG:
+            t = fslot[q]
+            m = ks[q] if ks[q] > 0 else list_len
+            x = dp[t * stride + (n_avail if n_avail < m else m)]
+            if codes[q] == DCG:
+                out[q] = x
+                continue
+            m = ks[q] if ks[q] > 0 else n_truth
+            den = ip[t * tstride + (n_truth if n_truth < m else m)]
+            out[q] = x / den if den > 0 else 0.0
+            continue
+        if codes[q] >= FIRST_EXT:
+            out[q] = _metric_ext(
+                codes[q], ks[q], P.thrs[q], P.pars[q], P.pars2[q], P.opts[q],
+                r, judged, gbuf, n_avail, list_len, tr, n_truth, B.scratch)
+            continue
+        out[q] = _metric(codes[q], ks[q], P.thrs[q], P.pars[q], P.opts[q], P.gains[q],
+                         P.ideals[q], P.discounts[q], r, judged, gbuf, n_avail, list_len, tr,
+                         n_truth, B.scratch)
+
+
 def compute_metrics(const long long[::1] indptr, const double[::1] rel,
                     const signed char[::1] judged, const long long[::1] grp_end,
                     const long long[::1] list_len, const long long[::1] t_indptr,
@@ -884,168 +1097,47 @@ def compute_metrics(const long long[::1] indptr, const double[::1] rel,
                     const long long[::1] ks, const double[::1] thrs, const double[::1] pars,
                     const int[::1] opts, const int[::1] gains, const int[::1] ideals,
                     const int[::1] discounts, const double[::1] pars2, int fused=1):
-    """Every requested metric for every user in one parallel pass.
+    """Every requested metric for every user in one parallel pass (:c:func:`user_metrics` per
+    user).
 
     ``pars2``: the requests' second numeric parameter (the C/W/L gain scale), else 0.
 
     ``grp_end`` is empty unless ties are averaged; otherwise ``grp_end[p]`` is the absolute
     end of the tie group that holds position p. Returns a (users x requests) float64 array.
-
-    Per user, the list is walked once per relevance threshold (hits and AP terms) and once per
-    (gain, discount) pair (DCG terms; the ideal from the truth likewise), keeping prefix sums;
-    the cutoff-based requests read them, so more cutoffs cost almost nothing. Other requests
-    walk the list themselves; ``fused=0`` makes every request walk (the same bits, slower).
+    ``fused=0`` makes every request walk the list itself (the same bits, slower).
     """
     cdef Py_ssize_t n_users = indptr.shape[0] - 1, n_req = codes.shape[0]
     cdef cnp.ndarray[cnp.float64_t, ndim=2] out_arr = np.empty((n_users, n_req), dtype=np.float64)
     cdef double[:, ::1] out = out_arr
-    cdef long long maxlen = 1, maxtruth = 1, u, s, e, j, q, i, t, n_avail, n_truth, h, first
-    cdef long long m, nr
+    cdef long long maxlen = 1, maxtruth = 1, u, s, e, j, n_avail, n_truth
     cdef int avg = grp_end.shape[0] > 0
-    kind_a, slot_a, thr_a, dgain_a, ddisc_a = _fused_plan(codes, thrs, gains, ideals, discounts,
-                                                           avg or not fused)
-    cdef const int[::1] fkind = kind_a
-    cdef const int[::1] fslot = slot_a
-    cdef const double[::1] tthr = thr_a
-    cdef const int[::1] dgain = dgain_a
-    cdef const int[::1] ddisc = ddisc_a
-    cdef long long n_t = tthr.shape[0], n_d = dgain.shape[0]
     for u in range(n_users):
         if indptr[u + 1] - indptr[u] > maxlen:
             maxlen = indptr[u + 1] - indptr[u]
         if t_indptr[u + 1] - t_indptr[u] > maxtruth:
             maxtruth = t_indptr[u + 1] - t_indptr[u]
-    if maxtruth > maxlen:
-        maxlen = maxtruth  # the discount table also serves the ideal lists
-    cdef long long stride = maxlen + 1, tstride = maxtruth + 1
-    # the DCG requests' ideal depth: the largest cutoff (every truth item when one has none)
-    cdef long long ideal_depth = 0
-    for q in range(n_req):
-        if fkind[q] == F_DCG and codes[q] == NDCG:
-            m = maxtruth if ks[q] <= 0 or ks[q] > maxtruth else ks[q]
-            if m > ideal_depth:
-                ideal_depth = m
-    dtab_a = np.empty(len(DISCOUNTS) * stride, dtype=np.float64)
-    cdef double[::1] dtab = dtab_a
-    for t in range(len(DISCOUNTS)):
-        for i in range(stride):
-            dtab[t * stride + i] = _disc(i, <int> t)
-    cdef double* scratch
-    cdef long long* gbuf
-    cdef double* hp        # per threshold: hits in the first i positions
-    cdef double* ap        # per threshold: sum of AP terms h/(j+1) over hits j < i
-    cdef double* dp        # per (gain, discount): DCG of the first i positions
-    cdef double* ip        # per (gain, discount): ideal DCG of the first i truth items
-    cdef long long* nrel_t
-    cdef long long* first_t
-    cdef long long* depth_t  # per slot (thresholds, then gain/discount pairs): positions walked
-    cdef const double* r
-    cdef const double* tr
-    cdef double acc, x, den
+    cdef MetricSetup setup = MetricSetup(codes, ks, thrs, pars, opts, gains, ideals, discounts,
+                                         pars2, maxlen, maxtruth, avg, fused)
+    cdef const MetricPlan* P = &setup.plan
+    cdef MetricBuffers* B  # a pointer assigned in the parallel block: each thread has its own
     cdef int nt = _threads(indptr[n_users] * n_req + n_users)
     with nogil, parallel(num_threads=nt):
-        scratch = <double*> malloc(maxlen * sizeof(double))
-        gbuf = <long long*> malloc(maxlen * sizeof(long long))
-        hp = <double*> malloc((n_t * stride + 1) * sizeof(double))
-        ap = <double*> malloc((n_t * stride + 1) * sizeof(double))
-        dp = <double*> malloc((n_d * stride + 1) * sizeof(double))
-        ip = <double*> malloc((n_d * tstride + 1) * sizeof(double))
-        nrel_t = <long long*> malloc((n_t + 1) * sizeof(long long))
-        first_t = <long long*> malloc((n_t + 1) * sizeof(long long))
-        depth_t = <long long*> malloc((n_t + n_d + 1) * sizeof(long long))
+        B = <MetricBuffers*> malloc(sizeof(MetricBuffers))
+        metric_buffers(P, B)
         for u in prange(n_users, schedule="guided"):
             s = indptr[u]
             e = indptr[u + 1]
             n_avail = e - s
             n_truth = t_indptr[u + 1] - t_indptr[u]
-            r = &rel[s] if e > s else NULL
-            tr = &t_rel_desc[t_indptr[u]] if n_truth > 0 else NULL
             if avg:
                 for j in range(n_avail):
-                    gbuf[j] = grp_end[s + j] - s
-            for t in range(n_t + n_d):
-                depth_t[t] = 0
-            for t in range(n_t):
-                nr = 0
-                for i in range(n_truth):
-                    if tr[i] >= tthr[t]:
-                        nr = nr + 1
-                nrel_t[t] = nr
-            for q in range(n_req):
-                if fkind[q] == F_SLOW:
-                    continue
-                m = ks[q] if ks[q] > 0 else list_len[u]
-                if codes[q] == RPREC:
-                    nr = nrel_t[fslot[q]]
-                    m = nr if (ks[q] <= 0 or nr < ks[q]) else ks[q]
-                t = fslot[q] if fkind[q] == F_BINARY else n_t + fslot[q]
-                m = n_avail if n_avail < m else m
-                if m > depth_t[t]:
-                    depth_t[t] = m
-            for t in range(n_t):
-                h = 0
-                first = -1
-                acc = 0.0
-                hp[t * stride] = 0.0
-                ap[t * stride] = 0.0
-                for i in range(depth_t[t]):
-                    if r[i] >= tthr[t]:
-                        h = h + 1
-                        acc = acc + h / (i + 1.0)
-                        if first < 0:
-                            first = i
-                    hp[t * stride + i + 1] = <double> h
-                    ap[t * stride + i + 1] = acc
-                first_t[t] = first
-            for t in range(n_d):
-                acc = 0.0
-                dp[t * stride] = 0.0
-                for i in range(depth_t[n_t + t]):
-                    acc = acc + _gain(r[i], dgain[t]) / dtab[ddisc[t] * stride + i]
-                    dp[t * stride + i + 1] = acc
-                acc = 0.0
-                ip[t * tstride] = 0.0
-                for i in range(n_truth if n_truth < ideal_depth else ideal_depth):
-                    acc = acc + _gain(tr[i], dgain[t]) / dtab[ddisc[t] * stride + i]
-                    ip[t * tstride + i + 1] = acc
-            for q in range(n_req):
-                if fkind[q] == F_BINARY:
-                    t = fslot[q]
-                    out[u, q] = _binary_from_prefix(
-                        codes[q], ks[q], pars[q], opts[q], n_avail, list_len[u], nrel_t[t],
-                        &hp[t * stride], &ap[t * stride], first_t[t])
-                    continue
-                if fkind[q] == F_DCG:
-                    t = fslot[q]
-                    m = ks[q] if ks[q] > 0 else list_len[u]
-                    x = dp[t * stride + (n_avail if n_avail < m else m)]
-                    if codes[q] == DCG:
-                        out[u, q] = x
-                        continue
-                    m = ks[q] if ks[q] > 0 else n_truth
-                    den = ip[t * tstride + (n_truth if n_truth < m else m)]
-                    out[u, q] = x / den if den > 0 else 0.0
-                    continue
-                if codes[q] >= FIRST_EXT:
-                    out[u, q] = _metric_ext(
-                        codes[q], ks[q], thrs[q], pars[q], pars2[q], opts[q],
-                        r, &judged[s] if e > s else NULL,
-                        gbuf if avg else NULL, n_avail, list_len[u], tr, n_truth, scratch)
-                    continue
-                out[u, q] = _metric(codes[q], ks[q], thrs[q], pars[q], opts[q], gains[q],
-                                    ideals[q], discounts[q], r,
-                                    &judged[s] if e > s else NULL,
-                                    gbuf if avg else NULL, n_avail, list_len[u], tr, n_truth,
-                                    scratch)
-        free(scratch)
-        free(gbuf)
-        free(hp)
-        free(ap)
-        free(dp)
-        free(ip)
-        free(nrel_t)
-        free(first_t)
-        free(depth_t)
+                    B.gbuf[j] = grp_end[s + j] - s
+            user_metrics(P, B, &rel[s] if e > s else NULL, &judged[s] if e > s else NULL,
+                         B.gbuf if avg else NULL, n_avail, list_len[u],
+                         &t_rel_desc[t_indptr[u]] if n_truth > 0 else NULL, n_truth,
+                         &out[u, 0] if n_req > 0 else NULL)
+        free_metric_buffers(B)
+        free(B)
     return out_arr
 
 
