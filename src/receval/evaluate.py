@@ -251,12 +251,15 @@ class Evaluator:
         block_policies = self.policies if whole else dataclasses.replace(
             self.policies, users="run" if self.policies.users in ("run", "union")
             else "intersection")
+        requests = self.plan.requests(self.truth.max_rel)
+        # lists measured as they are joined, when nothing but the kernel reads them
+        kernel = requests.arrays() if requests.items and not self.plan.keep_lists else None
         for block in blocks:
             codes = self._codes(block, user_col, item_col, score_col, rank_col)
             for packed in pack_run_blocks(
                     codes, self.truth, block_policies, depth=self.plan.depth,
                     keep_items=self.plan.keep_lists, keep_scores=self.plan.keep_lists,
-                    cutoffs=self.plan.cutoffs, block_positions=BLOCK_POSITIONS):
+                    cutoffs=self.plan.cutoffs, block_positions=BLOCK_POSITIONS, kernel=kernel):
                 acc.add(packed, evaluate_packed(packed, self.plan, self.context,
                                                 out=acc.rows_for(packed)), whole)
             if progress is not None:

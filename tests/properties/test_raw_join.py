@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import receval as rv
-from receval.kernels import adjacent_starts, group_rows
+from receval.kernels import adjacent_starts, group_rows, join_lists
 from receval.pack import packed as packed_module
 from receval.pack.rawids import (
     CHUNKS_32,
@@ -361,3 +361,66 @@ def test_grouped_column_reads_chunks_in_place():
         assert got[0].tolist() == [0, 3, 7, 8, 10]
         assert got[1].tolist() == ["u1", "u2", "u3", "u4"]
     assert grouped_column(_chunked_forms(values + ["u1"], [4, 8])[2]) is None
+
+
+def _kernel_metric_keys() -> list[str]:
+    from tests.core.cases import metric_cases
+
+    return metric_cases(cutoffs=(1, 3, 10))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1), how=st.sampled_from(["int", "object", "str", *ARROW]),
+       policy=st.sampled_from([{}, {"duplicates": "max", "nan_scores": "drop"},
+                               {"duplicates": "keep", "nan_scores": "last", "users": "union"},
+                               {"duplicates": "count", "ties": "input"},
+                               {"ties": "trec_eval", "duplicates": "first"}]),
+       block=st.sampled_from([0, 7, 300]))
+def test_lists_measured_as_joined_equal_the_kernel_on_kept_lists(monkeypatch, seed, how,
+                                                                  policy, block):
+    """Every kernel metric of the registry (every parameter choice): measuring each list as it
+    is joined gives the bits of packing the lists and running the kernel over them."""
+    rng = np.random.default_rng(seed)
+    n_users, n_items = int(rng.integers(1, 15)), int(rng.integers(2, 50))
+    n = int(rng.integers(1, 300))
+    user = np.sort(rng.integers(0, n_users, n))
+    item = rng.integers(0, n_items, n)
+    if not policy.get("duplicates"):  # no repeated (user, item): the i-th row of a user
+        rank = np.arange(n) - np.searchsorted(user, user)  # gets the i-th of a permutation
+        user, item = user[rank < n_items], rng.permutation(n_items)[rank[rank < n_items]]
+        n = len(user)
+    score = rng.integers(0, 5, n).astype(np.float64)
+    if policy.get("nan_scores"):
+        score[rng.random(n) < 0.1] = np.nan
+    tn = int(rng.integers(1, 80))
+    truth = pd.DataFrame({"user": rng.integers(0, n_users + 2, tn),
+                          "item": rng.integers(0, n_items + 3, tn),
+                          "relevance": rng.integers(0, 5, tn).astype(np.float64)})
+    truth = truth.drop_duplicates(["user", "item"])
+    arrow = how.startswith(("arrow", "chunked"))
+    truth_how = "object" if arrow or how == "str" else how
+    truth = pd.DataFrame({"user": truth["user"].astype(str) if arrow else truth["user"].to_numpy(),
+                          "item": _ids(truth["item"].to_numpy(), truth_how),
+                          "relevance": truth["relevance"].to_numpy()})
+    run = _frame(user, item, score, "score", how)
+    keys = _kernel_metric_keys()
+    if block:
+        monkeypatch.setattr(evaluate_module, "BLOCK_POSITIONS", block)
+    measured = []
+    real_join = join_lists  # the kernel itself (monkeypatch undoes only after every example)
+
+    def spy(*a, **kw):
+        out = real_join(*a, **kw)
+        measured.append(len(out) == 9)
+        return out
+
+    def run_all(measure: bool):
+        monkeypatch.setattr(packed_module, "join_lists", spy if measure else (
+            lambda *a: real_join(*a[:22])))  # the same join, the lists kept
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return rv.evaluate(run, truth, keys, **policy)
+
+    fast, slow = run_all(True), run_all(False)
+    assert any(measured) or (how == "int" and policy.get("ties") == "trec_eval")
+    _same(fast, slow)

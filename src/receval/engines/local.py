@@ -77,9 +77,13 @@ def evaluate_packed(packed: Packed, plan: Plan, context: Context,
         packed = condense(packed)
     n_users = len(packed.user_ids)
     requests = plan.requests(packed.max_rel)
-    lists = kernel_lists(packed, plan.depth, plan.policies.ties)
-    kernel_out = run_kernel(lists, requests.arrays()) if requests.items and n_users \
-        else np.zeros((n_users, len(requests.items)))
+    if packed.kernel_out is not None:  # measured as the lists were joined
+        kernel_out = packed.kernel_out
+    elif requests.items and n_users:
+        kernel_out = run_kernel(kernel_lists(packed, plan.depth, plan.policies.ties),
+                                requests.arrays())
+    else:
+        kernel_out = np.zeros((n_users, len(requests.items)))
     values = np.empty((n_users, len(plan.specs)), dtype=np.float64) if out is None else out
     states: list[MetricState | None] = [None] * len(plan.specs)
     block = BlockValues(values, [], {}, set(), {})

@@ -47,6 +47,7 @@ try:
         GAINS,
         IDEALS,
         VARIANTS,
+        MetricSetup,
         Request,
         column_states,
         compute_metrics,
@@ -55,7 +56,7 @@ try:
 except ImportError as _exc:  # a source tree without the compiled modules
     raise _missing_extension(_exc) from _exc
 
-__all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "Request", "adjacent_starts", "all_str", "column_states",
+__all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "MetricSetup", "Request", "adjacent_starts", "all_str", "column_states",
            "compute_metrics",
            "exact_partials", "group_rows", "group_truth", "group_truth_raw", "index_ids", "join_lists", "nonfinite",
            "pack_lists", "utf8_at"]

@@ -35,6 +35,9 @@ from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc, qsort
 from libc.string cimport memcmp, memcpy
 
+from receval.kernels._ranking cimport (MetricBuffers, MetricPlan, MetricSetup,
+                                       free_metric_buffers, metric_buffers, user_metrics)
+
 cnp.import_array()
 
 cdef extern from *:
@@ -480,7 +483,8 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                const long long[::1] t_start, const long long[::1] t_count,
                const double[::1] t_rel, long long depth, int dedupe, int nan_mode,
                int as_float32, int desc, int keep_scores, const long long[::1] cutoffs,
-               object scratch=None, int by_row=0):
+               object scratch=None, int by_row=0, MetricSetup metrics=None,
+               const double[::1] t_rel_desc=None):
     """Packed lists of one run, joined with its truth on raw item ids.
 
     Evaluated user ``g`` has the run rows ``rows[rstart[c]:rstart[c + 1]]`` with ``c =
@@ -494,6 +498,12 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     returned arrays are then views into them, valid until the next call with it), so that
     fresh memory is touched once when a run is packed block by block.
 
+    ``metrics``: measure each user's list as soon as it is joined, while it is in cache
+    (:c:func:`receval.kernels._ranking.user_metrics`; ``t_rel_desc``: the truth relevances,
+    each user's descending, at the positions of ``t_rel``); the lists themselves are then
+    not kept (``scores``, ``rel`` and ``judged`` come back empty) and a ninth value is
+    returned: the (users x requests) metric values.
+
     Returns ``(indptr, scores, rel, judged, list_len, n_dup, n_dropped, tied)``;
     ``n_dropped`` counts the rows with a non-finite score: dropped under ``nan_mode=1``,
     ranked last under ``nan_mode=2``, kept as they are under ``nan_mode=0`` (whose caller
@@ -505,7 +515,8 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     cdef Ids* T = &th.ids
     cdef Py_ssize_t n_eval = run_of.shape[0]
     cdef bint has_rows = rows.shape[0] > 0
-    cdef long long g, c, nr, maxrows = 1, maxcap = 16, total_rows = 0
+    cdef long long g, c, nr, maxrows = 1, maxcap = 16, total_rows = 0, maxpos = 1, maxtruth = 1
+    cdef bint measure = metrics is not None
     # upper-bound layout: at most min(depth, rows) positions per user
     cdef cnp.ndarray[cnp.int64_t, ndim=1] ub_arr = np.zeros(n_eval + 1, dtype=np.int64)
     cdef long long[::1] ub = ub_arr
@@ -520,7 +531,27 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
         if depth > 0 and nr > depth:
             nr = depth
         ub[g + 1] = ub[g] + nr
+        if nr > maxpos:
+            maxpos = nr
+        if t_count[g] > maxtruth:
+            maxtruth = t_count[g]
     cdef long long ub_total = ub[n_eval]
+    cdef long long n_req = metrics.plan.n_req if measure else 0
+    if measure and (t_rel_desc is None or t_rel_desc.shape[0] != t_rel.shape[0]):
+        raise ValueError("measuring the lists needs t_rel_desc, aligned with t_rel")
+    if measure and (metrics.plan.maxlen < maxpos or metrics.plan.tstride <= maxtruth):
+        raise ValueError("the metric setup is for shorter lists than these")
+    cdef cnp.ndarray[cnp.float64_t, ndim=2] kout_arr = np.empty((n_eval if measure else 0,
+                                                                n_req), dtype=np.float64)
+    cdef double* kout = <double*> cnp.PyArray_DATA(kout_arr)
+    cdef const MetricPlan* P = &metrics.plan if measure else NULL
+    cdef MetricBuffers* B
+    cdef double* urel
+    cdef signed char* ujd
+    cdef long long n_av
+    cdef const double* tr
+    if measure:
+        ub_total = 0  # no list is kept
 
     cdef cnp.ndarray[cnp.float64_t, ndim=1] scores_arr = _buffer(
         scratch, "scores", ub_total if keep_scores else 0, np.float64)
@@ -563,6 +594,14 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
         hint = -1
         buf = <Row*> malloc(maxrows * sizeof(Row))
         table = <Slot*> malloc(maxcap * sizeof(Slot))
+        B = NULL
+        urel = NULL
+        ujd = NULL
+        if measure:  # pointers assigned here: each thread has its own
+            B = <MetricBuffers*> malloc(sizeof(MetricBuffers))
+            metric_buffers(P, B)
+            urel = <double*> malloc(maxpos * sizeof(double))
+            ujd = <signed char*> malloc(maxpos * sizeof(signed char))
         itab = <IntSlot*> table
         if ints:
             for k0 in range(maxcap):
@@ -573,6 +612,10 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
         for g in prange(n_eval, schedule="guided"):
             c = run_of[g]
             if c < 0:
+                if measure:  # a user without run rows: an empty list
+                    tr = &t_rel_desc[t_start[g]] if t_count[g] > 0 else NULL
+                    user_metrics(P, B, NULL, NULL, NULL, 0, 0, tr, t_count[g],
+                                 kout + g * n_req)
                 continue
             s = rstart[c]
             e = rstart[c + 1]
@@ -661,10 +704,14 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                             rv = t_rel[t_start[g] + iref]
                             jd = 1
                     if w < lim:
-                        out_rel[base + w] = rv
-                        out_judged[base + w] = jd
-                        if keep_scores:
-                            out_score[base + w] = buf[q].score
+                        if measure:
+                            urel[w] = rv
+                            ujd[w] = jd
+                        else:
+                            out_rel[base + w] = rv
+                            out_judged[base + w] = jd
+                            if keep_scores:
+                                out_score[base + w] = buf[q].score
                     if w != q:
                         buf[w] = buf[q]
                     w = w + 1
@@ -699,10 +746,14 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                     table[j].ref = -r - 1
                     table[j].seen = 0
                 if w < lim:
-                    out_rel[base + w] = rv
-                    out_judged[base + w] = jd
-                    if keep_scores:
-                        out_score[base + w] = buf[q].score
+                    if measure:
+                        urel[w] = rv
+                        ujd[w] = jd
+                    else:
+                        out_rel[base + w] = rv
+                        out_judged[base + w] = jd
+                        if keep_scores:
+                            out_score[base + w] = buf[q].score
                 if w != q:
                     buf[w] = buf[q]
                 w = w + 1
@@ -712,8 +763,17 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                     tied[g] = 1
                     break
             full_len[g] = w
+            if measure:
+                n_av = w if w < lim else lim
+                tr = &t_rel_desc[t_start[g]] if t_count[g] > 0 else NULL
+                user_metrics(P, B, urel, ujd, NULL, n_av, w, tr, t_count[g], kout + g * n_req)
         free(buf)
         free(table)
+        if measure:
+            free_metric_buffers(B)
+            free(B)
+            free(urel)
+            free(ujd)
 
     # final layout; compact when dropped rows or removed duplicates shortened a list
     cdef cnp.ndarray[cnp.int64_t, ndim=1] indptr_arr = np.zeros(n_eval + 1, dtype=np.int64)
@@ -726,6 +786,9 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
         indptr[g + 1] = indptr[g] + m
         n_dropped += dropped[g]
     cdef long long total = indptr[n_eval]
+    if measure:
+        return (indptr_arr, scores_arr, rel_arr, judged_arr, full_arr, ndup_arr, n_dropped,
+                tied_arr, kout_arr)
     if total != ub_total:
         for g in range(n_eval):
             s = ub[g]

@@ -17,6 +17,7 @@ import numpy as np
 from ..errors import InputError, PolicyError
 from ..io.frames import Columns
 from ..kernels import (
+    MetricSetup,
     group_rows,
     group_truth,
     group_truth_raw,
@@ -144,6 +145,10 @@ class Packed:
     # builds its item vocabulary only when a metric reads it)
     _t_items: np.ndarray | None = field(default=None, repr=False)
     _truth_item_vocab: np.ndarray | None = field(default=None, repr=False)
+    kernel_out: np.ndarray | None = None
+    # the (users x requests) output of the metric kernel, when each list was measured as it
+    # was joined (pack_run_blocks(kernel=...)); the lists are then not kept (rel, judged and
+    # scores empty)
 
     @property
     def t_items(self) -> np.ndarray:
@@ -660,8 +665,15 @@ BLOCK_POSITIONS = 1 << 20
 def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
                     keep_items: bool = True, keep_scores: bool = True,
                     cutoffs: tuple[int, ...] = (), only_truth: np.ndarray | None = None,
-                    block_positions: int = 0) -> Iterator[Packed]:
+                    block_positions: int = 0,
+                    kernel: dict[str, np.ndarray] | None = None) -> Iterator[Packed]:
     """:func:`pack_run` in consecutive blocks of evaluated users.
+
+    ``kernel``: the metric kernel's request arrays
+    (:meth:`receval.engines.plan.Requests.arrays`). When the run is joined on raw ids and its
+    lists need no later step (no kept items or scores, no averaged ties, no condensed lists,
+    no absolute ranks), each list is measured as soon as it is joined, while it is in cache,
+    and the blocks carry the kernel's output (``Packed.kernel_out``) instead of the lists.
 
     With ``block_positions > 0`` and a run joined on raw ids, each block holds about that many
     list positions, and its per-position arrays are views into buffers reused from block to
@@ -759,7 +771,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         return t_indptr, idx, truth.rel[idx], truth.rel_desc[idx]
 
     def block(lo: int, hi: int, packed_lists: tuple, first: bool,
-              dup_total: int = 0) -> Packed:
+              dup_total: int = 0, kernel_out: np.ndarray | None = None) -> Packed:
         """The block's ``Packed``; ``dup_total``: the run's repeated rows in every block (for
         the message refusing them; else the block's own)."""
         indptr, items, pos_scores, rel, judged, list_len, ndup, n_dropped, tied, item_vocab = \
@@ -799,6 +811,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             counts=counts, max_rel=truth.max_rel, truth_index=truth_index[lo:hi],
             run_only=run.users[run_only] if first else run.users[:0],
             absolute_ranks=absolute, append_unretrieved=bottom, block_rows=(lo, n_eval),
+            kernel_out=kernel_out,
         )
 
     if t_raw is None:
@@ -839,11 +852,21 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         scratch: dict[str, np.ndarray] | None = {}
     else:
         bounds, scratch = np.array([0, n_eval]), None
+    measure = kernel is not None and not want_scores and not keep_items and \
+        policies.unjudged != "remove" and n_eval > 0
+    setup = None
+    if measure:
+        assert kernel is not None
+        longest = int(np.diff(rstart).max(initial=0))  # a bound: the lists' positions
+        setup = MetricSetup(**kernel, maxlen=min(longest, depth) if depth > 0 else longest,
+                            maxtruth=int(t_counts.max()))
+
     def join(lo: int, hi: int) -> tuple:
         return join_lists(
             r.kind, r.a, r.b, score, rows, rstart, run_of[lo:hi], t_raw.kind, t_raw.a,
             t_raw.b, t_start[lo:hi], t_counts[lo:hi], truth.rel, depth, mode, nan_mode, trec,
-            trec, want_scores, cut_arr, scratch, by_row)
+            trec, want_scores, cut_arr, scratch, by_row, setup,
+            truth.rel_desc if measure else None)
 
     def refused_in_later_blocks(b: int, n_dup: int) -> int:
         """The run's repeated rows, counted on in the blocks after ``b`` once block ``b``
@@ -860,13 +883,15 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         lo, hi = int(bounds[b]), int(bounds[b + 1])
         if hi <= lo and b:
             continue
-        indptr, pos_scores, rel, judged, list_len, ndup, n_dropped, tied = join(lo, hi)
+        indptr, pos_scores, rel, judged, list_len, ndup, n_dropped, tied, *measured = \
+            join(lo, hi)
         if nan_mode == 0 and n_dropped:
             refuse_nonfinite()
         dup_total = refused_in_later_blocks(b, int(ndup.sum())) \
             if policies.duplicates == "error" and ndup.any() else 0
         yield block(lo, hi, (indptr, no_items, pos_scores, rel, judged, list_len, ndup,
-                             n_dropped, tied, empty_ids(r.id_kind)), b == 0, dup_total)
+                             n_dropped, tied, empty_ids(r.id_kind)), b == 0, dup_total,
+                    measured[0] if measured else None)
 
 
 def _truth_raw_for(run: RunCodes, truth: TruthPack, policies: Policies) -> RawIds | None:
