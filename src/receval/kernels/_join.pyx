@@ -6,8 +6,9 @@ hash table (reused from user to user: a slot belongs to the user whose number it
 nothing is cleared), the run rows are ordered (score descending, then the raw item id, then
 the row; under ``ties="input"`` score descending, then the row), and each recommended item is
 probed once: found in the truth (relevance, judged), already recommended above (a
-duplicate), or new. Ids are read in place from the buffers that
-hold them:
+duplicate), or new. When asked (``metrics=``), the joined list is measured right away by the
+metric kernel's per-user step, while it is still in cache, and is not kept. Ids are read in
+place from the buffers that hold them:
 
 =====  =====================================================================================
 kind   buffers
