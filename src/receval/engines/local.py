@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import PolicyError, plain
-from ..kernels import column_states, compute_metrics
+from ..kernels import column_states, compute_metrics, kernel_columns
 from ..pack import Packed
 from ..pack.positions import kernel_lists, rank_view
 from .aggregate import IN, NO_VALUE, SKIPPED, MetricState
@@ -104,34 +104,28 @@ def _kernel_columns(out: np.ndarray, requests: Any, plan: Plan, packed: Packed,
     each user's status, and the summary states (one compiled pass over the block)."""
     specs = [plan.specs[j] for j in cols]
     whole = cols == list(range(block.values.shape[1]))  # every spec: fill the values in place
-    vals = np.take(out, [requests.column[s] for s in specs], axis=1, mode="clip",
-                   out=block.values if whole else None)
-    # users without a relevant item, per distinct threshold (usually one), then per spec
-    nrel = [requests.nrel_column[threshold(s)] for s in specs]
-    distinct = sorted(set(nrel))
-    no_rel = (out[:, distinct] <= 0)[:, [distinct.index(c) for c in nrel]]
+    n_users = out.shape[0]
+    vals = block.values if whole and block.values.flags.c_contiguous \
+        else np.empty((n_users, len(specs)), dtype=np.float64)
+    status = np.empty(vals.shape, dtype=np.int8)
     empty_truth = plan.policies.empty_truth
+    # one compiled pass: each spec's column, its users without a relevant item (per its
+    # threshold) under the empty-truth policy, and each user's status
+    no_rel = kernel_columns(
+        out, np.array([requests.column[s] for s in specs], dtype=np.int64),
+        np.array([requests.nrel_column[threshold(s)] for s in specs], dtype=np.int64),
+        np.array([s.definition.kernel.undefined_without_hit for s in specs], dtype=np.int8),
+        np.array([s.definition.kernel.count for s in specs], dtype=np.int8),
+        int(empty_truth == "zero"), int(empty_truth == "skip"), SKIPPED, NO_VALUE, vals, status)
     if empty_truth == "error" and no_rel.any():
-        k = int(np.flatnonzero(no_rel.any(axis=0))[0])
-        uid = packed.user_ids[np.flatnonzero(no_rel[:, k])[0]]
+        k = int(np.flatnonzero(no_rel)[0])
+        first = np.flatnonzero(out[:, requests.nrel_column[threshold(specs[k])]] <= 0)[0]
         raise PolicyError(
-            f"{int(no_rel[:, k].sum())} user(s) have no relevant truth item for {specs[k].key} "
-            f"(e.g. user {plain(uid)}); empty_truth='error' forbids that. Use "
-            "empty_truth='skip' (default), 'zero' or 'nan'."
+            f"{int(no_rel[k])} user(s) have no relevant truth item for {specs[k].key} "
+            f"(e.g. user {plain(packed.user_ids[first])}); empty_truth='error' forbids that. "
+            "Use empty_truth='skip' (default), 'zero' or 'nan'."
         )
-    undefined = np.array([s.definition.kernel.undefined_without_hit for s in specs])
-    count = np.array([s.definition.kernel.count for s in specs])
-    status = np.zeros(vals.shape, dtype=np.int8)  # IN
-    if empty_truth == "zero":
-        vals[no_rel & undefined] = np.nan
-        vals[no_rel & ~undefined & ~count] = 0.0  # counts keep their true value (num_ret)
-    else:
-        vals[no_rel] = np.nan
-        if empty_truth == "skip":
-            status[no_rel] = SKIPPED
-    if undefined.any():
-        status[np.isnan(vals) & (status == IN) & undefined] = NO_VALUE
-    if not whole:
+    if vals is not block.values:
         block.values[:, cols] = vals
     n, skipped, nan, nonfinite, totals, squares = column_states(vals, status)
     for k, (j, s) in enumerate(zip(cols, specs, strict=True)):

@@ -52,11 +52,12 @@ try:
         column_states,
         compute_metrics,
         exact_partials,
+        kernel_columns,
     )
 except ImportError as _exc:  # a source tree without the compiled modules
     raise _missing_extension(_exc) from _exc
 
 __all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "MetricSetup", "Request", "adjacent_starts", "all_str", "column_states",
            "compute_metrics",
-           "exact_partials", "group_rows", "group_truth", "group_truth_raw", "index_ids", "join_lists", "nonfinite",
+           "exact_partials", "group_rows", "kernel_columns", "group_truth", "group_truth_raw", "index_ids", "join_lists", "nonfinite",
            "pack_lists", "utf8_at"]

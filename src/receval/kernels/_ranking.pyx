@@ -1284,6 +1284,58 @@ cdef object _digit_partials(const long long* dig):
 DEF COLUMN_SLOTS = 2 * DIGITS + 8
 
 
+def kernel_columns(const double[:, ::1] out, const long long[::1] cols,
+                   const long long[::1] nrel_cols, const signed char[::1] undefined,
+                   const signed char[::1] count, int zero, int skip, int skipped_code,
+                   int no_value_code, double[:, ::1] values, signed char[:, ::1] status):
+    """The kernel's output columns ``cols`` into ``values`` (users x len(cols)) under the
+    empty-truth policy, and each user's status per column into ``status``, in one pass.
+
+    User ``u`` has no relevant item for column ``k`` when ``out[u, nrel_cols[k]] <= 0``; its
+    value is then NaN, except under ``zero`` (empty_truth="zero"): 0 for a metric defined
+    without a hit (``undefined[k] == 0``) that is not a count (``count[k] == 0``), NaN for one
+    undefined without a hit, the count itself for a count. Its status is ``skipped_code``
+    under ``skip`` (empty_truth="skip"), else 0; a NaN value of a column undefined without a
+    hit that is still 0 becomes ``no_value_code``. Returns, per column, the users without a
+    relevant item.
+    """
+    cdef Py_ssize_t n = out.shape[0], m = cols.shape[0], u, k
+    if values.shape[0] != n or values.shape[1] != m or status.shape[0] != n or \
+            status.shape[1] != m or nrel_cols.shape[0] != m or undefined.shape[0] != m or \
+            count.shape[0] != m:
+        raise ValueError("kernel_columns: inconsistent shapes")
+    for k in range(m):
+        if not (0 <= cols[k] < out.shape[1] and 0 <= nrel_cols[k] < out.shape[1]):
+            raise ValueError("kernel_columns: a column outside the kernel's output")
+    no_rel_arr = np.zeros(m, dtype=np.int64)
+    cdef long long[::1] no_rel = no_rel_arr
+    cdef double v
+    cdef signed char st
+    cdef bint none
+    with nogil:
+        for u in range(n):
+            for k in range(m):
+                v = out[u, cols[k]]
+                st = 0
+                none = out[u, nrel_cols[k]] <= 0
+                if none:
+                    no_rel[k] += 1
+                    if zero:
+                        if undefined[k]:
+                            v = NAN
+                        elif not count[k]:
+                            v = 0.0
+                    else:
+                        v = NAN
+                        if skip:
+                            st = <signed char> skipped_code
+                if st == 0 and undefined[k] and isnan(v):
+                    st = <signed char> no_value_code
+                values[u, k] = v
+                status[u, k] = st
+    return no_rel_arr
+
+
 def column_states(const double[:, ::1] values, const signed char[:, ::1] status):
     """Per column of a (users x metrics) block: what ``MetricState.of`` keeps of it.
 
