@@ -297,6 +297,8 @@ def _id_column(frame: Any, kind: str, name: str, role: str) -> Any:
     elif kind == "numpy" and not pandas_loaded():  # dict keys: None or NaN are missing
         n_null = sum(1 for v in col.tolist()
                      if v is None or (isinstance(v, (float, np.floating)) and v != v))
+    elif (arrow_nulls := _arrow_null_count(col)) is not None:
+        n_null = arrow_nulls
     else:
         n_null = int(pandas().isna(col).sum())
     if n_null:
@@ -304,6 +306,22 @@ def _id_column(frame: Any, kind: str, name: str, role: str) -> Any:
             f"{role}: column {name!r} has {n_null} missing id(s); drop or fill those rows first."
         )
     return col
+
+
+def _arrow_null_count(col: Any) -> int | None:
+    """The missing values of a pandas column held by Arrow (``str`` / ``string[pyarrow]`` /
+    ``ArrowDtype``), read from its chunks' null counts without a pass over the rows; ``None``
+    for any other column."""
+    pd = pandas()
+    if not (is_pandas(col, "Series") and isinstance(col.dtype, (pd.StringDtype, pd.ArrowDtype))
+            and getattr(col.dtype, "storage", "pyarrow") == "pyarrow"):
+        return None
+    import pyarrow as pa
+
+    try:
+        return int(pa.array(col.array).null_count)  # the Arrow data itself, no copy
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):  # pragma: no cover
+        return None
 
 
 def _value_column(frame: Any, kind: str, name: str, role: str,
