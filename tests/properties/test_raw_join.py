@@ -424,3 +424,42 @@ def test_lists_measured_as_joined_equal_the_kernel_on_kept_lists(monkeypatch, se
     fast, slow = run_all(True), run_all(False)
     assert any(measured) or (how == "int" and policy.get("ties") == "trec_eval")
     _same(fast, slow)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), shared=st.booleans(), bad=st.sampled_from(
+    [None, 7, None, "nan", b"x"]))
+def test_object_user_column_checked_and_grouped_in_one_pass(seed, shared, bad):
+    """An object user column is checked (every value a str) in the pass that finds its runs
+    of equal ids: the same result as the same ids in an Arrow-backed column, shared or
+    distinct string objects alike, and a value that is not a str anywhere is found."""
+    from receval.io.frames import StrObjects, _str_objects
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 3000))
+    codes = np.sort(rng.integers(0, 40, n))
+    names = np.array(NAMES + [f"x{i}" for i in range(40)], dtype=object)
+    users = names[codes]  # one object per distinct id, as pyarrow's to_pandas shares them
+    if not shared:  # one object per row, as astype(object) from Arrow strings makes them
+        users = np.array(["".join(list(u)) for u in users], dtype=object)
+    run = pd.DataFrame({"user": users, "item": rng.integers(0, 500, n),
+                        "score": rng.random(n)})
+    truth = pd.DataFrame({"user": names[rng.integers(0, 40, 200)],
+                          "item": rng.integers(0, 500, 200)}).drop_duplicates()
+    if bad is not None:
+        at = int(rng.integers(0, n))
+        run["user"] = run["user"].astype(object)
+        run.loc[at, "user"] = float("nan") if bad == "nan" else bad
+        assert _str_objects(run["user"].to_numpy(), True) is None
+        with pytest.raises(rv.InputError):
+            rv.evaluate(run, truth, ["ndcg@5"], duplicates="max")
+        return
+    got = rv.evaluate(run, truth, ["ndcg@5", "mrr"], duplicates="max")
+    want = rv.evaluate(run.astype({"user": "str"}), truth.astype({"user": "str"}),
+                       ["ndcg@5", "mrr"], duplicates="max")
+    pd.testing.assert_frame_equal(got.per_user, want.per_user, check_exact=True)
+    strs = _str_objects(users, True)
+    assert isinstance(strs, StrObjects)
+    assert np.array_equal(strs.adjacent, adjacent_starts(3, users, None))
+    strs[0] = "changed"  # a write makes the runs found at reading stale: they are dropped
+    assert getattr(strs, "adjacent", None) is None

@@ -22,7 +22,7 @@ import numpy as np
 
 from .._lazy import is_pandas, pandas, pandas_loaded
 from ..errors import InputError, suggest
-from ..kernels import all_str
+from ..kernels import adjacent_starts, all_str
 
 USER_NAMES = ("user", "user_id", "userId", "uid", "qid", "query_id", "query", "head")
 ITEM_NAMES = ("item", "item_id", "itemId", "iid", "docno", "doc_id", "docid", "doc", "tail")
@@ -78,6 +78,7 @@ class StrObjects(np.ndarray):
                     and all(isinstance(v, str) for v in value))):
             raise TypeError("a StrObjects array holds only str; convert it with "
                             "np.asarray(arr, dtype=object) before storing other values.")
+        self.__dict__.pop("adjacent", None)  # the runs of equal ids found when it was read
         super().__setitem__(key, value)
 
 
@@ -87,6 +88,27 @@ def is_str_array(arr: np.ndarray) -> bool:
     if arr.dtype != object:
         return False
     return isinstance(arr, StrObjects) or all_str(arr)
+
+
+def _str_objects(arr: np.ndarray, runs: bool) -> StrObjects | None:
+    """An object id column as :class:`StrObjects` when every value is a ``str``, else
+    ``None``. With ``runs`` (a user column), the pass that checks the values also finds the
+    runs of equal adjacent ids (its :func:`adjacent_runs`), which grouping the rows by user
+    reads: each of 10^8 objects is looked at once, not once per pass."""
+    if not runs or len(arr) == 0:
+        return arr.view(StrObjects) if is_str_array(arr) else None
+    starts = adjacent_starts(3, arr, None, 1)
+    if starts is None:
+        return None
+    out = arr.view(StrObjects)
+    out.adjacent = starts
+    return out
+
+
+def adjacent_runs(arr: np.ndarray) -> np.ndarray | None:
+    """The starts of the runs of equal adjacent ids of a column read by :func:`read_columns`,
+    when its reading found them (not for a slice or a copy of it), else ``None``."""
+    return getattr(arr, "adjacent", None) if isinstance(arr, StrObjects) else None
 
 
 def column_values(col: Any) -> np.ndarray:
@@ -286,14 +308,17 @@ def _find(names: list[str], given: str | None, candidates: tuple[str, ...], what
     return None
 
 
-def _id_column(frame: Any, kind: str, name: str, role: str) -> Any:
+def _id_column(frame: Any, kind: str, name: str, role: str, runs: bool = False) -> Any:
+    """An id column, its missing values refused; ``runs``: a user column, whose rows are
+    grouped by comparing adjacent ids (an object column's runs of equal ids are found in the
+    pass that checks its values)."""
     col = frame.column(name) if kind == "arrow" else frame[name]
     if kind == "arrow":
         n_null = col.null_count
     elif isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":
         n_null = 0  # a numpy integer column cannot hold a missing value: no pass over it
-    elif col.dtype == object and is_str_array(arr := np.asarray(col)):
-        return arr.view(StrObjects)  # every value is a str: no missing id, and checked once
+    elif col.dtype == object and (strs := _str_objects(np.asarray(col), runs)) is not None:
+        return strs  # every value is a str: no missing id, and checked once
     elif kind == "numpy" and not pandas_loaded():  # dict keys: None or NaN are missing
         n_null = sum(1 for v in col.tolist()
                      if v is None or (isinstance(v, (float, np.floating)) and v != v))
@@ -453,7 +478,7 @@ def read_columns(data: Any, *, role: str, user_col: str | None = None,
     _check_names(names, role)
     ucol = _find(names, user_col, USER_NAMES, "user", role, "user_col")
     icol = _find(names, item_col, ITEM_NAMES, "item", role, "item_col")
-    user = _id_column(frame, kind, ucol, role)
+    user = _id_column(frame, kind, ucol, role, runs=True)
     item = _id_column(frame, kind, icol, role)
     used = {"user": ucol, "item": icol}
     text = _text_columns(frame, kind)

@@ -432,7 +432,9 @@ def all_str(object arr):
     """True when every value of an object array is a ``str`` (or subclass) readable in place.
 
     Threads over ranges of rows (each stops at its first other value): the pass reads one
-    object header per row, so it is bound by memory latency, which threads overlap."""
+    object header per row, so it is bound by memory latency, which threads overlap. A row
+    holding the same object as the row before (a user's rows, when equal strings share one
+    object, as pyarrow's and pandas' readers make them) is not looked at again."""
     cdef cnp.ndarray a = np.ascontiguousarray(arr)
     if a.dtype != object:
         return False
@@ -442,13 +444,18 @@ def all_str(object arr):
     cdef cnp.ndarray[cnp.int8_t, ndim=1] ok_arr = np.ones(nt, dtype=np.int8)
     cdef signed char[::1] ok = ok_arr
     cdef long long t, lo, hi
+    cdef PyObject* prev
     for t in prange(nt, nogil=True, schedule="static", num_threads=nt):
         lo = n * t // nt
         hi = n * (t + 1) // nt
+        prev = NULL
         for i in range(lo, hi):
+            if objs[i] == prev:
+                continue
             if not receval_is_str(objs[i]):
                 ok[t] = 0
                 break
+            prev = objs[i]
     return bool(ok_arr.all())
 
 
@@ -917,9 +924,13 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
     return (*_close_gaps(start, kept, n, perm_arr, rel_arr, desc_arr), ndup_arr)
 
 
-def adjacent_starts(int kind, object a, object b):
+def adjacent_starts(int kind, object a, object b, int check_str=0):
     """Rows whose id differs from the previous row's (row 0 included): the starts of the runs
     of equal adjacent ids, as int64.
+
+    ``check_str`` (kind 3): first make sure each row holds a ``str`` readable in place, as
+    :func:`all_str` does, in the same pass (each object is looked at once); ``None`` when one
+    does not.
 
     The rows are cut into one range per thread; each range writes its starts where it begins
     in an output of one slot per row, which is then compacted. Only the slots written are
@@ -941,11 +952,27 @@ def adjacent_starts(int kind, object a, object b):
     cdef const char* pp
     cdef const char* qp
     cdef bint utf8 = kind == 1 or kind == 2 or kind >= 4
+    cdef bint verify = check_str and kind == 3
+    cdef cnp.ndarray[cnp.int8_t, ndim=1] ok_arr = np.ones(nt, dtype=np.int8)
+    cdef signed char[::1] ok = ok_arr
     for t in prange(nt, nogil=True, schedule="static", num_threads=nt):
         lo = n * t // nt
         hi = n * (t + 1) // nt
         c = 0
-        if utf8:
+        if verify:
+            if not receval_is_str(ids.objs[lo]) or \
+                    (lo > 0 and not receval_is_str(ids.objs[lo - 1])):
+                ok[t] = 0
+                hi = lo  # this range is not read
+            for i in range(lo, hi):
+                if i + 1 < n and ids.objs[i + 1] != ids.objs[i] and \
+                        not receval_is_str(ids.objs[i + 1]):
+                    ok[t] = 0
+                    break
+                if i == 0 or not _equal(ids, i - 1, ids, i):
+                    out[lo + c] = i
+                    c = c + 1
+        elif utf8:
             hint = -1
             pp = NULL
             pn = -1  # no previous row: row 0 starts a run
@@ -966,6 +993,8 @@ def adjacent_starts(int kind, object a, object b):
                     out[lo + c] = i
                     c = c + 1
         cnt[t] = c
+    if verify and not ok_arr.all():
+        return None
     with nogil:
         for t in range(nt):
             lo = n * t // nt

@@ -11,13 +11,13 @@ value, strings exactly) and order them the same way (integers by value, strings 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from .._lazy import is_pandas, pandas
-from ..io.frames import is_str_array
+from ..io.frames import adjacent_runs, is_str_array
 from ..kernels import adjacent_starts, utf8_at
 from .vocab import _arrow_chunks, factorize, is_unique
 
@@ -35,6 +35,8 @@ class RawIds:
     b: Any = None                 # UTF-8 data, or (offset, data) addresses per chunk
     keep: Any = None              # the Arrow array that owns the buffers
     unsigned: bool = False        # kind INT read from a uint64 column (ids are uint64)
+    starts: np.ndarray | None = None  # the starts of its runs of equal adjacent ids, when
+    #                                   known already (found as the column was read)
 
     @property
     def id_kind(self) -> str:
@@ -66,7 +68,9 @@ def raw_ids(col: Any) -> RawIds | None:
             return None
         col = col.to_numpy()
     if isinstance(col, np.ndarray) and col.ndim == 1:
-        return _from_numpy(col)
+        raw = _from_numpy(col)
+        starts = adjacent_runs(col)
+        return raw if raw is None or starts is None else replace(raw, starts=starts)
     return None
 
 
@@ -121,7 +125,7 @@ def grouped_column(col: Any) -> tuple[np.ndarray, np.ndarray] | None:
 
 def _blocks(raw: RawIds) -> tuple[np.ndarray, np.ndarray]:
     """Starts of the blocks of equal adjacent ids and the id of each block."""
-    starts = adjacent_starts(raw.kind, raw.a, raw.b)
+    starts = raw.starts if raw.starts is not None else adjacent_starts(raw.kind, raw.a, raw.b)
     if raw.kind == INT:
         uniques = raw.a[starts]
         if raw.unsigned:
