@@ -135,6 +135,19 @@ cdef extern from *:
     """
     uint64_t receval_bswap64(uint64_t x) nogil
 
+cdef extern from *:
+    """
+    static inline void receval_prefetch(const void* p) {
+    #if defined(__GNUC__) || defined(__clang__)
+        __builtin_prefetch(p);
+    #endif
+    }
+    """
+    void receval_prefetch(const void* p) nogil
+
+#: rows ahead whose str object the join asks the memory for (objects lie anywhere in memory)
+DEF PREFETCH_AHEAD = 16
+
 
 cdef inline uint64_t _load_le(const char* p, long long n) noexcept nogil:
     """The first ``min(n, 8)`` bytes at ``p`` as a little-endian word, zero-padded."""
@@ -304,6 +317,35 @@ cdef inline int _compare(const Ids* ids, long long i, long long j) noexcept nogi
     return (n > m) - (n < m)
 
 
+cdef inline uint64_t _str_prefix(Py_ssize_t n, int kind, const void* data) noexcept nogil:
+    """The first three code points of a ``str`` (``n`` code points of ``kind`` bytes at
+    ``data``), 21 bits each, zero-padded: read straight from the bytes of a one-byte string."""
+    cdef const unsigned char* b
+    cdef uint64_t v = 0
+    cdef int k
+    if kind == 1:
+        b = <const unsigned char*> data
+        if n >= 3:
+            return (<uint64_t> b[0] << 42) | (<uint64_t> b[1] << 21) | b[2]
+        if n == 2:
+            return (<uint64_t> b[0] << 42) | (<uint64_t> b[1] << 21)
+        return (<uint64_t> b[0] << 42) if n == 1 else 0
+    for k in range(3):
+        v <<= 21
+        if k < n:
+            v |= receval_uread(kind, data, k)
+    return v
+
+
+cdef inline void _str_key(PyObject* o, uint64_t* pre, uint64_t* h) noexcept nogil:
+    """``_prefix`` and ``_hash`` of a ``str`` object (kind 3), its header read once."""
+    cdef Py_ssize_t n = receval_ulen(o)
+    cdef int kind = receval_ukind(o)
+    cdef const void* data = receval_udata(o)
+    h[0] = _hash_bytes(<const char*> data, n * kind) ^ <uint64_t> kind
+    pre[0] = _str_prefix(n, kind, data)
+
+
 cdef inline uint64_t _prefix(const Ids* ids, long long i) noexcept nogil:
     """An order-preserving prefix: prefix(a) < prefix(b) implies a < b; equal prefixes need
     the full comparison."""
@@ -316,13 +358,7 @@ cdef inline uint64_t _prefix(const Ids* ids, long long i) noexcept nogil:
         return (<uint64_t> ids.ints[i]) ^ 0x8000000000000000ULL
     if ids.kind == 3:  # three code points of 21 bits
         o = ids.objs[i]
-        n = receval_ulen(o)
-        kind = receval_ukind(o)
-        for k in range(3):
-            v <<= 21
-            if k < n:
-                v |= receval_uread(kind, receval_udata(o), k)
-        return v
+        return _str_prefix(receval_ulen(o), receval_ukind(o), receval_udata(o))
     _span(ids, i, &p, &n)
     return receval_bswap64(_load_le(p, n))  # the first 8 bytes, big-endian, zero-padded
 
@@ -669,7 +705,12 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                 if ints:
                     buf[m].pre = (<uint64_t> R.ints[r]) ^ 0x8000000000000000ULL
                     buf[m].h = _mix(<uint64_t> R.ints[r])
-                elif R.kind == 0 or R.kind == 3:
+                elif R.kind == 3:
+                    if j + PREFETCH_AHEAD < e:
+                        receval_prefetch(R.objs[rows[j + PREFETCH_AHEAD] if has_rows
+                                                else j + PREFETCH_AHEAD])
+                    _str_key(R.objs[r], &buf[m].pre, &buf[m].h)
+                elif R.kind == 0:
                     buf[m].pre = _prefix(R, r)
                     buf[m].h = _hash(R, r)
                 else:  # UTF-8: one look at the bytes for both
