@@ -79,6 +79,20 @@ def _frame(user, item, value, name, how):
     return pd.DataFrame({"user": user, "item": _ids(item, how), name: value})
 
 
+def _truth(rng, tn: int, n_users: int, n_items: int, grades: int, how: str) -> pd.DataFrame:
+    """A random truth (some users and items outside the run's), its ids in the form that
+    joins with a run of ids ``how`` (object ``str`` for Arrow and ``str`` runs)."""
+    truth = pd.DataFrame({"user": rng.integers(0, n_users + 2, tn),
+                          "item": rng.integers(0, n_items + 3, tn),
+                          "relevance": rng.integers(0, grades, tn).astype(np.float64)})
+    truth = truth.drop_duplicates(["user", "item"])
+    arrow = how.startswith(("arrow", "chunked"))
+    truth_how = "object" if arrow or how == "str" else how
+    return pd.DataFrame({"user": truth["user"].astype(str) if arrow else truth["user"].to_numpy(),
+                         "item": _ids(truth["item"].to_numpy(), truth_how),
+                         "relevance": truth["relevance"].to_numpy()})
+
+
 def _evaluate(run, truth, raw: bool, **kw):
     orig = packed_module._truth_raw_for
     used = []
@@ -138,17 +152,7 @@ def test_raw_join_equals_factorized_route(seed, how, grouped, policy):
     score = rng.integers(0, 4, n).astype(np.float64)
     if rng.random() < 0.3 and n:
         score[rng.random(n) < 0.15] = rng.choice([np.nan, np.inf, -np.inf])
-    tn = int(rng.integers(1, 60))
-    t_user = rng.integers(0, n_users + 2, tn)
-    t_item = rng.integers(0, n_items + 3, tn)
-    truth = pd.DataFrame({"user": t_user, "item": t_item, "relevance":
-                          rng.integers(0, 4, tn).astype(np.float64)})
-    truth = truth.drop_duplicates(["user", "item"])
-    arrow = how.startswith(("arrow", "chunked"))
-    truth_how = "object" if arrow or how == "str" else how
-    truth = pd.DataFrame({"user": truth["user"].astype(str) if arrow else truth["user"].to_numpy(),
-        "item": _ids(truth["item"].to_numpy(), truth_how),
-        "relevance": truth["relevance"].to_numpy()})
+    truth = _truth(rng, int(rng.integers(1, 60)), n_users, n_items, 4, how)
     run = _frame(user, item, score, "score", how)
     fast, used = _evaluate(run, truth, True, **policy)
     slow, _ = _evaluate(run, truth, False, **policy)
@@ -392,16 +396,7 @@ def test_lists_measured_as_joined_equal_the_kernel_on_kept_lists(monkeypatch, se
     score = rng.integers(0, 5, n).astype(np.float64)
     if policy.get("nan_scores"):
         score[rng.random(n) < 0.1] = np.nan
-    tn = int(rng.integers(1, 80))
-    truth = pd.DataFrame({"user": rng.integers(0, n_users + 2, tn),
-                          "item": rng.integers(0, n_items + 3, tn),
-                          "relevance": rng.integers(0, 5, tn).astype(np.float64)})
-    truth = truth.drop_duplicates(["user", "item"])
-    arrow = how.startswith(("arrow", "chunked"))
-    truth_how = "object" if arrow or how == "str" else how
-    truth = pd.DataFrame({"user": truth["user"].astype(str) if arrow else truth["user"].to_numpy(),
-                          "item": _ids(truth["item"].to_numpy(), truth_how),
-                          "relevance": truth["relevance"].to_numpy()})
+    truth = _truth(rng, int(rng.integers(1, 80)), n_users, n_items, 5, how)
     run = _frame(user, item, score, "score", how)
     keys = _kernel_metric_keys()
     if block:

@@ -728,11 +728,11 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                 r = buf[q].idx
                 h = buf[q].h
                 j = <long long> (h & <uint64_t> mask)
+                rv = 0.0
+                jd = 0
                 if ints:
                     while itab[j].owner == g32 and itab[j].h != h:
                         j = (j + 1) & mask
-                    rv = 0.0
-                    jd = 0
                     if itab[j].owner != g32:  # a new item outside the truth
                         itab[j].owner = g32
                         itab[j].h = h
@@ -752,48 +752,34 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                         if iref >= 0:
                             rv = t_rel[t_start[g] + iref]
                             jd = 1
-                    if w < lim:
-                        if measure:
-                            urel[w] = rv
-                            ujd[w] = jd
-                        else:
-                            out_rel[base + w] = rv
-                            out_judged[base + w] = jd
-                            if keep_scores:
-                                out_score[base + w] = buf[q].score
-                    if w != q:
-                        buf[w] = buf[q]
-                    w = w + 1
-                    continue
-                found = -1
-                while table[j].owner == g:
-                    if table[j].h == h:
-                        ref = table[j].ref
-                        if (ref >= 0 and _equal(T, ref, R, r)) or \
-                                (ref < 0 and _equal(R, -ref - 1, R, r)):
-                            found = j
-                            break
-                    j = (j + 1) & mask
-                rv = 0.0
-                jd = 0
-                if found >= 0:
-                    ref = table[found].ref
-                    if ref < 0 or table[found].seen:
-                        ndup[g] += 1
-                        if dedupe == 1:
-                            continue
-                        if dedupe == 2:  # a later occurrence: as an item without a truth row
-                            ref = -1
-                    else:
-                        table[found].seen = 1
-                    if ref >= 0:
-                        rv = t_rel[ref]
-                        jd = 1
                 else:
-                    table[j].owner = g
-                    table[j].h = h
-                    table[j].ref = -r - 1
-                    table[j].seen = 0
+                    found = -1
+                    while table[j].owner == g:
+                        if table[j].h == h:
+                            ref = table[j].ref
+                            if (ref >= 0 and _equal(T, ref, R, r)) or \
+                                    (ref < 0 and _equal(R, -ref - 1, R, r)):
+                                found = j
+                                break
+                        j = (j + 1) & mask
+                    if found >= 0:
+                        ref = table[found].ref
+                        if ref < 0 or table[found].seen:
+                            ndup[g] += 1
+                            if dedupe == 1:
+                                continue
+                            if dedupe == 2:  # a later occurrence: as an item without a truth row
+                                ref = -1
+                        else:
+                            table[found].seen = 1
+                        if ref >= 0:
+                            rv = t_rel[ref]
+                            jd = 1
+                    else:
+                        table[j].owner = g
+                        table[j].h = h
+                        table[j].ref = -r - 1
+                        table[j].seen = 0
                 if w < lim:
                     if measure:
                         urel[w] = rv
@@ -902,45 +888,29 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
     cdef int nt = 1 if n < SMALL_WORK else receval_join_threads()
     with nogil, parallel(num_threads=nt):
         buf = <Row*> malloc(maxlen * sizeof(Row))
-        keys = <IntKey*> buf
+        keys = <IntKey*> malloc(SHORT_INT_LIST * sizeof(IntKey))
         for g in prange(n_users, schedule="guided"):
             s = start[g]
             e = start[g + 1]
             m = e - s
-            if ints and m <= SHORT_INT_LIST:
+            if ints and m <= SHORT_INT_LIST:  # sorted as 16-byte keys, then laid out as rows
                 for j in range(m):
                     r = rows[s + j] if has_rows else s + j
                     keys[j].v = ids.ints[r]
                     keys[j].idx = r
                 _sort_int_keys(keys, m)
-                w = 0
-                j = 0
-                while j < m:
-                    best = j
-                    j = j + 1
-                    while j < m and keys[j].v == keys[best].v:
-                        ndup[g] += 1
-                        if not dedupe:
-                            break
-                        if rel[keys[j].idx] > rel[keys[best].idx]:
-                            best = j
-                        j = j + 1
-                    out_perm[s + w] = keys[best].idx
-                    out_rel[s + w] = rel[keys[best].idx]
-                    out_desc[s + w] = rel[keys[best].idx]
-                    w = w + 1
-                if w > 1:
-                    _sort_desc(&out_desc[s], w)
-                kept[g] = w
-                continue
-            for j in range(m):
-                r = rows[s + j] if has_rows else s + j
-                buf[j].score = 0.0
-                buf[j].pre = _prefix(ids, r)
-                buf[j].idx = r
-                buf[j].h = 0
-            if m > 1:
-                _sort_rows(buf, m, &order)
+                for j in range(m):
+                    buf[j].pre = _prefix(ids, keys[j].idx)
+                    buf[j].idx = keys[j].idx
+            else:
+                for j in range(m):
+                    r = rows[s + j] if has_rows else s + j
+                    buf[j].score = 0.0
+                    buf[j].pre = _prefix(ids, r)
+                    buf[j].idx = r
+                    buf[j].h = 0
+                if m > 1:
+                    _sort_rows(buf, m, &order)
             w = 0
             j = 0
             while j < m:
@@ -962,6 +932,7 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
                 _sort_desc(&out_desc[s], w)
             kept[g] = w
         free(buf)
+        free(keys)
     return (*_close_gaps(start, kept, n, perm_arr, rel_arr, desc_arr), ndup_arr)
 
 
