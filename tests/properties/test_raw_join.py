@@ -458,3 +458,16 @@ def test_object_user_column_checked_and_grouped_in_one_pass(seed, shared, bad):
     assert np.array_equal(strs.adjacent, adjacent_starts(3, users, None))
     strs[0] = "changed"  # a write makes the runs found at reading stale: they are dropped
     assert getattr(strs, "adjacent", None) is None
+
+
+@pytest.mark.parametrize("bad", [1, None, b"x", 3.5])
+def test_str_check_in_the_adjacency_pass_sees_every_row(bad):
+    """On many threads, a value that is not a str is found wherever it is: first or last
+    row, either side of the boundary between two threads' ranges."""
+    n = 100_000
+    base = np.array([f"u{i // 7}" for i in range(n)], dtype=object)
+    assert np.array_equal(adjacent_starts(3, base, None, 1), adjacent_starts(3, base, None))
+    for at in (0, 1, n // 2 - 1, n // 2, n // 2 + 1, n - 2, n - 1):
+        arr = base.copy()
+        arr[at] = bad
+        assert adjacent_starts(3, arr, None, 1) is None, at
