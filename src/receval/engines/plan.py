@@ -16,6 +16,7 @@ this module names no metric.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -82,6 +83,9 @@ class Plan:
     keep_lists: bool = field(init=False)
     cutoffs: tuple[int, ...] = field(init=False)
     thresholds: list[float] = field(init=False)
+    # the kernel requests made so far, per truth's largest relevance (see requests())
+    _requests: dict[Any, Requests] = field(init=False, default_factory=dict, repr=False,
+                                           compare=False)
 
     def __post_init__(self) -> None:
         self.kernel_specs = [s for s in self.specs if s.definition.kernel is not None]
@@ -152,11 +156,10 @@ class Plan:
     def requests(self, max_rel: float) -> Requests:
         """The kernel requests (``max_rel``: the truth's largest relevance, for ERR's default);
         made once per ``max_rel`` (a run packed in blocks asks once per block)."""
-        cache = self.__dict__.setdefault("_requests", {})
         key = float(max_rel) if max_rel == max_rel else "nan"
-        if key not in cache:
-            cache[key] = self._make_requests(max_rel)
-        return cache[key]
+        if key not in self._requests:
+            self._requests[key] = self._make_requests(max_rel)
+        return self._requests[key]
 
     def _make_requests(self, max_rel: float) -> Requests:
         reqs: list[KernelRequest] = [_request(s, max_rel) for s in self.kernel_specs]
@@ -184,12 +187,13 @@ class Requests:
     column: dict[MetricSpec, int]      # kernel spec -> output column
     nrel_column: dict[float, int]      # threshold -> column of the user's relevant-item count
     micro_column: dict[MetricSpec, int]  # micro spec -> numerator column (denominator: + 1)
+    _arrays: dict[str, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The request arrays :func:`receval.kernels.compute_metrics` takes (made once)."""
-        if "_arrays" not in self.__dict__:
-            self.__dict__["_arrays"] = self._make_arrays()
-        return self.__dict__["_arrays"]
+        if self._arrays is None:
+            self._arrays = self._make_arrays()
+        return self._arrays
 
     def _make_arrays(self) -> dict[str, np.ndarray]:
         def col(name: str, dtype: type) -> np.ndarray:

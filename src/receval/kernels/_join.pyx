@@ -676,16 +676,17 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                     itab[j].owner = g32
                     itab[j].h = h
                     itab[j].ref = <int> q
-            for q in range(0 if ints else t_count[g]):
-                p = t_start[g] + q
-                h = _hash(T, p)
-                j = <long long> (h & <uint64_t> mask)
-                while table[j].owner == g:
-                    j = (j + 1) & mask
-                table[j].owner = g
-                table[j].h = h
-                table[j].ref = p
-                table[j].seen = 0
+            else:
+                for q in range(t_count[g]):
+                    p = t_start[g] + q
+                    h = _hash(T, p)
+                    j = <long long> (h & <uint64_t> mask)
+                    while table[j].owner == g:
+                        j = (j + 1) & mask
+                    table[j].owner = g
+                    table[j].h = h
+                    table[j].ref = p
+                    table[j].seen = 0
             # the user's rows, ordered
             m = 0
             sp = NULL  # assigned here so that each thread has its own (they are written
