@@ -46,6 +46,8 @@ def _truth(seed: int, how: str, grouped: bool):
     rel = rng.integers(0, 4, n).astype(np.float64)
     if how == "int":
         ids = item.astype(np.int64) * 7 - 20
+    elif how == "int_wide":  # ids beyond 2**57 and near it: the sort of short int lists
+        ids = (item.astype(np.int64) - 22) * 2**56 + 3  # takes keys that fit, rows otherwise
     elif how == "uint":
         ids = item.astype(np.uint64) + np.uint64(2**40)
     elif how == "object":
@@ -85,7 +87,7 @@ def _or_error(fn):
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32 - 1), how=st.sampled_from(
-    ["int", "uint", "object", "str", *ARROW]), grouped=st.booleans(),
+    ["int", "int_wide", "uint", "object", "str", *ARROW]), grouped=st.booleans(),
     duplicates=st.sampled_from(["max", "first", "error", "keep"]))
 def test_raw_grouping_equals_factorized_grouping(seed, how, grouped, duplicates):
     truth = _truth(seed, how, grouped)

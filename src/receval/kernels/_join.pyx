@@ -391,27 +391,166 @@ include "_rowsort.pxi"
 include "_truthgroups.pxi"
 
 
-cdef struct IntKey:
-    long long v       # the int64 id
-    long long idx     # its row
-
-
-cdef inline void _sort_int_keys(IntKey* a, long long n) noexcept nogil:
-    """Insertion sort of a short list of int64 ids by (id, row) ascending: a user's truth
-    items, ten or so, where moving 16-byte keys beats any general sort."""
-    cdef long long i, j
-    cdef IntKey x
-    for i in range(1, n):
-        x = a[i]
-        j = i
-        while j > 0 and (a[j - 1].v > x.v or (a[j - 1].v == x.v and a[j - 1].idx > x.idx)):
-            a[j] = a[j - 1]
-            j = j - 1
-        a[j] = x
-
-
-#: int64 truth lists up to this long are sorted as :c:type:`IntKey` s by insertion
+#: int64 truth lists up to this long are sorted as packed keys (their positions fit 6 bits)
 DEF SHORT_INT_LIST = 48
+
+
+cdef inline void _sort_keys(long long* a, long long n) noexcept nogil:
+    """Sort ``n`` distinct int64 keys ascending in place: nothing moves when they already
+    ascend; otherwise each is inserted without a branch on the values, every position taking
+    ``a'[j] = max(a[j - 1], min(a[j], x))`` (a user's truth items, ten or so, in random order:
+    an insertion sort's exit test would mispredict about once a key)."""
+    cdef long long i = 1, j, x, p, c
+    while i < n and a[i] > a[i - 1]:
+        i += 1
+    for i in range(i, n):
+        x = a[i]
+        a[i] = a[i - 1] if a[i - 1] > x else x
+        for j in range(i - 1, 0, -1):
+            p = a[j - 1]
+            c = a[j]
+            c = c if c < x else x
+            a[j] = p if p > c else c
+        a[0] = a[0] if a[0] < x else x
+
+
+cdef inline bint _packed_keys(long long* keys, long long* rows_of, const long long* ids,
+                              const long long* rows, long long s, long long m) noexcept nogil:
+    """A user's truth rows ``s .. s + m - 1`` (through ``rows`` when not NULL; ``m <=
+    SHORT_INT_LIST``) as sortable keys ``id * 64 + position``, their rows in ``rows_of``;
+    False when an id lies outside [-2**57, 2**57) (the caller sorts that user otherwise)."""
+    cdef long long j, r, v
+    for j in range(m):
+        r = rows[s + j] if rows != NULL else s + j
+        v = ids[r]
+        if (v >> 57) != 0 and (v >> 57) != -1:  # outside [-2**57, 2**57): would not fit
+            return False
+        keys[j] = <long long> ((<uint64_t> v << 6) | <uint64_t> j)
+        rows_of[j] = r
+    return True
+
+
+cdef inline long long _walk_keys(const long long* keys, long long m, const long long* rows_of,
+                                 const double* rel, int dedupe, long long* perm, double* orel,
+                                 double* odesc, long long* n_dup) noexcept nogil:
+    """A user's truth rows as sorted packed keys: repeated ids counted in ``n_dup`` and, under
+    ``dedupe``, the one with the highest relevance kept (the first row among equal ones); each
+    kept row into ``perm`` / ``orel``, their relevances into ``odesc`` sorted descending.
+    Returns how many rows were kept."""
+    cdef long long j = 0, w = 0, best, r, v, dup = 0
+    while j < m:
+        best = rows_of[keys[j] & 63]
+        v = keys[j] >> 6
+        j = j + 1
+        while j < m and keys[j] >> 6 == v:
+            dup += 1
+            if not dedupe:
+                break
+            r = rows_of[keys[j] & 63]
+            if rel[r] > rel[best] or (rel[r] == rel[best] and r < best):
+                best = r
+            j = j + 1
+        perm[w] = best
+        orel[w] = rel[best]
+        odesc[w] = rel[best]
+        w = w + 1
+    _sort_desc(odesc, w)
+    n_dup[0] += dup
+    return w
+
+
+cdef inline void _insert_truth_ints(IntSlot* itab, long long mask, int owner,
+                              const long long* tints, long long n) noexcept nogil:
+    """A user's ``n`` truth ids into its table of int64 slots (item ``q`` as ``ref = q``)."""
+    cdef long long q, j
+    cdef uint64_t h
+    for q in range(n):
+        h = _mix(<uint64_t> tints[q])
+        j = <long long> (h & <uint64_t> mask)
+        while itab[j].owner == owner:
+            j = (j + 1) & mask
+        itab[j].owner = owner
+        itab[j].h = h
+        itab[j].ref = <int> q
+
+
+cdef inline long long _fill_ints(Row* buf, const long long* rints, const double* score,
+                                 const long long* rows, long long s, long long e, int nan_mode,
+                                 bint as_float32, long long* n_nonfinite) noexcept nogil:
+    """A user's run rows ``s .. e - 1`` (through ``rows`` when not NULL) into ``buf``, in input
+    order, under the non-finite score policy; returns how many were kept. ``h`` is left
+    unset: the walk hashes the id from ``pre``."""
+    cdef long long j, r, m = 0, bad = 0
+    cdef double sc
+    for j in range(s, e):
+        r = rows[j] if rows != NULL else j
+        sc = score[r]
+        if not isfinite(sc):
+            bad += 1
+            if nan_mode == 1:
+                continue
+            if nan_mode == 2:
+                sc = -INFINITY
+        if as_float32:
+            sc = <double> (<float> sc)
+        buf[m].score = sc
+        buf[m].pre = (<uint64_t> rints[r]) ^ 0x8000000000000000ULL
+        buf[m].idx = r
+        m = m + 1
+    n_nonfinite[0] += bad
+    return m
+
+
+cdef inline long long _walk_ints(Row* buf, long long m, IntSlot* itab, long long mask,
+                                 int owner, const double* trel, int dedupe, long long lim,
+                                 double* orel, signed char* ojd, double* oscore,
+                                 long long* n_dup) noexcept nogil:
+    """Probe a user's ordered rows (``buf[:m]``) in its table of int64 slots: each row's
+    relevance and judged flag (0 outside the truth) into ``orel`` / ``ojd`` (and its score
+    into ``oscore`` when not NULL) for the first ``lim`` positions, repeated items counted in
+    ``n_dup`` and handled by ``dedupe`` as :func:`join_lists` says. The kept rows are moved to
+    the front of ``buf``; returns how many there are."""
+    cdef long long q, j, w = 0, dup = 0
+    cdef uint64_t h
+    cdef int iref
+    cdef double rv
+    cdef signed char jd
+    for q in range(m):
+        h = _mix(buf[q].pre ^ 0x8000000000000000ULL)
+        j = <long long> (h & <uint64_t> mask)
+        while itab[j].owner == owner and itab[j].h != h:
+            j = (j + 1) & mask
+        rv = 0.0
+        jd = 0
+        if itab[j].owner != owner:  # a new item outside the truth
+            itab[j].owner = owner
+            itab[j].h = h
+            itab[j].ref = -1
+        else:
+            iref = itab[j].ref
+            if iref >= 0:  # first match of a truth item
+                itab[j].ref = -iref - 2
+            else:
+                dup += 1
+                if dedupe == 1:
+                    continue
+                if dedupe == 2:  # a later occurrence: as an item without a truth row
+                    iref = -1
+                elif iref <= -2:
+                    iref = -iref - 2
+            if iref >= 0:
+                rv = trel[iref]
+                jd = 1
+        if w < lim:
+            orel[w] = rv
+            ojd[w] = jd
+            if oscore != NULL:
+                oscore[w] = buf[q].score
+        if w != q:
+            buf[w] = buf[q]
+        w = w + 1
+    n_dup[0] += dup
+    return w
 
 
 cdef class _Holder:
@@ -633,6 +772,12 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     order.by_row = by_row
     cdef const char* sp
     cdef long long sn, hint
+    # plain pointers for the int64 path (passed by value, so kept in registers)
+    cdef const long long* rints = R.ints
+    cdef const long long* tints = T.ints
+    cdef const double* score_p = &score[0] if score.shape[0] > 0 else NULL
+    cdef const long long* rows_p = &rows[0] if has_rows else NULL
+    cdef const double* trel_p = &t_rel[0] if t_rel.shape[0] > 0 else NULL
     cdef int nt = 1 if total_rows < SMALL_WORK else receval_join_threads()
     with nogil, parallel(num_threads=nt):
         hint = -1
@@ -666,17 +811,22 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
             cap = _table_cap(e - s + t_count[g])
             mask = cap - 1
             g32 = <int> g
-            # the user's truth items
-            if ints:
-                for q in range(t_count[g]):
-                    h = _mix(<uint64_t> T.ints[t_start[g] + q])
-                    j = <long long> (h & <uint64_t> mask)
-                    while itab[j].owner == g32:
-                        j = (j + 1) & mask
-                    itab[j].owner = g32
-                    itab[j].h = h
-                    itab[j].ref = <int> q
+            base = ub[g]
+            lim = ub[g + 1] - base
+            if ints:  # int64 ids on both sides: the compact table of bijective hashes
+                _insert_truth_ints(itab, mask, g32, tints + t_start[g], t_count[g])
+                m = _fill_ints(buf, rints, score_p, rows_p, s, e, nan_mode, as_float32,
+                               &dropped[g])
+                _sort_rows(buf, m, &order)  # rows already in order are left as they are
+                if measure:
+                    w = _walk_ints(buf, m, itab, mask, g32, trel_p + t_start[g], dedupe, lim,
+                                   urel, ujd, NULL, &ndup[g])
+                else:
+                    w = _walk_ints(buf, m, itab, mask, g32, trel_p + t_start[g], dedupe, lim,
+                                   &out_rel[base], &out_judged[base],
+                                   &out_score[base] if keep_scores else NULL, &ndup[g])
             else:
+                # the user's truth items
                 for q in range(t_count[g]):
                     p = t_start[g] + q
                     h = _hash(T, p)
@@ -687,73 +837,45 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                     table[j].h = h
                     table[j].ref = p
                     table[j].seen = 0
-            # the user's rows, ordered
-            m = 0
-            sp = NULL  # assigned here so that each thread has its own (they are written
-            sn = 0     # through their addresses only, which prange does not see)
-            for j in range(s, e):
-                r = rows[j] if has_rows else j
-                sc = score[r]
-                if not isfinite(sc):
-                    dropped[g] += 1
-                    if nan_mode == 1:
-                        continue
-                    if nan_mode == 2:
-                        sc = -INFINITY
-                if as_float32:
-                    sc = <double> (<float> sc)
-                buf[m].score = sc
-                if ints:
-                    buf[m].pre = (<uint64_t> R.ints[r]) ^ 0x8000000000000000ULL
-                    buf[m].h = _mix(<uint64_t> R.ints[r])
-                elif R.kind == 3:
-                    if j + PREFETCH_AHEAD < e:
-                        receval_prefetch(R.objs[rows[j + PREFETCH_AHEAD] if has_rows
-                                                else j + PREFETCH_AHEAD])
-                    _str_key(R.objs[r], &buf[m].pre, &buf[m].h)
-                elif R.kind == 0:
-                    buf[m].pre = _prefix(R, r)
-                    buf[m].h = _hash(R, r)
-                else:  # UTF-8: one look at the bytes for both
-                    _span_near(R, r, &sp, &sn, &hint)
-                    buf[m].pre = receval_bswap64(_load_le(sp, sn))
-                    buf[m].h = _hash_bytes(sp, sn)
-                buf[m].idx = r
-                m = m + 1
-            _sort_rows(buf, m, &order)  # rows already in order are left as they are
-            # walk: probe each recommended item once
-            base = ub[g]
-            lim = ub[g + 1] - base
-            w = 0
-            for q in range(m):
-                r = buf[q].idx
-                h = buf[q].h
-                j = <long long> (h & <uint64_t> mask)
-                rv = 0.0
-                jd = 0
-                if ints:
-                    while itab[j].owner == g32 and itab[j].h != h:
-                        j = (j + 1) & mask
-                    if itab[j].owner != g32:  # a new item outside the truth
-                        itab[j].owner = g32
-                        itab[j].h = h
-                        itab[j].ref = -1
-                    else:
-                        iref = itab[j].ref
-                        if iref >= 0:  # first match of a truth item
-                            itab[j].ref = -iref - 2
-                        else:
-                            ndup[g] += 1
-                            if dedupe == 1:
-                                continue
-                            if dedupe == 2:  # a later occurrence: as an item without a truth row
-                                iref = -1
-                            elif iref <= -2:
-                                iref = -iref - 2
-                        if iref >= 0:
-                            rv = t_rel[t_start[g] + iref]
-                            jd = 1
-                else:
+                # the user's rows, ordered
+                m = 0
+                sp = NULL  # assigned here so that each thread has its own (they are written
+                sn = 0     # through their addresses only, which prange does not see)
+                for j in range(s, e):
+                    r = rows[j] if has_rows else j
+                    sc = score[r]
+                    if not isfinite(sc):
+                        dropped[g] += 1
+                        if nan_mode == 1:
+                            continue
+                        if nan_mode == 2:
+                            sc = -INFINITY
+                    if as_float32:
+                        sc = <double> (<float> sc)
+                    buf[m].score = sc
+                    if R.kind == 3:
+                        if j + PREFETCH_AHEAD < e:
+                            receval_prefetch(R.objs[rows[j + PREFETCH_AHEAD] if has_rows
+                                                    else j + PREFETCH_AHEAD])
+                        _str_key(R.objs[r], &buf[m].pre, &buf[m].h)
+                    elif R.kind == 0:
+                        buf[m].pre = _prefix(R, r)
+                        buf[m].h = _hash(R, r)
+                    else:  # UTF-8: one look at the bytes for both
+                        _span_near(R, r, &sp, &sn, &hint)
+                        buf[m].pre = receval_bswap64(_load_le(sp, sn))
+                        buf[m].h = _hash_bytes(sp, sn)
+                    buf[m].idx = r
+                    m = m + 1
+                _sort_rows(buf, m, &order)  # rows already in order are left as they are
+                # walk: probe each recommended item once
+                w = 0
+                for q in range(m):
+                    r = buf[q].idx
+                    h = buf[q].h
+                    j = <long long> (h & <uint64_t> mask)
+                    rv = 0.0
+                    jd = 0
                     found = -1
                     while table[j].owner == g:
                         if table[j].h == h:
@@ -781,18 +903,18 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                         table[j].h = h
                         table[j].ref = -r - 1
                         table[j].seen = 0
-                if w < lim:
-                    if measure:
-                        urel[w] = rv
-                        ujd[w] = jd
-                    else:
-                        out_rel[base + w] = rv
-                        out_judged[base + w] = jd
-                        if keep_scores:
-                            out_score[base + w] = buf[q].score
-                if w != q:
-                    buf[w] = buf[q]
-                w = w + 1
+                    if w < lim:
+                        if measure:
+                            urel[w] = rv
+                            ujd[w] = jd
+                        else:
+                            out_rel[base + w] = rv
+                            out_judged[base + w] = jd
+                            if keep_scores:
+                                out_score[base + w] = buf[q].score
+                    if w != q:
+                        buf[w] = buf[q]
+                    w = w + 1
             for ci in range(n_cut):
                 ck = cutoffs[ci]
                 if ck < w and buf[ck - 1].score == buf[ck].score:
@@ -884,25 +1006,22 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
     order.desc = 0
     order.by_row = 0
     cdef Row* buf
-    cdef IntKey* keys
+    cdef long long* keys  # packed keys, then their rows
+    cdef const long long* rows_p = &rows[0] if has_rows else NULL
     cdef bint ints = kind == 0
     cdef int nt = 1 if n < SMALL_WORK else receval_join_threads()
     with nogil, parallel(num_threads=nt):
         buf = <Row*> malloc(maxlen * sizeof(Row))
-        keys = <IntKey*> malloc(SHORT_INT_LIST * sizeof(IntKey))
+        keys = <long long*> malloc(2 * SHORT_INT_LIST * sizeof(long long))
         for g in prange(n_users, schedule="guided"):
             s = start[g]
             e = start[g + 1]
             m = e - s
-            if ints and m <= SHORT_INT_LIST:  # sorted as 16-byte keys, then laid out as rows
-                for j in range(m):
-                    r = rows[s + j] if has_rows else s + j
-                    keys[j].v = ids.ints[r]
-                    keys[j].idx = r
-                _sort_int_keys(keys, m)
-                for j in range(m):
-                    buf[j].pre = _prefix(ids, keys[j].idx)
-                    buf[j].idx = keys[j].idx
+            if ints and m <= SHORT_INT_LIST and \
+                    _packed_keys(keys, keys + SHORT_INT_LIST, ids.ints, rows_p, s, m):
+                _sort_keys(keys, m)
+                kept[g] = _walk_keys(keys, m, keys + SHORT_INT_LIST, &rel[0], dedupe,
+                                     &out_perm[s], &out_rel[s], &out_desc[s], &ndup[g])
             else:
                 for j in range(m):
                     r = rows[s + j] if has_rows else s + j
@@ -912,29 +1031,47 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
                     buf[j].h = 0
                 if m > 1:
                     _sort_rows(buf, m, &order)
-            w = 0
-            j = 0
-            while j < m:
-                best = j
-                j = j + 1
-                while j < m and buf[j].pre == buf[best].pre and \
-                        _compare(ids, buf[j].idx, buf[best].idx) == 0:
-                    ndup[g] += 1
-                    if not dedupe:
-                        break
-                    if rel[buf[j].idx] > rel[buf[best].idx]:
-                        best = j
+                w = 0
+                j = 0
+                while j < m:
+                    best = j
                     j = j + 1
-                out_perm[s + w] = buf[best].idx
-                out_rel[s + w] = rel[buf[best].idx]
-                out_desc[s + w] = rel[buf[best].idx]
-                w = w + 1
-            if w > 1:
-                _sort_desc(&out_desc[s], w)
-            kept[g] = w
+                    while j < m and buf[j].pre == buf[best].pre and \
+                            _compare(ids, buf[j].idx, buf[best].idx) == 0:
+                        ndup[g] += 1
+                        if not dedupe:
+                            break
+                        if rel[buf[j].idx] > rel[buf[best].idx]:
+                            best = j
+                        j = j + 1
+                    out_perm[s + w] = buf[best].idx
+                    out_rel[s + w] = rel[buf[best].idx]
+                    out_desc[s + w] = rel[buf[best].idx]
+                    w = w + 1
+                if w > 1:
+                    _sort_desc(&out_desc[s], w)
+                kept[g] = w
         free(buf)
         free(keys)
     return (*_close_gaps(start, kept, n, perm_arr, rel_arr, desc_arr), ndup_arr)
+
+
+cdef inline long long _int_starts(const long long* v, long long lo, long long hi,
+                                 long long* out) noexcept nogil:
+    """The rows ``i`` of ``lo .. hi - 1`` where ``v[i] != v[i - 1]`` (row 0 always) into
+    ``out``; returns how many. Each row is written unconditionally and the count moves only
+    on a change, so the loop has no branch to mispredict."""
+    cdef long long i, c = 0
+    if lo >= hi:
+        return 0
+    if lo == 0:
+        out[0] = 0
+        c = 1
+        lo = 1
+    for i in range(lo, hi):
+        out[c] = i
+        c = c + (v[i] != v[i - 1])
+    return c
 
 
 def adjacent_starts(int kind, object a, object b, int check_str=0):
@@ -1000,6 +1137,8 @@ def adjacent_starts(int kind, object a, object b, int check_str=0):
                     c = c + 1
                 pp = qp
                 pn = qn
+        elif kind == 0:
+            c = _int_starts(ids.ints, lo, hi, &out[lo])
         else:
             for i in range(lo, hi):
                 if i == 0 or not _equal(ids, i - 1, ids, i):
