@@ -474,14 +474,26 @@ cdef inline void _insert_truth_ints(IntSlot* itab, long long mask, int owner,
         itab[j].ref = <int> q
 
 
+cdef inline void _prefetch_span(const double* score, const long long* ids, long long lo,
+                                long long hi) noexcept nogil:
+    """Ask the memory for the scores and ids of rows ``lo .. hi - 1``, a cache line (8 rows)
+    at a time."""
+    cdef long long j
+    for j in range(lo, hi, 8):
+        receval_prefetch(score + j)
+        receval_prefetch(ids + j)
+
+
 cdef inline long long _fill_ints(Row* buf, const long long* rints, const double* score,
                                  const long long* rows, long long s, long long e, int nan_mode,
-                                 bint as_float32, long long* n_nonfinite) noexcept nogil:
+                                 bint as_float32, long long* n_nonfinite,
+                                 bint* descending) noexcept nogil:
     """A user's run rows ``s .. e - 1`` (through ``rows`` when not NULL) into ``buf``, in input
-    order, under the non-finite score policy; returns how many were kept. ``h`` is left
-    unset: the walk hashes the id from ``pre``."""
-    cdef long long j, r, m = 0, bad = 0
-    cdef double sc
+    order, under the non-finite score policy; returns how many were kept, and sets
+    ``descending`` when their scores strictly descend (the rows are then in order, with no tie
+    to look at). ``h`` is left unset: the walk hashes the id from ``pre``."""
+    cdef long long j, r, m = 0, bad = 0, rises = 0
+    cdef double sc, prev = INFINITY
     for j in range(s, e):
         r = rows[j] if rows != NULL else j
         sc = score[r]
@@ -493,11 +505,14 @@ cdef inline long long _fill_ints(Row* buf, const long long* rints, const double*
                 sc = -INFINITY
         if as_float32:
             sc = <double> (<float> sc)
+        rises += sc >= prev
+        prev = sc
         buf[m].score = sc
         buf[m].pre = (<uint64_t> rints[r]) ^ 0x8000000000000000ULL
         buf[m].idx = r
         m = m + 1
     n_nonfinite[0] += bad
+    descending[0] = rises == 0
     return m
 
 
@@ -778,6 +793,8 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     cdef const double* score_p = &score[0] if score.shape[0] > 0 else NULL
     cdef const long long* rows_p = &rows[0] if has_rows else NULL
     cdef const double* trel_p = &t_rel[0] if t_rel.shape[0] > 0 else NULL
+    cdef long long n_rows = score.shape[0]
+    cdef bint descending
     cdef int nt = 1 if total_rows < SMALL_WORK else receval_join_threads()
     with nogil, parallel(num_threads=nt):
         hint = -1
@@ -815,9 +832,14 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
             lim = ub[g + 1] - base
             if ints:  # int64 ids on both sides: the compact table of bijective hashes
                 _insert_truth_ints(itab, mask, g32, tints + t_start[g], t_count[g])
+                if rows_p == NULL:  # the next list's rows, from memory while this one is joined
+                    _prefetch_span(score_p, rints, e, e + (e - s) if e + (e - s) < n_rows
+                                   else n_rows)
+                descending = False  # assigned here so that each thread has its own
                 m = _fill_ints(buf, rints, score_p, rows_p, s, e, nan_mode, as_float32,
-                               &dropped[g])
-                _sort_rows(buf, m, &order)  # rows already in order are left as they are
+                               &dropped[g], &descending)
+                if not descending:
+                    _sort_rows(buf, m, &order)  # rows already in order are left as they are
                 if measure:
                     w = _walk_ints(buf, m, itab, mask, g32, trel_p + t_start[g], dedupe, lim,
                                    urel, ujd, NULL, &ndup[g])
