@@ -32,8 +32,9 @@ cdef struct MetricBuffers:
     # one thread's working memory for MetricPlan's lists
     double* scratch
     long long* gbuf
-    double* hp
-    double* ap
+    long long* hpos       # per threshold: the positions of its hits
+    double* ap            # per threshold: the AP sum up to each hit
+    long long* nhit_t     # per threshold: its hits
     double* dp
     double* ip
     long long* nrel_t

@@ -854,19 +854,22 @@ def _fused_plan(const int[::1] codes, const double[::1] thrs, const int[::1] gai
 
 
 cdef double _binary_from_prefix(int code, long long k, double par, int opt, long long n_avail,
-                                long long list_len, long long nrel, const double* hp,
-                                const double* ap, long long first) noexcept nogil:
-    """A binary-relevance request from the threshold's prefix sums (hp: hits, ap: AP terms).
+                                long long list_len, long long nrel, const long long* hpos,
+                                const double* ap, long long nhit, long long first) noexcept nogil:
+    """A binary-relevance request from the threshold's hits (``hpos``: the positions of its
+    ``nhit`` hits; ``ap``: the AP sum up to each).
 
     Mirrors the tail of ``_metric`` (same denominators, same arithmetic).
     """
     cdef long long kk = k if k > 0 else list_len
-    cdef long long n
+    cdef long long n, c = 0
     cdef double x, den
     if code == RPREC:
         kk = nrel if (k <= 0 or nrel < k) else k
     n = n_avail if n_avail < kk else kk
-    x = hp[n]
+    while c < nhit and hpos[c] < n:  # the hits within the first n positions
+        c = c + 1
+    x = <double> c
     if code <= HIT_RATE or code == RPREC:
         return _from_hits(code, kk, par, opt, list_len, nrel, x)
     if code == RR or code == FIRST_HIT:
@@ -874,7 +877,7 @@ cdef double _binary_from_prefix(int code, long long k, double par, int opt, long
             return 1.0 / (first + 1.0) if code == RR else first + 1.0
         return 0.0 if code == RR else NAN
     den = _ap_den(opt, kk, nrel, x)  # AP
-    return ap[n] / den if den > 0 else 0.0
+    return (ap[c - 1] if c > 0 else 0.0) / den if den > 0 else 0.0
 
 
 cdef class MetricSetup:
@@ -962,14 +965,16 @@ cdef bint metric_buffers(const MetricPlan* P, MetricBuffers* B) noexcept nogil:
     :c:func:`free_metric_buffers` either way)."""
     B.scratch = <double*> malloc(P.maxlen * sizeof(double))
     B.gbuf = <long long*> malloc(P.maxlen * sizeof(long long))
-    B.hp = <double*> malloc((P.n_t * P.stride + 1) * sizeof(double))
+    B.hpos = <long long*> malloc((P.n_t * P.stride + 1) * sizeof(long long))
     B.ap = <double*> malloc((P.n_t * P.stride + 1) * sizeof(double))
+    B.nhit_t = <long long*> malloc((P.n_t + 1) * sizeof(long long))
     B.dp = <double*> malloc((P.n_d * P.stride + 1) * sizeof(double))
     B.ip = <double*> malloc((P.n_d * P.tstride + 1) * sizeof(double))
     B.nrel_t = <long long*> malloc((P.n_t + 1) * sizeof(long long))
     B.first_t = <long long*> malloc((P.n_t + 1) * sizeof(long long))
     B.depth_t = <long long*> malloc((P.n_t + P.n_d + 1) * sizeof(long long))
-    return (B.scratch != NULL and B.gbuf != NULL and B.hp != NULL and B.ap != NULL and
+    return (B.scratch != NULL and B.gbuf != NULL and B.hpos != NULL and B.ap != NULL and
+            B.nhit_t != NULL and
             B.dp != NULL and B.ip != NULL and B.nrel_t != NULL and B.first_t != NULL and
             B.depth_t != NULL)
 
@@ -977,8 +982,9 @@ cdef bint metric_buffers(const MetricPlan* P, MetricBuffers* B) noexcept nogil:
 cdef void free_metric_buffers(MetricBuffers* B) noexcept nogil:
     free(B.scratch)
     free(B.gbuf)
-    free(B.hp)
+    free(B.hpos)
     free(B.ap)
+    free(B.nhit_t)
     free(B.dp)
     free(B.ip)
     free(B.nrel_t)
@@ -997,16 +1003,20 @@ cdef void user_metrics(const MetricPlan* P, MetricBuffers* B, const double* r,
     end of each position's tie group (ties averaged), else NULL; ``tr``: the user's ``n_truth``
     truth relevances, descending.
 
-    The list is walked once per relevance threshold (hits and AP terms) and once per (gain,
-    discount) pair (DCG terms; the ideal from the truth likewise), keeping prefix sums; the
-    cutoff-based requests read them, so more cutoffs cost almost nothing. Other requests walk
-    the list themselves.
+    The list is walked once per relevance threshold (the positions of its hits, then the AP
+    sum up to each hit) and once per (gain, discount) pair (DCG prefix sums; the ideal from
+    the truth likewise); the cutoff-based requests read them (the hits within a cutoff are
+    counted off the positions), so more cutoffs cost almost nothing. Other requests walk the
+    list themselves.
     """
     cdef long long stride = P.stride, tstride = P.tstride, n_t = P.n_t, n_d = P.n_d
     cdef long long q, t, i, h, first, m, nr
     cdef double acc, x, den
-    cdef double* hp = B.hp
+    cdef long long* hpos = B.hpos
     cdef double* ap = B.ap
+    cdef long long* nhit_t = B.nhit_t
+    cdef long long* pos
+    cdef double thr
     cdef double* dp = B.dp
     cdef double* ip = B.ip
     cdef long long* nrel_t = B.nrel_t
@@ -1037,20 +1047,19 @@ cdef void user_metrics(const MetricPlan* P, MetricBuffers* B, const double* r,
         if m > depth_t[t]:
             depth_t[t] = m
     for t in range(n_t):
+        # the hits' positions, without a branch on the relevances (hits fall at random)
+        pos = &hpos[t * stride]
+        thr = P.tthr[t]
         h = 0
-        first = -1
-        acc = 0.0
-        hp[t * stride] = 0.0
-        ap[t * stride] = 0.0
         for i in range(depth_t[t]):
-            if r[i] >= P.tthr[t]:
-                h = h + 1
-                acc = acc + h / (i + 1.0)
-                if first < 0:
-                    first = i
-            hp[t * stride + i + 1] = <double> h
-            ap[t * stride + i + 1] = acc
-        first_t[t] = first
+            pos[h] = i
+            h = h + (r[i] >= thr)
+        acc = 0.0
+        for i in range(h):  # the AP sum up to each hit: hit i + 1 at position pos[i]
+            acc = acc + (i + 1) / (pos[i] + 1.0)
+            ap[t * stride + i] = acc
+        nhit_t[t] = h
+        first_t[t] = pos[0] if h > 0 else -1
     for t in range(n_d):
         acc = 0.0
         dp[t * stride] = 0.0
@@ -1067,7 +1076,7 @@ cdef void user_metrics(const MetricPlan* P, MetricBuffers* B, const double* r,
             t = fslot[q]
             out[q] = _binary_from_prefix(
                 codes[q], ks[q], P.pars[q], P.opts[q], n_avail, list_len, nrel_t[t],
-                &hp[t * stride], &ap[t * stride], first_t[t])
+                &hpos[t * stride], &ap[t * stride], nhit_t[t], first_t[t])
             continue
         if fkind[q] == F_DCG:
             t = fslot[q]
