@@ -391,6 +391,9 @@ include "_rowsort.pxi"
 include "_truthgroups.pxi"
 
 
+#: the relevances of a user without truth items, as the int64 walk reads them
+cdef double NO_REL = 0.0
+
 #: int64 truth lists up to this long are sorted as packed keys (their positions fit 6 bits)
 DEF SHORT_INT_LIST = 48
 
@@ -524,10 +527,15 @@ cdef inline long long _walk_ints(Row* buf, long long m, IntSlot* itab, long long
     relevance and judged flag (0 outside the truth) into ``orel`` / ``ojd`` (and its score
     into ``oscore`` when not NULL) for the first ``lim`` positions, repeated items counted in
     ``n_dup`` and handled by ``dedupe`` as :func:`join_lists` says. The kept rows are moved to
-    the front of ``buf``; returns how many there are."""
+    the front of ``buf``; returns how many there are.
+
+    ``trel``: the user's truth relevances (readable at 0 even without truth items). A truth
+    item's first match and a new item take the same steps, the outcome chosen by selects, so
+    that hits, which fall at random, cost no mispredicted branch; only a repeated item (rare)
+    branches off."""
     cdef long long q, j, w = 0, dup = 0
     cdef uint64_t h
-    cdef int iref
+    cdef int iref, found
     cdef double rv
     cdef signed char jd
     for q in range(m):
@@ -535,27 +543,24 @@ cdef inline long long _walk_ints(Row* buf, long long m, IntSlot* itab, long long
         j = <long long> (h & <uint64_t> mask)
         while itab[j].owner == owner and itab[j].h != h:
             j = (j + 1) & mask
-        rv = 0.0
-        jd = 0
-        if itab[j].owner != owner:  # a new item outside the truth
+        found = itab[j].owner == owner  # the slot holds this id (else it is free)
+        iref = itab[j].ref
+        if found & (iref < 0):  # matched before: a repeated item
+            dup += 1
+            if dedupe == 1:
+                continue
+            if dedupe == 2 or iref == -1:  # as an item without a truth row
+                rv = 0.0
+                jd = 0
+            else:
+                rv = trel[-iref - 2]
+                jd = 1
+        else:  # a truth item's first match, or a new item outside the truth
+            rv = trel[iref if found else 0] * found
+            jd = <signed char> found
             itab[j].owner = owner
             itab[j].h = h
-            itab[j].ref = -1
-        else:
-            iref = itab[j].ref
-            if iref >= 0:  # first match of a truth item
-                itab[j].ref = -iref - 2
-            else:
-                dup += 1
-                if dedupe == 1:
-                    continue
-                if dedupe == 2:  # a later occurrence: as an item without a truth row
-                    iref = -1
-                elif iref <= -2:
-                    iref = -iref - 2
-            if iref >= 0:
-                rv = trel[iref]
-                jd = 1
+            itab[j].ref = -iref - 2 if found else -1
         if w < lim:
             orel[w] = rv
             ojd[w] = jd
@@ -840,11 +845,12 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                                &dropped[g], &descending)
                 if not descending:
                     _sort_rows(buf, m, &order)  # rows already in order are left as they are
+                tr = trel_p + t_start[g] if t_count[g] > 0 else &NO_REL
                 if measure:
-                    w = _walk_ints(buf, m, itab, mask, g32, trel_p + t_start[g], dedupe, lim,
+                    w = _walk_ints(buf, m, itab, mask, g32, tr, dedupe, lim,
                                    urel, ujd, NULL, &ndup[g])
                 else:
-                    w = _walk_ints(buf, m, itab, mask, g32, trel_p + t_start[g], dedupe, lim,
+                    w = _walk_ints(buf, m, itab, mask, g32, tr, dedupe, lim,
                                    &out_rel[base], &out_judged[base],
                                    &out_score[base] if keep_scores else NULL, &ndup[g])
             else:
