@@ -659,7 +659,7 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
 
 
 #: positions per block when a run is packed block by block (8 MiB of relevances)
-BLOCK_POSITIONS = 1 << 22
+BLOCK_POSITIONS = 1 << 20
 
 
 def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
