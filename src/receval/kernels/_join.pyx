@@ -104,12 +104,18 @@ cdef struct Slot:
 
 
 cdef struct IntSlot:
-    # the table of int64 ids: the hash of an int64 (``_mix``) is a bijection, so equal hashes
-    # are equal ids and no id is read back
-    uint64_t h
+    # the table of int64 ids: the id itself, found from its Fibonacci hash (``_int_slot``)
+    long long id
     int owner         # evaluated user of the block that wrote the slot (-1: never written)
     int ref           # >= 0: truth item ``ref`` of the user, not matched yet; -1: a run row;
                       # <= -2: truth item ``-ref - 2``, already matched
+
+
+cdef inline long long _int_slot(long long v, int shift) noexcept nogil:
+    """The home slot of int64 id ``v`` in a table of ``2**(64 - shift)`` slots: Fibonacci
+    hashing (Knuth, TAOCP vol. 3, 6.4), the top bits of ``v * 2**64 / phi``; one multiply,
+    and consecutive or strided ids spread over the table."""
+    return <long long> ((<uint64_t> v * 0x9E3779B97F4A7C15ULL) >> shift)
 
 
 cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
@@ -462,18 +468,16 @@ cdef inline long long _walk_keys(const long long* keys, long long m, const long 
     return w
 
 
-cdef inline void _insert_truth_ints(IntSlot* itab, long long mask, int owner,
-                              const long long* tints, long long n) noexcept nogil:
+cdef inline void _insert_truth_ints(IntSlot* itab, long long mask, int shift, int owner,
+                                    const long long* tints, long long n) noexcept nogil:
     """A user's ``n`` truth ids into its table of int64 slots (item ``q`` as ``ref = q``)."""
     cdef long long q, j
-    cdef uint64_t h
     for q in range(n):
-        h = _mix(<uint64_t> tints[q])
-        j = <long long> (h & <uint64_t> mask)
+        j = _int_slot(tints[q], shift)
         while itab[j].owner == owner:
             j = (j + 1) & mask
+        itab[j].id = tints[q]
         itab[j].owner = owner
-        itab[j].h = h
         itab[j].ref = <int> q
 
 
@@ -520,7 +524,8 @@ cdef inline long long _fill_ints(Row* buf, const long long* rints, const double*
 
 
 cdef inline long long _walk_ints(Row* buf, long long m, IntSlot* itab, long long mask,
-                                 int owner, const double* trel, int dedupe, long long lim,
+                                 int shift, int owner, const double* trel, int dedupe,
+                                 long long lim,
                                  double* orel, signed char* ojd, double* oscore,
                                  long long* n_dup) noexcept nogil:
     """Probe a user's ordered rows (``buf[:m]``) in its table of int64 slots: each row's
@@ -533,15 +538,14 @@ cdef inline long long _walk_ints(Row* buf, long long m, IntSlot* itab, long long
     item's first match and a new item take the same steps, the outcome chosen by selects, so
     that hits, which fall at random, cost no mispredicted branch; only a repeated item (rare)
     branches off."""
-    cdef long long q, j, w = 0, dup = 0
-    cdef uint64_t h
+    cdef long long q, j, v, w = 0, dup = 0
     cdef int iref, found
     cdef double rv
     cdef signed char jd
     for q in range(m):
-        h = _mix(buf[q].pre ^ 0x8000000000000000ULL)
-        j = <long long> (h & <uint64_t> mask)
-        while itab[j].owner == owner and itab[j].h != h:
+        v = <long long> (buf[q].pre ^ 0x8000000000000000ULL)
+        j = _int_slot(v, shift)
+        while itab[j].owner == owner and itab[j].id != v:
             j = (j + 1) & mask
         found = itab[j].owner == owner  # the slot holds this id (else it is free)
         iref = itab[j].ref
@@ -558,8 +562,8 @@ cdef inline long long _walk_ints(Row* buf, long long m, IntSlot* itab, long long
         else:  # a truth item's first match, or a new item outside the truth
             rv = trel[iref if found else 0] * found
             jd = <signed char> found
+            itab[j].id = v
             itab[j].owner = owner
-            itab[j].h = h
             itab[j].ref = -iref - 2 if found else -1
         if w < lim:
             orel[w] = rv
@@ -673,6 +677,14 @@ cdef inline long long _pow2_at_least(long long n) noexcept nogil:
     return c
 
 
+cdef inline int _log2(long long cap) noexcept nogil:
+    """``k`` for ``cap == 2**k``."""
+    cdef int k = 0
+    while (<long long> 1 << k) < cap:
+        k += 1
+    return k
+
+
 cdef inline long long _table_cap(long long n) noexcept nogil:
     """Slots of a user's table for ``n`` ids: at most 1/8 full for lists of up to 1024 ids
     (short probe runs: about a fifth less time per row than 1/2 full at 100 ids), at most 1/2
@@ -779,6 +791,7 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     cdef Row* buf
     cdef Slot* table
     cdef IntSlot* itab
+    cdef int shift
     cdef int g32, iref
     # int64 ids on both sides (the usual numeric case): the compact table of bijective hashes
     cdef bint ints = R.kind == 0 and T.kind == 0 and n_eval < 0x7fffffff
@@ -836,7 +849,8 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
             base = ub[g]
             lim = ub[g + 1] - base
             if ints:  # int64 ids on both sides: the compact table of bijective hashes
-                _insert_truth_ints(itab, mask, g32, tints + t_start[g], t_count[g])
+                shift = 64 - _log2(cap)
+                _insert_truth_ints(itab, mask, shift, g32, tints + t_start[g], t_count[g])
                 if rows_p == NULL:  # the next list's rows, from memory while this one is joined
                     _prefetch_span(score_p, rints, e, e + (e - s) if e + (e - s) < n_rows
                                    else n_rows)
@@ -847,10 +861,10 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                     _sort_rows(buf, m, &order)  # rows already in order are left as they are
                 tr = trel_p + t_start[g] if t_count[g] > 0 else &NO_REL
                 if measure:
-                    w = _walk_ints(buf, m, itab, mask, g32, tr, dedupe, lim,
+                    w = _walk_ints(buf, m, itab, mask, shift, g32, tr, dedupe, lim,
                                    urel, ujd, NULL, &ndup[g])
                 else:
-                    w = _walk_ints(buf, m, itab, mask, g32, tr, dedupe, lim,
+                    w = _walk_ints(buf, m, itab, mask, shift, g32, tr, dedupe, lim,
                                    &out_rel[base], &out_judged[base],
                                    &out_score[base] if keep_scores else NULL, &ndup[g])
             else:
