@@ -158,6 +158,8 @@ def test_raw_join_equals_factorized_route(seed, how, grouped, policy):
         user = np.sort(user, kind="stable")
     item = rng.integers(0, n_items, n)
     score = rng.integers(0, 4, n).astype(np.float64)
+    if rng.random() < 0.5:  # every list in rank order with no tie (joined where it lies)
+        score = -np.arange(n, dtype=np.float64) * rng.choice([1.0, 0.5, 1e-300])
     if rng.random() < 0.3 and n:
         score[rng.random(n) < 0.15] = rng.choice([np.nan, np.inf, -np.inf])
     truth = _truth(rng, int(rng.integers(1, 60)), n_users, n_items, 4, how)
@@ -403,6 +405,8 @@ def test_lists_measured_as_joined_equal_the_kernel_on_kept_lists(monkeypatch, se
         user, item = user[rank < n_items], rng.permutation(n_items)[rank[rank < n_items]]
         n = len(user)
     score = rng.integers(0, 5, n).astype(np.float64)
+    if rng.random() < 0.5:  # every list in rank order with no tie (joined where it lies)
+        score = -np.arange(n, dtype=np.float64)
     if policy.get("nan_scores"):
         score[rng.random(n) < 0.1] = np.nan
     truth = _truth(rng, int(rng.integers(1, 80)), n_users, n_items, 5, how)

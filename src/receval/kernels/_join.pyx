@@ -523,16 +523,34 @@ cdef inline long long _fill_ints(Row* buf, const long long* rints, const double*
     return m
 
 
-cdef inline long long _walk_ints(Row* buf, long long m, IntSlot* itab, long long mask,
-                                 int shift, int owner, const double* trel, int dedupe,
-                                 long long lim,
-                                 double* orel, signed char* ojd, double* oscore,
-                                 long long* n_dup) noexcept nogil:
-    """Probe a user's ordered rows (``buf[:m]``) in its table of int64 slots: each row's
-    relevance and judged flag (0 outside the truth) into ``orel`` / ``ojd`` (and its score
-    into ``oscore`` when not NULL) for the first ``lim`` positions, repeated items counted in
-    ``n_dup`` and handled by ``dedupe`` as :func:`join_lists` says. The kept rows are moved to
-    the front of ``buf``; returns how many there are.
+cdef inline bint _strictly_descending(const double* score, long long n) noexcept nogil:
+    """Every one of the ``n`` scores finite and below the one before it: the rows are then in
+    rank order with no tie, so they can be joined where they lie."""
+    cdef long long j, bad = 0
+    if n > 0:
+        bad = not (score[0] > -INFINITY and score[0] < INFINITY)
+    for j in range(1, n):
+        bad += not (score[j] < score[j - 1] and score[j] > -INFINITY)
+    return bad == 0
+
+
+cdef inline void _row_ids(const Row* buf, long long m, long long* ids) noexcept nogil:
+    """The int64 id of each of ``buf[:m]`` (held as an order-preserving prefix)."""
+    cdef long long q
+    for q in range(m):
+        ids[q] = <long long> (buf[q].pre ^ 0x8000000000000000ULL)
+
+
+cdef inline long long _walk_ints(const long long* ids, Row* buf, long long m, IntSlot* itab,
+                                 long long mask, int shift, int owner, const double* trel,
+                                 int dedupe, long long lim, double* orel, signed char* ojd,
+                                 double* oscore, long long* n_dup) noexcept nogil:
+    """Probe a user's ``m`` ids in rank order (``ids``) in its table of int64 slots: each
+    row's relevance and judged flag (0 outside the truth) into ``orel`` / ``ojd`` for the
+    first ``lim`` positions, repeated items counted in ``n_dup`` and handled by ``dedupe`` as
+    :func:`join_lists` says; returns how many rows are kept. ``buf`` (when not NULL) holds the
+    same rows: the kept ones are moved to its front, and their scores go into ``oscore``
+    (when not NULL).
 
     ``trel``: the user's truth relevances (readable at 0 even without truth items). A truth
     item's first match and a new item take the same steps, the outcome chosen by selects, so
@@ -543,7 +561,7 @@ cdef inline long long _walk_ints(Row* buf, long long m, IntSlot* itab, long long
     cdef double rv
     cdef signed char jd
     for q in range(m):
-        v = <long long> (buf[q].pre ^ 0x8000000000000000ULL)
+        v = ids[q]
         j = _int_slot(v, shift)
         while itab[j].owner == owner and itab[j].id != v:
             j = (j + 1) & mask
@@ -570,7 +588,7 @@ cdef inline long long _walk_ints(Row* buf, long long m, IntSlot* itab, long long
             ojd[w] = jd
             if oscore != NULL:
                 oscore[w] = buf[q].score
-        if w != q:
+        if buf != NULL and w != q:
             buf[w] = buf[q]
         w = w + 1
     n_dup[0] += dup
@@ -792,6 +810,9 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     cdef Slot* table
     cdef IntSlot* itab
     cdef int shift
+    cdef bint in_place
+    cdef long long* ibuf  # the ids of a user's rows, once ordered
+    cdef const long long* ids_p
     cdef int g32, iref
     # int64 ids on both sides (the usual numeric case): the compact table of bijective hashes
     cdef bint ints = R.kind == 0 and T.kind == 0 and n_eval < 0x7fffffff
@@ -818,6 +839,7 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
         hint = -1
         buf = <Row*> malloc(maxrows * sizeof(Row))
         table = <Slot*> malloc(maxcap * sizeof(Slot))
+        ibuf = <long long*> malloc(maxrows * sizeof(long long)) if ints else NULL
         B = NULL
         urel = NULL
         ujd = NULL
@@ -848,24 +870,34 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
             g32 = <int> g
             base = ub[g]
             lim = ub[g + 1] - base
-            if ints:  # int64 ids on both sides: the compact table of bijective hashes
+            in_place = False
+            if ints:  # int64 ids on both sides: the table of ids placed by Fibonacci hashing
                 shift = 64 - _log2(cap)
                 _insert_truth_ints(itab, mask, shift, g32, tints + t_start[g], t_count[g])
                 if rows_p == NULL:  # the next list's rows, from memory while this one is joined
                     _prefetch_span(score_p, rints, e, e + (e - s) if e + (e - s) < n_rows
                                    else n_rows)
-                descending = False  # assigned here so that each thread has its own
-                m = _fill_ints(buf, rints, score_p, rows_p, s, e, nan_mode, as_float32,
-                               &dropped[g], &descending)
-                if not descending:
-                    _sort_rows(buf, m, &order)  # rows already in order are left as they are
                 tr = trel_p + t_start[g] if t_count[g] > 0 else &NO_REL
-                if measure:
-                    w = _walk_ints(buf, m, itab, mask, shift, g32, tr, dedupe, lim,
-                                   urel, ujd, NULL, &ndup[g])
+                # rows in rank order with no tie (the usual case): joined where they lie
+                in_place = rows_p == NULL and not as_float32 and not keep_scores and \
+                    _strictly_descending(score_p + s, e - s)
+                if in_place:
+                    m = e - s
+                    ids_p = rints + s
                 else:
-                    w = _walk_ints(buf, m, itab, mask, shift, g32, tr, dedupe, lim,
-                                   &out_rel[base], &out_judged[base],
+                    descending = False  # assigned here so that each thread has its own
+                    m = _fill_ints(buf, rints, score_p, rows_p, s, e, nan_mode, as_float32,
+                                   &dropped[g], &descending)
+                    if not descending:
+                        _sort_rows(buf, m, &order)  # rows in order are left as they are
+                    _row_ids(buf, m, ibuf)
+                    ids_p = ibuf
+                if measure:
+                    w = _walk_ints(ids_p, NULL if in_place else buf, m, itab, mask, shift, g32,
+                                   tr, dedupe, lim, urel, ujd, NULL, &ndup[g])
+                else:
+                    w = _walk_ints(ids_p, NULL if in_place else buf, m, itab, mask, shift, g32,
+                                   tr, dedupe, lim, &out_rel[base], &out_judged[base],
                                    &out_score[base] if keep_scores else NULL, &ndup[g])
             else:
                 # the user's truth items
@@ -957,7 +989,7 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                     if w != q:
                         buf[w] = buf[q]
                     w = w + 1
-            for ci in range(n_cut):
+            for ci in range(0 if in_place else n_cut):  # (in place: no tie anywhere)
                 ck = cutoffs[ci]
                 if ck < w and buf[ck - 1].score == buf[ck].score:
                     tied[g] = 1
@@ -969,6 +1001,7 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                 user_metrics(P, B, urel, ujd, NULL, n_av, w, tr, t_count[g], kout + g * n_req)
         free(buf)
         free(table)
+        free(ibuf)
         if measure:
             free_metric_buffers(B)
             free(B)
