@@ -90,7 +90,7 @@ def main() -> None:
     print(f"{'':<52} max |auto - pairs| = {np.nanmax(np.abs(ild[:n] - ild_pairs)):.2e}")
     step(f"ILD (jaccard on sign bits, pairs, {n:,} users)",
          lambda: intra_list_diversity(sub, feats > 0, sim="jaccard"))
-    step("seed-001 novelty per item (cosine)",
+    step("similarity novelty per item (cosine)",
          lambda: similarity_novelty(csr, feats, per_item=True))
     state = step("exposure state (coverage / gini / entropy)",
                  lambda: ExposureState.from_lists(csr, n_items=args.items))
