@@ -491,6 +491,22 @@ cdef inline void _prefetch_span(const double* score, const long long* ids, long 
         receval_prefetch(ids + j)
 
 
+cdef inline bint _score_kept(double* sc, int nan_mode, bint as_float32,
+                             long long* n_nonfinite) noexcept nogil:
+    """A run row's score under the non-finite score policy (``nan_mode`` as in
+    :func:`join_lists`; a non-finite one counted in ``n_nonfinite``), rounded to float32 when
+    asked; False when the row is dropped."""
+    if not isfinite(sc[0]):
+        n_nonfinite[0] += 1
+        if nan_mode == 1:
+            return False
+        if nan_mode == 2:
+            sc[0] = -INFINITY
+    if as_float32:
+        sc[0] = <double> (<float> sc[0])
+    return True
+
+
 cdef inline long long _fill_ints(Row* buf, const long long* rints, const double* score,
                                  const long long* rows, long long s, long long e, int nan_mode,
                                  bint as_float32, long long* n_nonfinite,
@@ -498,20 +514,14 @@ cdef inline long long _fill_ints(Row* buf, const long long* rints, const double*
     """A user's run rows ``s .. e - 1`` (through ``rows`` when not NULL) into ``buf``, in input
     order, under the non-finite score policy; returns how many were kept, and sets
     ``descending`` when their scores strictly descend (the rows are then in order, with no tie
-    to look at). ``h`` is left unset: the walk hashes the id from ``pre``."""
+    to look at). ``h`` is left unset: the int64 walk reads the ids (:c:func:`_row_ids`)."""
     cdef long long j, r, m = 0, bad = 0, rises = 0
     cdef double sc, prev = INFINITY
     for j in range(s, e):
         r = rows[j] if rows != NULL else j
         sc = score[r]
-        if not isfinite(sc):
-            bad += 1
-            if nan_mode == 1:
-                continue
-            if nan_mode == 2:
-                sc = -INFINITY
-        if as_float32:
-            sc = <double> (<float> sc)
+        if not _score_kept(&sc, nan_mode, as_float32, &bad):
+            continue
         rises += sc >= prev
         prev = sc
         buf[m].score = sc
@@ -918,14 +928,8 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                 for j in range(s, e):
                     r = rows[j] if has_rows else j
                     sc = score[r]
-                    if not isfinite(sc):
-                        dropped[g] += 1
-                        if nan_mode == 1:
-                            continue
-                        if nan_mode == 2:
-                            sc = -INFINITY
-                    if as_float32:
-                        sc = <double> (<float> sc)
+                    if not _score_kept(&sc, nan_mode, as_float32, &dropped[g]):
+                        continue
                     buf[m].score = sc
                     if R.kind == 3:
                         if j + PREFETCH_AHEAD < e:
