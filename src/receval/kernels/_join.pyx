@@ -823,7 +823,7 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     cdef bint in_place
     cdef long long* ibuf  # the ids of a user's rows, once ordered
     cdef const long long* ids_p
-    cdef int g32, iref
+    cdef int g32
     # int64 ids on both sides (the usual numeric case): 16-byte slots holding the ids
     cdef bint ints = R.kind == 0 and T.kind == 0 and n_eval < 0x7fffffff
     cdef long long k0, mask, cap, j, q, p, r, m, w, s, e, ref, found, base, lim

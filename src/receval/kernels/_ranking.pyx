@@ -1010,7 +1010,7 @@ cdef void user_metrics(const MetricPlan* P, MetricBuffers* B, const double* r,
     list themselves.
     """
     cdef long long stride = P.stride, tstride = P.tstride, n_t = P.n_t, n_d = P.n_d
-    cdef long long q, t, i, h, first, m, nr
+    cdef long long q, t, i, h, m, nr
     cdef double acc, x, den
     cdef long long* hpos = B.hpos
     cdef double* ap = B.ap
