@@ -324,23 +324,41 @@ cdef inline int _compare(const Ids* ids, long long i, long long j) noexcept nogi
 
 
 cdef inline uint64_t _str_prefix(Py_ssize_t n, int kind, const void* data) noexcept nogil:
-    """The first three code points of a ``str`` (``n`` code points of ``kind`` bytes at
-    ``data``), 21 bits each, zero-padded: read straight from the bytes of a one-byte string."""
-    cdef const unsigned char* b
-    cdef uint64_t v = 0
-    cdef int k
+    """The first 8 bytes of the UTF-8 form of a ``str`` (``n`` code points of ``kind`` bytes at
+    ``data``), big-endian, zero-padded: the prefix of a UTF-8 id (:c:func:`_prefix`). UTF-8's
+    byte order is code point order (RFC 3629), so the prefix preserves the order of the ids;
+    an ASCII string's is its first 8 bytes, read in one load."""
+    cdef uint64_t w, v = 0
+    cdef unsigned int c
+    cdef int filled = 0, k
+    cdef Py_ssize_t i
     if kind == 1:
-        b = <const unsigned char*> data
-        if n >= 3:
-            return (<uint64_t> b[0] << 42) | (<uint64_t> b[1] << 21) | b[2]
-        if n == 2:
-            return (<uint64_t> b[0] << 42) | (<uint64_t> b[1] << 21)
-        return (<uint64_t> b[0] << 42) if n == 1 else 0
-    for k in range(3):
-        v <<= 21
-        if k < n:
-            v |= receval_uread(kind, data, k)
-    return v
+        w = _load_le(<const char*> data, n)
+        if (w & 0x8080808080808080ULL) == 0:  # ASCII: the bytes are the UTF-8 form
+            return receval_bswap64(w)
+    for i in range(n):
+        c = receval_uread(kind, data, i)
+        if c < 0x80:
+            k = 1
+        elif c < 0x800:
+            k = 2
+            c = ((0xC0 | (c >> 6)) << 8) | (0x80 | (c & 0x3F))
+        elif c < 0x10000:
+            k = 3
+            c = ((0xE0 | (c >> 12)) << 16) | ((0x80 | ((c >> 6) & 0x3F)) << 8) | \
+                (0x80 | (c & 0x3F))
+        else:
+            k = 4
+            c = ((0xF0 | (c >> 18)) << 24) | ((0x80 | ((c >> 12) & 0x3F)) << 16) | \
+                ((0x80 | ((c >> 6) & 0x3F)) << 8) | (0x80 | (c & 0x3F))
+        if filled + k > 8:  # the bytes of this code point that still fit
+            v = (v << (8 * (8 - filled))) | (<uint64_t> c >> (8 * (k - (8 - filled))))
+            return v
+        v = (v << (8 * k)) | c
+        filled += k
+        if filled == 8:
+            return v
+    return v << (8 * (8 - filled)) if filled > 0 else 0
 
 
 cdef inline void _str_key(PyObject* o, uint64_t* pre, uint64_t* h) noexcept nogil:
@@ -362,7 +380,7 @@ cdef inline uint64_t _prefix(const Ids* ids, long long i) noexcept nogil:
     cdef int kind
     if ids.kind == 0:
         return (<uint64_t> ids.ints[i]) ^ 0x8000000000000000ULL
-    if ids.kind == 3:  # three code points of 21 bits
+    if ids.kind == 3:  # the first 8 bytes of its UTF-8 form
         o = ids.objs[i]
         return _str_prefix(receval_ulen(o), receval_ukind(o), receval_udata(o))
     _span(ids, i, &p, &n)
