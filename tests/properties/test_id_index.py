@@ -73,6 +73,42 @@ def test_index_ids_on_many_threads(kind, order):
     assert codes.tolist() == [pos.get(v, -1) for v in ids.tolist()]
 
 
+@settings(max_examples=100, deadline=None)
+@given(vocab=strs, ids=strs, same=st.booleans())
+def test_index_ids_of_a_known_vocabulary(vocab, ids, same):
+    """``vocab_unique``: the vocabulary is not checked for order, the answers are the same."""
+    vocab = list(dict.fromkeys(vocab))
+    if same:
+        ids = list(vocab)
+    codes, rep = index_ids(3, _fresh(vocab), _fresh(ids), 1)
+    assert (codes.tolist(), rep) == _expected(vocab, ids)
+
+
+@pytest.mark.parametrize("kind", [0, 3])
+@pytest.mark.parametrize("at", [None, 1, 39_999, 40_000, 40_001, 79_999])
+@pytest.mark.parametrize("how", ["descent", "repeat", "differ"])
+def test_order_and_equality_checks_across_thread_ranges(kind, at, how):
+    """Ascending ids (a uniqueness check, then ids equal to the vocabulary) are answered by
+    checks split over threads; one exception at a range's first or last entry must be seen.
+    The string ids share their first 8 bytes, so their prefixes tie and they are compared in
+    full."""
+    n = 80_000
+    raw = list(range(0, 2 * n, 2))
+    if at is not None and how == "descent":
+        raw[at], raw[at - 1] = raw[at - 1], raw[at]
+    elif at is not None and how == "repeat":
+        raw[at] = raw[at - 1]
+    vocab = np.array(raw, dtype=np.int64) if kind == 0 else \
+        _fresh([f"item-{v:09d}" for v in raw])
+    ids = vocab.copy() if kind == 0 else _fresh(vocab.tolist())
+    if at is not None and how == "differ":
+        ids[at] = -1 if kind == 0 else "other"
+    values = vocab.tolist()
+    assert is_unique(vocab) == (len(set(values)) == n)
+    codes, rep = index_ids(kind, vocab, ids)
+    assert (codes.tolist(), rep) == _expected(values, ids.tolist())
+
+
 def test_index_ids_refuses_other_kinds():
     with pytest.raises(ValueError, match="int64"):
         index_ids(1, np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int32))

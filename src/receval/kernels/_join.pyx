@@ -1253,16 +1253,48 @@ def adjacent_starts(int kind, object a, object b, int check_str=0):
     return out_arr[:j].copy()
 
 
-def index_ids(int kind, object vocab, object ids):
+cdef bint _ranges_hold(const Ids* a, const Ids* b, Py_ssize_t n, int nt, int ascending):
+    """Whether ``a[i]`` equals ``b[i]`` for every ``i < n`` (``ascending=0``), or ``a[i - 1] <
+    a[i]`` for every ``0 < i < n`` (``ascending=1``): ``nt`` threads over ranges of entries, each
+    stopping at its first exception. Ascending ids are compared by their order-preserving
+    prefixes, and in full only when those are equal."""
+    cdef cnp.ndarray[cnp.int8_t, ndim=1] ok_arr = np.ones(nt, dtype=np.int8)
+    cdef signed char[::1] ok = ok_arr
+    cdef long long t, lo, hi, i
+    cdef uint64_t prev, cur
+    for t in prange(nt, nogil=True, schedule="static", num_threads=nt):
+        lo = n * t // nt
+        hi = n * (t + 1) // nt
+        if not ascending:
+            for i in range(lo, hi):
+                if not _equal(a, i, b, i):
+                    ok[t] = 0
+                    break
+        elif hi > lo:
+            if lo == 0:
+                lo = 1
+            prev = _prefix(a, lo - 1)
+            for i in range(lo, hi):
+                cur = _prefix(a, i)
+                if cur < prev or (cur == prev and _compare(a, i - 1, i) >= 0):
+                    ok[t] = 0
+                    break
+                prev = cur
+    return bool(ok_arr.all())
+
+
+def index_ids(int kind, object vocab, object ids, int vocab_unique=0):
     """``(codes, n_repeated)``: the position of each of ``ids`` in ``vocab`` (-1 when absent),
     and how many entries of ``vocab`` repeat an earlier one (a code is the first occurrence).
 
     Kinds 0 (int64 values) and 3 (object arrays of ``str``, compared by their code points),
     both sides of the same kind. When ``ids`` equals ``vocab`` entry by entry (a run and a truth
     over the same users in the same order), or is empty (a uniqueness check), and ``vocab`` is
-    strictly ascending, the answer is read off without hashing. Otherwise
-    ``vocab`` goes into an open-addressing table (hash and position per slot), which ``ids``
-    probe in parallel.
+    strictly ascending or known to hold no repeat (``vocab_unique``; ``n_repeated`` is then
+    0), the answer is read off without hashing; both checks run in parallel over ranges of
+    entries, and ``str`` ids are compared by their 8-byte prefixes first. Otherwise ``vocab``
+    goes into an open-addressing table (hash and position per slot), which ``ids`` probe in
+    parallel.
     """
     if kind != 0 and kind != 3:
         raise ValueError("index_ids takes int64 (kind 0) or str objects (kind 3)")
@@ -1276,18 +1308,12 @@ def index_ids(int kind, object vocab, object ids):
     cdef bint same = n == m, ascending = True
     cdef long long n_rep = 0, j, mask, cap, p
     cdef uint64_t h
-    with nogil:
-        if same:
-            for i in range(n):
-                if not _equal(V, i, I, i):
-                    same = False
-                    break
-        if same or m == 0:  # strictly ascending ids (the usual user order) have no repeat
-            for i in range(1, n):
-                if _compare(V, i - 1, i) >= 0:
-                    ascending = False
-                    break
-    if (same or m == 0) and ascending:
+    cdef int nt = 1 if n < SMALL_WORK else receval_join_threads()
+    if same:
+        same = _ranges_hold(V, I, n, nt, 0)
+    if (same or m == 0) and not vocab_unique:  # strictly ascending ids have no repeat
+        ascending = _ranges_hold(V, V, n, nt, 1)
+    if (same or m == 0) and (ascending or vocab_unique):
         if same:
             codes_arr[:] = np.arange(m, dtype=np.int64)
         return codes_arr, 0
@@ -1312,7 +1338,7 @@ def index_ids(int kind, object vocab, object ids):
     if same and n_rep == 0:
         codes_arr[:] = np.arange(m, dtype=np.int64)
         return codes_arr, n_rep
-    cdef int nt = 1 if m < SMALL_WORK else receval_join_threads()
+    nt = 1 if m < SMALL_WORK else receval_join_threads()
     for i in prange(m, nogil=True, schedule="static", num_threads=nt):
         h = _hash(I, i)
         j = <long long> (h & <uint64_t> mask)

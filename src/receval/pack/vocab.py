@@ -174,7 +174,8 @@ def describe_kind(kind: str) -> str:
 
 
 def lookup(uniques: np.ndarray, vocab: np.ndarray) -> np.ndarray:
-    """Code of each of ``uniques`` in ``vocab`` (-1 when absent), ids compared by value.
+    """Code of each of ``uniques`` in ``vocab`` (a vocabulary: distinct ids; -1 when absent),
+    ids compared by value.
 
     An int64 and a uint64 vocabulary are compared by value (a negative int64 never equals a
     uint64 >= 2**63); integers never equal strings.
@@ -186,7 +187,7 @@ def lookup(uniques: np.ndarray, vocab: np.ndarray) -> np.ndarray:
         return _lookup_mixed_ints(uniques, vocab)
     if (ku in "iu") != (kv in "iu") and kind_of(uniques) != kind_of(vocab):
         return np.full(len(uniques), -1, dtype=np.int64)
-    return _indexer(vocab, uniques)
+    return _indexer(vocab, uniques, vocab_unique=True)
 
 
 def unique(ids: np.ndarray) -> np.ndarray:
@@ -199,13 +200,15 @@ def unique(ids: np.ndarray) -> np.ndarray:
                                           else ids.dtype)))
 
 
-def _indexer(vocab: np.ndarray, ids: np.ndarray) -> np.ndarray:
+def _indexer(vocab: np.ndarray, ids: np.ndarray, vocab_unique: bool = False) -> np.ndarray:
     """Position of each of ``ids`` in the unique ``vocab`` (-1 when absent), as int64: the
     compiled hash table when both are int64 or both ``str`` objects, else pandas' when pandas
-    is loaded, else a dict (objects) or a binary search (numbers)."""
+    is loaded, else a dict (objects) or a binary search (numbers). ``vocab_unique``: the caller
+    knows that ``vocab`` holds no repeat (a vocabulary), so ids equal to it entry by entry are
+    answered without checking its order."""
     kind = _hash_kind(vocab)
     if kind is not None and _hash_kind(ids) == kind:
-        return index_ids(kind, vocab, ids)[0]
+        return index_ids(kind, vocab, ids, int(vocab_unique))[0]
     if pandas_loaded():
         return _index(vocab).get_indexer(_index(ids)).astype(np.int64, copy=False)
     if vocab.dtype == object or ids.dtype == object:
