@@ -29,6 +29,7 @@ import numpy as np
 
 cimport numpy as cnp
 from cpython.object cimport PyObject
+from cpython.ref cimport Py_DECREF, Py_INCREF
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from cython.parallel cimport parallel, prange
 from libc.math cimport INFINITY, isfinite
@@ -1362,9 +1363,14 @@ def utf8_at(int kind, object a, object b, const long long[::1] rows):
     cdef Ids* ids = &hold.ids
     cdef Py_ssize_t n = rows.shape[0], i
     cdef cnp.ndarray out = np.empty(n, dtype=object)
+    cdef PyObject** slots = <PyObject**> cnp.PyArray_DATA(out)
     cdef const char* p
     cdef long long m, hint = -1
-    for i in range(n):
+    cdef object s
+    for i in range(n):  # each str stored straight into the array (it held None)
         _span_near(ids, rows[i], &p, &m, &hint)
-        out[i] = PyUnicode_DecodeUTF8(p, m, NULL)
+        s = PyUnicode_DecodeUTF8(p, m, NULL)
+        Py_INCREF(s)
+        Py_DECREF(<object> slots[i])
+        slots[i] = <PyObject*> s
     return out
