@@ -487,6 +487,78 @@ cdef inline long long _walk_keys(const long long* keys, long long m, const long 
     return w
 
 
+cdef extern from *:
+    """
+    /* IntSlot's layout (the id, the user that wrote the slot, the truth position or state) */
+    typedef struct { long long id; int owner; int ref; } receval_islot;
+    #if defined(__GNUC__) || defined(__clang__)
+    #define RECEVAL_LIKELY(x) __builtin_expect(!!(x), 1)
+    #else
+    #define RECEVAL_LIKELY(x) (x)
+    #endif
+
+    /* The int64 walk of a list joined where it lies, every position within the depth, for
+       the metric kernel: _walk_ints with no row buffer, no scores and no depth test, written
+       out so that its state stays in registers (the general walk, inlined into the join's
+       parallel body, reloads it from the stack on every row). The same outputs, bit for bit. */
+    #if defined(__GNUC__) || defined(__clang__)
+    __attribute__((noinline))
+    #endif
+    static long long receval_walk_in_place(const long long* ids, long long m, void* table,
+                                           long long mask, int shift, int owner,
+                                           const double* trel, int dedupe, double* orel,
+                                           signed char* ojd, long long* n_dup) {
+        receval_islot* tab = (receval_islot*) table;
+        const unsigned long long golden = 0x9E3779B97F4A7C15ULL;
+        long long q, w = 0, dup = 0, j, v;
+        receval_islot* s;
+        receval_islot fresh_slot;
+        fresh_slot.owner = owner;
+        fresh_slot.ref = -1;
+        for (q = 0; q < m; q++) {
+            v = ids[q];
+            j = (long long) (((unsigned long long) v * golden) >> shift);
+            for (;;) {
+                s = &tab[j];
+                if (RECEVAL_LIKELY(s->owner != owner)) goto fresh;  /* a free slot: a new item */
+                if (s->id == v) break;              /* a truth item, or a repeat */
+                j = (j + 1) & mask;
+            }
+            if (s->ref >= 0) {  /* a truth item's first match */
+                orel[w] = trel[s->ref] * 1.0 + 0.0;
+                ojd[w] = 1;
+                s->ref = -s->ref - 2;
+                w++;
+                continue;
+            }
+            dup++;  /* a repeated item */
+            if (dedupe == 1) continue;
+            if (dedupe == 2 || s->ref == -1) {
+                orel[w] = 0.0;
+                ojd[w] = 0;
+            } else {
+                orel[w] = trel[-s->ref - 2];
+                ojd[w] = 1;
+            }
+            w++;
+            continue;
+        fresh:
+            fresh_slot.id = v;
+            *s = fresh_slot;
+            orel[w] = 0.0;
+            ojd[w] = 0;
+            w++;
+        }
+        *n_dup += dup;
+        return w;
+    }
+    """
+    long long receval_walk_in_place(const long long* ids, long long m, void* table,
+                                    long long mask, int shift, int owner, const double* trel,
+                                    int dedupe, double* orel, signed char* ojd,
+                                    long long* n_dup) nogil
+
+
 cdef inline void _insert_truth_ints(IntSlot* itab, long long mask, int shift, int owner,
                                     const long long* tints, long long n) noexcept nogil:
     """A user's ``n`` truth ids into its table of int64 slots (item ``q`` as ``ref = q``)."""
@@ -921,7 +993,10 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                         _sort_rows(buf, m, &order)  # rows in order are left as they are
                     _row_ids(buf, m, ibuf)
                     ids_p = ibuf
-                if measure:
+                if measure and in_place and m <= lim:
+                    w = receval_walk_in_place(ids_p, m, itab, mask, shift, g32, tr, dedupe,
+                                              urel, ujd, &ndup[g])
+                elif measure:
                     w = _walk_ints(ids_p, NULL if in_place else buf, m, itab, mask, shift, g32,
                                    tr, dedupe, lim, urel, ujd, NULL, &ndup[g])
                 else:
