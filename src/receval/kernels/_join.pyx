@@ -500,14 +500,16 @@ cdef extern from *:
     /* The int64 walk of a list joined where it lies, every position within the depth, for
        the metric kernel: _walk_ints with no row buffer, no scores and no depth test, written
        out so that its state stays in registers (the general walk, inlined into the join's
-       parallel body, reloads it from the stack on every row). The same outputs, bit for bit. */
+       parallel body, reloads it from the stack on every row). The same outputs, bit for bit,
+       and the positions of the truth's items in jpos (n_j of them), for the metric kernel. */
     #if defined(__GNUC__) || defined(__clang__)
     __attribute__((noinline))
     #endif
     static long long receval_walk_in_place(const long long* ids, long long m, void* table,
                                            long long mask, int shift, int owner,
                                            const double* trel, int dedupe, double* orel,
-                                           signed char* ojd, long long* n_dup) {
+                                           signed char* ojd, long long* jpos, long long* n_j,
+                                           long long* n_dup) {
         receval_islot* tab = (receval_islot*) table;
         const unsigned long long golden = 0x9E3779B97F4A7C15ULL;
         long long q, w = 0, dup = 0, j, v;
@@ -528,6 +530,7 @@ cdef extern from *:
                 orel[w] = trel[s->ref] * 1.0 + 0.0;
                 ojd[w] = 1;
                 s->ref = -s->ref - 2;
+                jpos[(*n_j)++] = w;
                 w++;
                 continue;
             }
@@ -539,6 +542,7 @@ cdef extern from *:
             } else {
                 orel[w] = trel[-s->ref - 2];
                 ojd[w] = 1;
+                jpos[(*n_j)++] = w;
             }
             w++;
             continue;
@@ -555,8 +559,8 @@ cdef extern from *:
     """
     long long receval_walk_in_place(const long long* ids, long long m, void* table,
                                     long long mask, int shift, int owner, const double* trel,
-                                    int dedupe, double* orel, signed char* ojd,
-                                    long long* n_dup) nogil
+                                    int dedupe, double* orel, signed char* ojd, long long* jpos,
+                                    long long* n_j, long long* n_dup) nogil
 
 
 cdef inline void _insert_truth_ints(IntSlot* itab, long long mask, int shift, int owner,
@@ -882,6 +886,8 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     cdef MetricBuffers* B
     cdef double* urel
     cdef signed char* ujd
+    cdef long long* ujpos  # the positions of the truth's items, as the in-place walk finds them
+    cdef long long n_j
     cdef long long n_av
     cdef const double* tr
     if measure:
@@ -944,11 +950,13 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
         B = NULL
         urel = NULL
         ujd = NULL
+        ujpos = NULL
         if measure:  # pointers assigned here: each thread has its own
             B = <MetricBuffers*> malloc(sizeof(MetricBuffers))
             metric_buffers(P, B)
             urel = <double*> malloc(maxpos * sizeof(double))
             ujd = <signed char*> malloc(maxpos * sizeof(signed char))
+            ujpos = <long long*> malloc(maxpos * sizeof(long long))
         itab = <IntSlot*> table
         if ints:
             for k0 in range(maxcap):
@@ -961,7 +969,7 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
             if c < 0:
                 if measure:  # a user without run rows: an empty list
                     tr = &t_rel_desc[t_start[g]] if t_count[g] > 0 else NULL
-                    user_metrics(P, B, NULL, NULL, NULL, 0, 0, tr, t_count[g],
+                    user_metrics(P, B, NULL, NULL, NULL, 0, 0, tr, t_count[g], NULL, 0,
                                  kout + g * n_req)
                 continue
             s = rstart[c]
@@ -972,6 +980,7 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
             base = ub[g]
             lim = ub[g + 1] - base
             in_place = False
+            n_j = -1  # no list of the truth's positions
             if ints:  # int64 ids on both sides: the table of ids placed by Fibonacci hashing
                 shift = 64 - _log2(cap)
                 _insert_truth_ints(itab, mask, shift, g32, tints + t_start[g], t_count[g])
@@ -994,8 +1003,9 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                     _row_ids(buf, m, ibuf)
                     ids_p = ibuf
                 if measure and in_place and m <= lim:
+                    n_j = 0  # (the walk lists the positions of the truth's items)
                     w = receval_walk_in_place(ids_p, m, itab, mask, shift, g32, tr, dedupe,
-                                              urel, ujd, &ndup[g])
+                                              urel, ujd, ujpos, &n_j, &ndup[g])
                 elif measure:
                     w = _walk_ints(ids_p, NULL if in_place else buf, m, itab, mask, shift, g32,
                                    tr, dedupe, lim, urel, ujd, NULL, &ndup[g])
@@ -1096,7 +1106,8 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
             if measure:
                 n_av = w if w < lim else lim
                 tr = &t_rel_desc[t_start[g]] if t_count[g] > 0 else NULL
-                user_metrics(P, B, urel, ujd, NULL, n_av, w, tr, t_count[g], kout + g * n_req)
+                user_metrics(P, B, urel, ujd, NULL, n_av, w, tr, t_count[g],
+                             ujpos if n_j >= 0 else NULL, n_j, kout + g * n_req)
         free(buf)
         free(table)
         free(ibuf)
@@ -1105,6 +1116,7 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
             free(B)
             free(urel)
             free(ujd)
+            free(ujpos)
 
     # final layout; compact when dropped rows or removed duplicates shortened a list
     cdef cnp.ndarray[cnp.int64_t, ndim=1] indptr_arr = np.zeros(n_eval + 1, dtype=np.int64)

@@ -52,4 +52,4 @@ cdef void free_metric_buffers(MetricBuffers* B) noexcept nogil
 cdef void user_metrics(const MetricPlan* P, MetricBuffers* B, const double* r,
                        const signed char* judged, const long long* gbuf, long long n_avail,
                        long long list_len, const double* tr, long long n_truth,
-                       double* out) noexcept nogil
+                       const long long* jpos, long long n_jpos, double* out) noexcept nogil

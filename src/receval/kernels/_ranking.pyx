@@ -995,13 +995,15 @@ cdef void free_metric_buffers(MetricBuffers* B) noexcept nogil:
 cdef void user_metrics(const MetricPlan* P, MetricBuffers* B, const double* r,
                        const signed char* judged, const long long* gbuf, long long n_avail,
                        long long list_len, const double* tr, long long n_truth,
-                       double* out) noexcept nogil:
+                       const long long* jpos, long long n_jpos, double* out) noexcept nogil:
     """Every request of ``P`` for one user, into ``out[0 .. n_req - 1]``.
 
     ``r`` / ``judged``: the relevance and judged flag of the user's ``n_avail`` positions (the
     list cut at the plan's depth; ``list_len`` its full length); ``gbuf``: the user-relative
     end of each position's tie group (ties averaged), else NULL; ``tr``: the user's ``n_truth``
-    truth relevances, descending.
+    truth relevances, descending. ``jpos`` (else NULL): the ``n_jpos`` positions, ascending, of
+    the items in the truth, every other position having relevance 0 (as the join knows them);
+    a threshold above 0 then finds its hits among those positions alone.
 
     The list is walked once per relevance threshold (the positions of its hits, then the AP
     sum up to each hit) and once per (gain, discount) pair (DCG prefix sums; the ideal from
@@ -1010,7 +1012,7 @@ cdef void user_metrics(const MetricPlan* P, MetricBuffers* B, const double* r,
     list themselves.
     """
     cdef long long stride = P.stride, tstride = P.tstride, n_t = P.n_t, n_d = P.n_d
-    cdef long long q, t, i, h, m, nr
+    cdef long long q, t, i, h, m, nr, k
     cdef double acc, x, den
     cdef long long* hpos = B.hpos
     cdef double* ap = B.ap
@@ -1051,9 +1053,17 @@ cdef void user_metrics(const MetricPlan* P, MetricBuffers* B, const double* r,
         pos = &hpos[t * stride]
         thr = P.tthr[t]
         h = 0
-        for i in range(depth_t[t]):
-            pos[h] = i
-            h = h + (r[i] >= thr)
+        if jpos != NULL and thr > 0:  # only the truth's items can reach the threshold
+            for k in range(n_jpos):
+                i = jpos[k]
+                if i >= depth_t[t]:
+                    break
+                pos[h] = i
+                h = h + (r[i] >= thr)
+        else:
+            for i in range(depth_t[t]):
+                pos[h] = i
+                h = h + (r[i] >= thr)
         acc = 0.0
         for i in range(h):  # the AP sum up to each hit: hit i + 1 at position pos[i]
             acc = acc + (i + 1) / (pos[i] + 1.0)
@@ -1144,7 +1154,7 @@ def compute_metrics(const long long[::1] indptr, const double[::1] rel,
             user_metrics(P, B, &rel[s] if e > s else NULL, &judged[s] if e > s else NULL,
                          B.gbuf if avg else NULL, n_avail, list_len[u],
                          &t_rel_desc[t_indptr[u]] if n_truth > 0 else NULL, n_truth,
-                         &out[u, 0] if n_req > 0 else NULL)
+                         NULL, 0, &out[u, 0] if n_req > 0 else NULL)
         free_metric_buffers(B)
         free(B)
     return out_arr
