@@ -484,3 +484,29 @@ def test_str_check_in_the_adjacency_pass_sees_every_row(bad):
         arr = base.copy()
         arr[at] = bad
         assert adjacent_starts(3, arr, None, 1) is None, at
+
+
+@pytest.mark.parametrize("how", ["int", "int_wide", "object", "str", *ARROW])
+@pytest.mark.parametrize("ties", ["id", "trec_eval", "input"])
+def test_scores_that_never_rise_but_tie_are_ordered_by_the_tie_rule(how, ties):
+    """Lists whose scores never rise but tie (not strictly descending): they are not in rank
+    order, so they are not joined where they lie; each tie is broken by the tie rule, as the
+    factorized route does, and the tied users are counted."""
+    codes = np.array([9, 3, 7, 1])  # each user's rows: tied pairs, the larger id first
+    n_users = 5
+    user = np.repeat(np.arange(n_users), len(codes))
+    item = np.tile(codes, n_users)
+    score = np.tile([2.0, 2.0, 1.0, 1.0], n_users)
+    run = _frame(user, item, score, "score", how)
+    arrow = how.startswith(("arrow", "chunked"))
+    truth = pd.DataFrame({  # one relevant item per user: id 3, ranked 1st by id, 2nd as input
+        "user": [str(u) for u in range(n_users)] if arrow else np.arange(n_users),
+        "item": _ids(np.full(n_users, 3), "object" if arrow or how == "str" else how),
+        "relevance": np.ones(n_users)})
+    raw, used = _evaluate(run, truth, True, ties=ties)
+    factorized, _ = _evaluate(run, truth, False, ties=ties)
+    assert used or (how.startswith("int") and ties == "trec_eval")
+    _same(raw, factorized)
+    if how == "int":  # ids by value: 3 before 9 under "id", 9 first as input
+        assert raw.per_user["mrr"].tolist() == [1.0 if ties == "id" else 0.5] * n_users
+    assert raw.counts["users_tied_at_cutoff"] == n_users
