@@ -104,11 +104,17 @@ cdef struct Slot:
     long long seen    # truth slot already matched by a recommended item
 
 
-cdef struct IntSlot:
-    # the table of int64 ids: the id itself, found from its Fibonacci hash (``_int_slot``)
-    long long id
-    int owner         # evaluated user of the block that wrote the slot (-1: never written)
-    int ref           # >= 0: truth item ``ref`` of the user, not matched yet; -1: a run row;
+cdef extern from *:
+    """
+    /* a slot of the table of int64 ids (one definition, read by Cython and by the C walk
+       below): the id, the user that wrote the slot, the truth position or state */
+    typedef struct { long long id; int owner; int ref; } receval_islot;
+    """
+    ctypedef struct IntSlot "receval_islot":
+        # the table of int64 ids: the id itself, found from its Fibonacci hash (``_int_slot``)
+        long long id
+        int owner     # evaluated user of the block that wrote the slot (-1: never written)
+        int ref       # >= 0: truth item ``ref`` of the user, not matched yet; -1: a run row;
                       # <= -2: truth item ``-ref - 2``, already matched
 
 
@@ -489,8 +495,6 @@ cdef inline long long _walk_keys(const long long* keys, long long m, const long 
 
 cdef extern from *:
     """
-    /* IntSlot's layout (the id, the user that wrote the slot, the truth position or state) */
-    typedef struct { long long id; int owner; int ref; } receval_islot;
     #if defined(__GNUC__) || defined(__clang__)
     #define RECEVAL_LIKELY(x) __builtin_expect(!!(x), 1)
     #else
@@ -505,12 +509,11 @@ cdef extern from *:
     #if defined(__GNUC__) || defined(__clang__)
     __attribute__((noinline))
     #endif
-    static long long receval_walk_in_place(const long long* ids, long long m, void* table,
-                                           long long mask, int shift, int owner,
-                                           const double* trel, int dedupe, double* orel,
-                                           signed char* ojd, long long* jpos, long long* n_j,
-                                           long long* n_dup) {
-        receval_islot* tab = (receval_islot*) table;
+    static long long receval_walk_in_place(const long long* ids, long long m,
+                                           receval_islot* tab, long long mask, int shift,
+                                           int owner, const double* trel, int dedupe,
+                                           double* orel, signed char* ojd, long long* jpos,
+                                           long long* n_j, long long* n_dup) {
         const unsigned long long golden = 0x9E3779B97F4A7C15ULL;
         long long q, w = 0, dup = 0, j, v;
         receval_islot* s;
@@ -527,7 +530,7 @@ cdef extern from *:
                 j = (j + 1) & mask;
             }
             if (s->ref >= 0) {  /* a truth item's first match */
-                orel[w] = trel[s->ref] * 1.0 + 0.0;
+                orel[w] = trel[s->ref] + 0.0;  /* (+0.0, never -0.0, as _walk_ints) */
                 ojd[w] = 1;
                 s->ref = -s->ref - 2;
                 jpos[(*n_j)++] = w;
@@ -557,7 +560,7 @@ cdef extern from *:
         return w;
     }
     """
-    long long receval_walk_in_place(const long long* ids, long long m, void* table,
+    long long receval_walk_in_place(const long long* ids, long long m, IntSlot* table,
                                     long long mask, int shift, int owner, const double* trel,
                                     int dedupe, double* orel, signed char* ojd, long long* jpos,
                                     long long* n_j, long long* n_dup) nogil
