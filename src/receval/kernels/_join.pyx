@@ -466,11 +466,11 @@ cdef inline bint _packed_keys(long long* keys, long long* rows_of, const long lo
 
 cdef inline long long _walk_keys(const long long* keys, long long m, const long long* rows_of,
                                  const double* rel, int dedupe, long long* perm, double* orel,
-                                 double* odesc, long long* n_dup) noexcept nogil:
+                                 double* odesc, long long* oid, long long* n_dup) noexcept nogil:
     """A user's truth rows as sorted packed keys: repeated ids counted in ``n_dup`` and, under
     ``dedupe``, the one with the highest relevance kept (the first row among equal ones); each
-    kept row into ``perm`` / ``orel``, their relevances into ``odesc`` sorted descending.
-    Returns how many rows were kept."""
+    kept row into ``perm`` / ``orel`` and its id into ``oid``, their relevances into ``odesc``
+    sorted descending. Returns how many rows were kept."""
     cdef long long j = 0, w = 0, best, r, v, dup = 0
     while j < m:
         best = rows_of[keys[j] & 63]
@@ -487,6 +487,7 @@ cdef inline long long _walk_keys(const long long* keys, long long m, const long 
         perm[w] = best
         orel[w] = rel[best]
         odesc[w] = rel[best]
+        oid[w] = v
         w = w + 1
     _sort_desc(odesc, w)
     n_dup[0] += dup
@@ -1166,9 +1167,11 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
     with the highest relevance (the first row among equal ones); ``dedupe=0`` keeps them all
     (the caller refuses them). No global item code is made: the ids are compared in place.
 
-    Returns ``(indptr, perm, rel, rel_desc, n_dup)``: ``perm`` the input row at each packed
-    position, ``rel`` its relevance, ``rel_desc`` each user's relevances sorted descending
-    (the ideal list) and ``n_dup`` the repeated (user, item) rows per user.
+    Returns ``(indptr, perm, rel, rel_desc, n_dup, ids)``: ``perm`` the input row at each
+    packed position, ``rel`` its relevance, ``rel_desc`` each user's relevances sorted
+    descending (the ideal list), ``n_dup`` the repeated (user, item) rows per user, and for
+    int64 ids (kind 0) with no row removed the id at each packed position (else ``None``: the
+    caller takes them at ``perm``).
     """
     cdef _Holder hold = _ids_of(kind, a, b)
     cdef Ids* ids = &hold.ids
@@ -1184,6 +1187,9 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
     cdef cnp.ndarray[cnp.float64_t, ndim=1] desc_arr = np.empty(n, dtype=np.float64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] kept_arr = np.zeros(n_users, dtype=np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] ndup_arr = np.zeros(n_users, dtype=np.int64)
+    cdef bint ints = kind == 0
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] ids_arr = np.empty(n if ints else 0, dtype=np.int64)
+    cdef long long* out_ids = <long long*> ids_arr.data
     cdef long long[::1] out_perm = perm_arr
     cdef double[::1] out_rel = rel_arr
     cdef double[::1] out_desc = desc_arr
@@ -1196,7 +1202,6 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
     cdef Row* buf
     cdef long long* keys  # packed keys, then their rows
     cdef const long long* rows_p = &rows[0] if has_rows else NULL
-    cdef bint ints = kind == 0
     cdef int nt = 1 if n < SMALL_WORK else receval_join_threads()
     with nogil, parallel(num_threads=nt):
         buf = <Row*> malloc(maxlen * sizeof(Row))
@@ -1209,7 +1214,8 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
                     _packed_keys(keys, keys + SHORT_INT_LIST, ids.ints, rows_p, s, m):
                 _sort_keys(keys, m)
                 kept[g] = _walk_keys(keys, m, keys + SHORT_INT_LIST, &rel[0], dedupe,
-                                     &out_perm[s], &out_rel[s], &out_desc[s], &ndup[g])
+                                     &out_perm[s], &out_rel[s], &out_desc[s], &out_ids[s],
+                                     &ndup[g])
             else:
                 for j in range(m):
                     r = rows[s + j] if has_rows else s + j
@@ -1235,13 +1241,18 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
                     out_perm[s + w] = buf[best].idx
                     out_rel[s + w] = rel[buf[best].idx]
                     out_desc[s + w] = rel[buf[best].idx]
+                    if ints:
+                        out_ids[s + w] = ids.ints[buf[best].idx]
                     w = w + 1
                 if w > 1:
                     _sort_desc(&out_desc[s], w)
                 kept[g] = w
         free(buf)
         free(keys)
-    return (*_close_gaps(start, kept, n, perm_arr, rel_arr, desc_arr), ndup_arr)
+    indptr_arr, perm_arr, rel_arr, desc_arr = _close_gaps(start, kept, n, perm_arr, rel_arr,
+                                                          desc_arr)
+    return (indptr_arr, perm_arr, rel_arr, desc_arr, ndup_arr,
+            ids_arr if ints and indptr_arr[n_users] == n else None)
 
 
 cdef inline long long _int_starts(const long long* v, long long lo, long long hi,

@@ -279,13 +279,14 @@ def _group_truth_raw(raw: RawIds, start: np.ndarray, rows: np.ndarray, rel: np.n
     ids, duplicates per the policy, as :func:`_group_truth` does on codes."""
     mode = _truth_dedupe_mode(policies.duplicates)
     rel = np.ascontiguousarray(rel, dtype=np.float64)
-    indptr, perm, rel_sorted, rel_desc, ndup = group_truth_raw(
+    indptr, perm, rel_sorted, rel_desc, ndup, ids = group_truth_raw(
         raw.kind, raw.a, raw.b, start, rows, rel, mode)
     n_dup = _check_truth_duplicates(ndup, mode, users, policies)
     return TruthPack(
         users=users, indptr=indptr, rel=rel_sorted, rel_desc=rel_desc, n_rows=len(rel),
         max_rel=float(rel.max()) if len(rel) else 0.0, counts={"truth_duplicates": n_dup},
-        raw={raw.family: take_ids(raw, perm)},
+        raw={raw.family: take_ids(raw, perm) if ids is None
+             else RawIds(raw.kind, ids.view(raw.a.dtype), unsigned=raw.unsigned)},
     )
 
 
@@ -691,29 +692,10 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         check_rank_run(run.score, run.score_name, policies.nan_scores)
     bottom = policies.unretrieved == "bottom"
     keep_items = keep_items or bottom  # the item at each position tells what was retrieved
-    run_to_truth_user = lookup(run.users, truth.users)
-    in_run_t = np.zeros(truth.n_users, dtype=bool)
-    in_run_t[run_to_truth_user[run_to_truth_user >= 0]] = True
-    run_only = np.flatnonzero(run_to_truth_user < 0)
-
-    # evaluated users: truth users (some maybe without run rows) + run-only users per policy
-    if only_truth is not None:
-        t_sel, extra = np.asarray(only_truth, dtype=np.int64), run_only[:0]
-    elif policies.users == "truth":
-        t_sel, extra = np.arange(truth.n_users), run_only[:0]
-    elif policies.users == "intersection":
-        t_sel, extra = np.flatnonzero(in_run_t), run_only[:0]
-    elif policies.users == "run":
-        t_sel, extra = np.flatnonzero(in_run_t), run_only
-    else:  # union
-        t_sel, extra = np.arange(truth.n_users), run_only
+    users = _evaluated_users(lookup(run.users, truth.users), truth, policies, only_truth)
+    in_run_t, run_only, t_sel, extra, run_row = \
+        users.in_run_t, users.run_only, users.t_sel, users.extra, users.run_row
     n_eval = len(t_sel) + len(extra)
-    # run user code -> evaluated row
-    t_row = np.full(truth.n_users, -1, dtype=np.int64)
-    t_row[t_sel] = np.arange(len(t_sel))
-    run_row = np.where(run_to_truth_user >= 0, t_row[np.maximum(run_to_truth_user, 0)], -1) \
-        if truth.n_users else np.full(len(run_to_truth_user), -1, dtype=np.int64)
-    run_row[extra] = len(t_sel) + np.arange(len(extra))
 
     score = np.ascontiguousarray(run.score, dtype=np.float64)
 
@@ -734,13 +716,8 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     if nan_mode == 0 and (t_raw is None or not bool((run_row >= 0).all())):
         refuse_nonfinite()
 
-    t_counts = np.zeros(n_eval, dtype=np.int64)
-    t_counts[: len(t_sel)] = np.diff(truth.indptr)[t_sel]
-    t_start = np.zeros(n_eval, dtype=np.int64)
-    t_start[: len(t_sel)] = truth.indptr[t_sel]
-    in_truth = np.concatenate([np.ones(len(t_sel), bool), np.zeros(len(extra), bool)])
-    in_run = np.concatenate([in_run_t[t_sel], np.ones(len(extra), bool)])
-    truth_index = np.concatenate([t_sel, np.full(len(extra), -1, dtype=np.int64)])
+    t_counts, t_start, in_truth, in_run, truth_index = \
+        users.t_counts, users.t_start, users.in_truth, users.in_run, users.truth_index
     mode = _dedupe_mode(policies.duplicates)
     cut_arr = np.array(sorted({int(c) for c in cutoffs if c and c > 0}), dtype=np.int64)
     want_scores = int(keep_scores or policies.ties == "average" or absolute)
@@ -749,7 +726,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
 
     def user_ids_of(lo: int, hi: int) -> np.ndarray:
         a, b = min(lo, len(t_sel)), min(hi, len(t_sel))
-        head = truth.users[t_sel[a:b]]
+        head = truth.users[a:b] if users.identity else truth.users[t_sel[a:b]]
         if hi <= len(t_sel):
             return head
         return concat_ids(head, run.users[extra[max(lo, len(t_sel)) - len(t_sel):
@@ -794,7 +771,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             "truth_users": int(truth.n_users),
             "run_users": int(len(run.users)),
             "missing_from_run": int((~in_run_t[t_sel[min(lo, sel_hi):sel_hi]]).sum())
-            if policies.users != "run" else 0,
+            if policies.users != "run" and not users.identity else 0,
             "missing_from_truth": int(len(run_only)),
             "truth_rows": int(truth.n_rows),
             "run_rows": run.n_rows if first else 0,
@@ -833,16 +810,15 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
 
     assert run.item_raw is not None
     r = run.item_raw
-    run_of = np.full(n_eval, -1, dtype=np.int64)
-    has = run_row >= 0
-    run_of[run_row[has]] = np.flatnonzero(has)
+    run_of = users.run_of()
     if run.user_starts is not None:
         rstart, rows = run.user_starts, np.zeros(0, dtype=np.int64)
     else:
         rstart, rows = group_rows(run.user_codes, len(run.users))
     no_items = np.zeros(0, dtype=np.int64)
     if block_positions > 0 and n_eval:
-        lens = np.where(run_of >= 0, rstart[run_of + 1] - rstart[np.maximum(run_of, 0)], 0)
+        lens = np.diff(rstart) if users.identity else \
+            np.where(run_of >= 0, rstart[run_of + 1] - rstart[np.maximum(run_of, 0)], 0)
         if depth > 0:
             np.minimum(lens, depth, out=lens)
         ends = np.cumsum(lens)
@@ -892,6 +868,86 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         yield block(lo, hi, (indptr, no_items, pos_scores, rel, judged, list_len, ndup,
                              n_dropped, tied, empty_ids(r.id_kind)), b == 0, dup_total,
                     measured[0] if measured else None)
+
+
+@dataclass
+class _Users:
+    """Who is evaluated, in which row, and where their truth lies (:func:`_evaluated_users`).
+
+    Evaluated rows are the truth users ``t_sel`` (truth row numbers), then the run-only users
+    ``extra`` (run user codes); ``run_row``: the evaluated row of each run user (-1: left out);
+    ``in_run_t``: whether each truth user has run rows; ``run_only``: the run users absent from
+    the truth; per evaluated row ``t_counts`` / ``t_start`` (its truth rows), ``in_truth``,
+    ``in_run`` and ``truth_index`` (its truth row number, -1 for none). ``identity``: the run
+    and the truth hold the same users in the same order (evaluated row = run user = truth
+    user), the usual case, built without an index pass."""
+
+    t_sel: np.ndarray
+    extra: np.ndarray
+    run_row: np.ndarray
+    in_run_t: np.ndarray
+    run_only: np.ndarray
+    t_counts: np.ndarray
+    t_start: np.ndarray
+    in_truth: np.ndarray
+    in_run: np.ndarray
+    truth_index: np.ndarray
+    identity: bool = False
+
+    def run_of(self) -> np.ndarray:
+        """The run user code of each evaluated row (-1: the user has no run rows)."""
+        if self.identity:
+            return self.run_row
+        run_of = np.full(len(self.t_sel) + len(self.extra), -1, dtype=np.int64)
+        has = self.run_row >= 0
+        run_of[self.run_row[has]] = np.flatnonzero(has)
+        return run_of
+
+
+def _evaluated_users(run_to_truth_user: np.ndarray, truth: TruthPack, policies: Policies,
+                     only_truth: np.ndarray | None) -> _Users:
+    """The evaluated users of a run whose user ``u`` is truth user ``run_to_truth_user[u]``
+    (-1: not in the truth), chosen by the ``users`` policy or given as ``only_truth``."""
+    n_truth = truth.n_users
+    none = np.zeros(0, dtype=np.int64)
+    if only_truth is None and len(run_to_truth_user) == n_truth and \
+            np.array_equal(run_to_truth_user, np.arange(n_truth)):
+        every = np.ones(n_truth, dtype=bool)
+        return _Users(
+            t_sel=run_to_truth_user, extra=none, run_row=run_to_truth_user, in_run_t=every,
+            run_only=none, t_counts=np.diff(truth.indptr), t_start=truth.indptr[:-1],
+            in_truth=every, in_run=every, truth_index=run_to_truth_user, identity=True)
+    in_run_t = np.zeros(n_truth, dtype=bool)
+    in_run_t[run_to_truth_user[run_to_truth_user >= 0]] = True
+    run_only = np.flatnonzero(run_to_truth_user < 0)
+    # evaluated users: truth users (some maybe without run rows) + run-only users per policy
+    if only_truth is not None:
+        t_sel, extra = np.asarray(only_truth, dtype=np.int64), none
+    elif policies.users == "truth":
+        t_sel, extra = np.arange(n_truth), none
+    elif policies.users == "intersection":
+        t_sel, extra = np.flatnonzero(in_run_t), none
+    elif policies.users == "run":
+        t_sel, extra = np.flatnonzero(in_run_t), run_only
+    else:  # union
+        t_sel, extra = np.arange(n_truth), run_only
+    # run user code -> evaluated row
+    t_row = np.full(n_truth, -1, dtype=np.int64)
+    t_row[t_sel] = np.arange(len(t_sel))
+    run_row = np.where(run_to_truth_user >= 0, t_row[np.maximum(run_to_truth_user, 0)], -1) \
+        if n_truth else np.full(len(run_to_truth_user), -1, dtype=np.int64)
+    run_row[extra] = len(t_sel) + np.arange(len(extra))
+    n_eval = len(t_sel) + len(extra)
+    t_counts = np.zeros(n_eval, dtype=np.int64)
+    t_counts[: len(t_sel)] = np.diff(truth.indptr)[t_sel]
+    t_start = np.zeros(n_eval, dtype=np.int64)
+    t_start[: len(t_sel)] = truth.indptr[t_sel]
+    return _Users(
+        t_sel=t_sel, extra=extra, run_row=run_row, in_run_t=in_run_t, run_only=run_only,
+        t_counts=t_counts, t_start=t_start,
+        in_truth=np.concatenate([np.ones(len(t_sel), bool), np.zeros(len(extra), bool)]),
+        in_run=np.concatenate([in_run_t[t_sel], np.ones(len(extra), bool)]),
+        truth_index=np.concatenate([t_sel, np.full(len(extra), -1, dtype=np.int64)]))
 
 
 def _truth_raw_for(run: RunCodes, truth: TruthPack, policies: Policies) -> RawIds | None:
