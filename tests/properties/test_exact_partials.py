@@ -129,3 +129,19 @@ def test_column_states_on_a_large_block_use_every_thread_and_stay_exact() -> Non
         assert got[0][j] == keep.sum() and got[1][j] == (status[:, j] == 1).sum()
         assert sum(map(Fraction, got[4][j]), Fraction(0)) == _exact(values[keep, j], False)
         assert sum(map(Fraction, got[5][j]), Fraction(0)) == _exact(values[keep, j], True)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.floats(1.0, 2.0, exclude_max=True), st.integers(-465, 498),
+                          st.booleans()), min_size=64, max_size=200))
+def test_long_sum_of_squares_is_exact_over_the_whole_range(terms: list) -> None:
+    """The accumulator's squares (a mantissa's 128-bit square placed at every bit offset of
+    its digits) are exact for every magnitude it takes, 2**-465 (about 1e-140) to 2**498
+    (about 1e150), either sign, as the column states' squares are."""
+    from receval.kernels import column_states
+
+    x = np.array([(-1.0 if neg else 1.0) * math.ldexp(m, e) for m, e, neg in terms])
+    exact = _exact(x, True)
+    assert sum(map(Fraction, exact_partials(x, 1)), Fraction(0)) == exact
+    squares = column_states(x.reshape(-1, 1), np.zeros((len(x), 1), dtype=np.int8))[5][0]
+    assert sum(map(Fraction, squares), Fraction(0)) == exact

@@ -1210,6 +1210,60 @@ cdef inline void _long_add(long long* dig, double v) noexcept nogil:
     dig[d + 2] += (<long long> (hi >> 32) ^ neg) - neg
 
 
+cdef extern from *:
+    """
+    /* dig += v*v exactly, for 1e-140 <= |v| <= 1e150 (digits of 32 bits in units of
+       2**-1074, as _long_add). v = m 2**(pos - 1074) with m < 2**53, so v*v = m*m 2**s in
+       units of 2**-1074 with s = 2 pos - 1074 >= 0 over that range: the 106-bit product m*m
+       enters five digits from s. Returns 0 where the compiler has no 128-bit integer (the
+       caller then adds the rounded square and its error). */
+    static inline int receval_long_add_square(long long* dig, double v) {
+    #if defined(__SIZEOF_INT128__)
+        unsigned long long b, m, q0, q1, u0, u1, u2, u3;
+        unsigned __int128 q;
+        long long ex, s, d;
+        int sh;
+        memcpy(&b, &v, sizeof b);
+        ex = (long long) ((b >> 52) & 0x7ff);
+        m = b & RECEVAL_MANT;
+        if (ex == 0) return 1;  /* v is 0 (the range has no subnormal): nothing to add */
+        m |= RECEVAL_HIDDEN;
+        s = 2 * (ex - 1) - 1074;
+        d = s >> 5;
+        sh = (int) (s & 31);
+        q = (unsigned __int128) m * m;
+        q0 = (unsigned long long) q;
+        q1 = (unsigned long long) (q >> 64);  /* < 2**42 */
+        u0 = (q0 & RECEVAL_LOW32) << sh;      /* each < 2**63 */
+        u1 = (q0 >> 32) << sh;
+        u2 = (q1 & RECEVAL_LOW32) << sh;
+        u3 = (q1 >> 32) << sh;
+        dig[d] += (long long) (u0 & RECEVAL_LOW32);
+        dig[d + 1] += (long long) ((u0 >> 32) + (u1 & RECEVAL_LOW32));
+        dig[d + 2] += (long long) ((u1 >> 32) + (u2 & RECEVAL_LOW32));
+        dig[d + 3] += (long long) ((u2 >> 32) + (u3 & RECEVAL_LOW32));
+        dig[d + 4] += (long long) (u3 >> 32);
+        return 1;
+    #else
+        (void) dig; (void) v;
+        return 0;
+    #endif
+    }
+    """
+    int receval_long_add_square(long long* dig, double v) nogil
+
+
+cdef inline void _long_add_square(long long* dig, double v) noexcept nogil:
+    """dig += v*v exactly, for 1e-140 <= |v| <= 1e150 or v == 0: the 128-bit product of the
+    mantissa where the compiler has one, else the rounded square plus its error."""
+    cdef double p
+    if receval_long_add_square(dig, v):
+        return
+    p = v * v
+    _long_add(dig, p)
+    _long_add(dig, _square_error(v, p))
+
+
 cdef inline double _square_error(double v, double p) noexcept nogil:
     """``v*v - p`` exactly for ``p = fl(v*v)`` and 1e-140 <= |v| <= 1e150 (Dekker's product with
     Veltkamp's split: the same value as ``fma(v, v, -p)``, without a library call where the
@@ -1232,8 +1286,8 @@ cdef inline void _long_carry(long long* dig) noexcept nogil:
 def exact_partials(const double[::1] x, int square=0):
     """Partials whose exact sum is the exact sum of ``x`` (NaN values skipped).
 
-    ``square=1`` sums the exact squares: each ``x*x`` enters as its rounded product plus the
-    product's rounding error (an ``fma``), so nothing is lost. Partials of several arrays merge
+    ``square=1`` sums the exact squares: each ``x*x`` enters whole (the 128-bit square of its
+    mantissa, or its rounded product plus the product's rounding error), so nothing is lost. Partials of several arrays merge
     by concatenation; ``math.fsum`` of the merged partials is the correctly rounded total,
     whatever the order or the split of the values.
 
@@ -1246,7 +1300,7 @@ def exact_partials(const double[::1] x, int square=0):
     """
     cdef Py_ssize_t n = x.shape[0], i
     cdef long long dig[DIGITS]
-    cdef double v, p, av
+    cdef double v, av
     cdef long long since = 0
     cdef int fallback = 0
     if n < LONG_SUM_MIN:
@@ -1263,9 +1317,7 @@ def exact_partials(const double[::1] x, int square=0):
                 if av != 0.0 and (av < 1e-140 or av > 1e150):
                     fallback = 1
                     break
-                p = v * v
-                _long_add(dig, p)
-                _long_add(dig, _square_error(v, p))
+                _long_add_square(dig, v)
             else:
                 if av > 1.7e308:       # infinite
                     fallback = 1
@@ -1438,7 +1490,7 @@ cdef void _column_rows(const double[:, ::1] values, const signed char[:, ::1] st
     """Rows ``lo:hi`` into one accumulator per column (``COLUMN_SLOTS`` apart from ``acc``)."""
     cdef Py_ssize_t m = values.shape[1], i, j
     cdef long long* c
-    cdef double v, p, av
+    cdef double v, av
     cdef signed char st
     for i in range(lo, hi):
         for j in range(m):
@@ -1463,9 +1515,7 @@ cdef void _column_rows(const double[:, ::1] values, const signed char[:, ::1] st
             if av != 0.0 and (av < 1e-140 or av > 1e150):
                 c[2 * DIGITS + 4] = 1  # this column's squares by Shewchuk's expansions
                 continue
-            p = v * v
-            _long_add(c + DIGITS, p)
-            _long_add(c + DIGITS, _square_error(v, p))
+            _long_add_square(c + DIGITS, v)
 
 
 def _shewchuk_partials(const double[::1] x, int square=0):
