@@ -197,6 +197,49 @@ def test_containers_agree(seed):
     assert _same(base, _by_user(as_pa))
 
 
+@pytest.mark.filterwarnings("ignore::receval.errors.RelevanceThresholdWarning")
+@settings(max_examples=40, deadline=None)
+@given(SEEDS, POLICIES, st.sampled_from(["int", "str", "unicode"]), st.integers(1, 12))
+def test_the_same_users_in_the_same_order_equal_any_other_order(seed, policies, id_kind,
+                                                                block):
+    """A run over exactly the truth's users, in the truth's order, is planned without an index
+    pass (each evaluated row is that run user and that truth user); it gives what the same
+    rows give with the users in another order, in blocks of any size."""
+    import importlib
+    from unittest import mock
+
+    from receval.pack import packed
+
+    run, truth = _case(seed, id_kind=id_kind)
+    both = set(run["user"]) & set(truth["user"])
+    run, truth = run[run["user"].isin(both)], truth[truth["user"].isin(both)]
+    order = {u: i for i, u in enumerate(pd.unique(truth["user"]))}
+    rank = run["user"].map(order).to_numpy()
+    same = run.iloc[np.argsort(rank, kind="stable")]
+    other = run.iloc[np.argsort(-rank, kind="stable")]
+    planned, real = [], packed._evaluated_users
+
+    def spy(*args, **kw):
+        users = real(*args, **kw)
+        planned.append(users.identity)
+        return users
+
+    executor = importlib.import_module("receval.evaluate")
+    with mock.patch.object(executor, "BLOCK_POSITIONS", block), \
+            mock.patch.object(packed, "_evaluated_users", spy):
+        if not both:  # no common user: nothing to compare
+            return
+        a = rv.evaluate(same, truth, METRICS, **policies)
+        b = rv.evaluate(other, truth, METRICS, **policies)
+    assert planned[0] and (len(both) == 1 or not planned[1])
+    assert list(a.user_ids) == list(pd.unique(truth["user"]))
+    assert _same(_by_user(a), _by_user(b))
+    assert a.counts == b.counts
+    for key in a.summary:
+        x, y = a.summary[key], b.summary[key]
+        assert (math.isnan(x) and math.isnan(y)) or x == y
+
+
 @settings(max_examples=20, deadline=None)
 @given(SEEDS)
 def test_evaluator_reuses_truth(seed):
