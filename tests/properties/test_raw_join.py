@@ -361,6 +361,31 @@ def test_adjacent_starts_for_every_container(seed, big):
         assert list(adjacent_starts(r.kind, r.a, r.b)) == expected
 
 
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), big=st.booleans())
+def test_adjacent_int_starts_come_with_their_ids(seed, big):
+    """int64 ids: the starts of the runs of equal adjacent ids and, read in the same pass, the
+    id of each run, on one thread or several (runs across the threads' range boundaries), ids
+    at both ends of the int64 range; a uint64 column's ids come back as uint64."""
+    from receval.pack.rawids import grouped_column
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40_000, 90_000)) if big else int(rng.integers(0, 60))
+    pool = np.array([-2**63, -1, 0, 1, 7, 2**62, 2**63 - 1], dtype=np.int64)
+    ids = np.repeat(pool[rng.integers(0, len(pool), n)], rng.integers(1, 5, n))[:n]
+    expected = [i for i in range(n) if i == 0 or ids[i] != ids[i - 1]]
+    starts, run_ids = adjacent_starts(0, ids, None, 0, 1)
+    assert list(starts) == expected
+    assert list(run_ids) == list(ids[expected])
+    assert list(adjacent_starts(0, ids, None)) == expected
+    if n and len(set(run_ids.tolist())) == len(run_ids) and (ids >= 0).all():
+        # grouped (every id one run) and below 2**63 as uint64: read in place
+        got = grouped_column(ids.view(np.uint64))
+        assert got is not None and got[1].dtype == np.uint64
+        assert list(got[1]) == list(ids[expected].view(np.uint64))
+        assert list(got[0]) == [*expected, n]
+
+
 def test_grouped_column_reads_chunks_in_place():
     """A column in many chunks is grouped in one pass: blocks that continue across a chunk
     boundary are one block, and an id that starts two blocks is not grouped."""

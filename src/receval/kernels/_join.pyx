@@ -1256,30 +1256,33 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
 
 
 cdef inline long long _int_starts(const long long* v, long long lo, long long hi,
-                                 long long* out) noexcept nogil:
+                                 long long* out, long long* oid) noexcept nogil:
     """The rows ``i`` of ``lo .. hi - 1`` where ``v[i] != v[i - 1]`` (row 0 always) into
-    ``out``; returns how many. Each row is written unconditionally and the count moves only
-    on a change, so the loop has no branch to mispredict."""
+    ``out`` and their ids into ``oid``; returns how many. Each row is written unconditionally
+    and the count moves only on a change, so the loop has no branch to mispredict."""
     cdef long long i, c = 0
     if lo >= hi:
         return 0
     if lo == 0:
         out[0] = 0
+        oid[0] = v[0]
         c = 1
         lo = 1
     for i in range(lo, hi):
         out[c] = i
+        oid[c] = v[i]
         c = c + (v[i] != v[i - 1])
     return c
 
 
-def adjacent_starts(int kind, object a, object b, int check_str=0):
+def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=0):
     """Rows whose id differs from the previous row's (row 0 included): the starts of the runs
     of equal adjacent ids, as int64.
 
     ``check_str`` (kind 3): first make sure each row holds a ``str`` readable in place, as
     :func:`all_str` does, in the same pass (each object is looked at once); ``None`` when one
-    does not.
+    does not. ``with_ids`` (kind 0): return ``(starts, ids)``, the id of each run read in the
+    same pass (no gather from the column afterwards).
 
     The rows are cut into one range per thread; each range writes its starts where it begins
     in an output of one slot per row, which is then compacted. Only the slots written are
@@ -1290,10 +1293,17 @@ def adjacent_starts(int kind, object a, object b, int check_str=0):
     cdef Ids* ids = &hold.ids
     cdef Py_ssize_t n = (a[a.shape[0] - 1] if kind >= 4 else
                          a.shape[0] - (1 if kind == 1 or kind == 2 else 0)), i
+    cdef bint ints = kind == 0
+    if with_ids and not ints:
+        raise ValueError("adjacent_starts: with_ids takes int64 ids (kind 0)")
     if n <= 0:
-        return np.zeros(0, dtype=np.int64)
+        none = np.zeros(0, dtype=np.int64)
+        return (none, none.copy()) if with_ids else none
     cdef int nt = 1 if n < SMALL_WORK else receval_join_threads()
     cdef cnp.ndarray[cnp.int64_t, ndim=1] out_arr = np.empty(n, dtype=np.int64)
+    # the ids of the runs (int64): only the slots written are touched, as in out
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] oid_arr = np.empty(n if ints else 0, dtype=np.int64)
+    cdef long long* oid = <long long*> oid_arr.data
     cdef cnp.ndarray[cnp.int64_t, ndim=1] cnt_arr = np.zeros(nt, dtype=np.int64)
     cdef long long[::1] out = out_arr
     cdef long long[::1] cnt = cnt_arr
@@ -1336,8 +1346,8 @@ def adjacent_starts(int kind, object a, object b, int check_str=0):
                     c = c + 1
                 pp = qp
                 pn = qn
-        elif kind == 0:
-            c = _int_starts(ids.ints, lo, hi, &out[lo])
+        elif ints:
+            c = _int_starts(ids.ints, lo, hi, &out[lo], oid + lo)
         else:
             for i in range(lo, hi):
                 if i == 0 or not _equal(ids, i - 1, ids, i):
@@ -1351,7 +1361,11 @@ def adjacent_starts(int kind, object a, object b, int check_str=0):
             lo = n * t // nt
             for k in range(cnt[t]):
                 out[j] = out[lo + k]
+                if ints:
+                    oid[j] = oid[lo + k]
                 j += 1
+    if with_ids:
+        return out_arr[:j].copy(), oid_arr[:j].copy()
     return out_arr[:j].copy()
 
 

@@ -125,16 +125,16 @@ def grouped_column(col: Any) -> tuple[np.ndarray, np.ndarray] | None:
 
 def _blocks(raw: RawIds) -> tuple[np.ndarray, np.ndarray]:
     """Starts of the blocks of equal adjacent ids and the id of each block."""
-    starts = raw.starts if raw.starts is not None else adjacent_starts(raw.kind, raw.a, raw.b)
     if raw.kind == INT:
-        uniques = raw.a[starts]
-        if raw.unsigned:
-            uniques = uniques.view(np.uint64)
-    elif raw.kind == PYSTR:
-        uniques = raw.a[starts]
-    else:  # decoded from the Arrow buffers in place, chunks included
-        uniques = utf8_at(raw.kind, raw.a, raw.b, starts)
-    return starts, uniques
+        if raw.starts is None:  # the ids of the blocks read in the same pass
+            starts, uniques = adjacent_starts(INT, raw.a, raw.b, 0, 1)
+        else:
+            starts, uniques = raw.starts, raw.a[raw.starts]
+        return starts, uniques.view(np.uint64) if raw.unsigned else uniques
+    starts = raw.starts if raw.starts is not None else adjacent_starts(raw.kind, raw.a, raw.b)
+    if raw.kind == PYSTR:
+        return starts, raw.a[starts]
+    return starts, utf8_at(raw.kind, raw.a, raw.b, starts)  # decoded in place, chunks included
 
 
 def grouped_ids(raw: RawIds) -> tuple[np.ndarray, np.ndarray] | None:
