@@ -200,6 +200,6 @@ def test_str_objects_are_ordered_by_code_point(values):
 
     ids = np.array(values, dtype=object)
     rel = np.arange(len(ids), dtype=np.float64)
-    indptr, perm, _, _, _, _ = group_truth_raw(3, ids, None, np.array([0, len(ids)]),
-                                            np.zeros(0, dtype=np.int64), rel, 1)
+    indptr, perm, _, _, _ = group_truth_raw(3, ids, None, np.array([0, len(ids)]),
+                                         np.zeros(0, dtype=np.int64), rel, 1)
     assert list(ids[perm]) == sorted(set(values))

@@ -34,8 +34,8 @@ from cpython.unicode cimport PyUnicode_DecodeUTF8
 from cython.parallel cimport parallel, prange
 from libc.math cimport INFINITY, isfinite
 from libc.stdint cimport uint64_t
-from libc.stdlib cimport free, malloc, qsort
-from libc.string cimport memcmp, memcpy
+from libc.stdlib cimport calloc, free, malloc, qsort
+from libc.string cimport memcmp, memcpy, memset
 
 from receval.kernels._ranking cimport (MetricBuffers, MetricPlan, MetricSetup,
                                        free_metric_buffers, metric_buffers, user_metrics)
@@ -465,11 +465,11 @@ cdef inline bint _packed_keys(long long* keys, long long* rows_of, const long lo
 
 
 cdef inline long long _walk_keys(const long long* keys, long long m, const long long* rows_of,
-                                 const double* rel, int dedupe, long long* perm, double* orel,
-                                 double* odesc, long long* oid, long long* n_dup) noexcept nogil:
+                                 const double* rel, int dedupe, long long* oid, double* orel,
+                                 double* odesc, long long* n_dup) noexcept nogil:
     """A user's truth rows as sorted packed keys: repeated ids counted in ``n_dup`` and, under
     ``dedupe``, the one with the highest relevance kept (the first row among equal ones); each
-    kept row into ``perm`` / ``orel`` and its id into ``oid``, their relevances into ``odesc``
+    kept row's id into ``oid`` and relevance into ``orel``, their relevances into ``odesc``
     sorted descending. Returns how many rows were kept."""
     cdef long long j = 0, w = 0, best, r, v, dup = 0
     while j < m:
@@ -484,10 +484,9 @@ cdef inline long long _walk_keys(const long long* keys, long long m, const long 
             if rel[r] > rel[best] or (rel[r] == rel[best] and r < best):
                 best = r
             j = j + 1
-        perm[w] = best
+        oid[w] = v
         orel[w] = rel[best]
         odesc[w] = rel[best]
-        oid[w] = v
         w = w + 1
     _sort_desc(odesc, w)
     n_dup[0] += dup
@@ -506,7 +505,9 @@ cdef extern from *:
        the metric kernel: _walk_ints with no row buffer, no scores and no depth test, written
        out so that its state stays in registers (the general walk, inlined into the join's
        parallel body, reloads it from the stack on every row). The same outputs, bit for bit,
-       and the positions of the truth's items in jpos (n_j of them), for the metric kernel. */
+       and the positions of the truth's items in jpos (n_j of them), for the metric kernel;
+       only those positions are written in orel / ojd, which the caller keeps at 0 elsewhere
+       (it clears the listed positions after each list). */
     #if defined(__GNUC__) || defined(__clang__)
     __attribute__((noinline))
     #endif
@@ -519,8 +520,10 @@ cdef extern from *:
         long long q, w = 0, dup = 0, j, v;
         receval_islot* s;
         receval_islot fresh_slot;
+        unsigned long long fresh_tail;  /* owner and ref = -1 of a new item's slot, as 8 bytes */
         fresh_slot.owner = owner;
         fresh_slot.ref = -1;
+        memcpy(&fresh_tail, &fresh_slot.owner, sizeof fresh_tail);
         for (q = 0; q < m; q++) {
             v = ids[q];
             j = (long long) (((unsigned long long) v * golden) >> shift);
@@ -540,21 +543,16 @@ cdef extern from *:
             }
             dup++;  /* a repeated item */
             if (dedupe == 1) continue;
-            if (dedupe == 2 || s->ref == -1) {
-                orel[w] = 0.0;
-                ojd[w] = 0;
-            } else {
+            if (dedupe != 2 && s->ref != -1) {  /* (else as an item outside the truth) */
                 orel[w] = trel[-s->ref - 2];
                 ojd[w] = 1;
                 jpos[(*n_j)++] = w;
             }
             w++;
             continue;
-        fresh:
-            fresh_slot.id = v;
-            *s = fresh_slot;
-            orel[w] = 0.0;
-            ojd[w] = 0;
+        fresh:  /* its relevance and judged flag stay 0, as the caller keeps them */
+            s->id = v;
+            memcpy(&s->owner, &fresh_tail, sizeof fresh_tail);
             w++;
         }
         *n_dup += dup;
@@ -958,8 +956,9 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
         if measure:  # pointers assigned here: each thread has its own
             B = <MetricBuffers*> malloc(sizeof(MetricBuffers))
             metric_buffers(P, B)
-            urel = <double*> malloc(maxpos * sizeof(double))
-            ujd = <signed char*> malloc(maxpos * sizeof(signed char))
+            # zero between lists: the in-place walk writes the truth's positions only
+            urel = <double*> calloc(maxpos, sizeof(double))
+            ujd = <signed char*> calloc(maxpos, sizeof(signed char))
             ujpos = <long long*> malloc(maxpos * sizeof(long long))
         itab = <IntSlot*> table
         if ints:
@@ -1112,6 +1111,13 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                 tr = &t_rel_desc[t_start[g]] if t_count[g] > 0 else NULL
                 user_metrics(P, B, urel, ujd, NULL, n_av, w, tr, t_count[g],
                              ujpos if n_j >= 0 else NULL, n_j, kout + g * n_req)
+                if n_j >= 0:  # back to zero: the positions the in-place walk wrote
+                    for q in range(n_j):
+                        urel[ujpos[q]] = 0.0
+                        ujd[ujpos[q]] = 0
+                else:  # the other walks write every position
+                    memset(urel, 0, n_av * sizeof(double))
+                    memset(ujd, 0, n_av * sizeof(signed char))
         free(buf)
         free(table)
         free(ibuf)
@@ -1167,11 +1173,10 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
     with the highest relevance (the first row among equal ones); ``dedupe=0`` keeps them all
     (the caller refuses them). No global item code is made: the ids are compared in place.
 
-    Returns ``(indptr, perm, rel, rel_desc, n_dup, ids)``: ``perm`` the input row at each
-    packed position, ``rel`` its relevance, ``rel_desc`` each user's relevances sorted
-    descending (the ideal list), ``n_dup`` the repeated (user, item) rows per user, and for
-    int64 ids (kind 0) with no row removed the id at each packed position (else ``None``: the
-    caller takes them at ``perm``).
+    Returns ``(indptr, first, rel, rel_desc, n_dup)``: ``first`` at each packed position the
+    id for int64 ids (kind 0; read off as the rows are grouped), else the input row (the
+    caller takes the ids there), ``rel`` its relevance, ``rel_desc`` each user's relevances
+    sorted descending (the ideal list) and ``n_dup`` the repeated (user, item) rows per user.
     """
     cdef _Holder hold = _ids_of(kind, a, b)
     cdef Ids* ids = &hold.ids
@@ -1182,15 +1187,13 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
     for g in range(n_users):
         if start[g + 1] - start[g] > maxlen:
             maxlen = start[g + 1] - start[g]
-    cdef cnp.ndarray[cnp.int64_t, ndim=1] perm_arr = np.empty(n, dtype=np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] first_arr = np.empty(n, dtype=np.int64)
     cdef cnp.ndarray[cnp.float64_t, ndim=1] rel_arr = np.empty(n, dtype=np.float64)
     cdef cnp.ndarray[cnp.float64_t, ndim=1] desc_arr = np.empty(n, dtype=np.float64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] kept_arr = np.zeros(n_users, dtype=np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] ndup_arr = np.zeros(n_users, dtype=np.int64)
     cdef bint ints = kind == 0
-    cdef cnp.ndarray[cnp.int64_t, ndim=1] ids_arr = np.empty(n if ints else 0, dtype=np.int64)
-    cdef long long* out_ids = <long long*> ids_arr.data
-    cdef long long[::1] out_perm = perm_arr
+    cdef long long[::1] out_first = first_arr
     cdef double[::1] out_rel = rel_arr
     cdef double[::1] out_desc = desc_arr
     cdef long long[::1] kept = kept_arr
@@ -1214,8 +1217,7 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
                     _packed_keys(keys, keys + SHORT_INT_LIST, ids.ints, rows_p, s, m):
                 _sort_keys(keys, m)
                 kept[g] = _walk_keys(keys, m, keys + SHORT_INT_LIST, &rel[0], dedupe,
-                                     &out_perm[s], &out_rel[s], &out_desc[s], &out_ids[s],
-                                     &ndup[g])
+                                     &out_first[s], &out_rel[s], &out_desc[s], &ndup[g])
             else:
                 for j in range(m):
                     r = rows[s + j] if has_rows else s + j
@@ -1238,21 +1240,16 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
                         if rel[buf[j].idx] > rel[buf[best].idx]:
                             best = j
                         j = j + 1
-                    out_perm[s + w] = buf[best].idx
+                    out_first[s + w] = ids.ints[buf[best].idx] if ints else buf[best].idx
                     out_rel[s + w] = rel[buf[best].idx]
                     out_desc[s + w] = rel[buf[best].idx]
-                    if ints:
-                        out_ids[s + w] = ids.ints[buf[best].idx]
                     w = w + 1
                 if w > 1:
                     _sort_desc(&out_desc[s], w)
                 kept[g] = w
         free(buf)
         free(keys)
-    indptr_arr, perm_arr, rel_arr, desc_arr = _close_gaps(start, kept, n, perm_arr, rel_arr,
-                                                          desc_arr)
-    return (indptr_arr, perm_arr, rel_arr, desc_arr, ndup_arr,
-            ids_arr if ints and indptr_arr[n_users] == n else None)
+    return (*_close_gaps(start, kept, n, first_arr, rel_arr, desc_arr), ndup_arr)
 
 
 cdef inline long long _int_starts(const long long* v, long long lo, long long hi,

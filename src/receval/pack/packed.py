@@ -27,7 +27,7 @@ from ..kernels import (
 )
 from ..policies import Policies
 from .positions import check_rank_run
-from .rawids import RawIds, grouped_column, raw_ids, sorted_codes, take_ids, truth_raw
+from .rawids import INT, RawIds, grouped_column, raw_ids, sorted_codes, take_ids, truth_raw
 from .vocab import (
     CODE,
     concat_ids,
@@ -279,14 +279,15 @@ def _group_truth_raw(raw: RawIds, start: np.ndarray, rows: np.ndarray, rel: np.n
     ids, duplicates per the policy, as :func:`_group_truth` does on codes."""
     mode = _truth_dedupe_mode(policies.duplicates)
     rel = np.ascontiguousarray(rel, dtype=np.float64)
-    indptr, perm, rel_sorted, rel_desc, ndup, ids = group_truth_raw(
+    indptr, first, rel_sorted, rel_desc, ndup = group_truth_raw(
         raw.kind, raw.a, raw.b, start, rows, rel, mode)
     n_dup = _check_truth_duplicates(ndup, mode, users, policies)
     return TruthPack(
         users=users, indptr=indptr, rel=rel_sorted, rel_desc=rel_desc, n_rows=len(rel),
         max_rel=float(rel.max()) if len(rel) else 0.0, counts={"truth_duplicates": n_dup},
-        raw={raw.family: take_ids(raw, perm) if ids is None
-             else RawIds(raw.kind, ids.view(raw.a.dtype), unsigned=raw.unsigned)},
+        # int64 ids come out of the grouping; others are taken at the kept rows
+        raw={raw.family: RawIds(INT, first, unsigned=raw.unsigned) if raw.kind == INT
+             else take_ids(raw, first)},
     )
 
 
