@@ -297,6 +297,7 @@ class _Accumulator:
         self.counts.update(missing_from_run=0, run_users_in_truth=0)
         self.n_blocks = 0
         self.n_extra = 0
+        self.n_rows = 0  # the rows of the parts so far
         # the per-user values of the first packed run, filled block by block in place (no
         # copy at the end when that run is the whole result)
         self.table: np.ndarray | None = None
@@ -309,8 +310,7 @@ class _Accumulator:
         if lo == 0 and not self.parts and total:
             self.table = np.empty((total, len(self.ev.plan.specs)), dtype=np.float64)
         hi = lo + len(packed.user_ids)
-        if self.table is None or sum(len(p[2]) for p in self.parts) != lo \
-                or hi > len(self.table):
+        if self.table is None or self.n_rows != lo or hi > len(self.table):
             return None
         return self.table[lo:hi]
 
@@ -324,21 +324,26 @@ class _Accumulator:
                 "without blocks (rv.evaluate / without --stream)."
             )
         t_idx = packed.truth_index
-        truth_rows = t_idx[t_idx >= 0]
-        if self.seen_truth[truth_rows].any():
-            uid = self.ev.truth.users[truth_rows[self.seen_truth[truth_rows]][0]]
-            raise InputError(
-                f"the rows of user {plain(uid)} are not contiguous (they are in two blocks); "
-                "each user's rows must be in one block: sort the run by user, or evaluate it "
-                "in memory."
-            )
-        self.seen_truth[truth_rows] = True
-        # canonical row order: truth users in truth order, then run-only users as first seen
-        key = t_idx.copy()
         extra = t_idx < 0
-        key[extra] = self.ev.truth.n_users + self.n_extra + np.arange(int(extra.sum()))
-        self.n_extra += int(extra.sum())
+        n_extra = int(extra.sum())
+        if not whole:  # (the blocks of one packed run never share a user)
+            truth_rows = t_idx[~extra] if n_extra else t_idx
+            if self.seen_truth[truth_rows].any():
+                uid = self.ev.truth.users[truth_rows[self.seen_truth[truth_rows]][0]]
+                raise InputError(
+                    f"the rows of user {plain(uid)} are not contiguous (they are in two "
+                    "blocks); each user's rows must be in one block: sort the run by user, or "
+                    "evaluate it in memory."
+                )
+            self.seen_truth[truth_rows] = True
+        # canonical row order: truth users in truth order, then run-only users as first seen
+        key = t_idx
+        if n_extra:
+            key = t_idx.copy()
+            key[extra] = self.ev.truth.n_users + self.n_extra + np.arange(n_extra)
+            self.n_extra += n_extra
         self.parts.append((key, packed.user_ids, block.values))
+        self.n_rows += len(block.values)
         self.run_only.append(packed.run_only)
         for name in self._SUMMED:
             self.counts[name] += int(packed.counts.get(name, 0))

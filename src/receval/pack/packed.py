@@ -736,6 +736,10 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     def truth_slices(lo: int, hi: int) -> tuple[Any, ...]:
         """The block's truth CSR (run-only users have empty truth): ``(t_indptr, index,
         t_rel, t_rel_desc)``, ``index`` the block's positions in the truth (a slice or rows)."""
+        if users.identity:  # the block's users are truth users lo .. hi - 1: one slice
+            a, b = int(truth.indptr[lo]), int(truth.indptr[hi])
+            return (truth.indptr[lo:hi + 1] - a, slice(a, b), truth.rel[a:b],
+                    truth.rel_desc[a:b])
         t_indptr = np.zeros(hi - lo + 1, dtype=np.int64)
         np.cumsum(t_counts[lo:hi], out=t_indptr[1:])
         hi_t = max(lo, min(hi, len(t_sel)))  # run-only users (after the truth users): no truth
