@@ -535,3 +535,35 @@ def test_scores_that_never_rise_but_tie_are_ordered_by_the_tie_rule(how, ties):
     if how == "int":  # ids by value: 3 before 9 under "id", 9 first as input
         assert raw.per_user["mrr"].tolist() == [1.0 if ties == "id" else 0.5] * n_users
     assert raw.counts["users_tied_at_cutoff"] == n_users
+
+
+@pytest.mark.parametrize("nan_scores", ["last", "drop"])
+def test_lists_are_read_in_place_only_when_every_score_is_finite_and_falls(nan_scores):
+    """An int64 list is joined where it lies only when its scores are finite and strictly
+    descending. Lists of 1 to 9 rows with one defect at each position (a tie with the row
+    before, a rise, NaN, -inf, +inf) must be ordered as the factorized route orders them: the
+    check reads the scores two at a time, so a defect at an odd or even position, and in the
+    last row of an odd or even list, is looked for in both reads."""
+    users, items, scores, t_users, t_items = [], [], [], [], []
+    u = 0
+    for n in range(1, 10):
+        for p in range(n):
+            for defect in ("tie", "rise", "nan", "-inf", "+inf"):
+                if p == 0 and defect in ("tie", "rise"):
+                    continue
+                s = [float(n - j) for j in range(n)]
+                s[p] = {"tie": s[p - 1] if p else 0.0, "rise": s[p - 1] + 0.5 if p else 0.0,
+                        "nan": np.nan, "-inf": -np.inf, "+inf": np.inf}[defect]
+                users += [u] * n
+                items += list(range(n, 0, -1))  # ids fall along the list: ties reorder
+                scores += s
+                t_users.append(u)
+                t_items.append(n - p)  # the defective row's item is the relevant one
+                u += 1
+    run = _frame(np.array(users), np.array(items), np.array(scores), "score", "int")
+    truth = pd.DataFrame({"user": t_users, "item": _ids(np.array(t_items), "int"),
+                          "relevance": np.ones(len(t_users))})
+    raw, used = _evaluate(run, truth, True, nan_scores=nan_scores)
+    factorized, _ = _evaluate(run, truth, False, nan_scores=nan_scores)
+    assert used
+    _same(raw, factorized)
