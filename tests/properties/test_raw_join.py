@@ -371,8 +371,11 @@ def test_adjacent_int_starts_come_with_their_ids(seed, big):
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(40_000, 90_000)) if big else int(rng.integers(0, 60))
-    pool = np.array([-2**63, -1, 0, 1, 7, 2**62, 2**63 - 1], dtype=np.int64)
-    ids = np.repeat(pool[rng.integers(0, len(pool), n)], rng.integers(1, 5, n))[:n]
+    # neighbours that differ in one 32-bit half only (1 and 2**32 + 1, 2**32 and 2**32 + 1)
+    pool = np.array([-2**63, -1, 0, 1, 7, 2**32, 2**32 + 1, 2**62, 2**63 - 1], dtype=np.int64)
+    # runs of 1 to 20 rows: long runs are passed over eight rows at a time, and a change
+    # falls at every offset of those eight
+    ids = np.repeat(pool[rng.integers(0, len(pool), n)], rng.integers(1, 21, n))[:n]
     expected = [i for i in range(n) if i == 0 or ids[i] != ids[i - 1]]
     starts, run_ids = adjacent_starts(0, ids, None, 0, 1)
     assert list(starts) == expected

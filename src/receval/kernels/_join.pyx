@@ -826,19 +826,32 @@ cdef cnp.ndarray _buffer(object scratch, str name, long long n, object dtype):
     return buf[:n]
 
 
+cdef extern from *:
+    """
+    /* The bits of n - 1 (n > 1): the exponent of the least power of two >= n. */
+    #if defined(__GNUC__) || defined(__clang__)
+    static inline int receval_bits_below(long long n) {
+        return n <= 1 ? 0 : 64 - __builtin_clzll((unsigned long long) (n - 1));
+    }
+    #else
+    static inline int receval_bits_below(long long n) {
+        int k = 0;
+        while ((1LL << k) < n) k++;
+        return k;
+    }
+    #endif
+    """
+    int receval_bits_below(long long n) nogil
+
+
 cdef inline long long _pow2_at_least(long long n) noexcept nogil:
-    cdef long long c = 16
-    while c < n:
-        c <<= 1
-    return c
+    """The least power of two >= ``n``, at least 16."""
+    return (<long long> 1) << receval_bits_below(n if n > 16 else 16)
 
 
 cdef inline int _log2(long long cap) noexcept nogil:
     """``k`` for ``cap == 2**k``."""
-    cdef int k = 0
-    while (<long long> 1 << k) < cap:
-        k += 1
-    return k
+    return receval_bits_below(cap)
 
 
 cdef inline long long _table_cap(long long n) noexcept nogil:
@@ -1283,24 +1296,56 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
     return (*_close_gaps(start, kept, n, first_arr, rel_arr, desc_arr), ndup_arr)
 
 
-cdef inline long long _int_starts(const long long* v, long long lo, long long hi,
-                                 long long* out, long long* oid) noexcept nogil:
-    """The rows ``i`` of ``lo .. hi - 1`` where ``v[i] != v[i - 1]`` (row 0 always) into
-    ``out`` and their ids into ``oid``; returns how many. Each row is written unconditionally
-    and the count moves only on a change, so the loop has no branch to mispredict."""
-    cdef long long i, c = 0
-    if lo >= hi:
-        return 0
-    if lo == 0:
-        out[0] = 0
-        oid[0] = v[0]
-        c = 1
-        lo = 1
-    for i in range(lo, hi):
-        out[c] = i
-        oid[c] = v[i]
-        c = c + (v[i] != v[i - 1])
-    return c
+cdef extern from *:
+    """
+    /* The rows i of lo .. hi - 1 where v[i] != v[i - 1] (row 0 always) into out and their
+       ids into oid; returns how many. Each row is written unconditionally and the count moves
+       only on a change, so the loop has no branch to mispredict; with SSE2, eight rows that
+       all repeat the row before them (most rows: a user's list) are passed over at once. */
+    static inline long long receval_int_starts(const long long* v, long long lo, long long hi,
+                                               long long* out, long long* oid) {
+        long long i, k, c = 0;
+        if (lo >= hi) return 0;
+        if (lo == 0) {
+            out[0] = 0;
+            oid[0] = v[0];
+            c = 1;
+            lo = 1;
+        }
+        i = lo;
+    #ifdef RECEVAL_SSE2
+        for (; i + 8 <= hi; i += 8) {
+            /* rows i .. i + 7 against rows i - 1 .. i + 6, as 32-bit halves: all equal when
+               every pair of halves is */
+            __m128i e = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i*) (v + i)),
+                                        _mm_loadu_si128((const __m128i*) (v + i - 1)));
+            e = _mm_and_si128(e, _mm_cmpeq_epi32(
+                _mm_loadu_si128((const __m128i*) (v + i + 2)),
+                _mm_loadu_si128((const __m128i*) (v + i + 1))));
+            e = _mm_and_si128(e, _mm_cmpeq_epi32(
+                _mm_loadu_si128((const __m128i*) (v + i + 4)),
+                _mm_loadu_si128((const __m128i*) (v + i + 3))));
+            e = _mm_and_si128(e, _mm_cmpeq_epi32(
+                _mm_loadu_si128((const __m128i*) (v + i + 6)),
+                _mm_loadu_si128((const __m128i*) (v + i + 5))));
+            if (_mm_movemask_epi8(e) == 0xFFFF) continue;
+            for (k = i; k < i + 8; k++) {
+                out[c] = k;
+                oid[c] = v[k];
+                c += v[k] != v[k - 1];
+            }
+        }
+    #endif
+        for (; i < hi; i++) {
+            out[c] = i;
+            oid[c] = v[i];
+            c += v[i] != v[i - 1];
+        }
+        return c;
+    }
+    """
+    long long receval_int_starts(const long long* v, long long lo, long long hi, long long* out,
+                                 long long* oid) nogil
 
 
 def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=0):
@@ -1375,7 +1420,7 @@ def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=
                 pp = qp
                 pn = qn
         elif ints:
-            c = _int_starts(ids.ints, lo, hi, &out[lo], oid + lo)
+            c = receval_int_starts(ids.ints, lo, hi, &out[lo], oid + lo)
         else:
             for i in range(lo, hi):
                 if i == 0 or not _equal(ids, i - 1, ids, i):
