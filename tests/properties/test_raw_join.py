@@ -359,6 +359,7 @@ def test_adjacent_starts_for_every_container(seed, big):
     for form in _chunked_forms(values, rng.integers(0, n + 1, 4).tolist()):
         r = raw_ids(form)
         assert list(adjacent_starts(r.kind, r.a, r.b)) == expected
+        assert list(adjacent_starts(r.kind, r.a, r.b, 0, 0, 1)) == [*expected, n]
 
 
 @settings(max_examples=60, deadline=None)
@@ -381,6 +382,8 @@ def test_adjacent_int_starts_come_with_their_ids(seed, big):
     assert list(starts) == expected
     assert list(run_ids) == list(ids[expected])
     assert list(adjacent_starts(0, ids, None)) == expected
+    bounds, bound_ids = adjacent_starts(0, ids, None, 0, 1, 1)
+    assert list(bounds) == [*expected, n] and list(bound_ids) == list(ids[expected])
     if n and len(set(run_ids.tolist())) == len(run_ids) and (ids >= 0).all():
         # grouped (every id one run) and below 2**63 as uint64: read in place
         got = grouped_column(ids.view(np.uint64))
@@ -496,7 +499,7 @@ def test_object_user_column_checked_and_grouped_in_one_pass(seed, shared, bad):
     pd.testing.assert_frame_equal(got.per_user, want.per_user, check_exact=True)
     strs = _str_objects(users, True)
     assert isinstance(strs, StrObjects)
-    assert np.array_equal(strs.adjacent, adjacent_starts(3, users, None))
+    assert np.array_equal(strs.adjacent, [*adjacent_starts(3, users, None), len(users)])
     strs[0] = "changed"  # a write makes the runs found at reading stale: they are dropped
     assert getattr(strs, "adjacent", None) is None
 

@@ -97,7 +97,7 @@ def _str_objects(arr: np.ndarray, runs: bool) -> StrObjects | None:
     reads: each of 10^8 objects is looked at once, not once per pass."""
     if not runs or len(arr) == 0:
         return arr.view(StrObjects) if is_str_array(arr) else None
-    starts = adjacent_starts(3, arr, None, 1)
+    starts = adjacent_starts(3, arr, None, 1, 0, 1)
     if starts is None:
         return None
     out = arr.view(StrObjects)
@@ -106,8 +106,9 @@ def _str_objects(arr: np.ndarray, runs: bool) -> StrObjects | None:
 
 
 def adjacent_runs(arr: np.ndarray) -> np.ndarray | None:
-    """The starts of the runs of equal adjacent ids of a column read by :func:`read_columns`,
-    when its reading found them (not for a slice or a copy of it), else ``None``."""
+    """The bounds of the runs of equal adjacent ids of a column read by :func:`read_columns`
+    (each run's first row, then the row count), when its reading found them (not for a slice
+    or a copy of it), else ``None``."""
     return getattr(arr, "adjacent", None) if isinstance(arr, StrObjects) else None
 
 

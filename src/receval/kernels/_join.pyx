@@ -1348,18 +1348,20 @@ cdef extern from *:
                                  long long* oid) nogil
 
 
-def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=0):
+def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=0,
+                    int with_end=0):
     """Rows whose id differs from the previous row's (row 0 included): the starts of the runs
     of equal adjacent ids, as int64.
 
     ``check_str`` (kind 3): first make sure each row holds a ``str`` readable in place, as
     :func:`all_str` does, in the same pass (each object is looked at once); ``None`` when one
     does not. ``with_ids`` (kind 0): return ``(starts, ids)``, the id of each run read in the
-    same pass (no gather from the column afterwards).
+    same pass (no gather from the column afterwards). ``with_end``: the starts end with the
+    number of rows (the runs' bounds, as an ``indptr``).
 
     The rows are cut into one range per thread; each range writes its starts where it begins
-    in an output of one slot per row, which is then compacted. Only the slots written are
-    touched, so no array of one entry per row is ever filled. UTF-8 ids are read once per row
+    in an output of one slot per row, from which they are gathered into the result. Only the
+    slots written are touched, so no array of one entry per row is ever filled. UTF-8 ids are read once per row
     (the previous row's bytes are kept), Arrow chunks found from the previous row's chunk, so
     a column of many chunks takes one call."""
     cdef _Holder hold = _ids_of(kind, a, b)
@@ -1370,8 +1372,8 @@ def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=
     if with_ids and not ints:
         raise ValueError("adjacent_starts: with_ids takes int64 ids (kind 0)")
     if n <= 0:
-        none = np.zeros(0, dtype=np.int64)
-        return (none, none.copy()) if with_ids else none
+        none = np.zeros(1 if with_end else 0, dtype=np.int64)
+        return (none, np.zeros(0, dtype=np.int64)) if with_ids else none
     cdef int nt = 1 if n < SMALL_WORK else receval_join_threads()
     cdef cnp.ndarray[cnp.int64_t, ndim=1] out_arr = np.empty(n, dtype=np.int64)
     # the ids of the runs (int64): only the slots written are touched, as in out
@@ -1429,17 +1431,24 @@ def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=
         cnt[t] = c
     if verify and not ok_arr.all():
         return None
+    for t in range(nt):
+        j += cnt[t]
+    res_arr = np.empty(j + (1 if with_end else 0), dtype=np.int64)
+    cdef const long long* out_arr_p = <long long*> cnp.PyArray_DATA(out_arr)
+    rid_arr = np.empty(j if with_ids else 0, dtype=np.int64)
+    cdef long long* res = <long long*> cnp.PyArray_DATA(res_arr)
+    cdef long long* rid = <long long*> cnp.PyArray_DATA(rid_arr)
     with nogil:
+        j = 0
         for t in range(nt):
             lo = n * t // nt
-            for k in range(cnt[t]):
-                out[j] = out[lo + k]
-                if ints:
-                    oid[j] = oid[lo + k]
-                j += 1
-    if with_ids:
-        return out_arr[:j].copy(), oid_arr[:j].copy()
-    return out_arr[:j].copy()
+            memcpy(res + j, &out_arr_p[lo], cnt[t] * sizeof(long long))
+            if with_ids:
+                memcpy(rid + j, oid + lo, cnt[t] * sizeof(long long))
+            j += cnt[t]
+        if with_end:
+            res[j] = n
+    return (res_arr, rid_arr) if with_ids else res_arr
 
 
 cdef bint _ranges_hold(const Ids* a, const Ids* b, Py_ssize_t n, int nt, int ascending):

@@ -662,6 +662,11 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
 
 #: positions per block when a run is packed block by block (8 MiB of relevances)
 BLOCK_POSITIONS = 1 << 20
+#: how many times more positions a block holds when its lists are measured as they are
+#: joined: no per-position array is kept then, only the users' values (a block of 4M
+#: positions, ~40k users of 100 positions, holds 2 MB of them at six requests), and fewer,
+#: larger blocks spend less time between blocks
+MEASURED_BLOCK_SCALE = 4
 
 
 def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
@@ -678,7 +683,8 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     and the blocks carry the kernel's output (``Packed.kernel_out``) instead of the lists.
 
     With ``block_positions > 0`` and a run joined on raw ids, each block holds about that many
-    list positions, and its per-position arrays are views into buffers reused from block to
+    list positions (:data:`MEASURED_BLOCK_SCALE` times as many when they are measured as they
+    are joined), and its per-position arrays are views into buffers reused from block to
     block (valid until the next block is produced): the working set stays small and fresh
     memory is touched once. Otherwise there is one block. Concatenated, the blocks are exactly
     :func:`pack_run`'s result: users in the same order, the same arrays; counts that describe
@@ -821,11 +827,16 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     else:
         rstart, rows = group_rows(run.user_codes, len(run.users))
     no_items = np.zeros(0, dtype=np.int64)
-    if block_positions > 0 and n_eval:
+    measure = kernel is not None and not want_scores and not keep_items and \
+        policies.unjudged != "remove" and n_eval > 0
+    if measure:
+        block_positions *= MEASURED_BLOCK_SCALE
+    if n_eval and (measure or block_positions > 0):  # each evaluated list's positions
         lens = np.diff(rstart) if users.identity else \
             np.where(run_of >= 0, rstart[run_of + 1] - rstart[np.maximum(run_of, 0)], 0)
         if depth > 0:
             np.minimum(lens, depth, out=lens)
+    if block_positions > 0 and n_eval:
         ends = np.cumsum(lens)
         bounds = np.searchsorted(ends, np.arange(block_positions, int(ends[-1]),
                                                  block_positions), side="left") + 1
@@ -833,14 +844,10 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         scratch: dict[str, np.ndarray] | None = {}
     else:
         bounds, scratch = np.array([0, n_eval]), None
-    measure = kernel is not None and not want_scores and not keep_items and \
-        policies.unjudged != "remove" and n_eval > 0
     setup = None
     if measure:
         assert kernel is not None
-        longest = int(np.diff(rstart).max(initial=0))  # a bound: the lists' positions
-        setup = MetricSetup(**kernel, maxlen=min(longest, depth) if depth > 0 else longest,
-                            maxtruth=int(t_counts.max()))
+        setup = MetricSetup(**kernel, maxlen=int(lens.max()), maxtruth=int(t_counts.max()))
 
     def join(lo: int, hi: int) -> tuple:
         return join_lists(

@@ -35,8 +35,9 @@ class RawIds:
     b: Any = None                 # UTF-8 data, or (offset, data) addresses per chunk
     keep: Any = None              # the Arrow array that owns the buffers
     unsigned: bool = False        # kind INT read from a uint64 column (ids are uint64)
-    starts: np.ndarray | None = None  # the starts of its runs of equal adjacent ids, when
-    #                                   known already (found as the column was read)
+    starts: np.ndarray | None = None  # the bounds of its runs of equal adjacent ids (each
+    #                                   run's first row, then the row count), when known
+    #                                   already (found as the column was read)
 
     @property
     def id_kind(self) -> str:
@@ -124,17 +125,20 @@ def grouped_column(col: Any) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _blocks(raw: RawIds) -> tuple[np.ndarray, np.ndarray]:
-    """Starts of the blocks of equal adjacent ids and the id of each block."""
+    """The bounds of the blocks of equal adjacent ids (each block's first row, then the row
+    count) and the id of each block."""
     if raw.kind == INT:
         if raw.starts is None:  # the ids of the blocks read in the same pass
-            starts, uniques = adjacent_starts(INT, raw.a, raw.b, 0, 1)
+            bounds, uniques = adjacent_starts(INT, raw.a, raw.b, 0, 1, 1)
         else:
-            starts, uniques = raw.starts, raw.a[raw.starts]
-        return starts, uniques.view(np.uint64) if raw.unsigned else uniques
-    starts = raw.starts if raw.starts is not None else adjacent_starts(raw.kind, raw.a, raw.b)
+            bounds, uniques = raw.starts, raw.a[raw.starts[:-1]]
+        return bounds, uniques.view(np.uint64) if raw.unsigned else uniques
+    bounds = raw.starts if raw.starts is not None else \
+        adjacent_starts(raw.kind, raw.a, raw.b, 0, 0, 1)
     if raw.kind == PYSTR:
-        return starts, raw.a[starts]
-    return starts, utf8_at(raw.kind, raw.a, raw.b, starts)  # decoded in place, chunks included
+        return bounds, raw.a[bounds[:-1]]
+    # decoded in place, chunks included
+    return bounds, utf8_at(raw.kind, raw.a, raw.b, bounds[:-1])
 
 
 def grouped_ids(raw: RawIds) -> tuple[np.ndarray, np.ndarray] | None:
@@ -146,11 +150,7 @@ def grouped_ids(raw: RawIds) -> tuple[np.ndarray, np.ndarray] | None:
     object array of ``str``).
     """
     starts, uniques = _blocks(raw)
-    n = int(raw.a[-1]) if raw.kind in (CHUNKS_32, CHUNKS_64) else \
-        len(raw.a) - (1 if raw.kind in (UTF8_32, UTF8_64) else 0)
-    if not is_unique(uniques):
-        return None
-    return np.append(starts, n), uniques
+    return (starts, uniques) if is_unique(uniques) else None
 
 
 def _chunked(chunks: list) -> RawIds:
