@@ -27,6 +27,7 @@ from .errors import (
     user_stacklevel,
 )
 from .io.frames import read_columns
+from .kernels import NotStrIds
 from .metrics import MetricSpec, parse_metrics
 from .pack import (
     BLOCK_POSITIONS,
@@ -194,7 +195,7 @@ class Evaluator:
                         only_truth=only_truth)
 
     def _codes(self, run: Any, user_col: str | None, item_col: str | None,
-               score_col: str | None, rank_col: str | None) -> RunCodes:
+               score_col: str | None, rank_col: str | None, defer: bool = False) -> RunCodes:
         if isinstance(run, RunCodes):
             return run
         if isinstance(run, np.ndarray) and run.dtype.names is None:
@@ -210,15 +211,23 @@ class Evaluator:
                 )
             return run_from_matrix(run)
         cols = read_columns(run, role="run", user_col=user_col, item_col=item_col,
-                            score_col=score_col, rank_col=rank_col)
+                            score_col=score_col, rank_col=rank_col, defer_item_check=defer)
         return run_codes(cols)
 
     def evaluate(self, run: Any, *, name: str | None = None, user_col: str | None = None,
                  item_col: str | None = None, score_col: str | None = None,
                  rank_col: str | None = None) -> EvalResult:
-        """Evaluate one run; see :func:`receval.evaluate` for the accepted containers."""
-        return self._execute([run], True, name=name, user_col=user_col, item_col=item_col,
-                             score_col=score_col, rank_col=rank_col)
+        """Evaluate one run; see :func:`receval.evaluate` for the accepted containers.
+
+        An object item column is checked to hold only ``str`` by the join that reads it (each
+        object looked at once); where it does not, the run is read again with the check
+        made first, as :meth:`evaluate_blocks` always reads its blocks."""
+        try:
+            return self._execute([run], True, name=name, user_col=user_col, item_col=item_col,
+                                 score_col=score_col, rank_col=rank_col, defer=True)
+        except NotStrIds:
+            return self._execute([run], True, name=name, user_col=user_col, item_col=item_col,
+                                 score_col=score_col, rank_col=rank_col)
 
     def evaluate_blocks(self, blocks: Iterable[Any], *, name: str | None = None,
                         user_col: str | None = None, item_col: str | None = None,
@@ -240,11 +249,14 @@ class Evaluator:
     def _execute(self, blocks: Iterable[Any], whole: bool, *, name: str | None,
                  user_col: str | None, item_col: str | None, score_col: str | None,
                  rank_col: str | None,
-                 progress: Callable[[int], None] | None = None) -> EvalResult:
+                 progress: Callable[[int], None] | None = None,
+                 defer: bool = False) -> EvalResult:
         """The block executor: pack + kernel per block, merge states, order rows canonically.
 
         ``whole``: the only block is the whole run; it is packed with the ``users`` policy
-        itself (plugin metrics then see every evaluated user at once).
+        itself (plugin metrics then see every evaluated user at once). ``defer``: an object
+        item column's check is left to the join (:class:`receval.io.frames.UncheckedIds`),
+        which raises :class:`receval.kernels.NotStrIds` where it fails.
         """
         t0 = time.perf_counter()
         acc = _Accumulator(self)
@@ -255,7 +267,7 @@ class Evaluator:
         # lists measured as they are joined, when nothing but the kernel reads them
         kernel = requests.arrays() if requests.items and not self.plan.keep_lists else None
         for block in blocks:
-            codes = self._codes(block, user_col, item_col, score_col, rank_col)
+            codes = self._codes(block, user_col, item_col, score_col, rank_col, defer)
             for packed in pack_run_blocks(
                     codes, self.truth, block_policies, depth=self.plan.depth,
                     keep_items=self.plan.keep_lists, keep_scores=self.plan.keep_lists,

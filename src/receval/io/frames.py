@@ -82,6 +82,27 @@ class StrObjects(np.ndarray):
         super().__setitem__(key, value)
 
 
+class UncheckedIds(np.ndarray):
+    """An object id column whose check (every value a ``str``, none missing) was left to its
+    reader: the join on raw ids checks each object as it reads it, so that a column of 10^8
+    objects is not read once more for the check alone. Anything else that reads it calls
+    :func:`checked_str_ids` first; a column that is not all ``str`` is read again, checked
+    (:meth:`receval.Evaluator.evaluate`)."""
+
+
+def checked_str_ids(arr: np.ndarray) -> StrObjects | None:
+    """An :class:`UncheckedIds` column checked now: a :class:`StrObjects` when every value is
+    a ``str``, else ``None``."""
+    return _str_objects(arr.view(np.ndarray), False)
+
+
+def _refuse_missing(n_null: int, role: str, name: str) -> None:
+    if n_null:
+        raise InputError(
+            f"{role}: column {name!r} has {n_null} missing id(s); drop or fill those rows first."
+        )
+
+
 def is_str_array(arr: np.ndarray) -> bool:
     """Whether every element of an object array is a ``str`` (one pass in C, or none for a
     :class:`StrObjects`)."""
@@ -309,15 +330,19 @@ def _find(names: list[str], given: str | None, candidates: tuple[str, ...], what
     return None
 
 
-def _id_column(frame: Any, kind: str, name: str, role: str, runs: bool = False) -> Any:
+def _id_column(frame: Any, kind: str, name: str, role: str, runs: bool = False,
+               defer: bool = False) -> Any:
     """An id column, its missing values refused; ``runs``: a user column, whose rows are
     grouped by comparing adjacent ids (an object column's runs of equal ids are found in the
-    pass that checks its values)."""
+    pass that checks its values); ``defer``: an object column comes back unchecked, as
+    :class:`UncheckedIds`, for a reader that checks each value it reads."""
     col = frame.column(name) if kind == "arrow" else frame[name]
     if kind == "arrow":
         n_null = col.null_count
     elif isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":
         n_null = 0  # a numpy integer column cannot hold a missing value: no pass over it
+    elif col.dtype == object and defer and not runs and kind == "pandas":
+        return np.asarray(col).view(UncheckedIds)
     elif col.dtype == object and (strs := _str_objects(np.asarray(col), runs)) is not None:
         return strs  # every value is a str: no missing id, and checked once
     elif kind == "numpy" and not pandas_loaded():  # dict keys: None or NaN are missing
@@ -327,10 +352,7 @@ def _id_column(frame: Any, kind: str, name: str, role: str, runs: bool = False) 
         n_null = arrow_nulls
     else:
         n_null = int(pandas().isna(col).sum())
-    if n_null:
-        raise InputError(
-            f"{role}: column {name!r} has {n_null} missing id(s); drop or fill those rows first."
-        )
+    _refuse_missing(n_null, role, name)
     return col
 
 
@@ -452,7 +474,8 @@ def _likely_relevance(frame: Any, kind: str, names: list[str], used: set[str]) -
 
 def read_columns(data: Any, *, role: str, user_col: str | None = None,
                  item_col: str | None = None, score_col: str | None = None,
-                 rank_col: str | None = None, rel_col: str | None = None) -> Columns:
+                 rank_col: str | None = None, rel_col: str | None = None,
+                 defer_item_check: bool = False) -> Columns:
     """Canonical (user, item, value) columns of a run (``role="run"``) or truth table.
 
     A run needs a score column (higher is better) or a rank column (1 = best); when both exist
@@ -480,7 +503,7 @@ def read_columns(data: Any, *, role: str, user_col: str | None = None,
     ucol = _find(names, user_col, USER_NAMES, "user", role, "user_col")
     icol = _find(names, item_col, ITEM_NAMES, "item", role, "item_col")
     user = _id_column(frame, kind, ucol, role, runs=True)
-    item = _id_column(frame, kind, icol, role)
+    item = _id_column(frame, kind, icol, role, defer=defer_item_check)
     used = {"user": ucol, "item": icol}
     text = _text_columns(frame, kind)
     text_ids = frozenset(r for r, c in (("user", ucol), ("item", icol)) if c in text)

@@ -40,7 +40,15 @@ def _missing_extension(exc: ImportError) -> ImportError:
 
 
 try:
-    from ._join import adjacent_starts, all_str, group_truth_raw, index_ids, join_lists, utf8_at
+    from ._join import (
+        NotStrIds,
+        adjacent_starts,
+        all_str,
+        group_truth_raw,
+        index_ids,
+        join_lists,
+        utf8_at,
+    )
     from ._packing import group_rows, group_truth, nonfinite, pack_lists
     from ._ranking import (
         DISCOUNTS,
@@ -57,7 +65,7 @@ try:
 except ImportError as _exc:  # a source tree without the compiled modules
     raise _missing_extension(_exc) from _exc
 
-__all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "MetricSetup", "Request", "adjacent_starts", "all_str", "column_states",
+__all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "MetricSetup", "NotStrIds", "Request", "adjacent_starts", "all_str", "column_states",
            "compute_metrics",
            "exact_partials", "group_rows", "kernel_columns", "group_truth", "group_truth_raw", "index_ids", "join_lists", "nonfinite",
            "pack_lists", "utf8_at"]

@@ -861,6 +861,12 @@ cdef inline long long _table_cap(long long n) noexcept nogil:
     return _pow2_at_least(8 * n if n <= 1024 else 2 * n)
 
 
+class NotStrIds(ValueError):
+    """An object id column read by :func:`join_lists` with ``check_str`` holds a value that is
+    not a ``str`` readable in place (its check was left to the join): the caller reads the
+    column again with the check made first."""
+
+
 def join_lists(int run_kind, object run_a, object run_b, const double[::1] score,
                const long long[::1] rows, const long long[::1] rstart,
                const long long[::1] run_of, int truth_kind, object truth_a, object truth_b,
@@ -868,7 +874,7 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                const double[::1] t_rel, long long depth, int dedupe, int nan_mode,
                int as_float32, int desc, int keep_scores, const long long[::1] cutoffs,
                object scratch=None, int by_row=0, MetricSetup metrics=None,
-               const double[::1] t_rel_desc=None):
+               const double[::1] t_rel_desc=None, int check_str=0):
     """Packed lists of one run, joined with its truth on raw item ids.
 
     Evaluated user ``g`` has the run rows ``rows[rstart[c]:rstart[c + 1]]`` with ``c =
@@ -887,6 +893,11 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     each user's descending, at the positions of ``t_rel``); the lists themselves are then
     not kept (``scores``, ``rel`` and ``judged`` come back empty) and a ninth value is
     returned: the (users x requests) metric values.
+
+    ``check_str`` (run ids of kind 3): each run row read is first checked to hold a ``str``
+    readable in place, as :func:`all_str` does, so that the column needs no pass of its own;
+    :class:`NotStrIds` is raised when one does not (every row of every evaluated user is
+    checked, whatever its score).
 
     Returns ``(indptr, scores, rel, judged, list_len, n_dup, n_dropped, tied)``;
     ``n_dropped`` counts the rows with a non-finite score: dropped under ``nan_mode=1``,
@@ -969,6 +980,9 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     cdef int g32
     # int64 ids on both sides (the usual numeric case): 16-byte slots holding the ids
     cdef bint ints = R.kind == 0 and T.kind == 0 and n_eval < 0x7fffffff
+    cdef bint verify = check_str and R.kind == 3
+    cdef cnp.ndarray[cnp.int8_t, ndim=1] not_str_arr = np.zeros(n_eval, dtype=np.int8)
+    cdef signed char[::1] not_str = not_str_arr
     cdef long long k0, mask, cap, j, q, p, r, m, w, s, e, ref, found, base, lim
     cdef uint64_t h
     cdef double sc, rv
@@ -1078,6 +1092,9 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                 sn = 0     # through their addresses only, which prange does not see)
                 for j in range(s, e):
                     r = rows[j] if has_rows else j
+                    if verify and not receval_is_str(R.objs[r]):
+                        not_str[g] = 1  # (the caller reads the column again)
+                        continue
                     sc = score[r]
                     if not _score_kept(&sc, nan_mode, as_float32, &dropped[g]):
                         continue
@@ -1172,6 +1189,10 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
             free(ujd)
             free(ujpos)
 
+    if verify:
+        for g in range(n_eval):
+            if not_str[g]:
+                raise NotStrIds("an object id column holds a value that is not a str")
     # final layout; compact when dropped rows or removed duplicates shortened a list
     cdef cnp.ndarray[cnp.int64_t, ndim=1] indptr_arr = np.zeros(n_eval + 1, dtype=np.int64)
     cdef long long[::1] indptr = indptr_arr

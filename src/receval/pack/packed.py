@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, PolicyError
-from ..io.frames import Columns
+from ..io.frames import Columns, checked_str_ids
 from ..kernels import (
     MetricSetup,
+    NotStrIds,
     group_rows,
     group_truth,
     group_truth_raw,
@@ -516,13 +517,32 @@ class RunCodes:
 
     @property
     def item_kind(self) -> str:
-        """``"int"``, ``"str"`` or ``"empty"``, without factorizing the items."""
+        """``"int"``, ``"str"`` or ``"empty"``, without factorizing the items (an unchecked
+        object column counts as ``"str"``: the join that reads it checks every value)."""
         if self._items is None and self.item_raw is not None:
             return self.item_raw.id_kind if len(self.score) else "empty"
         return kind_of(self.items)
 
+    @property
+    def items_checked(self) -> bool:
+        """Whether the item column is known to be what :attr:`item_kind` says (False for an
+        object column whose check was left to the join: :meth:`check_items` makes it)."""
+        return self.item_raw is None or self.item_raw.checked
+
+    def check_items(self) -> None:
+        """Check an unchecked object item column now; :class:`receval.kernels.NotStrIds` when
+        it is not all ``str`` (the run is then read again with the check first, so that what
+        follows, errors included, is what a checked read gives)."""
+        if not self.items_checked:
+            strs = checked_str_ids(self.item_column)
+            if strs is None:
+                raise NotStrIds("an object item column holds a value that is not a str")
+            self.item_column = strs
+            self.item_raw = raw_ids(strs)
+
     def _factorize_items(self) -> None:
         if self._item_codes is None:
+            self.check_items()
             self._item_codes, self._items = factorize(
                 self.item_column, what=_what("run", "item", self.names))
 
@@ -577,7 +597,10 @@ def align_id_kinds(run: RunCodes, truth: TruthPack) -> RunCodes:
         if what == "user":
             rk, tk = kind_of(run.users), kind_of(truth.users)
         else:
-            rk, tk = run.item_kind, truth.item_kind
+            tk = truth.item_kind
+            if tk not in ("str", "empty"):  # an unchecked object column is taken as str ids
+                run.check_items()
+            rk = run.item_kind
         if rk == tk or "empty" in (rk, tk):
             continue
         r_ids, t_ids = (run.users, truth.users) if what == "user" else (run.items, truth.items)
@@ -717,10 +740,13 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             )
 
     nan_mode = {"error": 0, "drop": 1, "last": 2}[policies.nan_scores]
+    every_row_joined = bool((run_row >= 0).all())
+    if not every_row_joined or keep_items:  # rows the join does not read: checked first
+        run.check_items()
     t_raw = None if keep_items else _truth_raw_for(run, truth, policies)
     # the join on raw ids reads every row of every evaluated user and counts the non-finite
     # scores it meets: when every run user is evaluated, that count replaces a pass of its own
-    if nan_mode == 0 and (t_raw is None or not bool((run_row >= 0).all())):
+    if nan_mode == 0 and (t_raw is None or not every_row_joined):
         refuse_nonfinite()
 
     t_counts, t_start, in_truth, in_run, truth_index = \
@@ -854,7 +880,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             r.kind, r.a, r.b, score, rows, rstart, run_of[lo:hi], t_raw.kind, t_raw.a,
             t_raw.b, t_start[lo:hi], t_counts[lo:hi], truth.rel, depth, mode, nan_mode, trec,
             trec, want_scores, cut_arr, scratch, by_row, setup,
-            truth.rel_desc if measure else None)
+            truth.rel_desc if measure else None, int(not r.checked))
 
     def refused_in_later_blocks(b: int, n_dup: int) -> int:
         """The run's repeated rows, counted on in the blocks after ``b`` once block ``b``

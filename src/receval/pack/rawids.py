@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._lazy import is_pandas, pandas
-from ..io.frames import adjacent_runs, is_str_array
+from ..io.frames import UncheckedIds, adjacent_runs, is_str_array
 from ..kernels import adjacent_starts, utf8_at
 from .vocab import _arrow_chunks, factorize, is_unique
 
@@ -35,6 +35,8 @@ class RawIds:
     b: Any = None                 # UTF-8 data, or (offset, data) addresses per chunk
     keep: Any = None              # the Arrow array that owns the buffers
     unsigned: bool = False        # kind INT read from a uint64 column (ids are uint64)
+    checked: bool = True          # kind PYSTR from an :class:`UncheckedIds` column: False
+    #                               until each value is known to be a str
     starts: np.ndarray | None = None  # the bounds of its runs of equal adjacent ids (each
     #                                   run's first row, then the row count), when known
     #                                   already (found as the column was read)
@@ -84,6 +86,8 @@ def _from_numpy(arr: np.ndarray) -> RawIds | None:
             return None  # compared by value with int64 ids elsewhere
         return RawIds(INT, np.ascontiguousarray(arr).astype(np.int64, copy=False),
                       unsigned=arr.dtype == np.uint64)
+    if isinstance(arr, UncheckedIds):  # every value a str, until the join finds otherwise
+        return RawIds(PYSTR, np.ascontiguousarray(arr.view(np.ndarray)), checked=False)
     if kind == "O" and is_str_array(arr):
         return RawIds(PYSTR, np.ascontiguousarray(arr))
     return None
