@@ -686,10 +686,11 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
 #: positions per block when a run is packed block by block (8 MiB of relevances)
 BLOCK_POSITIONS = 1 << 20
 #: how many times more positions a block holds when its lists are measured as they are
-#: joined: no per-position array is kept then, only the users' values (a block of 4M
-#: positions, ~40k users of 100 positions, holds 2 MB of them at six requests), and fewer,
-#: larger blocks spend less time between blocks
-MEASURED_BLOCK_SCALE = 4
+#: joined: no per-position array is kept then, only the users' values (a block of 2M
+#: positions, ~20k users of 100 positions, holds 1 MB of them at six requests, so they stay
+#: in a core's cache until the block's values are read), and fewer blocks spend less time
+#: between blocks
+MEASURED_BLOCK_SCALE = 2
 
 
 def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
