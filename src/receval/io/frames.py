@@ -96,13 +96,6 @@ def checked_str_ids(arr: np.ndarray) -> StrObjects | None:
     return _str_objects(arr.view(np.ndarray), False)
 
 
-def _refuse_missing(n_null: int, role: str, name: str) -> None:
-    if n_null:
-        raise InputError(
-            f"{role}: column {name!r} has {n_null} missing id(s); drop or fill those rows first."
-        )
-
-
 def is_str_array(arr: np.ndarray) -> bool:
     """Whether every element of an object array is a ``str`` (one pass in C, or none for a
     :class:`StrObjects`)."""
@@ -352,7 +345,10 @@ def _id_column(frame: Any, kind: str, name: str, role: str, runs: bool = False,
         n_null = arrow_nulls
     else:
         n_null = int(pandas().isna(col).sum())
-    _refuse_missing(n_null, role, name)
+    if n_null:
+        raise InputError(
+            f"{role}: column {name!r} has {n_null} missing id(s); drop or fill those rows first."
+        )
     return col
 
 

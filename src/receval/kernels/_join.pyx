@@ -981,7 +981,9 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     # int64 ids on both sides (the usual numeric case): 16-byte slots holding the ids
     cdef bint ints = R.kind == 0 and T.kind == 0 and n_eval < 0x7fffffff
     cdef bint verify = check_str and R.kind == 3
-    cdef cnp.ndarray[cnp.int8_t, ndim=1] not_str_arr = np.zeros(n_eval, dtype=np.int8)
+    # per user, so that no two threads write one flag
+    cdef cnp.ndarray[cnp.int8_t, ndim=1] not_str_arr = np.zeros(n_eval if verify else 0,
+                                                                dtype=np.int8)
     cdef signed char[::1] not_str = not_str_arr
     cdef long long k0, mask, cap, j, q, p, r, m, w, s, e, ref, found, base, lim
     cdef uint64_t h
@@ -1189,10 +1191,8 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
             free(ujd)
             free(ujpos)
 
-    if verify:
-        for g in range(n_eval):
-            if not_str[g]:
-                raise NotStrIds("an object id column holds a value that is not a str")
+    if verify and not_str_arr.any():
+        raise NotStrIds("an object id column holds a value that is not a str")
     # final layout; compact when dropped rows or removed duplicates shortened a list
     cdef cnp.ndarray[cnp.int64_t, ndim=1] indptr_arr = np.zeros(n_eval + 1, dtype=np.int64)
     cdef long long[::1] indptr = indptr_arr
@@ -1382,9 +1382,9 @@ def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=
 
     The rows are cut into one range per thread; each range writes its starts where it begins
     in an output of one slot per row, from which they are gathered into the result. Only the
-    slots written are touched, so no array of one entry per row is ever filled. UTF-8 ids are read once per row
-    (the previous row's bytes are kept), Arrow chunks found from the previous row's chunk, so
-    a column of many chunks takes one call."""
+    slots written are touched, so no array of one entry per row is ever filled. UTF-8 ids are
+    read once per row (the previous row's bytes are kept), Arrow chunks found from the previous
+    row's chunk, so a column of many chunks takes one call."""
     cdef _Holder hold = _ids_of(kind, a, b)
     cdef Ids* ids = &hold.ids
     cdef Py_ssize_t n = (a[a.shape[0] - 1] if kind >= 4 else

@@ -523,17 +523,12 @@ class RunCodes:
             return self.item_raw.id_kind if len(self.score) else "empty"
         return kind_of(self.items)
 
-    @property
-    def items_checked(self) -> bool:
-        """Whether the item column is known to be what :attr:`item_kind` says (False for an
-        object column whose check was left to the join: :meth:`check_items` makes it)."""
-        return self.item_raw is None or self.item_raw.checked
-
     def check_items(self) -> None:
-        """Check an unchecked object item column now; :class:`receval.kernels.NotStrIds` when
-        it is not all ``str`` (the run is then read again with the check first, so that what
-        follows, errors included, is what a checked read gives)."""
-        if not self.items_checked:
+        """Check an object item column whose check was left to the join now;
+        :class:`receval.kernels.NotStrIds` when it is not all ``str`` (the run is then read
+        again with the check first, so that what follows, errors included, is what a checked
+        read gives)."""
+        if self.item_raw is not None and not self.item_raw.checked:
             strs = checked_str_ids(self.item_column)
             if strs is None:
                 raise NotStrIds("an object item column holds a value that is not a str")
@@ -598,8 +593,8 @@ def align_id_kinds(run: RunCodes, truth: TruthPack) -> RunCodes:
             rk, tk = kind_of(run.users), kind_of(truth.users)
         else:
             tk = truth.item_kind
-            if tk not in ("str", "empty"):  # an unchecked object column is taken as str ids
-                run.check_items()
+            if tk not in ("str", "empty"):  # an unchecked object column counts as str ids:
+                run.check_items()           # against other truth ids, it is checked first
             rk = run.item_kind
         if rk == tk or "empty" in (rk, tk):
             continue
