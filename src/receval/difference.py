@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .engines.evaluator import evaluate_local as evaluate
 from .errors import PolicyError
-from .evaluate import evaluate
 from .metrics import MetricSpec, metric, parse_metric
 from .policies import POLICY_CHOICES, Policies
 

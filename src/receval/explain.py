@@ -197,8 +197,8 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
     # pack this user's rows exactly as rv.evaluate does: the same policies, the same order
     import pandas as pd
 
+    from .engines.evaluator import Evaluator
     from .engines.local import evaluate_packed
-    from .evaluate import Evaluator
 
     sub_run = pd.DataFrame({"user": pd.Series(r_users[r_mask], dtype=object),
                             "item": pd.Series(r_items[r_mask], dtype=object),

@@ -108,7 +108,7 @@ def test_any_value_anywhere_gives_the_eager_outcome(bad, where, policy, metrics)
 def test_a_bad_value_in_a_later_block_gives_the_eager_outcome(monkeypatch, block, bad):
     """Blocks already measured when the join meets the value are dropped with the attempt:
     the outcome is the checked read's, as when the value sits in the first block."""
-    evaluate_module = importlib.import_module("receval.evaluate")
+    evaluate_module = importlib.import_module("receval.engines.evaluator")
     run, truth = _frames(2)
     run = run.copy()
     run.loc[len(run) - 3, "item"] = bad

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import receval as rv
 from receval.pack import packed as packed_module
 
-evaluate_module = importlib.import_module("receval.evaluate")
+evaluate_module = importlib.import_module("receval.engines.evaluator")
 
 METRICS = ["precision@3", "recall@5", "ndcg@4", "ndcg@4(ideal=k)", "mrr@10", "map@6",
            "hit_rate@2", "ndcg", "map", "mrr", "num_ret@4", "num_ret", "ncrr@3", "r_precision",

@@ -224,7 +224,7 @@ def test_the_same_users_in_the_same_order_equal_any_other_order(seed, policies, 
         planned.append(users.identity)
         return users
 
-    executor = importlib.import_module("receval.evaluate")
+    executor = importlib.import_module("receval.engines.evaluator")
     with mock.patch.object(executor, "BLOCK_POSITIONS", block), \
             mock.patch.object(packed, "_evaluated_users", spy):
         if not both:  # no common user: nothing to compare

@@ -38,7 +38,7 @@ try:  # the Arrow containers need pyarrow (the bare install runs the rest)
 except ImportError:  # pragma: no cover - depends on the environment
     pa = None
 
-evaluate_module = importlib.import_module("receval.evaluate")
+evaluate_module = importlib.import_module("receval.engines.evaluator")
 ARROW = ["arrow", "arrow_large", "chunked", "chunked_large"] if pa is not None else []
 
 METRICS = ["ndcg@3", "ndcg@10", "map@5", "mrr", "precision@2", "recall@10", "hit_rate@3",

@@ -131,7 +131,7 @@ def roc_auc(y_true: Any, y_score: Any, *, sample_weight: Any = None) -> float:
 
 
 def _evaluate_one(run: Any, truth: Any, spec: Any, kwargs: dict) -> Score:
-    from ..evaluate import evaluate
+    from ..engines.evaluator import evaluate_local as evaluate
 
     res = evaluate(run, truth, [spec], **kwargs)
     key = res.metrics[0]
@@ -187,7 +187,7 @@ def scored_pairs(run: Any, truth: Any, *, rel: float = 1.0, user_col: str | None
     :func:`receval.evaluate`. ``info`` counts positives, negatives and the truth pairs the run
     does not score (``unscored_positives``).
     """
-    from ..evaluate import Evaluator
+    from ..engines.evaluator import Evaluator
 
     ev = Evaluator(truth, ["gauc"], user_col=user_col, item_col=item_col, rel_col=rel_col,
                    **policies)

@@ -156,7 +156,7 @@ def confusion_at_k(run: Any, truth: Any, k: int | None, *, rel: float = 1.0,
     (column names, policies; ``users="truth"`` by default, so a user without a list has
     TP = FP = 0). ``info["catalog_source"]`` says which catalogue was used.
     """
-    from ..evaluate import evaluate
+    from ..engines.evaluator import evaluate_local as evaluate
     from ..metrics import metric
 
     specs = [metric("tp", k, rel=rel), metric("fp", k, rel=rel, fp=fp),

@@ -280,7 +280,7 @@ def metric_at_k(run: Any, truth: Any, metrics: Any = ("precision", "recall", "nd
     ``metrics`` are keys without a cutoff, parameters allowed (``"ndcg(gain=exp)"``);
     ``kwargs`` go to :func:`receval.evaluate` (policies, column names).
     """
-    from ..evaluate import evaluate
+    from ..engines.evaluator import evaluate_local as evaluate
     from ..metrics import metric, parse_metric
 
     if isinstance(metrics, str):

@@ -6,8 +6,8 @@ truth rows, injects the global facts a bucket cannot know alone (the truth-wide 
 relevance, used by ERR's default ``max_grade``), packs the bucket's run rows with the same
 policies and runs :func:`~receval.engines.local.evaluate_packed`, the per-block step every
 executor shares. It returns one Arrow table: one row per evaluated user (raw id, one float per
-metric) and one row holding the bucket's mergeable partial state (pickled
-:class:`~receval.engines.aggregate.MetricState` per metric, row counts, and for catalogue-wide
+metric) and one row holding the bucket's mergeable partial state (a pickled
+:class:`Partial`: the bucket's :class:`~receval.engines.totals.Totals`, and for catalogue-wide
 metrics the exposure counts keyed by *raw* item id, since item codes are bucket-local).
 
 Three ways hand a task its users, chosen on the driver. ``lists`` (the default): Spark
@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import pickle
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
+
+from ..engines.totals import Totals
 
 # column names of the engine's own tables (unlikely to clash with a user's)
 BUCKET = "_rv_bucket"
@@ -69,7 +71,7 @@ class BucketConfig:
 
 
 def _evaluator(cfg: BucketConfig, truth: Any) -> Any:
-    from ..evaluate import Evaluator
+    from ..engines.evaluator import Evaluator
     from ..pack import TruthPack
     from ..pack.vocab import empty_ids
 
@@ -93,7 +95,16 @@ def _evaluator(cfg: BucketConfig, truth: Any) -> Any:
     return ev
 
 
-def evaluate_bucket(cfg: BucketConfig, run: Any, truth: Any) -> tuple[Any, Any, dict[str, Any]]:
+class Partial(NamedTuple):
+    """What a task sends back to the driver: the bucket's :class:`Totals` and, for
+    catalogue-wide metrics, their mergeable inputs keyed by raw item id
+    (:func:`catalogue_partial`; None without such metrics)."""
+
+    totals: Totals
+    catalogue: dict[str, Any] | None
+
+
+def evaluate_bucket(cfg: BucketConfig, run: Any, truth: Any) -> tuple[Any, Any, Partial]:
     """``(packed, block_values, partial)`` of one bucket (pyarrow tables ``run``, ``truth``)."""
     from ..engines.local import evaluate_packed
     from ..pack import RunCodes
@@ -107,23 +118,13 @@ def evaluate_bucket(cfg: BucketConfig, run: Any, truth: Any) -> tuple[Any, Any, 
     else:
         packed = ev.pack(RunCodes.empty(ev.truth), lists=lists)
     block = evaluate_packed(packed, ev.plan, ev.context)
-    partial: dict[str, Any] = {
-        "states": block.states,
-        "overrides": {j: v for j, v in block.overrides.items() if j not in block.global_only},
-        "global_only": sorted(block.global_only),
-        "info": {k: v for k, v in block.info.items()},
-        "counts": {k: int(packed.counts.get(k, 0)) for k in (
-            "run_rows", "dropped_nan_scores", "duplicates_removed", "users_tied_at_cutoff",
-            "missing_from_run")},
-        "run_users_in_truth": int(np.sum(packed.in_run & packed.in_truth)),
-        "run_only": int(len(packed.run_only)),
-        "truth_users": int(ev.truth.n_users),
-        "truth_rows": int(ev.truth.n_rows),
-        "truth_duplicates": int(ev.truth.counts.get("truth_duplicates", 0)),
-        "n_users": int(len(packed.user_ids)),
-    }
-    if block.global_only:
-        partial["catalogue"] = catalogue_partial(ev, packed, sorted(block.global_only))
+    totals = Totals()
+    totals.add_truth(ev.truth)
+    totals.add(packed, block)
+    totals.run_only = int(len(packed.run_only))
+    catalogue = catalogue_partial(ev, packed, sorted(block.global_only)) \
+        if block.global_only else None
+    partial = Partial(totals, catalogue)
     return packed, block, partial
 
 

@@ -28,14 +28,11 @@ import pandas as pd
 
 from ..compat import annotate
 from ..compat import get as get_preset
-from ..engines.aggregate import MetricState
-from ..engines.plan import Plan
-from ..engines.plugins import OPTION_NAMES, Context
-from ..errors import InputError, MetricError, PolicyError, RecevalError, suggest
-from ..evaluate import SUMMED_COUNTS, Totals, build_result, relevance_info
+from ..engines.plugins import Context
+from ..engines.setup import COMMON_KEYWORDS, evaluation_setup
+from ..engines.totals import Totals, build_result, relevance_info
+from ..errors import InputError, MetricError, PolicyError, RecevalError
 from ..io.frames import ITEM_NAMES, RANK_NAMES, REL_NAMES, SCORE_NAMES, USER_NAMES, _find
-from ..metrics import parse_metrics
-from ..policies import POLICY_CHOICES, Policies
 from ..results import EvalResult
 from . import _bucket as B
 from .mllib import MLLIB_POLICIES, mllib_keys
@@ -195,13 +192,6 @@ class Evaluator:
                 f"truth: the Spark engine needs a Spark DataFrame, got {type(truth).__name__}; "
                 "use receval.evaluate for local data."
             )
-        unknown = sorted(set(options) - set(OPTION_NAMES))
-        if unknown:
-            valid = sorted(POLICY_CHOICES) + sorted(OPTION_NAMES) + [
-                "train", "item_features", "catalog", "user_col", "item_col", "rel_col",
-                "buckets", "allow_float_ids", "compat", "cache", "strategy", "per_user"]
-            raise PolicyError(f"unknown keyword {unknown[0]!r}; valid keywords are {valid}."
-                              + suggest(unknown[0], valid))
         if strategy not in STRATEGIES:
             raise PolicyError(f"strategy={strategy!r}: use one of {list(STRATEGIES)}.")
         if strategy == "lists" and buckets is not None:
@@ -222,25 +212,24 @@ class Evaluator:
         given = {"ties": ties, "users": users, "empty_truth": empty_truth,
                  "duplicates": duplicates, "nan_scores": nan_scores,
                  "negative_rel": negative_rel, "nan_rel": nan_rel, "unjudged": unjudged}
-        chosen = {k: v for k, v in given.items() if v is not None}
-        if compat is not None:
+        if compat is not None:  # RankingEvaluator's names, then the preset's keys
             self.names = mllib_keys(metrics)
             metrics = list(dict.fromkeys(self.names.values()))
-            chosen = {**MLLIB_POLICIES, **chosen}  # the preset's, unless given
-        self.metrics = parse_metrics(metrics)
-        self.policies = Policies(**chosen)
+            given = {**MLLIB_POLICIES, **{k: v for k, v in given.items() if v is not None}}
+        setup = evaluation_setup(
+            metrics, policies=given, train=train, item_features=item_features,
+            catalog=catalog, options=options,
+            keywords=(*COMMON_KEYWORDS, "buckets", "allow_float_ids", "cache", "strategy",
+                      "per_user"))
+        self.metrics = setup.specs
+        self.policies = setup.policies
         if self.policies.ties == "input":
             raise PolicyError("ties='input' orders tied scores by input row, and a Spark "
                               "DataFrame has no row order: use ties='id' (default) or "
                               "'trec_eval', or evaluate locally with rv.evaluate.")
         negative_rel = self.policies.negative_rel
-        self.plan = Plan(self.metrics, self.policies)  # validates policy x metric choices
-        self.context = Context(train=train, item_features=item_features, catalog=catalog,
-                               options=options)
-        for spec in self.metrics:
-            for need in spec.definition.needs:
-                if hasattr(self.context, need):
-                    self.context.require(need, spec.key)
+        self.plan = setup.plan  # validates policy x metric choices
+        self.context = setup.context
         for spec in self.metrics:
             reason = refusal(spec, catalog)
             if reason:
@@ -517,41 +506,30 @@ class Evaluator:
         res.per_user_spark = per_user_sdf  # type: ignore[attr-defined]
         return res
 
-    def _result(self, partials: list[dict[str, Any]], user_ids: np.ndarray, values: np.ndarray,
+    def _result(self, partials: list[B.Partial], user_ids: np.ndarray, values: np.ndarray,
                 name: str | None, t0: float, provenance: dict[str, Any]) -> EvalResult:
         """Merge the buckets' partial states, then the local engine's result builder."""
         specs = self.plan.specs
-        bad = sorted({specs[j].key for p in partials for j in p["overrides"]})
+        bad = sorted({specs[j].key for p in partials for j in p.totals.overrides
+                      if j not in p.totals.global_only})
         if bad:
             raise InputError(
                 f"{bad}: these metrics' summary is not the mean of per-user values (a weighted "
                 "or pooled value over the whole run), which buckets cannot merge; evaluate them "
                 "with the local engine."
             )
-        states: list[MetricState] | None = None
+        totals = Totals()
         for p in partials:
-            states = p["states"] if states is None else [
-                a.merge(b) for a, b in zip(states, p["states"], strict=True)]
-        global_only = sorted({j for p in partials for j in p["global_only"]})
-        n_users = sum(p["n_users"] for p in partials)
-        info = _merge_info([p["info"] for p in partials])
-        overrides: dict[int, float] = {}
+            totals = totals.merge(p.totals)
+        global_only = sorted(totals.global_only)
+        totals.overrides = {}
         if global_only:
             for j, (value, extra) in _catalogue(specs, global_only, partials, self).items():
-                overrides[j] = value
+                totals.overrides[j] = value
                 if extra:
-                    info[specs[j].key] = extra
+                    totals.info[specs[j].key] = extra
                 else:
-                    info.pop(specs[j].key, None)
-        counts = {k: sum(p["counts"][k] for p in partials)
-                  for k in (*SUMMED_COUNTS, "missing_from_run")}
-        counts["run_users_in_truth"] = sum(p["run_users_in_truth"] for p in partials)
-        totals = Totals(
-            states=states, overrides=overrides, global_only=set(global_only), info=info,
-            counts=counts, run_only=sum(p["run_only"] for p in partials),
-            truth_users=sum(p["truth_users"] for p in partials),
-            truth_rows=sum(p["truth_rows"] for p in partials),
-            truth_duplicates=sum(p["truth_duplicates"] for p in partials), n_users=n_users)
+                    totals.info.pop(specs[j].key, None)
         columns = {"user": self.columns["user"], "item": self.columns["item"],
                    "relevance": self.columns.get("relevance")}
         return build_result(self.plan, self.policies, totals, user_ids, values,
@@ -590,20 +568,6 @@ def _ids(col: Any) -> np.ndarray:
     return arr.astype(object) if arr.dtype.kind != "f" else arr
 
 
-def _merge_info(infos: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per-metric facts of the buckets: counts add up, other facts are the same everywhere."""
-    out: dict[str, Any] = {}
-    for info in infos:
-        for key, facts in info.items():
-            cur = out.setdefault(key, {})
-            for k, v in facts.items():
-                if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and k in cur:
-                    cur[k] = int(cur[k]) + int(v)
-                else:
-                    cur.setdefault(k, v)
-    return out
-
-
 def _union(parts: list[np.ndarray]) -> np.ndarray:
     parts = [np.asarray(p) for p in parts if len(p)]
     if not parts:
@@ -613,7 +577,7 @@ def _union(parts: list[np.ndarray]) -> np.ndarray:
                                           else cat.dtype)))
 
 
-def _catalogue(specs: list[Any], columns: list[int], partials: list[dict[str, Any]],
+def _catalogue(specs: list[Any], columns: list[int], partials: list[B.Partial],
                ev: Evaluator) -> dict[int, tuple[float, dict[str, Any]]]:
     """Catalogue-wide values from the buckets' raw-id-keyed partials (merged on the driver).
 
@@ -624,7 +588,7 @@ def _catalogue(specs: list[Any], columns: list[int], partials: list[dict[str, An
     from ..beyond.personalization import PersonalizationState
     from ..pack import Packed
 
-    cats = [p["catalogue"] for p in partials if "catalogue" in p]
+    cats = [p.catalogue for p in partials if p.catalogue is not None]
     run_items = _union([c["run_items"] for c in cats])
     truth_items = _union([c["truth_items"] for c in cats])
     vocab = pd.Index(run_items)

@@ -103,10 +103,10 @@ def trec_eval(qrels: Any, run: Any, measures: list[str] | None = None, *, level:
     :mod:`receval.trec.measures` except the unsupported ones. ``complete`` (``-c``) averages over
     every qrels query (missing queries count 0). ``num_docs`` (``-N``) is utility's collection size.
     """
+    from ..engines.evaluator import Evaluator
     from ..engines.local import evaluate_packed
     from ..engines.plan import Plan
     from ..engines.plugins import Context
-    from ..evaluate import Evaluator
     from ..policies import Policies
 
     ms = parse_measures(list(measures or []))

@@ -1,0 +1,414 @@
+"""The local executor: ``Evaluator`` checks and packs the truth once and evaluates runs.
+
+``Evaluator.evaluate(run)`` is ``Evaluator.evaluate_blocks([run])`` with the whole run as one
+block: each block is packed (:mod:`receval.pack`), measured (:mod:`receval.engines.local`) and
+added to :class:`~receval.engines.totals.Totals`; rows come out in one canonical order and
+:func:`~receval.engines.totals.build_result` assembles the result. The engine choice
+(``engine="spark"``) and file streaming sit above, in :mod:`receval.evaluate`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from ..compat import Preset
+from ..compat import annotate as annotate_preset
+from ..errors import InputError, NoCommonUsersWarning, plain, user_stacklevel
+from ..io.frames import read_columns
+from ..kernels import NotStrIds
+from ..metrics import MetricSpec
+from ..pack import (
+    BLOCK_POSITIONS,
+    Packed,
+    RunCodes,
+    TruthPack,
+    pack_run,
+    pack_run_blocks,
+    pack_truth,
+    run_codes,
+    run_from_matrix,
+    truth_from_sparse,
+)
+from ..pack.vocab import unique as unique_ids
+from ..policies import POLICY_CHOICES, Policies
+from ..results import EvalResult
+from ..validation import Boolean, InstanceOf, Options, validate_params
+from .local import BlockValues, evaluate_packed
+from .setup import evaluation_setup
+from .totals import Totals, build_result, relevance_info
+
+#: ``Evaluator`` takes ``None`` for a policy not given (receval's default, or the preset's).
+EVALUATOR_PARAMS: dict[str, list[Any]] = {
+    **{p: [None, Options(c)] for p, c in POLICY_CHOICES.items()},
+    "compat": [None, InstanceOf(str, Preset, name="a library preset name")],
+    "strict": [Boolean()]}
+
+class Evaluator:
+    """Check and pack the truth once, then evaluate many runs against it.
+
+    Parameters
+    ----------
+    truth : held-out (user, item[, relevance]) rows: pandas / polars / pyarrow table, dict-of-dicts
+        ``{user: {item: relevance}}``, dict of columns; or a scipy.sparse (users x items)
+        relevance matrix / list of item arrays (with a numpy top-k matrix as run).
+    metrics : metric keys or specs, e.g. ``["ndcg@10", "map@100", "mrr"]``.
+    user_col, item_col, rel_col : truth column names (default: common names are detected).
+    ties, users, empty_truth, duplicates, nan_scores, negative_rel, nan_rel, unjudged, ranks, unretrieved :
+        policies, see :mod:`receval.policies` (``None``: the default, ``"id"``, ``"truth"``,
+        ``"skip"``, ``"error"``, ``"error"``, ``"error"``, ``"error"``, ``"keep"``,
+        ``"order"``, ``"absent"``, or the ``compat`` preset's).
+    train, item_features, catalog : optional inputs for beyond-accuracy metrics.
+    compat, strict : a library preset and its bug check, as for :func:`receval.evaluate`:
+        metric names mean what they mean in that library, its policies apply where none is
+        given, and every result carries ``info["compat"]`` (:func:`receval.compat.resolve`).
+
+    Example
+    -------
+    >>> ev = Evaluator(truth, ["ndcg@10", "mrr"])
+    >>> res_a, res_b = ev.evaluate(run_a, name="a"), ev.evaluate(run_b, name="b")
+    """
+
+    @validate_params(EVALUATOR_PARAMS, name="Evaluator")
+    def __init__(self, truth: Any, metrics: Any, *, user_col: str | None = None,
+                 item_col: str | None = None, rel_col: str | None = None,
+                 ties: str | None = None, users: str | None = None,
+                 empty_truth: str | None = None, duplicates: str | None = None,
+                 nan_scores: str | None = None, negative_rel: str | None = None,
+                 nan_rel: str | None = None, unjudged: str | None = None,
+                 ranks: str | None = None, unretrieved: str | None = None, train: Any = None,
+                 item_features: Any = None, catalog: Any = None,
+                 compat: str | Preset | None = None, strict: bool = False,
+                 **options: Any) -> None:
+        setup = evaluation_setup(
+            metrics, policies={"ties": ties, "users": users, "empty_truth": empty_truth,
+                               "duplicates": duplicates, "nan_scores": nan_scores,
+                               "negative_rel": negative_rel, "nan_rel": nan_rel,
+                               "unjudged": unjudged, "ranks": ranks,
+                               "unretrieved": unretrieved},
+            compat=compat, strict=strict, train=train, item_features=item_features,
+            catalog=catalog, options=options)
+        #: ``(preset, {name as written: key})`` under ``compat=``, else None
+        self.compat: tuple[Preset, dict[str, str]] | None = setup.compat
+        self.metrics: list[MetricSpec] = setup.specs
+        self.policies = setup.policies
+        self.context = setup.context
+        self.sparse_truth = _is_sparse(truth) or isinstance(truth, list)
+        if self.sparse_truth:
+            self.truth: TruthPack = truth_from_sparse(truth, self.policies)
+            self.truth_columns: dict[str, str | None] = {
+                "relevance": "list of item arrays (every item relevance 1)"
+                if isinstance(truth, list) else "the sparse matrix's values"}
+        else:
+            cols = read_columns(truth, role="truth", user_col=user_col, item_col=item_col,
+                                rel_col=rel_col)
+            self.truth = pack_truth(cols, self.policies)
+            self.truth_columns = {"user": cols.names.get("user"), "item": cols.names.get("item"),
+                                  "relevance": cols.names.get("relevance")}
+        self.plan = setup.plan
+        self.depth = self.plan.depth
+        self._warn_unreachable()
+
+    def relevance_info(self) -> dict[str, Any]:
+        """``result.info["relevance"]``: the truth columns read (``relevance`` None: no
+        relevance column, every truth row has relevance 1), the truth's largest relevance, and
+        per metric its binary threshold (``rel=``: relevance >= rel is relevant) or
+        ``"graded"``."""
+        return relevance_info(self.truth_columns, self.truth.max_rel, self.plan)
+
+    def _warn_unreachable(self) -> None:
+        """Warn once (per Evaluator) when no truth row reaches a metric's ``rel=`` threshold:
+        that metric is then undefined for every user, which would otherwise only show as NaN
+        with 0 users evaluated."""
+        import warnings
+
+        from ..errors import RelevanceThresholdWarning
+        from ..metrics import metric
+
+        bad = self.plan.unreachable(self.truth.max_rel)
+        if not bad:
+            return
+        top = float(self.truth.max_rel)
+        col = self.truth_columns.get("relevance") or "relevance (none given: 1 per row)"
+        spec, thr = bad[0]
+        if top > 0:
+            example = 0.5 if top >= 0.5 else top
+            fixed = metric(spec.name, spec.k, **{**dict(spec.params), "rel": example}).key
+            fix = (f"pass the threshold in the metric key, e.g. {fixed!r} (rel=<threshold>: "
+                   "truth items with relevance >= threshold are relevant)")
+        else:
+            fix = "the truth has no positive relevance; check the relevance column"
+        keys = [s.key for s, _ in bad]
+        warnings.warn(
+            f"no truth row reaches the relevance threshold of {keys} (rel={_num(thr)}): the "
+            f"largest relevance in {col!r} is {_num(top)}, so for these metrics no user has a "
+            f"relevant item (every user falls under empty_truth={self.policies.empty_truth!r}: "
+            f"NaN with 0 users evaluated under 'skip'). To use them, {fix}.",
+            RelevanceThresholdWarning, stacklevel=_caller_level(),
+        )
+
+    def pack(self, run: Any, *, user_col: str | None = None, item_col: str | None = None,
+             score_col: str | None = None, rank_col: str | None = None,
+             lists: bool = True) -> Packed:
+        """The packed arrays of one run (what the kernels see), users chosen by the policy.
+
+        ``lists=False`` leaves out the item and score at each position, which only metrics
+        outside the ranking kernel need (it saves memory on large runs). Under
+        ``ranks="position"`` / ``unretrieved="bottom"`` these are the rows as packed; the
+        ranking kernel reads them laid out by :func:`receval.pack.positions.kernel_lists`.
+        """
+        codes = self._codes(run, user_col, item_col, score_col, rank_col)
+        return self._pack(codes, self.policies, lists=lists)
+
+    def _pack(self, codes: RunCodes, policies: Policies, *, lists: bool,
+              only_truth: np.ndarray | None = None) -> Packed:
+        return pack_run(codes, self.truth, policies, depth=self.plan.depth,
+                        keep_items=lists, keep_scores=lists, cutoffs=self.plan.cutoffs,
+                        only_truth=only_truth)
+
+    def _codes(self, run: Any, user_col: str | None, item_col: str | None,
+               score_col: str | None, rank_col: str | None, defer: bool = False) -> RunCodes:
+        if isinstance(run, RunCodes):
+            return run
+        if isinstance(run, np.ndarray) and run.dtype.names is None:
+            if not self.sparse_truth:
+                raise InputError(
+                    "run: a numpy top-k matrix needs the truth as a scipy.sparse (users x items) "
+                    "matrix or a list of item arrays, with the same user rows."
+                )
+            if run.shape[0] != self.truth.n_users:
+                raise InputError(
+                    f"run: the top-k matrix has {run.shape[0]} user rows but the truth has "
+                    f"{self.truth.n_users}; both must list the same users in the same order."
+                )
+            return run_from_matrix(run)
+        cols = read_columns(run, role="run", user_col=user_col, item_col=item_col,
+                            score_col=score_col, rank_col=rank_col, defer_item_check=defer)
+        return run_codes(cols)
+
+    def evaluate(self, run: Any, *, name: str | None = None, user_col: str | None = None,
+                 item_col: str | None = None, score_col: str | None = None,
+                 rank_col: str | None = None) -> EvalResult:
+        """Evaluate one run; see :func:`receval.evaluate` for the accepted containers.
+
+        An object item column is checked to hold only ``str`` by the join that reads it (each
+        object looked at once); where it does not, the run is read again with the check
+        made first, as :meth:`evaluate_blocks` always reads its blocks."""
+        try:
+            return self._execute([run], True, name=name, user_col=user_col, item_col=item_col,
+                                 score_col=score_col, rank_col=rank_col, defer=True)
+        except NotStrIds:
+            return self._execute([run], True, name=name, user_col=user_col, item_col=item_col,
+                                 score_col=score_col, rank_col=rank_col)
+
+    def evaluate_blocks(self, blocks: Iterable[Any], *, name: str | None = None,
+                        user_col: str | None = None, item_col: str | None = None,
+                        score_col: str | None = None, rank_col: str | None = None,
+                        progress: Callable[[int], None] | None = None) -> EvalResult:
+        """Evaluate a run given as blocks of whole users (any container :meth:`evaluate` takes).
+
+        Each user's rows must all be in one block. The result equals :meth:`evaluate` on the
+        concatenated blocks, bit for bit: the same per-user values in the same row order, the
+        same counts, and summaries from the same exact aggregator
+        (:mod:`receval.engines.aggregate`). Truth users that no block holds are evaluated at
+        the end with an empty list (``users="truth"`` / ``"union"``). Metrics with a global,
+        non-mergeable value (catalogue metrics) need the whole run at once and raise here.
+        ``progress(rows_done)`` is called after each block.
+        """
+        return self._execute(blocks, False, name=name, user_col=user_col, item_col=item_col,
+                             score_col=score_col, rank_col=rank_col, progress=progress)
+
+    def _execute(self, blocks: Iterable[Any], whole: bool, *, name: str | None,
+                 user_col: str | None, item_col: str | None, score_col: str | None,
+                 rank_col: str | None,
+                 progress: Callable[[int], None] | None = None,
+                 defer: bool = False) -> EvalResult:
+        """The block executor: pack + kernel per block, merge states, order rows canonically.
+
+        ``whole``: the only block is the whole run; it is packed with the ``users`` policy
+        itself (plugin metrics then see every evaluated user at once). ``defer``: an object
+        item column's check is left to the join (:class:`receval.io.frames.UncheckedIds`),
+        which raises :class:`receval.kernels.NotStrIds` where it fails.
+        """
+        t0 = time.perf_counter()
+        acc = _Accumulator(self)
+        block_policies = self.policies if whole else dataclasses.replace(
+            self.policies, users="run" if self.policies.users in ("run", "union")
+            else "intersection")
+        requests = self.plan.requests(self.truth.max_rel)
+        # lists measured as they are joined, when nothing but the kernel reads them
+        kernel = requests.arrays() if requests.items and not self.plan.keep_lists else None
+        for block in blocks:
+            codes = self._codes(block, user_col, item_col, score_col, rank_col, defer)
+            for packed in pack_run_blocks(
+                    codes, self.truth, block_policies, depth=self.plan.depth,
+                    keep_items=self.plan.keep_lists, keep_scores=self.plan.keep_lists,
+                    cutoffs=self.plan.cutoffs, block_positions=BLOCK_POSITIONS, kernel=kernel):
+                acc.add(packed, evaluate_packed(packed, self.plan, self.context,
+                                                out=acc.rows_for(packed)), whole)
+            if progress is not None:
+                progress(acc.totals.counts["run_rows"])
+        if not whole and self.policies.users in ("truth", "union"):
+            missing = np.flatnonzero(~acc.seen_truth)
+            if len(missing):
+                packed = self._pack(RunCodes.empty(self.truth), self.policies,
+                                    lists=self.plan.keep_lists, only_truth=missing)
+                acc.add(packed, evaluate_packed(packed, self.plan, self.context), False)
+                acc.totals.counts["missing_from_run"] = int(len(missing))
+        res = acc.result(name, t0)
+        return annotate_preset(res, *self.compat) if self.compat is not None else res
+
+
+class _Accumulator:
+    """Per-block outputs collected into one result: rows in canonical order and the
+    blocks' :class:`~receval.engines.totals.Totals`."""
+
+    def __init__(self, ev: Evaluator) -> None:
+        self.ev = ev
+        self.seen_truth = np.zeros(ev.truth.n_users, dtype=bool)
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.run_only: list[np.ndarray] = []
+        self.totals = Totals()
+        self.totals.add_truth(ev.truth)
+        self.n_blocks = 0
+        self.n_extra = 0
+        self.n_rows = 0  # the rows of the parts so far
+        # the per-user values of the first packed run, filled block by block in place (no
+        # copy at the end when that run is the whole result)
+        self.table: np.ndarray | None = None
+
+    def rows_for(self, packed: Packed) -> np.ndarray | None:
+        """Where the block's per-user values go: its rows of the table of the first packed
+        run (the blocks so far all came from that run and fill its rows up to this block's),
+        or ``None`` (a new array) for any later run."""
+        lo, total = packed.block_rows
+        if lo == 0 and not self.parts and total:
+            self.table = np.empty((total, len(self.ev.plan.specs)), dtype=np.float64)
+        hi = lo + len(packed.user_ids)
+        if self.table is None or self.n_rows != lo or hi > len(self.table):
+            return None
+        return self.table[lo:hi]
+
+    def add(self, packed: Packed, block: BlockValues, whole: bool) -> None:
+        self.n_blocks += 1
+        if block.overrides and not whole:
+            keys = [self.ev.plan.specs[j].key for j in block.overrides]
+            raise InputError(
+                f"{keys}: these metrics have a value of the whole run (catalogue-wide, or pooled "
+                "over every user's pairs) that needs the whole run at once; evaluate them "
+                "without blocks (rv.evaluate / without --stream)."
+            )
+        t_idx = packed.truth_index
+        extra = t_idx < 0
+        n_extra = int(extra.sum())
+        if not whole:  # (the blocks of one packed run never share a user)
+            truth_rows = t_idx[~extra] if n_extra else t_idx
+            if self.seen_truth[truth_rows].any():
+                uid = self.ev.truth.users[truth_rows[self.seen_truth[truth_rows]][0]]
+                raise InputError(
+                    f"the rows of user {plain(uid)} are not contiguous (they are in two "
+                    "blocks); each user's rows must be in one block: sort the run by user, or "
+                    "evaluate it in memory."
+                )
+            self.seen_truth[truth_rows] = True
+        # canonical row order: truth users in truth order, then run-only users as first seen
+        key = t_idx
+        if n_extra:
+            key = t_idx.copy()
+            key[extra] = self.ev.truth.n_users + self.n_extra + np.arange(n_extra)
+            self.n_extra += n_extra
+        self.parts.append((key, packed.user_ids, block.values))
+        self.n_rows += len(block.values)
+        self.run_only.append(packed.run_only)
+        self.totals.add(packed, block, missing_from_run=whole)
+
+    def result(self, name: str | None, t0: float) -> EvalResult:
+        """The rows in canonical order, then :func:`build_result` (``t0``: start time)."""
+        ev = self.ev
+        if len(self.parts) == 1:
+            key, user_ids, values = self.parts[0]
+        else:
+            key = np.concatenate([p[0] for p in self.parts])
+            user_ids = np.concatenate([p[1] for p in self.parts])
+            whole_table = self.table is not None and \
+                sum(len(p[2]) for p in self.parts) == len(self.table) and \
+                all(p[2].base is self.table for p in self.parts)
+            values = self.table if whole_table else np.concatenate([p[2] for p in self.parts])
+        if len(key) > 1 and not bool(np.all(key[1:] > key[:-1])):
+            order = np.argsort(key, kind="stable")
+            user_ids, values = user_ids[order], values[order]
+        if len(self.parts) > 1 and ev.policies.users in ("run", "union"):
+            extra_ids = user_ids[key >= ev.truth.n_users] if len(key) else user_ids
+            if len(extra_ids) != len(unique_ids(extra_ids)):
+                raise InputError(
+                    "the rows of a run-only user are not contiguous (they are in two blocks); each "
+                    "user's rows must be in one block: sort the run by user, or evaluate it in "
+                    "memory."
+                )
+        run_only = unique_ids(np.concatenate(self.run_only)) if self.run_only else []
+        totals = self.totals
+        if len(run_only) and ev.truth.n_users and not totals.counts["run_users_in_truth"]:
+            _warn_no_common_users(ev.truth.users, run_only)
+        totals.run_only = len(run_only)
+        return build_result(ev.plan, ev.policies, totals, user_ids, values,
+                            relevance=ev.relevance_info(), name=name, t0=t0,
+                            provenance={"blocks": self.n_blocks})
+
+
+
+
+def _warn_no_common_users(truth_users: np.ndarray, run_users: Any) -> None:
+    import warnings
+
+    def sample(ids: Any) -> str:
+        return ", ".join(f"{plain(u)} ({type(_plain(u)).__name__})" for u in list(ids[:3]))
+
+    warnings.warn(
+        f"the run and the truth have no user in common (run: {sample(run_users)}, ...; truth: "
+        f"{sample(truth_users)}, ...): every truth user is scored without a list. Check that "
+        "the user ids have the same type and spelling in both.", NoCommonUsersWarning,
+        stacklevel=user_stacklevel())
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if hasattr(value, "item") else value
+
+
+def _caller_level() -> int:
+    """``stacklevel`` that points a warning at the first frame outside receval (the caller of
+    ``rv.evaluate`` or ``rv.Evaluator``, however deep inside receval it was raised)."""
+    import os
+    import sys
+
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # receval/
+    frame, level = sys._getframe(2), 2  # level 1: the function that calls warnings.warn
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(pkg):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _num(x: float) -> str:
+    """A number as a user writes it: 1, 0.5 (not 1.0, np.float64(0.5))."""
+    x = float(x)
+    return str(int(x)) if x.is_integer() else repr(x)
+
+
+def _is_sparse(obj: Any) -> bool:
+    """scipy.sparse matrix or array, without importing scipy (keeps start-up fast)."""
+    return type(obj).__module__.startswith("scipy.sparse")
+
+
+def evaluate_local(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
+                   user_col: str | None = None, item_col: str | None = None,
+                   score_col: str | None = None, rank_col: str | None = None,
+                   rel_col: str | None = None, **kwargs: Any) -> EvalResult:
+    """:func:`receval.evaluate` on the local engine (the modules beneath the entry layer
+    that evaluate in process call this)."""
+    ev = Evaluator(truth, metrics, user_col=user_col, item_col=item_col, rel_col=rel_col,
+                   **kwargs)
+    return ev.evaluate(run, name=name, user_col=user_col, item_col=item_col,
+                       score_col=score_col, rank_col=rank_col)
