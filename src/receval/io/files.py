@@ -31,9 +31,20 @@ block with bounded memory (:func:`evaluate_blocks`).
 
 Example
 -------
->>> run = read_run("bm25.run")                 # columns qid, q0, docno, rank, score, tag
->>> truth = read_truth("qrels.txt")            # columns qid, iter, docno, relevance
->>> rv.evaluate(run, truth, ["ndcg@10"])
+>>> import pathlib, tempfile, receval as rv
+>>> tmp = tempfile.TemporaryDirectory()
+>>> run_path, qrels_path = pathlib.Path(tmp.name, "bm25.run"), pathlib.Path(tmp.name, "qrels.txt")
+>>> write_run({"q1": {"d1": 2.5, "d2": 1.5}, "q2": {"d3": 0.5}}, run_path, tag="bm25")
+>>> write_truth({"q1": {"d2": 1}, "q2": {"d3": 2}}, qrels_path)
+>>> print(run_path.read_text(), end="")
+q1 Q0 d1 1 2.5 bm25
+q1 Q0 d2 2 1.5 bm25
+q2 Q0 d3 1 0.5 bm25
+>>> run = read_run(run_path)                   # columns qid, q0, docno, rank, score, tag
+>>> truth = read_truth(qrels_path)             # columns qid, iter, docno, relevance
+>>> rv.evaluate(run, truth, ["mrr"]).summary["mrr"]     # (1/2 + 1/1) / 2
+0.75
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations

@@ -1,9 +1,25 @@
 """Renderers for results and comparisons: text (rich), Markdown, LaTeX, CSV, JSON, HTML.
 
->>> rv.report(comparison, format="latex")
->>> rv.report(comparison, format="html", path="report.html", train=train, runs=runs)
+Reports round for display only and never compute statistics: the Markdown table shows 4
+decimals, the CSV every digit.
 
-Reports round for display only and never compute statistics.
+>>> import receval as rv
+>>> truth = {"u1": {"b": 1}, "u2": {"c": 1}}
+>>> res = rv.evaluate({"u1": {"a": 2, "b": 1}, "u2": {"c": 2, "a": 1}}, truth, ["mrr", "hit_rate@1"])
+>>> print(rv.report(res, format="markdown"), end="")
+| metric | mean | std | se | n | skipped |
+| --- | ---: | ---: | ---: | ---: | ---: |
+| mrr | 0.7500 | 0.3536 | 0.2500 | 2 | 0 |
+| hit_rate@1 | 0.5000 | 0.7071 | 0.5000 | 2 | 0 |
+<BLANKLINE>
+2 users evaluated, 0 missing from the run (scored 0), 0 with no relevant item (skipped).
+>>> print(rv.report(res, format="csv"), end="")
+metric,mean,std,se,n,skipped
+mrr,0.75,0.3535533905932738,0.25,2,0
+hit_rate@1,0.5,0.7071067811865476,0.5,2,0
+
+A comparison renders the same way; ``rv.report(cmp, format="html", path="report.html",
+train=train, runs=runs)`` writes a self-contained page with plots.
 """
 
 from __future__ import annotations

@@ -1,8 +1,19 @@
 """compare(): paired significance tests between systems evaluated on the same users.
 
->>> cmp = rv.compare({"pop": res_pop, "knn": res_knn}, baseline="pop", test="permutation")
->>> cmp.table          # one row per (metric, pair): diff, CI, effect size, p-values
->>> rv.report(cmp, "latex")
+>>> import receval as rv
+>>> truth = {"u1": {"b": 1}, "u2": {"c": 1}, "u3": {"a": 1}, "u4": {"c": 1}}
+>>> pop = {u: {"a": 3, "b": 2, "c": 1} for u in truth}           # one list for every user
+>>> knn = {"u1": {"b": 2, "a": 1}, "u2": {"c": 2, "b": 1},
+...        "u3": {"b": 2, "a": 1}, "u4": {"c": 2, "a": 1}}
+>>> results = {"pop": rv.evaluate(pop, truth, ["mrr"]), "knn": rv.evaluate(knn, truth, ["mrr"])}
+>>> cmp = compare(results, baseline="pop", test="permutation")      # rv.compare
+>>> cmp.table[["metric", "a", "b", "diff", "wins", "losses", "p_value"]]
+  metric    a    b      diff  wins  losses  p_value
+0    mrr  knn  pop  0.333333     3       1    0.375
+
+``cmp.table`` has one row per (metric, pair): the difference, its CI, the effect size and the
+p-values (here exact: 6 of the 2**4 sign flips of the per-user differences are as extreme);
+``rv.report(cmp, format="latex")`` renders it.
 """
 
 from __future__ import annotations

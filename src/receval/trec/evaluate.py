@@ -8,10 +8,13 @@ returns a :class:`TrecResult`, whose :meth:`TrecResult.lines` are trec_eval's ou
 
 Example
 -------
->>> res = trec_eval(read_trec_qrels("qrels.test"), read_trec_run("results.test"), ["map", "P.5"])
->>> print("\\n".join(res.lines()))
-map                   \tall\t0.1785
-P_5                   \tall\t0.2667
+>>> import pandas as pd
+>>> qrels = pd.DataFrame({"qid": ["q1", "q1", "q2"], "docno": ["d1", "d3", "d2"], "relevance": 1})
+>>> run = pd.DataFrame({"qid": ["q1", "q1", "q1", "q2", "q2"], "docno": ["d1", "d2", "d3", "d1", "d2"],
+...                     "score": [3.0, 2.0, 1.0, 2.0, 1.0], "tag": "bm25"})
+>>> res = trec_eval(qrels, run, ["map", "P.5"])
+>>> res.lines()             # map = ((1/1 + 2/3) / 2 + 1/2) / 2; P_5 = (2/5 + 1/5) / 2
+['map                   \\tall\\t0.6667', 'P_5                   \\tall\\t0.3000']
 """
 
 from __future__ import annotations
