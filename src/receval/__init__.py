@@ -39,9 +39,14 @@ from .errors import (
 )
 from .evaluate import Evaluator, evaluate, evaluate_blocks
 from .metrics import MetricSpec, list_metrics, metric, parse_metric, parse_metrics
+from .metrics import spec as _spec
 from .policies import Policies
 from .report import report  # the function; the package stays receval.report
 from .results import EvalResult
+
+# the metric families outside the ranking kernel (receval.metrics.spec.PLUGIN_MODULES) sit
+# above the metrics layer: the package root imports them for it, on first need
+_spec.PLUGIN_LOADER = _importlib.import_module
 
 # public name -> module that defines it (imported on first access)
 _LAZY: dict[str, str | tuple[str, str | None]] = {

@@ -163,6 +163,9 @@ class MetricDef:
     ``kernel``: for metrics of the compiled ranking kernel, their :class:`Kernel` binding.
     ``whole_list``: for a plugin metric with a cutoff, ``whole_list(spec)`` is true when it
     reads every position of the lists, not only the top k (e.g. the user's candidates).
+    ``explain``: the metric's own step-by-step display, ``explain(spec, user) -> Steps | None``
+    over one user's packed list (:mod:`receval.metrics.steps`; ``None``: no rule for that
+    parameter choice); :func:`receval.explain` calls it and checks it against the engine.
     """
 
     name: str
@@ -181,6 +184,7 @@ class MetricDef:
     needs: tuple[str, ...] = ()
     kernel: Kernel | None = None
     whole_list: Callable[[Any], bool] | None = None
+    explain: Callable[[Any, Any], Any] | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -240,23 +244,25 @@ REGISTRY: dict[str, MetricDef] = {}
 ALIASES: dict[str, str] = {}
 
 # Modules that register metric families outside the ranking kernel. They are imported on first
-# need (an unknown name, or a full listing), so that ``import receval`` stays fast.
+# need (an unknown name, or a full listing), so that ``import receval`` stays fast. They sit
+# above this layer, so this module names them but never imports them: the package root, which
+# may import every layer, installs the loader (``receval/__init__.py``).
 PLUGIN_MODULES = ("receval.classification.registered", "receval.beyond.registered",
                   "receval.debiased.registered")
+#: ``loader(module_name)`` imports one plugin module (set by the package root)
+PLUGIN_LOADER: Callable[[str], object] | None = None
 _plugins_loaded = False
 
 
 def load_plugins() -> None:
     """Import every plugin module once (registering its metrics)."""
     global _plugins_loaded
-    if _plugins_loaded:
+    if _plugins_loaded or PLUGIN_LOADER is None:
         return
     _plugins_loaded = True
-    import importlib
-
     for name in PLUGIN_MODULES:
         try:
-            importlib.import_module(name)
+            PLUGIN_LOADER(name)
         except ModuleNotFoundError as exc:  # a plugin package that is not present
             if exc.name is None or not name.startswith(exc.name):
                 raise
