@@ -288,7 +288,8 @@ def test_errors_name_the_problem():
     df = pd.DataFrame({"variant": ["A", "B"] * 5, "y": [1.0] * 9 + [np.nan]})
     with pytest.raises(InputError, match="'y'.*missing"):
         ab.analyze(df, metrics=["y"], control="A")
-    res = ab.analyze(df, metrics=["y"], control="A", nan="drop")
+    with pytest.warns(RecevalWarning, match="zero variance"):
+        res = ab.analyze(df, metrics=["y"], control="A", nan="drop")
     assert res.counts["units_dropped"] == 1
     with pytest.raises(InputError, match="control='Z'"):
         ab.analyze(df.fillna(0), metrics=["y"], control="Z")

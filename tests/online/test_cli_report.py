@@ -38,7 +38,7 @@ def test_cli_ab_units_events_and_aggregates(tmp_path, capsys):
     got = {r["metric"]: r for r in out["rows"]}
     assert got["rev"]["effect"] == pytest.approx(ref.row("rev")["effect"], rel=1e-12)
     assert got["clicks/impr"]["se"] == pytest.approx(ref.row("clicks/impr")["se"], rel=1e-12)
-    ev = units.loc[units.index.repeat(2), ["user_id", "variant"]].assign(click=1)
+    ev = units.loc[units.index.repeat(1 + np.arange(n) % 3), ["user_id", "variant"]].assign(click=1)
     if importlib.util.find_spec("pyarrow") is not None:
         ep = tmp_path / "events.parquet"
         ev.to_parquet(ep)

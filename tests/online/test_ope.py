@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from receval.errors import InputError, PolicyError
+from receval.errors import InputError, PolicyError, RecevalWarning
 from receval.online import (
     compare_policies,
     estimate,
@@ -49,9 +49,11 @@ def _ex_c(estimators):
 def test_single_example_vw():
     log = _single([0.3], [1.0], ["x"])
     pol = policy_from_table(pd.DataFrame({"user": [0, 0], "item": ["x", "y"], "prob": [0.6, 0.4]}))
-    res = estimate(log, pol, estimators=["ips", "snips"])
+    with pytest.warns(RecevalWarning, match="1 unit"):
+        res = estimate(log, pol, estimators=["ips", "snips"])
     assert res["ips"] == pytest.approx(2.0, abs=1e-15)
     assert res["snips"] == pytest.approx(1.0, abs=1e-15)
+    assert math.isnan(res.row("ips")["se"])
 
 
 def test_four_round_example_all_estimators():

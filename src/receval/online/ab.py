@@ -9,10 +9,18 @@ blocks (or Spark partitions) add up to exactly the one-shot result.
 A metric ``M = mu_y / mu_x`` (``x`` = 1 for a mean) is linearised: ``g = (1/mu_x)(e_y - M e_x)``,
 ``Var(M) = g' S g / n`` with ``S`` the per-arm sample covariance (delta method; Deng, Knoblich &
 Lu, KDD 2018). CUPED (Deng, Xu, Kohavi & Walker, WSDM 2013) with covariate metric ``C`` (gradient
-``h``): ``theta = g' S_p h / h' S_p h`` on both arms pooled, ``M_cv = M - theta (C - C_pooled)``,
+``h``): ``theta = g' S_p h / h' S_p h`` and ``C_pooled`` on the two compared arms pooled (per
+pair: with three or more arms each treatment arm gets its own ``theta`` from itself and the
+control, as tea-tasting does), ``M_cv = M - theta (C - C_pooled)``,
 ``Var(M_cv) = Var(M) + theta^2 Var(C) - 2 theta Cov(M, C)``. Effect ``Delta = M_T - M_C`` with
 ``Var = Var_T + Var_C``; relative effect ``M_T / M_C - 1`` with a CI on the log scale (default),
 by Fieller's theorem, by the delta method, or the absolute CI divided by ``M_C`` (``"control"``).
+Under Welch's test the log-scale and delta relative CIs take their Welch-Satterthwaite degrees of
+freedom from the relative variances ``Var_g / M_g^2`` (tea-tasting's convention).
+
+A statistic that is undefined is NaN with the reason in the row's ``note`` and in
+``diagnostics["warnings"]``, never 0 or a false "significant": an arm with fewer than two units
+(no variance estimate), zero variance in both arms (no test).
 """
 
 from __future__ import annotations
@@ -29,7 +37,9 @@ from scipy import stats
 
 from ..errors import InputError, PolicyError, RecevalWarning, plain, suggest
 from ..stats.corrections import adjust, check_correction
-from ._frames import need, numeric, to_pandas
+from ..validation import PROBABILITY_OPEN, Boolean, InstanceOf, Options, validate_params
+from ._frames import integers, need, numeric, one_arm_per_unit, to_pandas, unique_rows
+from ._params import CORRECTION
 from ._results import OnlineResult
 from .power import mde, power, sample_size
 from .sequential import msprt
@@ -89,15 +99,20 @@ class Aggregates:
         return row
 
 
+@validate_params({"variant": [InstanceOf(str)]})
 def from_aggregates(table: Any, *, variant: str = "variant") -> dict[Any, Aggregates]:
     """Per-arm :class:`Aggregates` from a summary table with one row per arm and columns
     ``n``, ``sum:<col>`` and ``cross:<a>:<b>`` (``cross:<a>:<a>`` = sum of squares), as written
     by :meth:`Aggregates.to_row` (e.g. by a SQL or Spark job)."""
     df = to_pandas(table, "aggregates")
     need(df, [variant, "n"], "aggregates")
-    cols = [c[4:] for c in df.columns if str(c).startswith("sum:")]
+    unique_rows(df, [variant], "aggregates")
+    cols = [str(c)[4:] for c in df.columns if str(c).startswith("sum:")]
+    n = integers(df, "n", "aggregates", low=0)
+    values = {c: numeric(df, c, "aggregates") for c in df.columns
+              if str(c).startswith(("sum:", "cross:"))}
     out: dict[Any, Aggregates] = {}
-    for _, r in df.iterrows():
+    for row, arm in enumerate(df[variant].to_numpy()):
         p = len(cols)
         cross = np.empty((p, p))
         for i, a in enumerate(cols):
@@ -106,13 +121,15 @@ def from_aggregates(table: Any, *, variant: str = "variant") -> dict[Any, Aggreg
                 if key not in df.columns:
                     raise InputError(f"aggregates lack column 'cross:{a}:{b}' (the sum of "
                                      f"{a} * {b} per arm), needed for variances and covariances.")
-                cross[i, j] = float(r[key])
-        out[r[variant]] = Aggregates(tuple(cols), int(r["n"]),
-                                     np.array([float(r[f"sum:{c}"]) for c in cols]), cross)
+                cross[i, j] = values[key][row]
+        out[arm] = Aggregates(tuple(cols), int(n[row]),
+                              np.array([values[f"sum:{c}"][row] for c in cols]), cross)
     return out
 
 
 # --- per-unit statistics ---------------------------------------------------------------------
+@validate_params({"unit": [InstanceOf(str)], "variant": [InstanceOf(str)],
+                  "pre_suffix": [InstanceOf(str)]})
 def per_unit(events: Any, *, unit: str = "user_id", variant: str = "variant",
              sums: Mapping[str, str | int] | None = None, pre_period: Any = None,
              pre_suffix: str = "_pre") -> pd.DataFrame:
@@ -122,20 +139,22 @@ def per_unit(events: Any, *, unit: str = "user_id", variant: str = "variant",
     ``pre_period``: events of the same units before the test (no arm needed); their sums are
     added with ``pre_suffix`` (units without pre-period data get 0 and ``has_pre = 0``, an
     indicator to use as a second covariate). A unit seen in two arms raises. ``df.attrs``
-    holds ``rows_dropped`` (rows with a missing unit or arm).
+    holds ``rows_dropped`` (rows with a missing unit or arm) and ``unit`` (the unit column,
+    which :func:`analyze` checks for one row and one arm per unit).
     """
     df = to_pandas(events, "events")
-    sums = dict(sums or {"events": 1})
+    sums = dict(sums if sums is not None else {"events": 1})
+    if not sums:
+        raise InputError("per_unit: sums={} names no column to sum; give e.g. {'events': 1}.")
+    for name, src in sums.items():
+        if not (isinstance(src, str) or (type(src) is int and src == 1)):
+            raise InputError(f"per_unit: sums[{plain(name)}]={plain(src)} is not valid; give a "
+                             "column name to sum or 1 to count rows.")
     need(df, [unit, variant] + [c for c in sums.values() if isinstance(c, str)], "events")
     keep = df[unit].notna() & df[variant].notna()
     dropped = int((~keep).sum())
     df = df[keep]
-    arms = df.groupby(unit, sort=False)[variant].nunique()
-    if (arms > 1).any():
-        bad = arms.index[arms > 1][0]
-        raise InputError(f"unit {plain(bad)} appears in more than one arm of column {plain(variant)} "
-                         f"({int((arms > 1).sum())} such units): the unit of analysis must be the "
-                         "unit of randomisation; pass unit= the randomised id, or drop them.")
+    one_arm_per_unit(df, unit, variant, "events")
     out = _sum_events(df, unit, sums)
     out.insert(1, variant, df.groupby(unit, sort=False)[variant].first().to_numpy())
     if pre_period is not None:
@@ -148,6 +167,7 @@ def per_unit(events: Any, *, unit: str = "user_id", variant: str = "variant",
         fill = [f"{c}{pre_suffix}" for c in sums] + ["has_pre"]
         out[fill] = out[fill].fillna(0.0)
     out.attrs["rows_dropped"] = dropped
+    out.attrs["unit"] = unit
     return out
 
 
@@ -173,6 +193,7 @@ class Metric:
     kind: str = "mean"
     pvalue: str = "unpooled"
     test: str = "welch"
+    correction: bool = False
 
     def columns(self) -> list[str]:
         cols = [self.numer] + ([self.denom] if self.denom else [])
@@ -183,26 +204,41 @@ class Metric:
         return cols
 
 
+_NAMES = {"column": [InstanceOf(str)], "name": [None, InstanceOf(str)],
+          "covariate": [None, InstanceOf(str)]}
+
+
+@validate_params({**_NAMES, "test": [Options(TESTS)]})
 def mean(column: str, *, covariate: str | None = None, name: str | None = None,
          test: str = "welch") -> Metric:
     """Per-unit mean (``revenue per user``), Welch t test by default (``test="z"``: normal)."""
     return Metric(name or column, column, None, covariate, "mean", "unpooled", _test(test))
 
 
+@validate_params({**_NAMES, "pvalue": [Options(("pooled", "unpooled"))],
+                  "correction": [Boolean()]})
 def proportion(column: str, *, covariate: str | None = None, name: str | None = None,
-               pvalue: str = "pooled") -> Metric:
-    """Share of units with a 0/1 outcome: z test; variance ``p(1-p)``; CI unpooled; p-value
-    ``"pooled"`` (the classic two-proportion z / chi-square test, default) or ``"unpooled"``."""
-    if pvalue not in ("pooled", "unpooled"):
-        raise PolicyError(f"pvalue={plain(pvalue)} is not valid; choose 'pooled' or 'unpooled'.")
-    return Metric(name or column, column, None, covariate, "proportion", pvalue, "z")
+               pvalue: str = "pooled", correction: bool = False) -> Metric:
+    """Share of units with a 0/1 outcome (every arm checked): z test; variance ``p(1-p)``; CI
+    unpooled; p-value ``"pooled"`` (the classic two-proportion z / chi-square test, default) or
+    ``"unpooled"``.
+
+    ``correction=True``: continuity correction ``cc = (1/n_T + 1/n_C) / 2``, the statistic uses
+    ``max(|Delta| - cc, 0)`` and the absolute CI (and the log-scale relative CI, by
+    ``cc / M_C``) widen by it; the pooled p-value is then Yates' chi-square of the 2x2 table
+    (tea-tasting's default for its normal approximation, used from 1000 units).
+    """
+    return Metric(name or column, column, None, covariate, "proportion", pvalue, "z", correction)
 
 
+@validate_params({"numer": [InstanceOf(str)], "denom": [InstanceOf(str)],
+                  "name": [None, InstanceOf(str)], "test": [Options(TESTS)]})
 def ratio(numer: str, denom: str, *, covariate: tuple[str, str] | None = None,
           name: str | None = None, test: str = "z") -> Metric:
     """Ratio of sums (``CTR = sum clicks / sum impressions``) by the delta method; never the mean
     of per-unit ratios. ``covariate=(numer_pre, denom_pre)`` applies CUPED with the ratio covariate."""
-    if covariate is not None and (isinstance(covariate, str) or len(covariate) != 2):
+    if covariate is not None and (isinstance(covariate, str) or len(covariate) != 2
+                                  or not all(isinstance(c, str) for c in covariate)):
         raise PolicyError(f"ratio covariate must be a (numer, denom) pair; got {plain(covariate)}.")
     return Metric(name or f"{numer}/{denom}", numer, denom, covariate, "ratio", "unpooled",
                   _test(test))
@@ -276,33 +312,66 @@ def _fieller(a: float, va: float, b: float, vb: float, z: float) -> tuple[float,
     return (-B - r) / (2 * A), (-B + r) / (2 * A)
 
 
+def _counts(counts: Any) -> dict[Any, int]:
+    """Unit counts per arm: non-negative whole numbers."""
+    if not isinstance(counts, Mapping):
+        raise InputError(f"srm counts must be a dict {{arm: units}}; got {type(counts).__name__}.")
+    out: dict[Any, int] = {}
+    for a, v in counts.items():
+        ok = not isinstance(v, (bool, np.bool_)) and isinstance(v, (int, float, np.integer,
+                                                                     np.floating))
+        if not ok or not math.isfinite(float(v)) or float(v) < 0 or float(v) != int(v):
+            raise InputError(f"srm counts[{plain(a)}]={plain(v)} is not valid; a unit count is a "
+                             "whole number >= 0.")
+        out[a] = int(v)
+    return out
+
+
+@validate_params({"method": [Options(("auto", "chisquare", "binomial"))],
+                  "threshold": PROBABILITY_OPEN, "correction": [Boolean()]})
 def srm(counts: Mapping[Any, int], expected: Mapping[Any, float] | None = None, *,
-        method: str = "auto", threshold: float = 0.001) -> OnlineResult:
+        method: str = "auto", threshold: float = 0.001, correction: bool = False) -> OnlineResult:
     """Sample-ratio-mismatch test of unit counts per arm against the design shares.
 
     Pearson chi-square ``sum_g (O_g - N q_g)^2 / (N q_g)``, ``df = G - 1``; ``method="auto"``
     uses the exact binomial test for two arms below 1000 units (as tea-tasting's
-    ``SampleRatio``). ``mismatch`` when ``p < threshold`` (default 0.001: Fabijan et al.,
+    ``SampleRatio``). ``correction=True``: continuity correction of the chi-square,
+    ``sum_g max(|O_g - N q_g| - 1/2, 0)^2 / (N q_g)`` (for two arms tea-tasting's default normal
+    approximation). An arm of ``expected`` missing from ``counts`` has 0 units (a mismatch, not
+    an arm left out). ``mismatch`` when ``p < threshold`` (default 0.001: Fabijan et al.,
     "Diagnosing sample ratio mismatch in online controlled experiments", KDD 2019).
     """
-    arms = list(counts)
+    obs_map = _counts(counts)
+    if expected is not None:
+        if not isinstance(expected, Mapping):
+            raise InputError(f"srm expected must be a dict {{arm: share}}; got "
+                             f"{type(expected).__name__}.")
+        for a in expected:
+            obs_map.setdefault(a, 0)
+    arms = list(obs_map)
     if len(arms) < 2:
         raise InputError(f"SRM needs at least two arms; got {arms}.")
-    obs = np.array([counts[a] for a in arms], dtype=np.float64)
+    obs = np.array([obs_map[a] for a in arms], dtype=np.float64)
     if expected is None:
         q = np.full(len(arms), 1.0 / len(arms))
     else:
         missing = [a for a in arms if a not in expected]
         if missing:
             raise InputError(f"srm expected shares lack arm(s) {missing}; give a share per arm.")
-        q = np.array([float(expected[a]) for a in arms])
-        if (q <= 0).any():
-            raise PolicyError(f"srm expected shares must be positive; got {dict(expected)}.")
+        q = np.array([float(expected[a]) if isinstance(expected[a], (int, float, np.number))
+                      and not isinstance(expected[a], bool) else math.nan for a in arms])
+        if not ((q > 0) & np.isfinite(q)).all():
+            raise PolicyError(f"srm expected shares must be positive finite numbers; got "
+                              f"{ {str(k): plain(v) for k, v in expected.items()} }.")
         q = q / q.sum()
-    if method not in ("auto", "chisquare", "binomial"):
-        raise PolicyError(f"method={plain(method)} is not valid; choose auto, chisquare or binomial.")
     N = obs.sum()
-    chi2 = float(((obs - N * q) ** 2 / (N * q)).sum())
+    if N == 0:
+        raise InputError(f"srm: every arm has 0 units ({ {str(a): 0 for a in arms} }); there is "
+                         "nothing to test.")
+    dev = np.abs(obs - N * q)
+    if correction:
+        dev = np.maximum(dev - 0.5, 0.0)
+    chi2 = float((dev ** 2 / (N * q)).sum())
     use_binom = method == "binomial" or (method == "auto" and len(arms) == 2 and N < 1000)
     if use_binom:
         if len(arms) != 2:
@@ -315,44 +384,88 @@ def srm(counts: Mapping[Any, int], expected: Mapping[Any, float] | None = None, 
     return OnlineResult(kind="srm", rows=[row], summary={"p_value": p},
                         counts={str(a): int(o) for a, o in zip(arms, obs, strict=True)},
                         diagnostics={"expected_share": {str(a): float(x) for a, x in zip(arms, q, strict=True)}},
-                        provenance={"method": method, "threshold": threshold},
+                        provenance={"method": method, "threshold": threshold,
+                                    "correction": correction},
                         title="Sample-ratio mismatch")
 
 
+def _units_frame(df: pd.DataFrame, unit: str | None, variant: str) -> pd.DataFrame:
+    """One row and one arm per unit (when the unit column is known)."""
+    if unit is None:
+        return df
+    need(df, [unit], "units")
+    one_arm_per_unit(df, unit, variant, "units")
+    unique_rows(df[df[unit].notna()], [unit], "units (one row per unit)")
+    return df
+
+
+def _check_binary(m: Metric, aggs: Mapping[Any, Aggregates], df: pd.DataFrame | None,
+                  variant: str) -> None:
+    """A proportion's column holds 0/1 in every arm (each value checked when the units are at
+    hand; from aggregates, ``sum x = sum x^2`` and the mean in [0, 1])."""
+    if df is not None:
+        x = numeric(df, m.numer, "units")
+        bad = (x != 0) & (x != 1)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(f"proportion column {plain(m.numer)} is not 0/1 in every arm: arm "
+                             f"{plain(df[variant].iloc[i])} has {plain(x[i])} ({int(bad.sum())} "
+                             "such value(s)); use mean() for other values.")
+        return
+    for arm, agg in aggs.items():
+        j = agg.index(m.numer)
+        y, yy = agg.sums[j], agg.cross[j, j]
+        if abs(y - yy) > 1e-9 * max(1.0, abs(y)) or not 0 <= y <= agg.n:
+            raise InputError(f"proportion column {plain(m.numer)} is not 0/1 in arm {plain(arm)} "
+                             f"(sum {plain(float(y))}, sum of squares {plain(float(yy))}, "
+                             f"{agg.n} units); use mean() instead.")
+
+
+@validate_params({"variant": [InstanceOf(str)], "alpha": PROBABILITY_OPEN,
+                  "relative_ci": [Options(RELATIVE_CI)], "correction": CORRECTION,
+                  "srm_threshold": PROBABILITY_OPEN, "nan": [Options(("error", "drop"))],
+                  "unit": [None, InstanceOf(str)], "srm_correction": [Boolean()]})
 def analyze(data: Any, *, metrics: Sequence[Metric | str], control: Any,
             variant: str = "variant", alpha: float = 0.05, relative_ci: str = "log",
             correction: str = "holm", srm_expected: Mapping[Any, float] | None = None,
             srm_threshold: float = 0.001, nan: str = "error",
-            unit: str | None = None) -> OnlineResult:
+            unit: str | None = None, srm_correction: bool = False) -> OnlineResult:
     """Compare every arm with ``control`` on each metric.
 
     ``data``: the per-unit frame of :func:`per_unit` (one row per unit) or a dict
     ``{arm: Aggregates}`` (:func:`from_aggregates`, or sums of partial aggregates).
     A metric given as a string is ``mean(string)``. ``correction`` (over all metric x arm
     rows): ``none``, ``bonferroni``, ``holm`` (default), ``bh``, ``by``. The SRM check runs
-    first; a mismatch is a :class:`RecevalWarning` and is recorded in ``diagnostics``.
-    ``nan``: ``"error"`` (default) or ``"drop"`` (units with a missing value in a used column
-    are dropped and counted in ``counts["units_dropped"]``).
+    first (``srm_correction``: its continuity correction); a mismatch is a
+    :class:`RecevalWarning` and is recorded in ``diagnostics``; an arm of ``srm_expected``
+    without units counts 0. ``nan``: ``"error"`` (default) or ``"drop"`` (units with a
+    missing value in a used column are dropped and counted in ``counts["units_dropped"]``).
+    ``unit``: the unit column (default: the one :func:`per_unit` wrote); a unit in two arms
+    or on two rows raises. An undefined statistic is NaN with a ``note`` (module docstring).
     """
-    if relative_ci not in RELATIVE_CI:
-        raise PolicyError(f"relative_ci={plain(relative_ci)} is not valid; choose one of "
-                          f"{list(RELATIVE_CI)}." + suggest(relative_ci, RELATIVE_CI))
     correction = check_correction(correction)
-    if nan not in ("error", "drop"):
-        raise PolicyError(f"nan={plain(nan)} is not valid; choose 'error' or 'drop'.")
-    if not 0 < alpha < 1:
-        raise PolicyError(f"alpha={plain(alpha)} must lie in (0, 1).")
+    if isinstance(metrics, (str, Metric)):
+        metrics = [metrics]
     ms = [mean(m) if isinstance(m, str) else m for m in metrics]
     if not ms:
         raise InputError("analyze needs at least one metric.")
+    if not all(isinstance(m, Metric) for m in ms):
+        bad = next(m for m in ms if not isinstance(m, Metric))
+        raise InputError(f"analyze: metric {plain(bad)} is not valid; give a column name or "
+                         "ab.mean / ab.proportion / ab.ratio.")
     cols = list(dict.fromkeys(c for m in ms for c in m.columns()))
     dropped = 0
     units_table: dict[str, Any] = {}
+    df: pd.DataFrame | None = None
     if isinstance(data, Mapping) and data and all(isinstance(v, Aggregates) for v in data.values()):
         aggs = dict(data)
     else:
         df = to_pandas(data, "units")
+        unit = unit if unit is not None else df.attrs.get("unit")
+        if unit is not None and unit not in df.columns and unit == df.attrs.get("unit"):
+            unit = None
         need(df, [variant] + cols, "units")
+        df = _units_frame(df, unit, variant)
         bad = df[cols].isna().any(axis=1) | df[variant].isna()
         if bad.any():
             if nan == "error":
@@ -367,7 +480,11 @@ def analyze(data: Any, *, metrics: Sequence[Metric | str], control: Any,
     if control not in aggs:
         raise InputError(f"control={plain(control)} is not an arm; arms are {list(aggs)}."
                          + suggest(str(control), map(str, aggs)))
-    srm_res = srm({a: g.n for a, g in aggs.items()}, srm_expected, threshold=srm_threshold)
+    for m in ms:
+        if m.kind == "proportion":
+            _check_binary(m, aggs, df, variant)
+    srm_res = srm({a: g.n for a, g in aggs.items()}, srm_expected, threshold=srm_threshold,
+                  correction=srm_correction)
     warn_list: list[str] = []
     if srm_res.rows[0]["mismatch"]:
         msg = (f"sample-ratio mismatch: unit counts {srm_res.counts} have p = "
@@ -375,23 +492,15 @@ def analyze(data: Any, *, metrics: Sequence[Metric | str], control: Any,
                "are not comparable, do not trust the effects below.")
         warn_list.append(msg)
         warnings.warn(msg, RecevalWarning, stacklevel=2)
-    pooled = None
-    for g in aggs.values():
-        pooled = g if pooled is None else pooled + g
-    assert pooled is not None
     z = float(stats.norm.ppf(1 - alpha / 2))
     rows: list[dict[str, Any]] = []
     for m in ms:
-        theta, cpool, rho2 = _theta(m, pooled)
-        if m.kind == "proportion":
-            y = aggs[control].sums[aggs[control].index(m.numer)]
-            yy = aggs[control].cross[aggs[control].index(m.numer)][aggs[control].index(m.numer)]
-            if abs(y - yy) > 1e-9 * max(1.0, abs(y)):
-                raise InputError(f"proportion column {plain(m.numer)} is not 0/1; use mean() instead.")
-        c = _arm_stats(m, aggs[control], theta, cpool)
         for arm, agg in aggs.items():
             if arm == control:
                 continue
+            pair = aggs[control] + agg
+            theta, cpool, rho2 = _theta(m, pair)
+            c = _arm_stats(m, aggs[control], theta, cpool)
             t = _arm_stats(m, agg, theta, cpool)
             rows.append(_effect_row(m, arm, control, t, c, agg, aggs[control], z, alpha,
                                     relative_ci, theta, rho2))
@@ -402,8 +511,14 @@ def analyze(data: Any, *, metrics: Sequence[Metric | str], control: Any,
     for r, q in zip(rows, padj, strict=True):
         r["p_adjusted"] = float(q)
         r["significant"] = bool(q < alpha)
+    undefined = [r for r in rows if r["note"]]
+    for r in undefined:
+        msg = f"metric {plain(r['metric'])}, arm {plain(r['arm'])}: {r['note']}"
+        warn_list.append(msg)
+        warnings.warn(msg, RecevalWarning, stacklevel=2)
     counts = {"units": int(sum(g.n for g in aggs.values())), "units_dropped": dropped,
-              "units_per_arm": {str(a): int(g.n) for a, g in aggs.items()}}
+              "units_per_arm": {str(a): int(g.n) for a, g in aggs.items()},
+              "rows_undefined": len(undefined)}
     return OnlineResult(
         kind="ab", rows=rows,
         summary={f"{r['metric']}:{r['arm']}": r["effect"] for r in rows},
@@ -411,51 +526,91 @@ def analyze(data: Any, *, metrics: Sequence[Metric | str], control: Any,
         diagnostics={"srm": srm_res.rows[0], "warnings": warn_list},
         provenance={"control": str(control), "alpha": alpha, "relative_ci": relative_ci,
                     "correction": correction, "srm_threshold": srm_threshold,
+                    "srm_correction": srm_correction,
                     "metrics": [m.__dict__ | {"covariate": m.covariate} for m in ms]},
         units=units_table, title="A/B test")
+
+
+def _welch_df(vt: float, nt: int, vc: float, nc: int) -> float:
+    """Welch-Satterthwaite df of ``Var_T + Var_C`` (variances of the arm means)."""
+    den = vt ** 2 / (nt - 1) + vc ** 2 / (nc - 1)
+    return (vt + vc) ** 2 / den if den > 0 else math.inf
+
+
+def _pooled_share(m: Metric, at: Aggregates, ac: Aggregates) -> float:
+    return float((at.sums[at.index(m.numer)] + ac.sums[ac.index(m.numer)]) / (at.n + ac.n))
+
+
+def _undefined(m: Metric, t: dict, c: dict, arm: Any, control: Any, at: Aggregates,
+               ac: Aggregates) -> str:
+    """Why the test of this pair is undefined ("" when it is defined)."""
+    for a, s in ((arm, t), (control, c)):
+        if s["n"] < 2:
+            return (f"arm {plain(a)} has {s['n']} unit(s): a variance needs at least two, so "
+                    "the standard error, CI and p-value are undefined (NaN).")
+    if m.kind == "proportion" and m.pvalue == "pooled":
+        if _pooled_share(m, at, ac) in (0.0, 1.0):
+            return ("every unit of both arms has the same value: the pooled test is undefined "
+                    "(NaN).")
+    elif t["var"] + c["var"] <= 0:
+        return ("both arms have zero variance: the test is undefined (NaN); the effect is "
+                "exact only if the data really have no spread.")
+    return ""
 
 
 def _effect_row(m: Metric, arm: Any, control: Any, t: dict, c: dict, at: Aggregates,
                 ac: Aggregates, z: float, alpha: float, relative_ci: str, theta: float,
                 rho2: float) -> dict[str, Any]:
     eff = t["value"] - c["value"]
+    note = _undefined(m, t, c, arm, control, at, ac)
     var = t["var"] + c["var"]
-    se = math.sqrt(var)
-    if m.kind == "proportion" and m.pvalue == "pooled":
-        p_all = (at.sums[at.index(m.numer)] + ac.sums[ac.index(m.numer)]) / (t["n"] + c["n"])
-        se_p = math.sqrt(p_all * (1 - p_all) * (1 / t["n"] + 1 / c["n"]))
-        stat = eff / se_p if se_p > 0 else math.nan
+    se = math.sqrt(var) if not note else math.nan
+    cc = 0.5 * (1 / t["n"] + 1 / c["n"]) if m.kind == "proportion" and m.correction else 0.0
+    shrunk = math.copysign(max(abs(eff) - cc, 0.0), eff)
+    if note:
+        stat = math.nan
+    elif m.kind == "proportion" and m.pvalue == "pooled":
+        p_all = _pooled_share(m, at, ac)
+        stat = shrunk / math.sqrt(p_all * (1 - p_all) * (1 / t["n"] + 1 / c["n"]))
     else:
-        stat = eff / se if se > 0 else math.nan
-    if m.test == "welch":
-        vt, vc = t["var"], c["var"]
-        den = vt ** 2 / max(t["n"] - 1, 1) + vc ** 2 / max(c["n"] - 1, 1)
-        df = var ** 2 / den if den > 0 else math.inf
+        stat = shrunk / se if se > 0 else math.nan
+    df_rel = math.inf
+    if m.test == "welch" and not note:
+        df = _welch_df(t["var"], t["n"], c["var"], c["n"])
         q = float(stats.t.ppf(1 - alpha / 2, df))
         p = float(2 * stats.t.sf(abs(stat), df)) if math.isfinite(stat) else math.nan
+        if t["value"] != 0 and c["value"] != 0:
+            df_rel = _welch_df(t["var"] / t["value"] ** 2, t["n"], c["var"] / c["value"] ** 2,
+                               c["n"])
+        q_rel = float(stats.t.ppf(1 - alpha / 2, df_rel))
     else:
-        df, q = math.inf, z
+        df = math.inf if not note else math.nan
+        q = q_rel = z
         p = float(2 * stats.norm.sf(abs(stat))) if math.isfinite(stat) else math.nan
+    half = q * se + cc
     ratio_ = t["value"] / c["value"] if c["value"] != 0 else math.nan
     if relative_ci == "log" and t["value"] > 0 and c["value"] > 0:
         sl = math.sqrt(t["var"] / t["value"] ** 2 + c["var"] / c["value"] ** 2)
-        rlo, rhi = ratio_ * math.exp(-q * sl) - 1, ratio_ * math.exp(q * sl) - 1
+        w = q_rel * sl + cc / c["value"] if not note else math.nan
+        rlo, rhi = ratio_ * math.exp(-w) - 1, ratio_ * math.exp(w) - 1
     elif relative_ci == "fieller" and c["value"] != 0:
         lo, hi = _fieller(t["value"], t["var"], c["value"], c["var"], q)
-        rlo, rhi = lo - 1, hi - 1
+        rlo, rhi = (lo - 1, hi - 1) if not note else (math.nan, math.nan)
     elif relative_ci == "control" and c["value"] != 0:
-        rlo, rhi = (eff - q * se) / c["value"], (eff + q * se) / c["value"]
+        rlo, rhi = (eff - half) / c["value"], (eff + half) / c["value"]
     elif c["value"] != 0:
         sl = math.sqrt(t["var"] / t["value"] ** 2 + c["var"] / c["value"] ** 2) \
             if t["value"] != 0 else math.nan
-        rlo, rhi = ratio_ - 1 - q * abs(ratio_) * sl, ratio_ - 1 + q * abs(ratio_) * sl
+        rlo, rhi = ratio_ - 1 - q_rel * abs(ratio_) * sl, ratio_ - 1 + q_rel * abs(ratio_) * sl
     else:
+        rlo = rhi = math.nan
+    if note:
         rlo = rhi = math.nan
     return {"metric": m.name, "arm": str(arm), "control": str(control), "kind": m.kind,
             "n_control": c["n"], "n_treatment": t["n"], "control_value": c["value"],
             "treatment_value": t["value"], "control_raw": c["raw"], "treatment_raw": t["raw"],
-            "effect": eff, "se": se, "ci_low": eff - q * se, "ci_high": eff + q * se,
+            "effect": eff, "se": se, "ci_low": eff - half, "ci_high": eff + half,
             "relative": ratio_ - 1, "rel_ci_low": rlo, "rel_ci_high": rhi, "statistic": stat,
-            "df": df, "p_value": p, "theta": theta, "variance_reduction": rho2,
-            "covariate": None if m.covariate is None else str(m.covariate)}
-
+            "df": df, "df_relative": df_rel, "p_value": p, "theta": theta,
+            "variance_reduction": rho2,
+            "covariate": None if m.covariate is None else str(m.covariate), "note": note}

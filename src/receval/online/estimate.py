@@ -28,12 +28,20 @@ its marginal weight, and sum the slate's rows. Standard errors are clustered by 
 (``"unit"``, default: linearised ratio estimator, ``phi_u = sum_k (N_ku - V_k D_ku) / sum D_k``,
 ``SE^2 = U/(U-1) sum phi_u^2``); the bootstrap resamples units and recomputes every
 normaliser in each resample (percentile interval).
+
+Numerical stability: weights are ratios ``pi_e / pi_b``; when one would exceed ``1e250`` (a
+valid propensity of ``1e-308``, or a subnormal one) they are formed from logarithms as
+``exp(log w - s)`` with ``s`` the largest log weight, and ``e^s`` multiplies only the final value
+and standard error (it cancels in the self-normalised estimators). Undefined statistics are NaN
+with a ``note`` (and a warning): the standard error with fewer than two clusters, every
+weighting estimator when the target gives probability 0 to every logged action (no overlap).
 """
 
 from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -41,9 +49,20 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import InputError, PolicyError, plain, suggest
+from ..errors import InputError, ParameterError, PolicyError, RecevalWarning, plain, suggest
 from ..stats.corrections import adjust, check_correction
-from ..validation import Interval, Real, validate_params
+from ..validation import (
+    POSITIVE_INT,
+    PROBABILITY_OPEN,
+    InstanceOf,
+    Interval,
+    Options,
+    Real,
+    check_param,
+    validate_params,
+)
+from ._frames import same_id_kind
+from ._params import CORRECTION, RNG
 from ._results import OnlineResult
 from .overlap import overlap_result, weight_stats
 from .propensity import Log, Policy
@@ -55,23 +74,41 @@ _NEEDS = {"sips": "joint", "snsips": "joint", "rips": "prefix", "snrips": "prefi
 _PARAM = {"cips": ("cap", 10.0), "ncips": ("cap", 10.0), "switch_dr": ("tau", 10.0)}
 
 
+#: a weight above this is formed from logarithms (its sums and squares would overflow)
+_BIG = 1e250
+
+
+def _bad_estimator(spec: Any, why: str) -> ParameterError:
+    return ParameterError(f"estimators: estimator={plain(spec)} is not valid; {why}",
+                          function="estimate", param="estimators", value=spec,
+                          expected="an estimator name such as 'ips' or 'cips(cap=10)'")
+
+
 def parse_estimator(spec: str) -> tuple[str, float | None]:
-    m = re.fullmatch(r"\s*([a-z_]+)\s*(?:\(\s*(?:(\w+)\s*=\s*)?([0-9.eE+-]+|inf)\s*\))?\s*", spec)
+    """``"cips(cap=5)"`` -> ``("cips", 5.0)``; a name without its parameter takes the default."""
+    if not isinstance(spec, str):
+        raise _bad_estimator(spec, f"give a name from {list(ESTIMATORS)}.")
+    m = re.fullmatch(r"\s*([a-z_]+)\s*(?:\(\s*(?:(\w+)\s*=\s*)?([^()]*?)\s*\))?\s*", spec)
     if not m or m.group(1) not in ESTIMATORS:
         name = m.group(1) if m else spec
-        raise PolicyError(f"unknown estimator {plain(spec)}; choose from {list(ESTIMATORS)}."
-                          + suggest(str(name), ESTIMATORS))
+        raise _bad_estimator(spec, f"unknown estimator {plain(name)}; choose from {list(ESTIMATORS)}."
+                             + suggest(str(name), ESTIMATORS))
     name = m.group(1)
     if name in _PARAM:
         pname, default = _PARAM[name]
         if m.group(2) and m.group(2) != pname:
-            raise PolicyError(f"estimator {name} takes {pname}=..., not {m.group(2)}=...")
-        val = float(m.group(3)) if m.group(3) else default
-        if not val >= 0:
-            raise PolicyError(f"{name}({pname}={val}) must be >= 0.")
+            raise _bad_estimator(spec, f"{name} takes {pname}=..., not {m.group(2)}=...")
+        text = m.group(3)
+        try:
+            val = float(text) if text else default
+        except ValueError:
+            val = math.nan
+        if not val >= 0 or (math.isinf(val) and text != "inf"):
+            raise _bad_estimator(spec, f"{pname} must be a number >= 0 (or inf), e.g. "
+                                 f"'{name}({pname}=10)'; got {plain(text)}.")
         return name, val
-    if m.group(3):
-        raise PolicyError(f"estimator {name} takes no parameter; got {plain(spec)}.")
+    if m.group(3) is not None:
+        raise _bad_estimator(spec, f"estimator {name} takes no parameter.")
     return name, None
 
 
@@ -114,8 +151,22 @@ class _Weights:
                 self._cache[key] = v
         return self._cache[key]
 
-    def w(self, kind: str) -> np.ndarray:
-        return self.prob("e", kind) / self.prob("b", kind)
+    def w(self, kind: str, cap: float | None = None) -> tuple[np.ndarray, float]:
+        """Weights ``min(pi_e / pi_b, cap)`` as ``(w e^-s, s)``: ``s = 0`` unless a weight
+        exceeds ``_BIG``, then ``s`` is the largest log weight (formed from logarithms)."""
+        pe, pb = self.prob("e", kind), self.prob("b", kind)
+        with np.errstate(over="ignore"):
+            w = pe / pb
+        if cap is not None:
+            w = np.minimum(w, cap)
+        if not w.size or float(w.max()) <= _BIG:
+            return w, 0.0
+        with np.errstate(divide="ignore"):
+            lw = np.log(pe) - np.log(pb)
+        if cap is not None:
+            lw = np.minimum(lw, math.log(cap) if cap > 0 else -math.inf)
+        top = float(lw.max())
+        return np.exp(lw - top), top
 
     def examined(self, who: str, theta: np.ndarray) -> np.ndarray:
         """``sum_k theta_k pi(a at k | x)`` for the logged item of every row."""
@@ -136,22 +187,28 @@ def _joint(prefix: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return np.repeat(prefix[last], np.diff(offsets))
 
 
+#: per-row (numerator, denominator, log scale) of one ratio of sums; the term is
+#: ``e^s sum N / sum D``
+Component = tuple[np.ndarray, np.ndarray, float]
+
+
 def _components(name: str, param: float | None, W: _Weights, alpha: np.ndarray,
                 q: np.ndarray | None, qt: np.ndarray | None,
-                examination: np.ndarray | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per-row (numerator, denominator) pairs; a denominator of 1 per slate is coded by
-    placing 1 on each slate's first row."""
+                examination: np.ndarray | None = None) -> list[Component]:
+    """Per-row (numerator, denominator, log scale) triples; a denominator of 1 per slate is
+    coded by placing 1 on each slate's first row. A self-normalised term carries the weights'
+    scale in both sums, so its own scale is 0."""
     log = W.log
     r = log.reward
     first = np.zeros(log.n_rows)
     first[log.offsets[:-1]] = 1.0
     pos = log.position
 
-    def per_position(num: np.ndarray, den: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    def per_position(num: np.ndarray, den: np.ndarray) -> list[Component]:
         out = []
         for p in np.unique(pos):
             sel = (pos == p).astype(np.float64)
-            out.append((num * sel, den * sel))
+            out.append((num * sel, den * sel, 0.0))
         return out
 
     def need_q() -> tuple[np.ndarray, np.ndarray]:
@@ -162,14 +219,16 @@ def _components(name: str, param: float | None, W: _Weights, alpha: np.ndarray,
         return q, qt
 
     if name in ("ips", "iips"):
-        return [(alpha * W.w("marginal") * r, first)]
+        w, sc = W.w("marginal")
+        return [(alpha * w * r, first, sc)]
     if name in ("snips", "sniips"):
-        w = W.w("marginal")
+        w, _ = W.w("marginal")
         return per_position(alpha * w * r, w)
     if name == "cips":
-        return [(alpha * np.minimum(W.w("marginal"), param) * r, first)]
+        w, sc = W.w("marginal", param)
+        return [(alpha * w * r, first, sc)]
     if name == "ncips":
-        w = np.minimum(W.w("marginal"), param)
+        w, _ = W.w("marginal", param)
         return per_position(alpha * w * r, w)
     if name == "replay":
         pe = W.prob("e", "marginal")
@@ -178,20 +237,22 @@ def _components(name: str, param: float | None, W: _Weights, alpha: np.ndarray,
                               " use snips for a stochastic one.")
         return per_position(alpha * pe * r, pe)
     if name == "sips":
-        return [(alpha * W.w("joint") * r, first)]
+        w, sc = W.w("joint")
+        return [(alpha * w * r, first, sc)]
     if name == "snsips":
-        w = W.w("joint")
-        return [(alpha * w * r, w * first)]
+        w, _ = W.w("joint")
+        return [(alpha * w * r, w * first, 0.0)]
     if name == "rips":
-        return [(alpha * W.w("prefix") * r, first)]
+        w, sc = W.w("prefix")
+        return [(alpha * w * r, first, sc)]
     if name == "snrips":
-        w = W.w("prefix")
+        w, _ = W.w("prefix")
         return per_position(alpha * w * r, w)
     if name == "pi":
-        w = W.w("marginal")
+        w, sc = W.w("marginal")
         L = np.repeat(log.slate_len, log.slate_len)
-        wpi = np.repeat(np.add.reduceat(w, log.offsets[:-1]), log.slate_len) - (L - 1)
-        return [(alpha * wpi * r, first)]
+        wpi = np.repeat(np.add.reduceat(w, log.offsets[:-1]), log.slate_len) - (L - 1) * math.exp(-sc)
+        return [(alpha * wpi * r, first, sc)]
     if name == "pbm_ips":
         if examination is None:
             raise InputError("pbm_ips needs examination= (the examination probability of each "
@@ -200,48 +261,72 @@ def _components(name: str, param: float | None, W: _Weights, alpha: np.ndarray,
         if not (den > 0).all():
             raise InputError("the logging policy never shows a logged item at an examined "
                              "position; check the logging policy and examination.")
-        return [(W.examined("e", examination) / den * r, first)]
+        return [(W.examined("e", examination) / den * r, first, 0.0)]
     q_, qt_ = need_q()
     if name == "dm":
-        return [(qt_, first)]
+        return [(qt_, first, 0.0)]
     if name in ("dr", "switch_dr"):
-        w = W.w("marginal")
+        w, sc = W.w("marginal")
         if name == "switch_dr":
-            w = np.where(w <= param, w, 0.0)
-        return [(qt_ + alpha * w * (r - q_), first)]
+            keep = w <= param if sc == 0 else (np.log(w) + sc <= math.log(param) if param > 0
+                                               else np.zeros(w.size, dtype=bool))
+            w = np.where(keep, w, 0.0)
+        if sc == 0:
+            return [(qt_ + alpha * w * (r - q_), first, 0.0)]
+        return [(qt_, first, 0.0), (alpha * w * (r - q_), first, sc)]
     if name == "sndr":
-        w = W.w("marginal")
-        return [(qt_, first)] + per_position(alpha * w * (r - q_), w)
+        w, _ = W.w("marginal")
+        return [(qt_, first, 0.0)] + per_position(alpha * w * (r - q_), w)
     if name == "cascade_dr":
-        wp = W.w("prefix")
+        wp, sc = W.w("prefix")
         prev = np.concatenate([[1.0], wp[:-1]])
-        prev[log.offsets[:-1]] = 1.0
-        return [(wp * (alpha * r - q_) + prev * qt_, first)]
+        prev[log.offsets[:-1]] = math.exp(-sc)
+        return [(wp * (alpha * r - q_) + prev * qt_, first, sc)]
     raise PolicyError(f"unknown estimator {plain(name)}.")  # pragma: no cover
 
 
-def _unit_sums(comps: list[tuple[np.ndarray, np.ndarray]], row_cluster: np.ndarray,
-               n_clusters: int) -> tuple[np.ndarray, np.ndarray]:
-    N = np.stack([np.bincount(row_cluster, weights=n, minlength=n_clusters) for n, _ in comps])
-    D = np.stack([np.bincount(row_cluster, weights=d, minlength=n_clusters) for _, d in comps])
-    return N, D
+def _unit_sums(comps: list[Component], row_cluster: np.ndarray, n_clusters: int
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    N = np.stack([np.bincount(row_cluster, weights=n, minlength=n_clusters) for n, _, _ in comps])
+    D = np.stack([np.bincount(row_cluster, weights=d, minlength=n_clusters) for _, d, _ in comps])
+    return N, D, np.array([sc for _, _, sc in comps])
 
 
-def _value(N: np.ndarray, D: np.ndarray) -> tuple[float, np.ndarray]:
-    """Value and per-cluster influence of ``sum_k sum N_k / sum D_k``."""
+def _value(N: np.ndarray, D: np.ndarray, scale: np.ndarray) -> tuple[float, np.ndarray, float]:
+    """Value, per-cluster influence (times ``e^-top``) and ``top`` of
+    ``sum_k e^{s_k} sum N_k / sum D_k``."""
     sN, sD = N.sum(axis=1), D.sum(axis=1)
     ok = sD > 0
     vk = np.where(ok, sN / np.where(ok, sD, 1.0), 0.0)
-    phi = ((N - vk[:, None] * D) / np.where(ok, sD, 1.0)[:, None])[ok].sum(axis=0)
-    return float(vk.sum()), phi
+    top = float(scale.max())
+    f = np.exp(scale - top)
+    phi = (f[:, None] * (N - vk[:, None] * D) / np.where(ok, sD, 1.0)[:, None])[ok].sum(axis=0)
+    with np.errstate(over="ignore"):
+        v = float((vk * np.exp(scale)).sum()) if top > 0 else float(vk.sum())
+    return v, phi, top
 
 
-def _boot_values(N: np.ndarray, D: np.ndarray, counts: np.ndarray) -> np.ndarray:
+def _se(phi: np.ndarray, top: float) -> float:
+    """Clustered standard error ``e^top sqrt(U/(U-1) sum phi^2)``; NaN below two clusters."""
+    nc = phi.size
+    if nc < 2:
+        return math.nan
+    m = float(np.abs(phi).max())
+    if m < 1e150:
+        se = math.sqrt(nc / (nc - 1) * float((phi ** 2).sum()))
+    else:
+        se = m * math.sqrt(nc / (nc - 1) * float(((phi / m) ** 2).sum()))
+    with np.errstate(over="ignore"):
+        return float(se * np.exp(top)) if top > 0 else se
+
+
+def _boot_values(N: np.ndarray, D: np.ndarray, scale: np.ndarray, counts: np.ndarray
+                 ) -> np.ndarray:
     bN = counts @ N.T  # (B, K)
     bD = counts @ D.T
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         v = np.where(bD > 0, bN / np.where(bD > 0, bD, 1.0), 0.0)
-    return v.sum(axis=1)
+        return (v * np.exp(scale)[None, :]).sum(axis=1)
 
 
 def _boot_counts(n: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
@@ -253,11 +338,17 @@ def _prepare(log: Log, target: Policy, logging_policy: Policy | None, q_hat: Any
              ) -> tuple[_Weights, np.ndarray, np.ndarray | None, np.ndarray | None, np.ndarray, int]:
     if cluster not in ("unit", "slate"):
         raise PolicyError(f"cluster={plain(cluster)} is not valid; choose 'unit' (default) or 'slate'.")
-    W = _Weights(log, target, logging_policy)
+    W = _checked_weights(log, target, logging_policy)
     if position_weights is None:
         alpha = np.ones(log.n_rows)
     else:
-        pw = np.asarray(position_weights, dtype=np.float64)
+        try:
+            pw = np.asarray(position_weights, dtype=np.float64).ravel()
+        except (TypeError, ValueError):
+            raise InputError(f"position_weights={plain(position_weights)} must be numbers, one "
+                             "per position.") from None
+        if not np.isfinite(pw).all():
+            raise InputError("position_weights must be finite numbers; found NaN/inf.")
         if (log.position > pw.size).any():
             raise InputError(f"position_weights has {pw.size} entries but the log has position "
                              f"{int(log.position.max())}; give one weight per position.")
@@ -280,6 +371,29 @@ def _prepare(log: Log, target: Policy, logging_policy: Policy | None, q_hat: Any
     if cluster == "unit":
         return W, alpha, q, qt, log.slate_unit[slate], int(log.unit_ids.size)
     return W, alpha, q, qt, slate, log.n_slates
+
+
+def _checked_weights(log: Log, target: Policy, logging_policy: Policy | None) -> _Weights:
+    """Weights of a log against policies whose user ids are of the log's kind."""
+    for pol, name in ((target, "the target policy"), (logging_policy, "the logging policy")):
+        if pol is None:
+            continue
+        if not all(hasattr(pol, a) for a in ("marginal", "prefix")):
+            raise InputError(f"{name} must be a Policy (policy_from_run / policy_from_table); "
+                             f"got {type(pol).__name__}.")
+        if hasattr(pol, "users"):
+            same_id_kind(log.user, pol.users, "the log", name, "user (context)")
+    if not isinstance(log, Log):
+        raise InputError(f"log must be a Log (read_log); got {type(log).__name__}.")
+    return _Weights(log, target, logging_policy)
+
+
+def _matched_rows(log: Log, target: Policy) -> int:
+    """Logged rows whose user (context) the target policy knows (all, for a policy that
+    answers per row without a user index)."""
+    if not hasattr(target, "users"):
+        return log.n_rows
+    return int((target.users.get_indexer(pd.Index(log.user)) >= 0).sum())
 
 
 def _q_from_table(log: Log, target: Policy, table: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -311,19 +425,57 @@ def _q_from_table(log: Log, target: Policy, table: Any) -> tuple[np.ndarray, np.
     return q, qt
 
 
+_KINDS = [Options(("marginal", "prefix", "joint"))]
+_SHARED = {"ci": [Options(("analytic", "bootstrap"))], "cluster": [Options(("unit", "slate"))],
+           "n_resamples": POSITIVE_INT, "confidence": PROBABILITY_OPEN, "rng": RNG}
+
+
+def _log_counts(log: Log, target: Policy) -> dict[str, int]:
+    """Rows, slates, units, dropped rows and rows whose user the target policy does not know."""
+    return {"rows": log.n_rows, "slates": log.n_slates, "units": int(log.unit_ids.size),
+            "rows_dropped": log.rows_dropped,
+            "rows_user_not_in_policy": log.n_rows - _matched_rows(log, target)}
+
+
+def _check_matched(counts: dict[str, int], warn: list[str]) -> None:
+    """No logged user known to the target: refuse; some unknown: warn with the count."""
+    miss = counts["rows_user_not_in_policy"]
+    if counts["rows"] and miss == counts["rows"]:
+        raise InputError(f"no logged user (context) is in the target policy: all {miss} log "
+                         "rows would get weight 0 and every estimate would read 0. Check that "
+                         "the log's unit/context column and the run's user column hold the same "
+                         "ids.")
+    if miss:
+        msg = (f"{miss} of {counts['rows']} log rows have a user the target policy does not "
+               "know; they get target probability 0 (counted in rows_user_not_in_policy).")
+        warn.append(msg)
+        warnings.warn(msg, RecevalWarning, stacklevel=3)
+
+
 @validate_params({"cap": [Interval(Real, 0, None, closed="neither")]})
 def overlap(log: Log, target: Policy, *, logging_policy: Policy | None = None,
             kinds: Sequence[str] = ("marginal",), cap: float = 10.0) -> OnlineResult:
     """Overlap report (see :mod:`receval.online.overlap`) for the weights of each kind."""
-    W = _Weights(log, target, logging_policy)
+    W = _checked_weights(log, target, logging_policy)
+    for k in kinds:
+        check_param("overlap", "kinds", k, _KINDS)
     uc = log.slate_unit[log.slate_of_row]
-    st = {k: weight_stats(W.w(k), W.prob("b", k), uc, int(log.unit_ids.size), cap)
-          for k in kinds}
-    return overlap_result(st, {"rows": log.n_rows, "slates": log.n_slates,
-                               "units": int(log.unit_ids.size),
-                               "rows_dropped": log.rows_dropped}, cap)
+    st = {}
+    for k in kinds:
+        w, shift = W.w(k)
+        st[k] = weight_stats(w, W.prob("b", k), uc, int(log.unit_ids.size), cap, shift)
+    return overlap_result(st, _log_counts(log, target), cap)
 
 
+def _interval(v: float, se: float, z: float, boot: np.ndarray | None, confidence: float
+              ) -> tuple[float, float]:
+    if boot is None:
+        return v - z * se, v + z * se
+    lo, hi = np.quantile(boot, [0.5 - confidence / 2, 0.5 + confidence / 2])
+    return float(lo), float(hi)
+
+
+@validate_params({**_SHARED, "cap": [Interval(Real, 0, None, closed="neither")]})
 def estimate(log: Log, target: Policy, *, estimators: Sequence[str] = ("ips", "snips"),
              logging_policy: Policy | None = None, q_hat: Any = None, q_hat_target: Any = None,
              position_weights: Any = None, examination: Any = None, ci: str = "analytic",
@@ -336,15 +488,20 @@ def estimate(log: Log, target: Policy, *, estimators: Sequence[str] = ("ips", "s
     (default) or ``"slate"`` (treats slates as independent: too narrow when a unit has many).
     The overlap report runs first: a log where every propensity is 1 raises; its warnings are
     in ``diagnostics``. ``relative`` = value / mean logged slate reward. ``examination``:
-    ``theta_1..theta_K`` of the position-based model, for ``pbm_ips``.
+    ``theta_1..theta_K`` of the position-based model, for ``pbm_ips``. Ids of another kind than
+    the log's (``1`` against ``"1"``), or no logged user known to the target, raise; rows of
+    users the target does not know are counted (``rows_user_not_in_policy``) and warned about.
     """
-    if ci not in ("analytic", "bootstrap"):
-        raise PolicyError(f"ci={plain(ci)} is not valid; choose 'analytic' or 'bootstrap'.")
-    if not 0 < confidence < 1:
-        raise PolicyError(f"confidence={plain(confidence)} must lie in (0, 1).")
+    if isinstance(estimators, str):
+        estimators = [estimators]
     specs = [parse_estimator(e) for e in estimators]
+    if not specs:
+        raise _bad_estimator([], "give at least one estimator, e.g. ['ips', 'snips'].")
     W, alpha, q, qt, clus, nc = _prepare(log, target, logging_policy, q_hat, q_hat_target,
                                          position_weights, cluster)
+    counts = _log_counts(log, target)
+    warn: list[str] = []
+    _check_matched(counts, warn)
     kinds = sorted({_NEEDS.get(n, "marginal") for n, _ in specs})
     ov = overlap(log, target, logging_policy=logging_policy, kinds=kinds, cap=cap)
     if any(r["share_deterministic_logging"] == 1.0 for r in ov.rows):
@@ -352,44 +509,63 @@ def estimate(log: Log, target: Policy, *, estimators: Sequence[str] = ("ips", "s
                           "policy and carries no information about other actions. Off-policy "
                           "estimation needs randomised logging (epsilon-greedy, Plackett-Luce "
                           "sampling, a uniform bucket).")
+    warn = ov.diagnostics["warnings"] + warn
     z = float(stats.norm.ppf(0.5 + confidence / 2))
     counts_b = None
     if ci == "bootstrap":
-        counts_b = _boot_counts(nc, n_resamples, np.random.default_rng(rng))
-    first = np.zeros(log.n_rows)
-    first[log.offsets[:-1]] = 1.0
+        counts_b = _boot_counts(nc, n_resamples, _rng(rng))
     onp = float(np.bincount(log.slate_of_row, weights=alpha * log.reward).mean())
     rows, units = [], {"unit": log.unit_ids}
     theta = None if examination is None else np.asarray(examination, dtype=np.float64)
     for name, param in specs:
-        comps = _components(name, param, W, alpha, q, qt, theta)
-        N, D = _unit_sums(comps, clus, nc)
-        v, phi = _value(N, D)
-        se = math.sqrt(nc / max(nc - 1, 1) * float((phi ** 2).sum()))
-        if counts_b is None:
-            lo, hi = v - z * se, v + z * se
-        else:
-            bv = _boot_values(N, D, counts_b)
-            lo, hi = (float(x) for x in np.quantile(bv, [0.5 - confidence / 2, 0.5 + confidence / 2]))
+        N, D, sc = _unit_sums(_components(name, param, W, alpha, q, qt, theta), clus, nc)
+        v, phi, top = _value(N, D, sc)
+        se = _se(phi, top)
+        note = _note(name, W, nc, cluster)
+        if note.startswith("no overlap"):
+            v = se = math.nan
+        boot = None if counts_b is None else _boot_values(N, D, sc, counts_b)
+        lo, hi = _interval(v, se, z, boot, confidence) if not note.startswith("no overlap") \
+            else (math.nan, math.nan)
         label = name if param is None else f"{name}({_PARAM[name][0]}={param:g})"
         rows.append({"estimator": label, "value": v, "se": se, "ci_low": lo, "ci_high": hi,
                      "relative": v / onp if onp != 0 else math.nan,
-                     "n_units": int(log.unit_ids.size), "n_slates": log.n_slates})
+                     "n_units": int(log.unit_ids.size), "n_slates": log.n_slates, "note": note})
+        if note:
+            warn.append(f"{label}: {note}")
+            warnings.warn(f"{label}: {note}", RecevalWarning, stacklevel=2)
         if cluster == "unit":
-            units[label] = phi
+            with np.errstate(over="ignore"):
+                units[label] = phi * np.exp(top) if top > 0 else phi
     return OnlineResult(
         kind="ope", rows=rows, summary={r["estimator"]: r["value"] for r in rows},
-        counts={"rows": log.n_rows, "slates": log.n_slates, "units": int(log.unit_ids.size),
-                "rows_dropped": log.rows_dropped},
-        diagnostics={"overlap": ov.rows, "warnings": ov.diagnostics["warnings"],
-                     "logged_value": onp},
+        counts=counts,
+        diagnostics={"overlap": ov.rows, "warnings": warn, "logged_value": onp},
         provenance={"ci": ci, "cluster": cluster, "n_resamples": n_resamples,
-                    "confidence": confidence, "seed": rng, "cap": cap,
+                    "confidence": confidence, "seed": rng if not isinstance(rng, np.random.Generator)
+                    else None, "cap": cap,
                     "position_weights": None if position_weights is None
                     else list(map(float, position_weights))},
         units=units if cluster == "unit" else {}, title="Off-policy estimates")
 
 
+def _rng(rng: Any) -> np.random.Generator:
+    return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+
+
+def _note(name: str, W: _Weights, nc: int, cluster: str) -> str:
+    """Why an estimate (or its standard error) is undefined; "" when it is defined."""
+    if name not in ("dm", "pbm_ips") and not (W.prob("e", _NEEDS.get(name, "marginal")) > 0).any():
+        return ("no overlap: the target gives probability 0 to every logged action, so no "
+                "logged reward informs its value (NaN).")
+    if nc < 2:
+        return (f"the log has {nc} {cluster}(s): a standard error needs at least two, so se "
+                "and the interval are NaN.")
+    return ""
+
+
+@validate_params({**_SHARED, "baseline": [InstanceOf(str)], "estimator": [InstanceOf(str)],
+                  "correction": CORRECTION})
 def compare_policies(log: Log, policies: Mapping[str, Policy], *, baseline: str,
                      estimator: str = "snips", logging_policy: Policy | None = None,
                      q_hat: Any = None, q_hat_target: Any = None, position_weights: Any = None,
@@ -399,45 +575,59 @@ def compare_policies(log: Log, policies: Mapping[str, Policy], *, baseline: str,
                      rng: int | None = 0) -> OnlineResult:
     """Paired comparison of target policies on the same log: ``Delta = V(a) - V(baseline)``
     with the clustered SE of the difference of influence values (or a unit bootstrap with the
-    same resamples for both), z test p-value, ``correction`` over the pairs."""
+    same resamples for both), z test p-value (NaN with fewer than two clusters or no
+    overlap), ``correction`` over the pairs."""
+    if not isinstance(policies, Mapping) or not policies:
+        raise InputError("policies must be a non-empty dict {name: Policy}.")
     if baseline not in policies:
         raise InputError(f"baseline={plain(baseline)} is not one of {list(policies)}."
                          + suggest(baseline, policies))
     correction = check_correction(correction)
     name, param = parse_estimator(estimator)
     z = float(stats.norm.ppf(0.5 + confidence / 2))
-    vals: dict[str, tuple[float, np.ndarray, np.ndarray, np.ndarray]] = {}
+    vals: dict[str, tuple[float, np.ndarray, float, np.ndarray, np.ndarray, np.ndarray, str]] = {}
     nc = 0
+    warn: list[str] = []
     for pname, pol in policies.items():
         W, alpha, q, qt, clus, nc = _prepare(log, pol, logging_policy,
                                              q_hat, q_hat_target, position_weights, cluster)
+        _check_matched(_log_counts(log, pol), warn)
         theta = None if examination is None else np.asarray(examination, dtype=np.float64)
-        N, D = _unit_sums(_components(name, param, W, alpha, q, qt, theta), clus, nc)
-        v, phi = _value(N, D)
-        vals[pname] = (v, phi, N, D)
-    counts_b = _boot_counts(nc, n_resamples, np.random.default_rng(rng)) if ci == "bootstrap" \
-        else None
+        N, D, sc = _unit_sums(_components(name, param, W, alpha, q, qt, theta), clus, nc)
+        v, phi, top = _value(N, D, sc)
+        vals[pname] = (v, phi, top, N, D, sc, _note(name, W, nc, cluster))
+    counts_b = _boot_counts(nc, n_resamples, _rng(rng)) if ci == "bootstrap" else None
     rows = []
-    vb, pb, Nb, Db = vals[baseline]
-    for pname, (v, phi, N, D) in vals.items():
+    vb, pb, tb, Nb, Db, sb, nb = vals[baseline]
+    for pname, (v, phi, top, N, D, sc, note) in vals.items():
         if pname == baseline:
             continue
         d = v - vb
-        se = math.sqrt(nc / max(nc - 1, 1) * float(((phi - pb) ** 2).sum()))
-        if counts_b is None:
-            lo, hi = d - z * se, d + z * se
-        else:
-            bd = _boot_values(N, D, counts_b) - _boot_values(Nb, Db, counts_b)
-            lo, hi = (float(x) for x in np.quantile(bd, [0.5 - confidence / 2, 0.5 + confidence / 2]))
+        common = max(top, tb)
+        se = _se(phi * np.exp(top - common) - pb * np.exp(tb - common), common)
+        note = note or nb
+        if note.startswith("no overlap"):
+            d = se = math.nan
+        boot = None if counts_b is None else \
+            _boot_values(N, D, sc, counts_b) - _boot_values(Nb, Db, sb, counts_b)
+        lo, hi = _interval(d, se, z, boot, confidence) if not note.startswith("no overlap") \
+            else (math.nan, math.nan)
         p = float(2 * stats.norm.sf(abs(d / se))) if se > 0 else math.nan
         rows.append({"pair": f"{pname} - {baseline}", "value_a": v, "value_baseline": vb,
-                     "diff": d, "se": se, "ci_low": lo, "ci_high": hi, "p_value": p})
+                     "diff": d, "se": se, "ci_low": lo, "ci_high": hi, "p_value": p,
+                     "note": note})
+        if note:
+            warn.append(f"{pname} - {baseline}: {note}")
     for r, qv in zip(rows, adjust([r["p_value"] for r in rows], correction), strict=True):
         r["p_adjusted"] = float(qv)
     return OnlineResult(kind="ope_compare", rows=rows,
                         summary={r["pair"]: r["diff"] for r in rows},
                         counts={"rows": log.n_rows, "slates": log.n_slates,
-                                "units": int(log.unit_ids.size)},
+                                "units": int(log.unit_ids.size),
+                                "rows_dropped": log.rows_dropped},
+                        diagnostics={"warnings": warn},
                         provenance={"estimator": estimator, "baseline": baseline, "ci": ci,
-                                    "cluster": cluster, "correction": correction, "seed": rng},
+                                    "cluster": cluster, "correction": correction,
+                                    "seed": rng if not isinstance(rng, np.random.Generator)
+                                    else None},
                         title="Paired comparison of target policies")

@@ -18,8 +18,16 @@ from ._results import OnlineResult
 
 
 def weight_stats(w: np.ndarray, p: np.ndarray, unit: np.ndarray, n_units: int,
-                 cap: float = 10.0) -> dict[str, float]:
-    """Overlap numbers of one weight vector (``unit``: cluster code per row)."""
+                 cap: float = 10.0, shift: float = 0.0) -> dict[str, float]:
+    """Overlap numbers of one weight vector (``unit``: cluster code per row), the weights given
+    as ``w e^-shift`` (see :mod:`receval.online.estimate`: tiny propensities)."""
+    if shift > 0:
+        st = weight_stats(w, p, unit, n_units, cap * math.exp(-shift))
+        with np.errstate(over="ignore"):
+            k = float(np.exp(shift))
+        for key in ("mean_weight", "mean_weight_se", "max_weight", "w_p50", "w_p90", "w_p99"):
+            st[key] *= k
+        return st
     n = w.size
     s, s2 = float(w.sum()), float((w * w).sum())
     per_u = np.bincount(unit, weights=w, minlength=n_units)

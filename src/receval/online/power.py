@@ -9,7 +9,8 @@ With arms of ``n_a``, ``n_b`` units, per-unit variances ``var_a``, ``var_b`` and
 
     MDE = (z_{1-alpha/2} + z_{power}) * SE   (the far tail is ignored, as is usual).
 
-With CUPED every variance is multiplied by ``1 - rho2`` (Deng et al., WSDM 2013). For a ratio
+With CUPED every variance is multiplied by ``1 - rho2`` (Deng et al., WSDM 2013), ``rho2`` in
+``[0, 1)``. For a ratio
 metric use ``var = n * Var(R)`` from the delta method on historical data. References: van Belle,
 *Statistical Rules of Thumb* (2008), ch. 2 (``n ~ 16 var / delta^2``); Kohavi, Longbotham,
 Sommerfield & Henne, "Controlled experiments on the web", Data Min. Knowl. Disc. 18 (2009).
@@ -23,6 +24,13 @@ import math
 from scipy import stats
 
 from ..errors import PolicyError, plain
+from ..validation import FINITE, PROBABILITY_OPEN, Interval, Options, Real, validate_params
+from ._params import POSITIVE
+
+#: the share of variance CUPED removes: ``rho2 = 1`` would leave no variance at all
+RHO2 = [Interval(Real, 0, 1, closed="left")]
+_COMMON = {"alpha": PROBABILITY_OPEN, "rho2": RHO2,
+           "alternative": [Options(("two-sided", "larger"))]}
 
 
 def _z(alpha: float, alternative: str) -> float:
@@ -41,6 +49,8 @@ def _positive(**kw: float) -> None:
             raise PolicyError(f"{k}={plain(v)} must be a positive finite number.")
 
 
+@validate_params({**_COMMON, "effect": FINITE, "var_a": POSITIVE, "n_a": POSITIVE,
+                  "var_b": [None, *POSITIVE], "n_b": [None, *POSITIVE]})
 def power(effect: float, var_a: float, n_a: float, *, var_b: float | None = None,
           n_b: float | None = None, alpha: float = 0.05, rho2: float = 0.0,
           alternative: str = "two-sided") -> float:
@@ -56,11 +66,16 @@ def power(effect: float, var_a: float, n_a: float, *, var_b: float | None = None
     return float(out)
 
 
+@validate_params({**_COMMON, "effect": FINITE, "var_a": POSITIVE, "var_b": [None, *POSITIVE],
+                  "power": PROBABILITY_OPEN, "ratio": POSITIVE})
 def sample_size(effect: float, var_a: float, *, var_b: float | None = None, alpha: float = 0.05,
                 power: float = 0.8, ratio: float = 1.0, rho2: float = 0.0,
                 alternative: str = "two-sided") -> float:
     """Units needed in arm A (arm B gets ``ratio`` times as many); round up to use it."""
     var_b = var_a if var_b is None else var_b
+    if effect == 0:
+        raise PolicyError("sample_size: effect=0 is not valid; no sample detects a zero effect "
+                          "(give the smallest effect worth detecting).")
     _positive(var_a=var_a, var_b=var_b, ratio=ratio, effect=abs(effect))
     if not 0 < power < 1:
         raise PolicyError(f"power={plain(power)} must lie in (0, 1), e.g. 0.8.")
@@ -68,6 +83,8 @@ def sample_size(effect: float, var_a: float, *, var_b: float | None = None, alph
     return zsum ** 2 * (1 - rho2) * (var_a + var_b / ratio) / effect ** 2
 
 
+@validate_params({**_COMMON, "var_a": POSITIVE, "n_a": POSITIVE, "var_b": [None, *POSITIVE],
+                  "n_b": [None, *POSITIVE], "power": PROBABILITY_OPEN})
 def mde(var_a: float, n_a: float, *, var_b: float | None = None, n_b: float | None = None,
         alpha: float = 0.05, power: float = 0.8, rho2: float = 0.0,
         alternative: str = "two-sided") -> float:

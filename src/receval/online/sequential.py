@@ -23,9 +23,28 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, PolicyError, plain
+from ..errors import InputError, plain
 from ..validation import FINITE, PROBABILITY_OPEN, Interval, Real, validate_params
 from ._results import OnlineResult
+
+
+def _finite(values: Any, name: str) -> np.ndarray:
+    """A non-empty 1-d array of finite floats (every look is checked: a NaN look raises)."""
+    try:
+        x = np.asarray(values, dtype=np.float64)
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"msprt: {name} must be numbers ({exc}).") from None
+    if x.ndim > 1:
+        raise InputError(f"msprt: {name} must be one value per look; got shape {x.shape}.")
+    x = x.ravel()
+    if x.size == 0:
+        raise InputError(f"msprt: {name} is empty; give at least one look.")
+    bad = ~np.isfinite(x)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"msprt: {name} has {int(bad.sum())} NaN/inf look(s) (first at look "
+                         f"{i + 1}: {plain(x[i])}); drop or fill them first.")
+    return x
 
 
 @validate_params({
@@ -42,23 +61,20 @@ def msprt(values: Any = None, *, n: Any = None, mean: Any = None, sigma2: float,
     ``mean`` at each look (e.g. daily totals). ``units`` of the result hold one row per look:
     ``n, mean, lambda, p_value, ci_low, ci_high, reject``.
     """
-    if not (sigma2 > 0 and tau2 > 0):
-        raise PolicyError(f"sigma2={plain(sigma2)} and tau2={plain(tau2)} must be positive.")
-    if not 0 < alpha < 1:
-        raise PolicyError(f"alpha={plain(alpha)} must lie in (0, 1).")
     if values is not None:
-        x = np.asarray(values, dtype=np.float64).ravel()
-        if not np.isfinite(x).all():
-            raise InputError("msprt values contain NaN/inf; drop them first.")
+        x = _finite(values, "values")
         n_arr = np.arange(1, x.size + 1, dtype=np.float64)
         m_arr = np.cumsum(x) / n_arr
     else:
         if n is None or mean is None:
             raise InputError("msprt needs values=... or both n=... and mean=... (cumulative).")
-        n_arr = np.asarray(n, dtype=np.float64).ravel()
-        m_arr = np.asarray(mean, dtype=np.float64).ravel()
-        if n_arr.shape != m_arr.shape or (np.diff(n_arr) < 0).any() or (n_arr <= 0).any():
-            raise InputError("msprt n must be positive and non-decreasing, and as long as mean.")
+        n_arr, m_arr = _finite(n, "n"), _finite(mean, "mean")
+        if n_arr.shape != m_arr.shape:
+            raise InputError(f"msprt: n has {n_arr.size} looks but mean has {m_arr.size}; give "
+                             "one (n, mean) pair per look.")
+        if (n_arr <= 0).any() or (np.diff(n_arr) < 0).any():
+            raise InputError("msprt: n must be positive and non-decreasing (cumulative counts); "
+                             f"got {plain(n_arr.tolist()) if n_arr.size <= 20 else 'a look that is not'}.")
     v = sigma2 + n_arr * tau2
     log_lam = 0.5 * np.log(sigma2 / v) + n_arr ** 2 * tau2 * (m_arr - theta0) ** 2 / (2 * sigma2 * v)
     lam = np.exp(log_lam)
