@@ -57,6 +57,11 @@ class RelevanceThresholdWarning(RecevalWarning):
     The message names the metrics, the truth's largest relevance and the key that fixes it."""
 
 
+#: The advice, in library messages, to evaluate without blocks; the command line, where the
+#: same choice is a flag, says it its own way (``receval.cli.common.cli_message``).
+IN_MEMORY = "evaluate the whole run in memory (receval.evaluate, not in blocks)"
+
+
 def suggest(name: str, valid: Iterable[str]) -> str:
     """Return ``" Did you mean 'x'?"`` for the nearest valid name, or ``""``."""
     close = difflib.get_close_matches(name, list(valid), n=1, cutoff=0.5)

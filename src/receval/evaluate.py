@@ -124,7 +124,7 @@ def stream_blocks(ev: Evaluator, source: Any, *, format: str | None = None,
 
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
-        fmt = detect_format(path, format, flag="--run-format")
+        fmt = detect_format(path, format)
         user_col = user_col or guess_user_col(path, fmt)
         source = iter_blocks(path, format=fmt, user_col=user_col, block_rows=block_rows,
                              item_col=item_col)

@@ -45,7 +45,7 @@ DECLARED = {
     "receval.online.sequential.msprt": {"sigma2", "tau2", "alpha"},
     "receval.evaluate.evaluate": {"ties", "users", "empty_truth", "duplicates", "nan_scores",
                                   "negative_rel"},
-    "receval.evaluate.Evaluator.__init__": {"ties", "users", "empty_truth", "duplicates",
+    "receval.engines.evaluator.Evaluator.__init__": {"ties", "users", "empty_truth", "duplicates",
                                             "nan_scores", "negative_rel"},
 }
 

@@ -113,7 +113,7 @@ def test_detect_format(tmp_path):
     assert detect_format(sniff) == "trec"
     unknown = tmp_path / "blob.bin"
     unknown.write_text("???\n")
-    with pytest.raises(InputError, match="--format"):
+    with pytest.raises(InputError, match="format="):
         detect_format(unknown)
     with pytest.raises(InputError, match="unknown format"):
         detect_format(sniff, "xlsx")

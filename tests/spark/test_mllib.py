@@ -126,8 +126,21 @@ def test_spark_engine_and_local_engine_read_one_preset(spark, strategy):
         assert_identical(local, got)
     with pytest.raises(rv.MetricError, match="no metric"):
         rvs.Evaluator(truth, names, compat="spark_mllib")  # mrr: not a Spark MLlib metric
-    with pytest.raises(rv.PolicyError, match="Spark engine"):
-        rvs.Evaluator(truth, ["ndcg@10"], compat="rectools")
+    from receval.compat import get as get_preset
+
+    # any other preset applies on Spark as locally, unless its policies lay lists out locally
+    for preset in ("rectools", "recbole", "ranx", "pytrec_eval"):
+        p = get_preset(preset)
+        pol = dict(p.policies)
+        local_only = pol.get("ranks", "order") != "order" or pol.get("ties") == "input" or \
+            pol.get("unretrieved", "absent") != "absent"
+        if local_only:
+            with pytest.raises(rv.PolicyError, match="Spark"):
+                rvs.Evaluator(truth, ["ndcg@10"], compat=preset)
+        else:
+            ev = rvs.Evaluator(truth, ["ndcg@10"], compat=preset)
+            assert ev.compat == p.name and ev.names == {"ndcg@10": ev.metrics[0].key}
+            ev.close()
 
 
 def test_mllib_keys_and_local_engine():

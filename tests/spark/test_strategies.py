@@ -190,8 +190,9 @@ def test_run_partition_carries_buckets_over_batch_boundaries():
         wanted = [pickle.loads(b) for b in want.column(B.STATE).to_pylist() if b is not None]
         assert len(blobs) == len(sides)
         for a, b in zip(blobs, wanted, strict=True):
-            assert a["counts"] == b["counts"] and a["n_users"] == b["n_users"]
-            assert _summaries(a["states"]) == _summaries(b["states"])
+            assert a.totals.counts == b.totals.counts
+            assert a.totals.n_users == b.totals.n_users
+            assert _summaries(a.totals.states) == _summaries(b.totals.states)
     assert list(B.run_partition(cfg, iter([]))) == []
     unsorted = table.take(np.r_[np.arange(table.num_rows)[::-1]])
     with pytest.raises(RuntimeError, match="not sorted"):
@@ -241,13 +242,13 @@ def test_run_lists_gives_every_batching_the_same_users_and_states():
                 users.column(col).to_numpy(zero_copy_only=False)[order])
         states = [pickle.loads(b) for b in got.column(B.STATE).to_pylist() if b is not None]
         assert len(states) >= (2 if per_call == 1 and size < table.num_rows else 1)
-        merged = states[0]["states"]
+        merged = states[0].totals
         for part in states[1:]:
-            merged = [a.merge(b) for a, b in zip(merged, part["states"], strict=True)]
-        assert _summaries(merged) == _summaries(want_state["states"])
-        for key in want_state["counts"]:
-            assert sum(p["counts"][key] for p in states) == want_state["counts"][key]
-        assert sum(p["n_users"] for p in states) == want_state["n_users"]
+            merged = merged.merge(part.totals)
+        want_totals = want_state.totals
+        assert _summaries(merged.states) == _summaries(want_totals.states)
+        assert merged.counts == want_totals.counts
+        assert merged.n_users == want_totals.n_users
     assert list(B.run_lists(cfg, iter([]))) == []
     # a null item, which collect_list leaves out: the row count tells it, the local engine's
     # message refuses it

@@ -134,7 +134,7 @@ def _should_stream(args: argparse.Namespace) -> bool:
     from ..io.files import detect_format
 
     try:
-        fmt = detect_format(args.run, args.run_format)
+        fmt = detect_format(args.run, args.run_format, keyword="run_format")
         if fmt == "parquet":
             from ..io.files import count_rows
 
@@ -145,34 +145,29 @@ def _should_stream(args: argparse.Namespace) -> bool:
 
 
 def evaluate_files(args: argparse.Namespace):
-    """The EvalResult of the run and truth files named by ``args``."""
-    keys: list[Any] | None = (metric_keys(args.metrics) if not getattr(args, "compat", None)
-                              else None)
-    policies = policies_from(args)
-    names: dict[str, str] = {}
-    if keys is None:  # --compat: the library's names, policies and conventions
-        from ..compat import resolve
-
-        keys, policies, names = resolve(args.compat, args.metrics, policies=policies,
-                                        strict=getattr(args, "strict", False))
-    res = _evaluate_files(args, keys, policies)
-    if names:
-        from ..compat import annotate
-
-        annotate(res, args.compat, names)
-    return res
-
-
-def _evaluate_files(args: argparse.Namespace, keys: list, policies: dict[str, str]):
-    import receval as rv
-
+    """The EvalResult of the run and truth files named by ``args``: the metrics, policies and
+    ``compat=`` go down as keyword arguments, and the engine resolves the preset's names."""
+    compat = getattr(args, "compat", None)
+    setup = {"compat": compat, "strict": getattr(args, "strict", False),
+             **policies_from(args)}
+    # without a preset, any naming style of receval's own keys; with one, the library's names
+    metrics = list(args.metrics or []) if compat else metric_keys(args.metrics)
     name = args.name or os.path.basename(args.run)
     if getattr(args, "engine", "local") == "spark":
         from ..spark.session import evaluate_paths
 
-        return evaluate_paths(args, keys, policies, name)
+        return evaluate_paths(
+            args.run, args.truth, metrics, name=name, master=args.spark_master,
+            conf=args.spark_conf, run_format=args.run_format, truth_format=args.truth_format,
+            user_col=args.user_col, item_col=args.item_col, score_col=args.score_col,
+            rank_col=args.rank_col, rel_col=args.rel_col, truth_user_col=args.truth_user_col,
+            truth_item_col=args.truth_item_col, buckets=args.buckets,
+            strategy=getattr(args, "strategy", None) or "auto",
+            per_user="pandas" if args.per_user else None, **setup)
     if _should_stream(args):
-        return _stream_files(args, keys, policies, name)
+        return _stream_files(args, metrics, setup, name)
+    import receval as rv
+
     from .common import read_inputs
 
     run, truth = read_inputs(args)
@@ -181,16 +176,16 @@ def _evaluate_files(args: argparse.Namespace, keys: list, policies: dict[str, st
             "docno" in list(run.columns):
         # TREC run: the score orders the list (trec_eval ignores the rank column)
         kwargs = {"rank_col": "rank"} if args.rank_col else {"score_col": "score"}
-    return rv.evaluate(run, truth, keys, name=name, **kwargs, **policies)
+    return rv.evaluate(run, truth, metrics, name=name, **kwargs, **setup)
 
 
-def _stream_files(args: argparse.Namespace, keys: list, policies: dict[str, str], name: str):
+def _stream_files(args: argparse.Namespace, metrics: list, setup: dict[str, Any], name: str):
     """The run streamed in blocks of users against the packed truth."""
     from ..evaluate import stream_blocks
     from ..io.files import count_rows, detect_format
 
-    ev = _packed_truth(args, keys, policies)
-    fmt = detect_format(args.run, args.run_format, flag="--run-format")
+    ev = _packed_truth(args, metrics, setup)
+    fmt = detect_format(args.run, args.run_format, keyword="run_format")
     bar = Progress(count_rows(args.run, fmt), enabled=not args.quiet)
     try:
         return stream_blocks(ev, args.run, format=fmt, name=name, user_col=args.user_col,
@@ -200,20 +195,21 @@ def _stream_files(args: argparse.Namespace, keys: list, policies: dict[str, str]
         bar.close()
 
 
-def _packed_truth(args: argparse.Namespace, keys: list, policies: dict[str, str]):
+def _packed_truth(args: argparse.Namespace, metrics: list, setup: dict[str, Any]):
     """The Evaluator of the truth file; the truth table is freed once packed, and so is the
     memory pyarrow keeps from reading it."""
     import receval as rv
 
-    from ..io.files import read_truth
+    from ..io.files import detect_format, read_truth
 
-    truth = read_truth(args.truth, format=args.truth_format,
+    fmt = detect_format(args.truth, args.truth_format, keyword="truth_format")
+    truth = read_truth(args.truth, format=fmt,
                        user_col=args.truth_user_col or args.user_col,
                        item_col=args.truth_item_col or args.item_col, rel_col=args.rel_col)
     check_not_empty(truth, args.truth, "truth")
     truth = _one_chunk(truth)
     _release_arrow_memory()
-    ev = rv.Evaluator(truth, keys, user_col=args.user_col, item_col=args.item_col, **policies)
+    ev = rv.Evaluator(truth, metrics, user_col=args.user_col, item_col=args.item_col, **setup)
     del truth
     _release_arrow_memory()
     return ev

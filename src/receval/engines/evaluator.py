@@ -18,7 +18,7 @@ import numpy as np
 
 from ..compat import Preset
 from ..compat import annotate as annotate_preset
-from ..errors import InputError, NoCommonUsersWarning, plain, user_stacklevel
+from ..errors import IN_MEMORY, InputError, NoCommonUsersWarning, plain, user_stacklevel
 from ..io.frames import read_columns
 from ..kernels import NotStrIds
 from ..metrics import MetricSpec
@@ -300,7 +300,7 @@ class _Accumulator:
             raise InputError(
                 f"{keys}: these metrics have a value of the whole run (catalogue-wide, or pooled "
                 "over every user's pairs) that needs the whole run at once; evaluate them "
-                "without blocks (rv.evaluate / without --stream)."
+                f"without blocks: {IN_MEMORY}."
             )
         t_idx = packed.truth_index
         extra = t_idx < 0

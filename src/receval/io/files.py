@@ -59,7 +59,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, require
+from ..errors import IN_MEMORY, InputError, require
 
 FORMATS = ("trec", "csv", "tsv", "parquet", "jsonl")
 _EXT = {
@@ -71,14 +71,17 @@ RUN_COLUMNS = ("qid", "q0", "docno", "rank", "score", "tag")
 QRELS_COLUMNS = ("qid", "iter", "docno", "relevance")
 
 
-def detect_format(path: str | os.PathLike, given: str | None = None, *, flag: str = "--format") -> str:
+def detect_format(path: str | os.PathLike, given: str | None = None, *,
+                  keyword: str = "format") -> str:
     """The file format: ``given`` when set, else from the extension (``.gz`` looked through),
-    else sniffed from the first line (whitespace-separated without a header -> trec)."""
+    else sniffed from the first line (whitespace-separated without a header -> trec).
+    ``keyword``: the caller's parameter that gave ``given`` (named in the error)."""
     p = os.fspath(path)
     if given is not None:
         fmt = given.lower()
         if fmt not in FORMATS:
-            raise InputError(f"{p}: unknown format {given!r} ({flag}); choose one of {list(FORMATS)}.")
+            raise InputError(f"{p}: unknown format {keyword}={given!r}; choose one of "
+                             f"{list(FORMATS)}.")
         return fmt
     name = p.lower()
     if name.endswith(".gz"):
@@ -99,7 +102,8 @@ def detect_format(path: str | os.PathLike, given: str | None = None, *, flag: st
         if first.lstrip().startswith("{"):
             return "jsonl"
     raise InputError(
-        f"{p}: cannot tell the file format from its name; pass {flag} with one of {list(FORMATS)}."
+        f"{p}: cannot tell the file format from its name; pass {keyword}= with one of "
+        f"{list(FORMATS)}."
     )
 
 
@@ -572,7 +576,7 @@ def read_run(path: str | os.PathLike, *, format: str | None = None, user_col: st
     """
     p = os.fspath(path)
     _check_exists(p, "run")
-    fmt = detect_format(p, format, flag="--run-format")
+    fmt = detect_format(p, format)
     if fmt == "trec":
         return _mark(read_trec_run(p), fmt)
     table = _read_table(p, fmt, "run", (user_col, item_col))
@@ -586,7 +590,7 @@ def read_truth(path: str | os.PathLike, *, format: str | None = None,
     """Read a truth file (TREC qrels or a table with user, item[, relevance] columns)."""
     p = os.fspath(path)
     _check_exists(p, "truth")
-    fmt = detect_format(p, format, flag="--truth-format")
+    fmt = detect_format(p, format)
     if fmt == "trec":
         return _mark(read_trec_qrels(p), fmt)
     table = _read_table(p, fmt, "truth", (user_col, item_col))
@@ -791,7 +795,7 @@ def _batches(path: str, fmt: str, batch_rows: int,
 def _not_streamable(path: str, fmt: str) -> InputError:
     return InputError(
         f"{path}: streaming reads Parquet, CSV, TSV or TREC run files; convert the {fmt} "
-        "file, or evaluate it without --stream."
+        f"file, or {IN_MEMORY}."
     )
 
 
@@ -832,7 +836,7 @@ class _UserOrder:
                     f"{self.path}: the rows of {self.user_col} {_plain_id(u)!r} are not "
                     f"contiguous: it comes back at data row {self.rows + s + 1} after rows of "
                     "other users, and streaming needs the file grouped by user. Sort the file "
-                    f"by {self.user_col} (or evaluate it without --stream)."
+                    f"by {self.user_col} (or {IN_MEMORY})."
                 )
             if self.current is not _NO_USER:
                 self.done.add(self.current)
@@ -897,7 +901,7 @@ def iter_blocks(path: str | os.PathLike, *, format: str | None = None,
     """
     p = os.fspath(path)
     _check_exists(p, "run")
-    fmt = detect_format(p, format, flag="--run-format")
+    fmt = detect_format(p, format)
     if block_rows <= 0:
         raise InputError(f"block_rows must be a positive number of rows, got {block_rows}.")
     pending: list[Any] = []
@@ -915,7 +919,7 @@ def iter_blocks(path: str | os.PathLike, *, format: str | None = None,
 
                     raise InputError(
                         f"{p}: no column {col!r} to group by; its columns are {names}. Pass "
-                        "--user-col." + suggest(col, names)
+                        "user_col=<the user column>." + suggest(col, names)
                     )
                 order = _UserOrder(p, col)
             order.add(_ids(batch, order.user_col))
@@ -966,7 +970,8 @@ def _guess_user(names: list[str], path: str) -> str:
     for cand in USER_NAMES:
         if cand in names:
             return cand
-    raise InputError(f"{path}: no user column among {names}; pass --user-col.")
+    raise InputError(f"{path}: no user column among {names}; pass user_col=<the user "
+                     "column>.")
 
 
 def guess_user_col(path: str, fmt: str) -> str:

@@ -526,7 +526,7 @@ def read_columns(data: Any, *, role: str, user_col: str | None = None,
                 raise InputError(
                     f"{role}: no relevance column was recognised (names tried: "
                     f"{list(REL_NAMES)}), but numeric column(s) {extra} could be one; receval "
-                    f"will not guess. Pass rel_col={extra[0]!r} (--rel-col {extra[0]}) to use "
+                    f"will not guess. Pass rel_col={extra[0]!r} to use "
                     "it as the relevance, or drop the column(s) to count every row as relevant "
                     "(relevance 1)."
                 )

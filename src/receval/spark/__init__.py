@@ -19,10 +19,10 @@ from typing import Any
 
 from ..results import EvalResult
 from .engine import Evaluator, is_spark_frame
-from .mllib import MLLIB_POLICIES, mllib_key, mllib_keys
+from .mllib import MLLIB_POLICIES, mllib_key, mllib_keys, mllib_names
 
 __all__ = ["Evaluator", "evaluate", "is_spark_frame", "mllib_key", "mllib_keys",
-           "MLLIB_POLICIES"]
+           "mllib_names", "MLLIB_POLICIES"]
 
 
 def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,

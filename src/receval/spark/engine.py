@@ -35,8 +35,8 @@ from ..errors import InputError, MetricError, PolicyError, RecevalError
 from ..io.frames import ITEM_NAMES, RANK_NAMES, REL_NAMES, SCORE_NAMES, USER_NAMES, _find
 from ..results import EvalResult
 from . import _bucket as B
-from .mllib import MLLIB_POLICIES, mllib_keys
 from .mllib import PRESET as MLLIB_PRESET
+from .mllib import mllib_names
 
 PER_USER = ("pandas", "spark", None)
 STRATEGIES = ("auto", "lists", "cogroup", "mapInArrow")
@@ -143,13 +143,15 @@ class Evaluator:
         holding its users' rows. Given with ``strategy="auto"``, it selects a bucketed
         strategy; the ``lists`` strategy has no buckets and refuses it.
     allow_float_ids : accept float/double id columns (refused by default).
-    compat : ``"spark_mllib"`` (or its alias ``"spark"``) reproduces
-        ``pyspark.ml.evaluation.RankingEvaluator`` with the ``spark_mllib`` library preset of
-        :mod:`receval.compat` (names, parameters and policies; see :mod:`receval.spark.mllib`).
-        The relevance column is read as without ``compat`` (and as the local engine's
-        ``compat="spark_mllib"`` reads it): rows with relevance >= 1 are the labels, a row with
-        relevance 0 is a judged non-relevant item; a truth without a relevance column makes
-        every row a label.
+    compat, strict : a library preset and its bug check, as locally
+        (:func:`receval.engines.setup.evaluation_setup`); a preset whose policies lay out
+        lists locally only (``ranks="position"``, ``unretrieved="bottom"``) is refused.
+        ``"spark_mllib"`` (or its alias ``"spark"``) reproduces
+        ``pyspark.ml.evaluation.RankingEvaluator`` and also reads its metric names
+        (``"ndcgAtK@10"``; see :mod:`receval.spark.mllib`). The relevance column is read as
+        without ``compat`` (and as the local engine's ``compat="spark_mllib"`` reads it): rows
+        with relevance >= 1 are the labels, a row with relevance 0 is a judged non-relevant
+        item; a truth without a relevance column makes every row a label.
     cache : persist the projected truth, as per-user lists under the ``lists`` strategy and as
         bucketed rows otherwise (default True; :meth:`close` releases it).
     strategy : how a task receives its users: ``"lists"`` (each user's run rows and truth
@@ -173,19 +175,13 @@ class Evaluator:
     def __init__(self, truth: Any, metrics: Any, *, user_col: str | None = None,
                  item_col: str | None = None, rel_col: str | None = None,
                  buckets: int | None = None, allow_float_ids: bool = False,
-                 compat: str | None = None, cache: bool = True, strategy: str = "auto",
+                 compat: str | Any = None, strict: bool = False, cache: bool = True,
+                 strategy: str = "auto",
                  ties: str | None = None, users: str | None = None,
                  empty_truth: str | None = None, duplicates: str | None = None,
                  nan_scores: str | None = None, negative_rel: str | None = None,
                  nan_rel: str | None = None, unjudged: str | None = None, train: Any = None,
                  item_features: Any = None, catalog: Any = None, **options: Any) -> None:
-        for name, default in (("ranks", "order"), ("unretrieved", "absent")):
-            if options.get(name, default) != default:  # list shapes laid out locally only
-                raise PolicyError(
-                    f"{name}={options[name]!r} is not available on the Spark engine (it lays "
-                    f"out each list before the kernel reads it); use {name}={default!r}, or "
-                    "evaluate locally with receval.evaluate.")
-            options.pop(name, None)
         F, T = _types()
         if not is_spark_frame(truth):
             raise InputError(
@@ -202,27 +198,38 @@ class Evaluator:
         if strategy == "auto" and buckets is None:
             strategy = "lists"
         self.strategy = strategy
-        if compat is not None:
-            if get_preset(compat).name != MLLIB_PRESET:
-                raise PolicyError(f"compat={compat!r}: the Spark engine knows None or "
-                                  f"{MLLIB_PRESET!r}; evaluate other presets locally.")
-            compat = MLLIB_PRESET
-        self.compat = compat
-        self.names: dict[str, str] = {}
         given = {"ties": ties, "users": users, "empty_truth": empty_truth,
                  "duplicates": duplicates, "nan_scores": nan_scores,
-                 "negative_rel": negative_rel, "nan_rel": nan_rel, "unjudged": unjudged}
-        if compat is not None:  # RankingEvaluator's names, then the preset's keys
-            self.names = mllib_keys(metrics)
-            metrics = list(dict.fromkeys(self.names.values()))
-            given = {**MLLIB_POLICIES, **{k: v for k, v in given.items() if v is not None}}
+                 "negative_rel": negative_rel, "nan_rel": nan_rel, "unjudged": unjudged,
+                 "ranks": options.pop("ranks", None),
+                 "unretrieved": options.pop("unretrieved", None)}
+        preset = get_preset(compat) if isinstance(compat, str) else compat
+        texts: dict[str, str] = {}  # name as given -> the preset's name
+        if preset is not None and preset.name == MLLIB_PRESET:  # RankingEvaluator's names
+            texts = mllib_names(metrics)
+            metrics = list(dict.fromkeys(texts.values()))
         setup = evaluation_setup(
-            metrics, policies=given, train=train, item_features=item_features,
-            catalog=catalog, options=options,
+            metrics, policies=given, compat=preset, strict=strict, train=train,
+            item_features=item_features, catalog=catalog, options=options,
             keywords=(*COMMON_KEYWORDS, "buckets", "allow_float_ids", "cache", "strategy",
                       "per_user"))
+        self.compat = None if setup.compat is None else setup.compat[0].name
+        #: {name as given: canonical key} under ``compat``
+        self.names: dict[str, str] = {}
+        if setup.compat is not None:
+            written = setup.compat[1]
+            self.names = {name: written[text] for name, text in texts.items()} if texts \
+                else dict(written)
         self.metrics = setup.specs
         self.policies = setup.policies
+        for name, default in (("ranks", "order"), ("unretrieved", "absent")):
+            value = getattr(self.policies, name)
+            if value != default:  # list shapes laid out locally only
+                origin = f" (the {self.compat!r} preset's)" if given[name] is None else ""
+                raise PolicyError(
+                    f"{name}={value!r}{origin} is not available on the Spark engine (it lays "
+                    f"out each list before the kernel reads it); use {name}={default!r}, or "
+                    "evaluate locally with receval.evaluate.")
         if self.policies.ties == "input":
             raise PolicyError("ties='input' orders tied scores by input row, and a Spark "
                               "DataFrame has no row order: use ties='id' (default) or "

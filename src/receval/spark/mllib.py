@@ -73,15 +73,20 @@ def mllib_key(name: str, k: int | None = None) -> str:
     return specs[0].key
 
 
+def mllib_names(metrics: Any) -> dict[str, str]:
+    """Name as given -> the preset's name, for a list (or one) of names: ``RankingEvaluator``
+    names (``"ndcgAtK@10"``) are translated, any other name is kept."""
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    return {str(m): _preset_name(str(m)) or str(m) for m in metrics}
+
+
 def mllib_keys(metrics: Any) -> dict[str, str]:
     """Name as given -> receval key, for a list (or one) of names under the preset.
 
     ``RankingEvaluator`` names (``"ndcgAtK@10"``) are translated; any other name is resolved
     by the preset as the local engine resolves it (an unknown one raises ``MetricError``).
     """
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    names = [str(m) for m in metrics]
-    texts = [_preset_name(n) or n for n in names]
-    _, _, keys = resolve(PRESET, texts)
-    return {name: keys[text] for name, text in zip(names, texts, strict=True)}
+    texts = mllib_names(metrics)
+    _, _, keys = resolve(PRESET, list(texts.values()))
+    return {name: keys[text] for name, text in texts.items()}

@@ -30,7 +30,7 @@ def session(master: str | None = None, conf: list[str] | tuple[str, ...] = (),
     for entry in conf:
         key, sep, value = entry.partition("=")
         if not sep or not key.strip():
-            raise InputError(f"--spark-conf {entry!r}: expected KEY=VALUE.")
+            raise InputError(f"conf={entry!r}: expected KEY=VALUE entries.")
         builder = builder.config(key.strip(), value.strip())
     return builder.getOrCreate()
 
@@ -54,18 +54,16 @@ def read(spark: Any, path: str, fmt: str | None = None) -> Any:
     return reader.load(path)
 
 
-def evaluate_paths(args: Any, keys: list[str], policies: dict[str, str],
-                   name: str | None) -> EvalResult:
-    """The CLI's Spark path: read ``--run`` / ``--truth`` with Spark and evaluate there."""
+def evaluate_paths(run: str, truth: str, metrics: Any, *, master: str | None = None,
+                   conf: list[str] | tuple[str, ...] = (), run_format: str | None = None,
+                   truth_format: str | None = None, **kwargs: Any) -> EvalResult:
+    """Read a run and a truth file with Spark (in a session of ``master`` / ``conf``) and
+    evaluate them there; ``kwargs`` are :func:`receval.spark.evaluate`'s (column names,
+    ``buckets``, ``strategy``, ``per_user``, ``compat``, policies)."""
     from . import evaluate
 
-    spark = session(args.spark_master, args.spark_conf)
+    spark = session(master, conf)
     fmt = {"jsonl": "json"}
-    run = read(spark, args.run, fmt.get(args.run_format, args.run_format))
-    truth = read(spark, args.truth, fmt.get(args.truth_format, args.truth_format))
-    return evaluate(run, truth, keys, name=name, user_col=args.user_col,
-                    item_col=args.item_col, score_col=args.score_col, rank_col=args.rank_col,
-                    rel_col=args.rel_col, truth_user_col=args.truth_user_col,
-                    truth_item_col=args.truth_item_col, buckets=args.buckets,
-                    strategy=getattr(args, "strategy", None) or "auto",
-                    per_user="pandas" if args.per_user else None, **policies)
+    run_sdf = read(spark, run, fmt.get(run_format, run_format))  # type: ignore[arg-type]
+    truth_sdf = read(spark, truth, fmt.get(truth_format, truth_format))  # type: ignore[arg-type]
+    return evaluate(run_sdf, truth_sdf, metrics, **kwargs)
