@@ -98,8 +98,7 @@ def unique_rows(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
     """Refuse a repeated key (naming the first repeat and how many there are)."""
     dup = df.duplicated(list(columns))
     if dup.any():
-        first = df.loc[dup].iloc[0]
-        key = ", ".join(f"{c}={plain(first[c])}" for c in columns)
+        key = ", ".join(f"{c}={plain(df.loc[dup, c].iloc[0])}" for c in columns)
         raise InputError(f"{what} has {int(dup.sum())} repeated ({', '.join(columns)}) row(s), "
                          f"e.g. {key}; each must appear once: drop or aggregate the repeats.")
 

@@ -406,6 +406,8 @@ def _q_from_table(log: Log, target: Policy, table: Any) -> tuple[np.ndarray, np.
                          "q_hat_target as log columns.")
     df = to_pandas(table, "q_hat")
     need(df, ["user", "item", "q"], "q_hat")
+    same_id_kind(log.user, df["user"], "the log", "q_hat", "user")
+    same_id_kind(log.item, df["item"], "the log", "q_hat", "item")
     key = pd.MultiIndex.from_arrays([df["user"], df["item"]])
     qv = numeric(df, "q", "q_hat")
     pos = key.get_indexer(pd.MultiIndex.from_arrays([log.user, log.item]))

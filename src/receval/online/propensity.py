@@ -29,8 +29,16 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, PolicyError, plain, suggest
-from ..validation import POSITIVE_INT, SEED, Interval, Real, validate_params
-from ._frames import need, numeric, to_pandas
+from ..validation import POSITIVE_INT, SEED, InstanceOf, Interval, Options, Real, validate_params
+from ._frames import (
+    SUM_TOL,
+    in_unit_interval,
+    integers,
+    need,
+    numeric,
+    to_pandas,
+    unique_rows,
+)
 
 KINDS = ("deterministic", "plackett_luce", "epsilon_greedy")
 PROPENSITY_KINDS = ("marginal", "prefix", "joint")
@@ -68,6 +76,13 @@ class Log:
         return np.diff(self.offsets)
 
 
+_COL = [InstanceOf(str)]
+_OPT_COL = [None, InstanceOf(str)]
+
+
+@validate_params({"unit": _COL, "slate": _OPT_COL, "position": _OPT_COL, "item": _COL,
+                  "reward": _COL, "propensity": [None, InstanceOf(str), InstanceOf(dict)],
+                  "propensity_kind": [Options(PROPENSITY_KINDS)], "context": _OPT_COL})
 def read_log(data: Any, *, unit: str = "user_id", slate: str | None = "slate_id",
              position: str | None = "position", item: str = "item_id", reward: str = "reward",
              propensity: str | dict[str, str] | None = "propensity",
@@ -79,7 +94,9 @@ def read_log(data: Any, *, unit: str = "user_id", slate: str | None = "slate_id"
     or a dict ``{kind: column}``; ``None`` when a logging policy is given to the estimators.
     ``context``: id the target policy is looked up by (default: ``unit``). ``extra``: further
     numeric columns kept (e.g. ``q_hat``, ``q_hat_target`` for the doubly robust estimators).
-    Propensities must lie in (0, 1]; a duplicate (slate, position) raises.
+    Propensities must lie in (0, 1]; positions are whole numbers >= 1 (``2.7`` raises, never
+    truncated); a duplicate (slate, position) raises. Rows with a missing unit or item are
+    dropped and counted (``Log.rows_dropped``).
     """
     df = to_pandas(data, "log")
     context = context or unit
@@ -98,11 +115,8 @@ def read_log(data: Any, *, unit: str = "user_id", slate: str | None = "slate_id"
     dropped = int((~keep).sum())
     df = df[keep]
     slate_key = df[slate] if slate else pd.Series(np.arange(len(df)), index=df.index)
-    pos = (numeric(df, position, "log").astype(np.int64) if position
-           else np.ones(len(df), dtype=np.int64))
-    if (pos < 1).any():
-        raise InputError(f"log column {plain(position)} must hold 1-based positions; found "
-                         f"{int(pos.min())}. Add 1 if positions start at 0.")
+    pos = (integers(df, position, "log", low=1, hint="Positions are 1-based: add 1 if they "
+                    "start at 0.") if position else np.ones(len(df), dtype=np.int64))
     scodes, _ = pd.factorize(slate_key, sort=False)
     order = np.lexsort((pos, scodes))
     scodes, pos = scodes[order], pos[order]
@@ -124,14 +138,10 @@ def read_log(data: Any, *, unit: str = "user_id", slate: str | None = "slate_id"
         if kind not in PROPENSITY_KINDS:
             raise PolicyError(f"propensity kind {plain(kind)} is not valid; choose one of "
                               f"{list(PROPENSITY_KINDS)}.")
-        p = numeric(df, col, "log")
-        bad = ~((p > 0) & (p <= 1))
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise InputError(f"log column {plain(col)} (logging propensity) must lie in (0, 1]; "
-                             f"{int(bad.sum())} row(s) do not, e.g. {plain(p[i])}. A zero propensity "
-                             "means the logged action could not have been shown: fix the logger.")
-        props[kind] = p
+        props[kind] = in_unit_interval(
+            numeric(df, col, "log"), col, "log (logging propensity)",
+            hint="A zero propensity means the logged action could not have been shown: fix "
+                 "the logger.")
     return Log(unit_ids=np.asarray(uids), slate_unit=su, offsets=offsets,
                user=df[context].to_numpy(), item=df[item].to_numpy(), position=pos,
                reward=numeric(df, reward, "log"), propensity=props,
@@ -291,6 +301,14 @@ class Policy:
             if uc.size else np.zeros(0, dtype=np.int64)
         if self.table:
             p = self.scores[idx]
+            tot = np.bincount(row, weights=p, minlength=uc.size)
+            short = np.abs(tot - 1) > SUM_TOL
+            if short.any():
+                i = int(np.flatnonzero(short)[0])
+                raise InputError(f"the policy table's probabilities of user {plain(users[i])} sum "
+                                 f"to {tot[i]:.6g}, not 1 (tolerance {SUM_TOL:g}; {int(short.sum())} "
+                                 "such user(s)): the direct method needs every item the policy "
+                                 "may choose; list them all.")
         elif self.kind == "deterministic":
             p = (idx == self.offsets[uc][row]).astype(np.float64)
         elif self.kind == "epsilon_greedy":
@@ -323,6 +341,8 @@ def _segment_cumprod(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     "epsilon": [Interval(Real, 0, 1)],
     "n_samples": POSITIVE_INT,
     "seed": SEED,
+    "kind": [Options(KINDS)],
+    "user_col": _COL, "item_col": _COL, "score_col": _OPT_COL, "rank_col": _OPT_COL,
 })
 def policy_from_run(run: Any, *, kind: str = "deterministic", k: int | None = None,
                     temperature: float = 1.0, epsilon: float = 0.0, user_col: str = "user",
@@ -349,10 +369,7 @@ def policy_from_run(run: Any, *, kind: str = "deterministic", k: int | None = No
     s = numeric(df, sc, "run")
     if rank_col:
         s = -s
-    if df.duplicated([user_col, item_col]).any():
-        dup = df[df.duplicated([user_col, item_col])].iloc[0]
-        raise InputError(f"run has the (user, item) pair ({plain(dup[user_col])}, {plain(dup[item_col])}) "
-                         "twice; drop duplicates first.")
+    _ids(df, user_col, item_col, "run")
     uc, users = pd.factorize(df[user_col], sort=False)
     icodes, _ = pd.factorize(df[item_col], sort=True)
     order = np.lexsort((icodes, -s, uc))
@@ -362,19 +379,34 @@ def policy_from_run(run: Any, *, kind: str = "deterministic", k: int | None = No
                   temperature=temperature, epsilon=epsilon, n_samples=n_samples, seed=seed)
 
 
+def _ids(df: pd.DataFrame, user_col: str, item_col: str, what: str) -> None:
+    """Ids present, of one kind per column, each (user, item) once."""
+    for c in (user_col, item_col):
+        if df[c].isna().any():
+            raise InputError(f"{what} column {plain(c)} has {int(df[c].isna().sum())} missing "
+                             "id(s); drop those rows first.")
+    unique_rows(df, [user_col, item_col], what)
+
+
+@validate_params({"user_col": _COL, "item_col": _COL, "prob_col": _COL})
 def policy_from_table(table: Any, *, user_col: str = "user", item_col: str = "item",
                       prob_col: str = "prob") -> Policy:
-    """A single-slot policy from explicit probabilities ``pi(item | user)`` (rows sum to <= 1)."""
+    """A single-slot policy from explicit probabilities ``pi(item | user)`` in [0, 1], each
+    (user, item) once; a user's probabilities sum to at most 1 (within ``1e-6``; a table that
+    lists only the logged items may sum to less). The direct-method estimators, which need the
+    whole distribution, refuse a user whose probabilities do not sum to 1."""
     df = to_pandas(table, "policy table")
     need(df, [user_col, item_col, prob_col], "policy table")
-    p = numeric(df, prob_col, "policy table")
-    if ((p < 0) | (p > 1)).any():
-        raise InputError(f"policy table column {plain(prob_col)} must lie in [0, 1].")
+    _ids(df, user_col, item_col, "policy table")
+    p = in_unit_interval(numeric(df, prob_col, "policy table"), prob_col, "policy table",
+                         zero=True)
     uc, users = pd.factorize(df[user_col], sort=False)
     tot = np.bincount(uc, weights=p)
-    if (tot > 1 + 1e-9).any():
+    if (tot > 1 + SUM_TOL).any():
         u = users[int(np.argmax(tot))]
-        raise InputError(f"policy probabilities of user {plain(u)} sum to {tot.max():.6g} > 1.")
+        raise InputError(f"policy table column {plain(prob_col)}: the probabilities of user "
+                         f"{plain(u)} sum to {tot.max():.6g} > 1 (tolerance {SUM_TOL:g}); "
+                         "normalise them first.")
     order = np.argsort(uc, kind="stable")
     counts = np.bincount(uc, minlength=users.size)
     return Policy(kind="table", users=pd.Index(users),
