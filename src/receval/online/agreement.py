@@ -26,20 +26,34 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 from scipy import stats
 
-from ..errors import InputError, PolicyError, plain
+from ..errors import InputError, plain
 from ..stats.corrections import adjust, check_correction
-from ..validation import FINITE, POSITIVE_INT, PROBABILITY_OPEN, Boolean, validate_params
+from ..validation import (
+    FINITE,
+    POSITIVE_INT,
+    PROBABILITY_OPEN,
+    Boolean,
+    InstanceOf,
+    Interval,
+    validate_params,
+)
+from ._params import CORRECTION, RNG
 from ._results import OnlineResult
 from .ledger import Ledger
 
 
+@validate_params({"k": [Interval(Integral, 0, None)], "n": [Interval(Integral, 0, None)],
+                  "confidence": PROBABILITY_OPEN})
 def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for ``k`` successes in ``n`` trials."""
+    """Wilson score interval for ``k`` successes in ``n`` trials (NaN for ``n = 0``)."""
+    if k > n:
+        raise InputError(f"wilson: k={k} successes exceed n={n} trials.")
     if n == 0:
         return math.nan, math.nan
     z = float(stats.norm.ppf(0.5 + confidence / 2))
@@ -138,16 +152,28 @@ def _reliability(d: np.ndarray, se: np.ndarray) -> float:
     "n_resamples": POSITIVE_INT,
     "measurement_error": [Boolean()],
     "predict_at": [None, *FINITE],
+    "online_metric": [None, InstanceOf(str)],
+    "correction": CORRECTION,
+    "rng": RNG,
 })
 def agreement(ledger: Ledger, *, offline_metrics: Sequence[str] | None = None,
               online_metric: str | None = None, alpha: float = 0.05, confidence: float = 0.95,
               n_resamples: int = 2000, measurement_error: bool = True,
               predict_at: float | None = None, correction: str = "holm",
               rng: int | None = 0) -> OnlineResult:
-    """Agreement of each offline metric with ``online_metric`` (see the module docstring)."""
+    """Agreement of each offline metric with ``online_metric`` (see the module docstring).
+
+    The ledger is checked as :meth:`Ledger.from_frame` checks a loaded one (each experiment,
+    side and metric once, standard errors >= 0); experiments without both effects are counted
+    in ``counts["experiments_skipped"]``.
+    """
     correction = check_correction(correction)
-    if n_resamples < 1:
-        raise PolicyError("n_resamples must be at least 1.")
+    if not isinstance(ledger, Ledger):
+        raise InputError(f"agreement needs a Ledger; got {type(ledger).__name__} (use "
+                         "Ledger.from_frame for a table).")
+    ledger = Ledger.from_frame(ledger.to_frame())
+    if isinstance(offline_metrics, str):
+        offline_metrics = [offline_metrics]
     online = ledger.metrics("online")
     if online_metric is None:
         if len(online) != 1:
@@ -159,7 +185,7 @@ def agreement(ledger: Ledger, *, offline_metrics: Sequence[str] | None = None,
     offs = list(offline_metrics) if offline_metrics else ledger.metrics("offline")
     on = ledger.wide("online", online_metric)
     z = float(stats.norm.ppf(1 - alpha / 2))
-    g = np.random.default_rng(rng)
+    g = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     rows: list[dict[str, Any]] = []
     boots: dict[str, np.ndarray] = {}
     idx_cache: dict[int, np.ndarray] = {}
@@ -260,5 +286,6 @@ def agreement(ledger: Ledger, *, offline_metrics: Sequence[str] | None = None,
         diagnostics={"points": points, "best_metric": best, "warnings": []},
         provenance={"online_metric": online_metric, "alpha": alpha, "confidence": confidence,
                     "n_resamples": n_resamples, "measurement_error": measurement_error,
-                    "correction": correction, "seed": rng},
+                    "correction": correction,
+                    "seed": None if isinstance(rng, np.random.Generator) else rng},
         title=f"Offline-online agreement ({online_metric})")

@@ -1,7 +1,10 @@
 """A ledger of past experiments: per experiment, the offline effect of the treatment model over
 the control model on each offline metric and the online effect measured by its A/B test or
 interleaving, each with a standard error. One long table (``experiment, side, metric, delta, se,
-p_value``) that saves to CSV, Parquet or JSON and loads back.
+p_value``) that saves to CSV, Parquet or JSON and loads back (experiment ids and metric names
+stay text: ``"000"`` is not ``0``). Each (experiment, side, metric) appears once; ``delta`` is a
+number (NaN: not measured, counted as skipped by :func:`~receval.online.agreement`), ``se`` is
+>= 0 or NaN, ``p_value`` in [0, 1] or NaN.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ import pandas as pd
 from scipy import stats
 
 from ..errors import InputError, plain
-from ._frames import need, to_pandas
+from ..validation import InstanceOf, validate_params
+from ._frames import need, numeric, to_pandas, unique_rows
 
 COLUMNS = ("experiment", "side", "metric", "delta", "se", "p_value")
+_TEXT = COLUMNS[:3]
 
 
 def _se_from_ci(lo: float, hi: float, alpha: float) -> float:
@@ -65,13 +70,25 @@ def _mapping_rows(d: Any, side: str) -> list[tuple]:
                          "{metric: (delta, se[, p_value])}; got " + type(d).__name__ + ".")
     out = []
     for m, v in d.items():
-        if isinstance(v, Mapping):
-            out.append((m, float(v["delta"]), float(v.get("se", math.nan)),
-                        float(v.get("p_value", math.nan))))
-        else:
-            t = tuple(v) if isinstance(v, (tuple, list)) else (v,)
-            t = t + (math.nan,) * (3 - len(t))
-            out.append((m, float(t[0]), float(t[1]), float(t[2])))
+        try:
+            if isinstance(v, Mapping):
+                extra = set(v) - {"delta", "se", "p_value"}
+                if extra or "delta" not in v:
+                    raise ValueError(f"keys {sorted(map(str, v))}")
+                t = (v["delta"], v.get("se", math.nan), v.get("p_value", math.nan))
+            else:
+                t = tuple(v) if isinstance(v, (tuple, list)) else (v,)
+                if not 1 <= len(t) <= 3:
+                    raise ValueError(f"{len(t)} values")
+                t = t + (math.nan,) * (3 - len(t))
+            vals = tuple(math.nan if x is None else float(x) for x in t)
+            if any(isinstance(x, (bool, str)) for x in t):
+                raise ValueError("text or bool")
+        except (TypeError, ValueError, KeyError) as exc:
+            raise InputError(f"{side} effect of metric {plain(m)} is not valid ({exc}): give "
+                             "(delta, se[, p_value]) numbers or {'delta': ..., 'se': ..., "
+                             f"'p_value': ...}}; got {plain(v)}.") from None
+        out.append((m, *vals))
     return out
 
 
@@ -81,6 +98,8 @@ class Ledger:
 
     rows: list[dict[str, Any]] = field(default_factory=list)
 
+    @validate_params({"experiment": [InstanceOf(str)], "treatment": [None, InstanceOf(str)],
+                      "control": [None, InstanceOf(str)], "arm": [None, InstanceOf(str)]})
     def add(self, experiment: str, *, offline: Any, online: Any, treatment: str | None = None,
             control: str | None = None, arm: str | None = None) -> Ledger:
         """Record one experiment; ``offline``: a :class:`receval.Comparison` (with
@@ -88,11 +107,13 @@ class Ledger:
         ``online``: an A/B or interleaving result (``arm`` picks a treatment arm) or a dict."""
         if any(r["experiment"] == experiment for r in self.rows):
             raise InputError(f"experiment {plain(experiment)} is already in the ledger.")
-        for side, rows in (("offline", _offline_rows(offline, treatment, control)),
-                           ("online", _online_rows(online, arm))):
-            for m, d, se, p in rows:
-                self.rows.append({"experiment": experiment, "side": side, "metric": str(m),
-                                  "delta": d, "se": se, "p_value": p})
+        new = [{"experiment": experiment, "side": side, "metric": str(m), "delta": d, "se": se,
+                "p_value": p}
+               for side, rows in (("offline", _offline_rows(offline, treatment, control)),
+                                  ("online", _online_rows(online, arm)))
+               for m, d, se, p in rows]
+        Ledger.from_frame(pd.DataFrame(new, columns=list(COLUMNS)))  # the checks of a loaded ledger
+        self.rows.extend(new)
         return self
 
     def to_frame(self) -> pd.DataFrame:
@@ -113,18 +134,39 @@ class Ledger:
 
     @classmethod
     def from_frame(cls, table: Any) -> Ledger:
+        """A ledger from a long table (see the module docstring for the checks)."""
         df = to_pandas(table, "ledger")
         need(df, list(COLUMNS[:4]), "ledger")
+        for c in _TEXT:
+            if df[c].isna().any():
+                raise InputError(f"ledger column {plain(c)} has {int(df[c].isna().sum())} "
+                                 "missing value(s); every row names its experiment, side and "
+                                 "metric.")
         bad = ~df["side"].isin(["offline", "online"])
         if bad.any():
             raise InputError(f"ledger column 'side' must be 'offline' or 'online'; found "
                              f"{plain(df.loc[bad, 'side'].iloc[0])}.")
+        df = df.assign(**{c: df[c].astype(str) for c in _TEXT})
+        unique_rows(df, list(_TEXT), "ledger")
         for c in ("se", "p_value"):
             if c not in df.columns:
                 df = df.assign(**{c: math.nan})
-        df = df.astype({"delta": float, "se": float, "p_value": float})
+        vals = {c: numeric(df, c, "ledger", finite=False) for c in COLUMNS[3:]}
+        for c, ok in (("se", lambda x: x >= 0), ("p_value", lambda x: (x >= 0) & (x <= 1))):
+            bad = ~(ok(vals[c]) | np.isnan(vals[c]))
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                rule = ">= 0 (a standard error)" if c == "se" else "in [0, 1]"
+                raise InputError(f"ledger column {plain(c)} must be {rule} or empty; "
+                                 f"experiment {plain(df['experiment'].iloc[i])}, metric "
+                                 f"{plain(df['metric'].iloc[i])} has {plain(vals[c][i])}.")
+        if np.isinf(vals["delta"]).any():
+            raise InputError("ledger column 'delta' holds an infinity; give finite effects (or "
+                             "leave one empty when it was not measured).")
+        df = df.assign(**vals)
         return cls(rows=df[list(COLUMNS)].to_dict("records"))
 
+    @validate_params({"path": [InstanceOf(str)]})
     def save(self, path: str) -> None:
         """Write as ``.csv``, ``.parquet`` or ``.json`` (by extension)."""
         from ..io.output import atomic_path
@@ -140,10 +182,18 @@ class Ledger:
 
     @classmethod
     def load(cls, path: str) -> Ledger:
-        if path.endswith(".parquet"):
-            df = pd.read_parquet(path)
-        elif path.endswith(".json"):
-            df = pd.read_json(path, orient="records")
-        else:
-            df = pd.read_csv(path)
+        """Read a ledger written by :meth:`save` (by extension; ids and names read as text)."""
+        if not isinstance(path, str):
+            raise InputError(f"Ledger.load: path must be a file name; got {type(path).__name__}.")
+        text = {c: str for c in _TEXT}
+        try:
+            if path.endswith(".parquet"):
+                df = pd.read_parquet(path)
+            elif path.endswith(".json"):
+                df = pd.read_json(path, orient="records", dtype=text)
+            else:
+                df = pd.read_csv(path, dtype=text, keep_default_na=False,
+                                 na_values={c: [""] for c in COLUMNS[3:]})
+        except (ValueError, pd.errors.ParserError) as exc:
+            raise InputError(f"{path}: not a readable ledger ({exc}).") from None
         return cls.from_frame(df)

@@ -21,7 +21,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..validation import NON_NEGATIVE_INT, POSITIVE_INT, Interval, Real, validate_params
 from . import ab, interleave
+from ._params import UNIT
 from ._results import OnlineResult
 from .agreement import agreement
 from .estimate import compare_policies
@@ -56,6 +58,9 @@ def _topk(run: pd.DataFrame, users: pd.Index, items: pd.Index, k: int) -> np.nda
     return out
 
 
+@validate_params({"k": POSITIVE_INT, "eta": [Interval(Real, 0, None)], "attract_relevant": UNIT,
+                  "attract_other": UNIT, "impressions": POSITIVE_INT, "log_slates": POSITIVE_INT,
+                  "seed": NON_NEGATIVE_INT})
 def simulate_shop(runs: Mapping[str, pd.DataFrame], test: pd.DataFrame, comparison: Any, *,
                   k: int = 5, eta: float = 1.0, attract_relevant: float = 0.5,
                   attract_other: float = 0.02, impressions: int = 4, log_slates: int = 4,
