@@ -11,6 +11,7 @@ from .common import (
     add_debug_flags,
     add_force_flag,
     add_format_flag,
+    check_not_empty,
     digits,
     emit,
     input_paths,
@@ -21,21 +22,49 @@ from .common import (
 OUT_FORMATS = ("table", "markdown", "csv", "json", "html")
 
 
-def _read(path: str) -> Any:
+def _read(path: str, role: str = "input", dtype: dict[str, Any] | None = None) -> Any:
+    """One table from ``path`` (by extension); every failure names the file and its role."""
     import pandas as pd
 
     from ..errors import InputError
 
     low = path.lower()
-    if low.endswith(".parquet"):
-        return pd.read_parquet(path)
-    if low.endswith((".jsonl", ".ndjson")):
-        return pd.read_json(path, lines=True)
-    if low.endswith((".tsv", ".tsv.gz", ".txt")):
-        return pd.read_csv(path, sep="\t")
-    if low.endswith((".csv", ".csv.gz")):
-        return pd.read_csv(path)
-    raise InputError(f"cannot tell the format of {path!r}; use .csv, .tsv, .parquet or .jsonl.")
+    try:
+        if low.endswith(".parquet"):
+            df = pd.read_parquet(path)
+        elif low.endswith((".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")):
+            df = pd.read_json(path, lines=True, dtype=dtype)
+        elif low.endswith((".tsv", ".tsv.gz", ".txt", ".txt.gz")):
+            df = pd.read_csv(path, sep="\t", dtype=dtype)
+        elif low.endswith((".csv", ".csv.gz")):
+            df = pd.read_csv(path, dtype=dtype)
+        else:
+            raise InputError(f"{path}: cannot tell the format of the {role} file; use .csv, "
+                             ".tsv, .parquet or .jsonl (optionally .gz).")
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{path}: the {role} file is empty (no header, no rows); check the "
+                         "file (or the path).") from None
+    except (pd.errors.ParserError, UnicodeDecodeError, EOFError) as exc:
+        raise InputError(f"{path}: cannot read the {role} file: "
+                         f"{' '.join(str(exc).split())}") from None
+    except ValueError as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"{path}: cannot read the {role} file: "
+                         f"{' '.join(str(exc).split())}") from None
+    check_not_empty(df, path, role)
+    return df
+
+
+def seed(text: str) -> int:
+    """argparse type of --seed: a whole number >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {value}")
+    return value
 
 
 def _out(p: argparse.ArgumentParser, *inputs: str) -> None:
@@ -127,7 +156,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="multiple-testing correction across pairs of teams (default holm)")
     p.add_argument("--resamples", type=positive_int, default=2000,
                    help="bootstrap resamples (default 2000)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
     _out(p, "log")
     p.set_defaults(func=run_interleave)
 
@@ -168,7 +197,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="resampling / variance cluster (default unit)")
     p.add_argument("--resamples", type=positive_int, default=2000,
                    help="bootstrap resamples (default 2000)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
     _out(p, "log", "run")
     p.set_defaults(func=run_ope)
 
@@ -185,7 +214,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="bootstrap resamples (default 2000)")
     p.add_argument("--no-measurement-error", action="store_true",
                    help="bootstrap without perturbing each effect by its standard error")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
     _out(p, "ledger")
     p.set_defaults(func=run_agreement)
 
@@ -211,7 +240,8 @@ def run_ab(args: argparse.Namespace) -> int:
         raise InputError(f"--covariate names metric(s) {sorted(cov)} that are not analysed.")
     if not metrics:
         raise InputError("give at least one metric: --mean COL, --proportion COL or --ratio NUM/DEN.")
-    data = _read(args.data)
+    role = "aggregates" if args.aggregates else "events" if args.events else "units"
+    data = _read(args.data, role)
     if args.aggregates:
         data = ab.from_aggregates(data, variant=args.variant)
     elif args.events:
@@ -236,7 +266,7 @@ def run_interleave(args: argparse.Namespace) -> int:
     from ..online import interleave
 
     _protect(args)
-    res = interleave.analyze(_read(args.log), unit=args.unit, impression=args.impression,
+    res = interleave.analyze(_read(args.log, "interleaving log"), unit=args.unit, impression=args.impression,
                              team=args.team, credit=args.credit, aggregate=args.aggregate,
                              correction=args.correction, n_resamples=args.resamples,
                              rng=args.seed)
@@ -247,10 +277,10 @@ def run_ope(args: argparse.Namespace) -> int:
     from ..online import estimate, policy_from_run, read_log
 
     _protect(args)
-    log = read_log(_read(args.log), unit=args.unit, slate=args.slate, position=args.position,
+    log = read_log(_read(args.log, "log"), unit=args.unit, slate=args.slate, position=args.position,
                    item=args.item, reward=args.reward, propensity=args.propensity,
                    propensity_kind=args.propensity_kind)
-    pol = policy_from_run(_read(args.run), kind=args.policy, k=args.k,
+    pol = policy_from_run(_read(args.run, "run"), kind=args.policy, k=args.k,
                           temperature=args.temperature, epsilon=args.epsilon,
                           user_col=args.run_user, item_col=args.run_item,
                           score_col=args.run_score, seed=args.seed)
@@ -263,7 +293,8 @@ def run_agreement(args: argparse.Namespace) -> int:
     from ..online import Ledger, agreement
 
     _protect(args)
-    res = agreement(Ledger.from_frame(_read(args.ledger)), offline_metrics=args.offline_metric,
+    text = {"experiment": str, "side": str, "metric": str}
+    res = agreement(Ledger.from_frame(_read(args.ledger, "ledger", text)), offline_metrics=args.offline_metric,
                     online_metric=args.online_metric, alpha=args.alpha,
                     n_resamples=args.resamples,
                     measurement_error=not args.no_measurement_error, rng=args.seed)

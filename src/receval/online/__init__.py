@@ -14,7 +14,7 @@ provenance; JSON round trip) and renders through :func:`receval.report`.
 
 from __future__ import annotations
 
-from . import ab, interleave
+from . import ab, interleave, simulate
 from ._results import OnlineResult
 from .agreement import agreement
 from .estimate import ESTIMATORS, compare_policies, estimate, overlap
@@ -26,4 +26,4 @@ check_overlap = overlap
 
 __all__ = ["ESTIMATORS", "Ledger", "Log", "OnlineResult", "Policy", "ab", "agreement",
            "check_overlap", "compare_policies", "estimate", "interleave", "msprt", "overlap",
-           "policy_from_run", "policy_from_table", "read_log"]
+           "policy_from_run", "policy_from_table", "read_log", "simulate"]

@@ -25,7 +25,7 @@ class Generator(Constraint):
         return isinstance(value, np.random.Generator)
 
     def describe(self) -> str:
-        return "a numpy Generator"
+        return "a random Generator (default_rng)"
 
     def good_value(self) -> Any:
         return np.random.default_rng(0)
