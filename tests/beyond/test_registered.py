@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import importlib
 import math
 
 import numpy as np
@@ -8,8 +9,9 @@ import pytest
 import scipy.sparse as sp
 
 import receval as rv
-import receval.beyond.registered as reg
+import receval.beyond.registered  # noqa: F401  (registers the metrics)
 from receval.errors import InputError
+from receval.metrics.spec import PLUGIN_MODULES
 
 LOG2_6 = math.log2(6)
 S2 = math.sqrt(2)
@@ -173,7 +175,11 @@ KEYS = ["coverage@5", "gini@5", "entropy@5", "dist_coverage@5", "tail_share@5",
 def test_block_sizes_give_identical_results(monkeypatch):
     run, truth, train, feats = _random_eval(1)
     ref = rv.evaluate(run, truth, KEYS, train=train, item_features=feats)
-    monkeypatch.setattr(reg, "BLOCK_USERS", 3)
+    readers = [m for m in map(importlib.import_module, PLUGIN_MODULES)
+               if hasattr(m, "BLOCK_USERS")]
+    assert len(readers) >= 2  # the catalogue metrics and personalization build block states
+    for module in readers:
+        monkeypatch.setattr(module, "BLOCK_USERS", 3)
     got = rv.evaluate(run, truth, KEYS, train=train, item_features=feats)
     assert got.summary == ref.summary
     assert np.array_equal(got.values, ref.values, equal_nan=True)

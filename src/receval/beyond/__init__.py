@@ -2,8 +2,9 @@
 personalization and popularity bias; agreement of two runs (:func:`run_overlap`).
 
 Standalone functions work on plain arrays (lists as ``(indptr, items)``, a (users x k) id array
-with -1 padding, or a list of sequences); :mod:`receval.beyond.registered` registers the same
-metrics as plugin metric families of :func:`receval.evaluate`.
+with -1 padding, or a list of sequences); each family module also registers its metrics, beside
+their array code, as plugin metric families of :func:`receval.evaluate` (importing this package
+registers them all).
 """
 
 from .catalogue import (

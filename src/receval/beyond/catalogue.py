@@ -14,13 +14,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from ..engines.plugins import Context, MetricValues
 from ..errors import InputError
 from ..kernels import exact_partials
+from ..metrics.spec import MetricSpec, Param, register
+from ..pack.packed import Packed
 from ..validation import LOG_BASE, Boolean, Options, validate_params
-from ._lists import as_csr, distinct, truncate
+from ._context import BLOCK_USERS, beyond_metric, catalog_of, context_cache, top_k
+from ._lists import as_csr, blocks, distinct, truncate
+from .inputs import Catalog
 
 LOG_BASES = {"2": 2.0, "e": float(np.e), "10": 10.0}
 
@@ -176,3 +183,164 @@ def gini(counts, n_items: int | None = None, *, denominator: str = "n-1",
 def tail_share(state: ExposureState) -> float:
     """Share of all recommended positions that hold a long-tail item."""
     return state.tail_slots / state.slots if state.slots else float("nan")
+
+# -------------------------------------------------------------------------------------------------
+# Coverage, entropy and Gini of exposure:
+# plugin metrics of receval.evaluate over the packed lists, registered on import.
+
+OVER = Param("over", "catalog",
+             "items n counted: catalog = every catalogue item (unrecommended ones have zero "
+             "exposure) | recommended = only items with exposure", ("catalog", "recommended"))
+
+
+def _outside_items(cat: Catalog, packed: Packed, counts: np.ndarray) -> np.ndarray:
+    """Mask over the run's item codes: recommended items that are not in the catalogue (none
+    when the catalogue is a count, which has no ids)."""
+    out = np.zeros(len(counts), dtype=bool)
+    if cat.ids is not None and len(counts):
+        rec = np.flatnonzero(counts > 0)
+        out[rec] = cat.ids.get_indexer(pd.Index(packed.item_vocab[rec])) < 0
+    return out
+
+
+def packed_exposure(packed: Packed, k: int | None, tail: np.ndarray | None = None,
+              context: Context | None = None) -> ExposureState:
+    """Exposure counts over the run vocabulary, merged from blocks of users.
+
+    Without a tail mask the state is cached per run and cutoff (coverage, Gini and entropy at
+    the same k share it).
+    """
+    if context is not None and tail is None:
+        cache = context_cache(context)
+        entry = cache.get(("exposure", k))
+        if entry is None or entry[0] is not packed.items:
+            entry = (packed.items, packed_exposure(packed, k))
+            cache[("exposure", k)] = entry
+        return entry[1]
+    indptr, pos = top_k(packed, k)
+    items = packed.items[pos]
+    state = ExposureState(np.zeros(len(packed.item_vocab), dtype=np.int64))
+    for lo, hi in blocks(len(indptr) - 1, BLOCK_USERS):
+        ip = indptr[lo:hi + 1] - indptr[lo]
+        # packed lists never repeat an item (duplicates are rejected or removed when packing)
+        part = ExposureState.from_lists((ip, items[indptr[lo]:indptr[hi]]),
+                                        n_items=len(packed.item_vocab), tail=tail,
+                                        assume_distinct=True)
+        state = state.merge(part)
+    return state
+
+
+def _coverage(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    state = packed_exposure(packed, spec.k, context=context)
+    if spec.get("kind") == "count":
+        return MetricValues(None, catalog_coverage(state.counts, kind="count"),
+                            {"recommended_items": int((state.counts > 0).sum())})
+    rule = spec.get("outside")
+    cat = catalog_of(context, packed, state.counts, rule)
+    outside = _outside_items(cat, packed, state.counts)
+    covered = int((state.counts > 0).sum())
+    info = {"catalog": cat.source, "catalog_size": cat.size, "recommended_items": covered,
+            "outside_catalog": int(outside.sum())}
+    if rule == "ignore":
+        covered -= int(outside.sum())
+    return MetricValues(None, covered / cat.size, info)
+
+
+def _dist_coverage(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    state = packed_exposure(packed, spec.k, context=context)
+    cat = catalog_of(context, packed, state.counts)
+    return MetricValues(None, effective_coverage(state.counts, cat.size),
+                        {"catalog": cat.source, "catalog_size": cat.size})
+
+
+def _entropy(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    state = packed_exposure(packed, spec.k, context=context)
+    if spec.get("normalize") == "distinct":  # RecBole ShannonEntropy: H / distinct items
+        seen = state.counts[state.counts > 0]
+        h = entropy(seen, base=LOG_BASES[spec.get("base")])
+        return MetricValues(None, h / len(seen) if len(seen) else float("nan"),
+                            {"base": spec.get("base"), "recommended_items": int(len(seen))})
+    normalize = spec.get("normalize") == "true"
+    info: dict[str, Any] = {"base": spec.get("base")}
+    n = None
+    if normalize and spec.get("over") == "catalog":
+        cat = catalog_of(context, packed, state.counts)
+        n = cat.size
+        info.update(catalog=cat.source, catalog_size=cat.size)
+    value = entropy(state.counts[state.counts > 0] if n is None else state.counts, n,
+                    base=LOG_BASES[spec.get("base")], normalize=normalize,
+                    over=spec.get("over") if normalize else "catalog")
+    return MetricValues(None, value, info)
+
+
+def _gini(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    state = packed_exposure(packed, spec.k, context=context)
+    info: dict[str, Any] = {}
+    if spec.get("over") == "catalog":
+        cat = catalog_of(context, packed, state.counts)
+        n = cat.size
+        info.update(catalog=cat.source, catalog_size=cat.size)
+    else:
+        n = None
+    return MetricValues(None, gini(state.counts, n, denominator=spec.get("denominator"),
+                                   over=spec.get("over")), info)
+
+
+register(beyond_metric(
+    "coverage", "Catalogue coverage@k", "|union_u R_k(u)| / |I|",
+    "Share of the catalogue that appears in at least one evaluated list (Shani & Gunawardana 2011). The "
+    "catalogue I is evaluate(catalog=...): None/'all' = items of train + truth + run (default), "
+    "'train' (Microsoft Recommenders), 'train+truth', ..., an item count, or an id list. "
+    "kind=count gives the number of distinct recommended items (Elliot ItemCoverage). "
+    "outside: recommended items missing from an explicit catalogue raise (error, the "
+    "default), are not covered (ignore: |union_u R_k(u) & I| / |I|) or are covered (count: "
+    "|union_u R_k(u)| / |I|, which can exceed 1).",
+    _coverage, (Param("kind", "catalog", "catalog = share of |I| | count = distinct items",
+                      ("catalog", "count")),
+                Param("outside", "error",
+                      "a recommended item that is not in an explicit catalogue (an id list, "
+                      "or a source such as catalog='train'): error (default) | ignore = not "
+                      "covered, left out of the numerator | count = counted as covered, so "
+                      "the value can exceed 1 (recmetrics prediction_coverage, RecTools "
+                      "CatalogCoverage, Microsoft Recommenders catalog_coverage)",
+                      ("error", "ignore", "count"))),
+    bounds=(0.0, None), reference="Ge, Delgado-Battenfeld & Jannach, RecSys 2010",
+    example="lists [a, b], [a, c], catalogue of 6 items: 3/6",
+), ("catalog_coverage", "item_coverage"))
+
+
+register(beyond_metric(
+    "dist_coverage", "Distributional (effective) coverage@k", "exp(H_e) / |I|",
+    "Perplexity of the exposure distribution (the number of equally exposed items with the same "
+    "entropy) over the catalogue size; equals coverage when recommended items are exposed "
+    "equally, tends to 1/|I| when one item takes all exposure.",
+    _dist_coverage, example="exposure [1, 1, 0, 0]: 2/4",
+), ("effective_coverage",))
+
+
+register(beyond_metric(
+    "entropy", "Shannon entropy of exposure@k", "H = -sum_i p_i log_b p_i, p_i = c_i / sum_j c_j",
+    "Entropy of how often each item appears in the evaluated top-k lists (Shani & Gunawardana 2011). "
+    "normalize=true divides by log_b n (n = catalogue size, or recommended items with "
+    "over=recommended) so uniform exposure gives 1. Higher = exposure spread more evenly.",
+    _entropy, (Param("base", "2", "logarithm base: 2 (bits) | e (nats) | 10", ("2", "e", "10")),
+               Param("normalize", "false",
+                     "false | true = divide by log_b n (1 for uniform exposure) | distinct = "
+                     "divide by the number of distinct recommended items (RecBole "
+                     "ShannonEntropy, with base=e; not a [0, 1] scale)",
+                     ("false", "true", "distinct")), OVER),
+    bounds=(0.0, None), reference="Shani & Gunawardana 2011",
+    example="exposure counts [1, 1, 2]: H = 1.5 bits",
+), ("shannon_entropy",))
+
+
+register(beyond_metric(
+    "gini", "Gini index of exposure@k", "G = 1/(n-1) sum_j (2j - n - 1) p_(j), p ascending",
+    "Inequality of exposure over the n catalogue items sorted by exposure ascending (Shani & Gunawardana 2011). "
+    "0 = equal exposure, 1 = everything on one item; lower is better. denominator=n gives the "
+    "classic Lorenz Gini (maximum (n-1)/n). Elliot reports 1 - G.",
+    _gini, (Param("denominator", "n-1", "n-1 (maximum 1) | n (classic)",
+                  ("n-1", "n")), OVER),
+    higher_is_better=False, reference="Shani & Gunawardana 2011",
+    example="exposure [0, 1, 3]: (2 * 3/4) / 2 = 0.75",
+), ("gini_index",))

@@ -29,8 +29,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..engines.plugins import Context, MetricValues
 from ..errors import InputError
 from ..io.frames import ITEM_NAMES
+from ..metrics.spec import MetricSpec, Param, register
+from ..pack.packed import Packed
+from ._context import beyond_metric, context_cache, key_with, per_vocab, top_k, undefined_info
 from ._lists import ranges
 
 CATEGORY_NAMES = ("category", "categories", "category_id", "genre", "genres", "genre_id")
@@ -143,3 +147,107 @@ def categories_per_list(indptr: np.ndarray, rows: np.ndarray, cats: ItemCategori
     """``|C(R(u))|`` per user."""
     user, _ = list_categories(indptr, rows, cats)
     return np.bincount(user, minlength=len(indptr) - 1).astype(np.float64)
+
+# -------------------------------------------------------------------------------------------------
+# Categorical diversity and category coverage:
+# plugin metrics of receval.evaluate over the packed lists, registered on import.
+
+_CAT_MISSING = Param("missing", "error",
+                     "recommended items absent from item_categories: error | skip (counted as "
+                     "items without a category)", ("error", "skip"))
+
+
+_CAT_DOC = (" Categories come from evaluate(..., item_categories={item: [categories]}) (or an "
+            "(item, category) table; a dict of tags passed as item_features= is used too); an "
+            "item may have several.")
+
+
+def _categories(context: Context, key: str) -> ItemCategories:
+    raw = context.options.get("item_categories")
+    if raw is None:
+        raw = context.item_features if isinstance(context.item_features, (dict, pd.Series)) \
+            else None
+    if raw is None:
+        raise InputError(
+            f"{key} needs the items' categories: pass item_categories={{item: [categories]}} "
+            "(or an (item, category) table) to evaluate(), e.g. rv.evaluate(run, truth, "
+            f"[{key!r}], item_categories=genres); a dict of tags given as item_features= is "
+            "used too."
+        )
+    cache = context_cache(context)
+    if cache.get("cats_src") is not raw:
+        cache["cats_src"] = raw
+        cache["cats"] = as_item_categories(raw)
+    return cache["cats"]
+
+
+def _category_rows(spec: MetricSpec, packed: Packed, context: Context
+                   ) -> tuple[np.ndarray, np.ndarray, ItemCategories]:
+    cats = _categories(context, spec.key)
+    indptr, pos = top_k(packed, spec.k)
+    vocab_rows = per_vocab(context, packed, ("cat_rows", id(cats)),
+                            lambda: cats.rows(packed.item_vocab))
+    rows = vocab_rows[packed.items[pos]]
+    bad = rows < 0
+    if bad.any() and spec.get("missing") == "error":
+        ex = list(dict.fromkeys(packed.item_vocab[packed.items[pos[bad]]][:50].tolist()))
+        raise InputError(
+            f"{spec.key}: {int(bad.sum())} recommended position(s) hold items without "
+            f"categories, e.g. {ex[:3]}. Add them to item_categories (an empty list for an "
+            f"item without any), or use {key_with(spec, missing='skip')!r} to count them as "
+            "items without a category."
+        )
+    return indptr, rows, cats
+
+
+def _category_diversity(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    indptr, rows, cats = _category_rows(spec, packed, context)
+    distinct = np.bincount(list_categories(indptr, rows, cats)[0],
+                           minlength=len(indptr) - 1).astype(np.float64)
+    lens = np.diff(indptr).astype(np.float64)
+    den = lens if spec.get("denominator") == "list" or spec.k is None \
+        else np.full(len(lens), float(spec.k))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(lens > 0, distinct / den, np.nan)
+    return MetricValues(values, info=undefined_info(values))
+
+
+def _category_coverage(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    indptr, rows, cats = _category_rows(spec, packed, context)
+    user, code = list_categories(indptr, rows, cats)
+    info = {"categories": cats.n_categories}
+    if spec.get("level") == "catalog":
+        covered = len(np.unique(code))
+        value = covered / cats.n_categories if cats.n_categories else float("nan")
+        return MetricValues(None, value, {**info, "covered": covered})
+    n = len(indptr) - 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.bincount(user, minlength=n) / float(cats.n_categories) \
+            if cats.n_categories else np.full(n, np.nan)
+    return MetricValues(values.astype(np.float64), info=info)
+
+
+register(beyond_metric(
+    "category_diversity", "Categorical diversity@k", "|union_{i in R_k(u)} C(i)| / k",
+    "Number of distinct categories (genres) among the top-k items over k (RePlay "
+    "CategoricalDiversity, replay/metrics/categorical_diversity.py, where each item has one "
+    "category); denominator=list divides by the list length instead. With several categories "
+    "per item the value may exceed 1. NaN for an empty list." + _CAT_DOC,
+    _category_diversity, (Param("denominator", "k", "k (RePlay) | list (the list's length)",
+                                ("k", "list")), _CAT_MISSING),
+    bounds=(0.0, None), reference="RePlay CategoricalDiversity; Ziegler et al., WWW 2005",
+    example="top 3 with genres {drama}, {drama}, {comedy}: 2/3",
+), ("categorical_diversity",))
+
+
+register(beyond_metric(
+    "category_coverage", "Category (genre) coverage@k",
+    "level=user: |union_{i in R_k(u)} C(i)| / |C|; level=catalog: |union_u union_i C(i)| / |C|",
+    "Share of all categories C (every category in item_categories) that the top-k list covers "
+    "(level=user, the genre coverage of Vargas, Baltrunas, Karatzoglou & Castells 2014), or "
+    "that some evaluated list covers (level=catalog, one value for the run)." + _CAT_DOC,
+    _category_coverage, (Param("level", "user", "user | catalog", ("user", "catalog")),
+                         _CAT_MISSING),
+    reference="Vargas, Baltrunas, Karatzoglou & Castells, RecSys 2014",
+    example="4 genres; top 2 with {drama, crime}, {drama}: 2/4",
+), ("genre_coverage",))

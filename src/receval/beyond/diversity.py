@@ -36,11 +36,25 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 
+from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
+from ..metrics.spec import MetricSpec, Param, register
+from ..pack.packed import Packed
+from ._context import (
+    beyond_metric,
+    context_cache,
+    key_with,
+    per_vocab,
+    top_k,
+    train_of,
+    undefined_info,
+)
 from ._lists import as_csr, blocks, ranges, select, truncate, user_of_position
-from .inputs import ItemFeatures, as_item_features
+from .inputs import ItemFeatures, as_item_features, cooccurrence_features
+from .popularity import list_mean
 
 SIMS = ("cosine", "dot", "jaccard")
 BLOCK_ELEMENTS = 1 << 23  # floats held at once by a block (~64 MB)
@@ -300,3 +314,196 @@ def history_similarity(indptr: np.ndarray, rows: np.ndarray, h_indptr: np.ndarra
             out[pos] = np.where(cnt > 0, sums / np.maximum(cnt, 1), np.nan)
         start = stop
     return out
+
+# -------------------------------------------------------------------------------------------------
+# Intra-list similarity and diversity, similarity novelty:
+# plugin metrics of receval.evaluate over the packed lists, registered on import.
+
+SIM = Param("sim", "cosine",
+            "item similarity: cosine (default) | dot | jaccard (sets of non-zero features) | "
+            "custom (the function passed as evaluate(..., similarity=fn), fn(Xa, Xb) -> one "
+            "similarity per row pair)", ("cosine", "dot", "jaccard", "custom"))
+
+
+SOURCE = Param("source", "features",
+               "where item vectors come from: features = item_features=...; cooccurrence = the "
+               "item's column of the binary training user x item matrix (cosine = shared users "
+               "/ sqrt(users_i users_j))", ("features", "cooccurrence"))
+
+
+MISSING = Param("missing", "error",
+                "recommended items without features: error | skip (left out of the list before "
+                "comparing)", ("error", "skip"))
+
+
+SHORT = Param("short", "skip",
+              "lists with fewer than two items (after missing=skip): skip = no value (NaN, left "
+              "out of the mean) | one_item = a one-item list scores ILD 0 / ILS 1 and an empty "
+              "list is left out (RecTools IntraListDiversity, LensKit ILS) | zero = one-item "
+              "and empty lists score ILD 0 / ILS 1 (RecPack IntraListDiversityK)",
+              ("skip", "one_item", "zero"))
+
+
+def context_features(context: Context, spec: MetricSpec) -> ItemFeatures:
+    if spec.get("source") == "cooccurrence":
+        cache = context_cache(context)
+        tr = train_of(context, spec.key)
+        if cache.get("cooc_src") is not tr:
+            cache["cooc_src"] = tr
+            cache["cooc"] = cooccurrence_features(tr)
+        return cache["cooc"]
+    raw = context.require("item_features", spec.key)
+    cache = context_cache(context)
+    if cache.get("feat_src") is not raw:
+        cache["feat_src"] = raw
+        cache["feat"] = as_item_features(raw)
+    return cache["feat"]
+
+
+def context_similarity(context: Context, spec: MetricSpec, feats: ItemFeatures) -> Similarity:
+    sim: Any = spec.get("sim")
+    if sim == "custom":
+        sim = context.options.get("similarity")
+        if not callable(sim):
+            raise InputError(
+                f"{spec.key} needs a similarity function: pass evaluate(..., similarity=fn) "
+                "with fn(Xa, Xb) returning one similarity per row pair."
+            )
+    cache = context_cache(context)
+    key = ("sim", id(feats), sim if isinstance(sim, str) else id(sim))
+    entry = cache.get(key)
+    if entry is None or entry[0] is not feats:
+        entry = (feats, Similarity(feats, sim))
+        cache[key] = entry
+    return entry[1]
+
+
+def feature_rows(context: Context, packed: Packed, spec: MetricSpec, feats: ItemFeatures
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(indptr, feature rows, packed positions) of the top-k lists, per the missing policy."""
+    indptr, pos = top_k(packed, spec.k)
+    vocab_rows = per_vocab(context, packed, ("rows", id(feats)),
+                            lambda: feats.rows(packed.item_vocab))
+    rows = vocab_rows[packed.items[pos]]
+    bad = rows < 0
+    if bad.any():
+        if spec.get("missing") == "error":
+            ex = list(dict.fromkeys(packed.item_vocab[packed.items[pos[bad]]][:50].tolist()))
+            raise InputError(
+                f"{spec.key}: {int(bad.sum())} recommended position(s) hold items without "
+                f"features, e.g. {ex[:3]}. Add their features, or use "
+                f"{plain(key_with(spec, missing='skip'))} to leave them out of the lists."
+            )
+        indptr = select(indptr, ~bad)
+        rows, pos = rows[~bad], pos[~bad]
+    return indptr, rows, pos
+
+
+def history_rows(context: Context, packed: Packed, spec: MetricSpec, feats: ItemFeatures
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """Each evaluated user's training items as feature rows, CSR aligned with packed users."""
+    tr = train_of(context, spec.key)
+    code = pd.Index(tr.users).get_indexer(pd.Index(packed.user_ids)) if len(tr.users) \
+        else np.full(len(packed.user_ids), -1)
+    if len(tr.users) and len(code) and (code < 0).all():
+        raise InputError(
+            f"{spec.key}: no evaluated user occurs in train (user ids look like "
+            f"{packed.user_ids[:2].tolist()}, train user ids like {tr.users[:2].tolist()}); "
+            "use the same id type in both."
+        )
+    hl = np.where(code >= 0, np.diff(tr.indptr)[np.maximum(code, 0)] if tr.n_users else 0, 0)
+    h = tr.hist[ranges(np.where(code >= 0, tr.indptr[:-1][np.maximum(code, 0)]
+                                if tr.n_users else 0, 0), hl)]
+    h_indptr = np.zeros(len(hl) + 1, dtype=np.int64)
+    np.cumsum(hl, out=h_indptr[1:])
+    rows = feats.rows(tr.items)[h] if len(h) else np.zeros(0, dtype=np.int64)
+    bad = rows < 0
+    if bad.any():
+        if spec.get("missing") == "error":
+            raise InputError(
+                f"{spec.key}: {int(bad.sum())} training interaction(s) are with items without "
+                f"features, e.g. {tr.items[h[bad]][:3].tolist()}; add their features or use "
+                f"{plain(key_with(spec, missing='skip'))}."
+            )
+        h_indptr = select(h_indptr, ~bad)
+        rows = rows[~bad]
+    return h_indptr, rows
+
+
+def _ils_values(spec: MetricSpec, packed: Packed, context: Context, short: str = "skip"
+                ) -> np.ndarray:
+    """ILS per list; ``short``: the value of lists with fewer than two items (``SHORT``)."""
+    feats = context_features(context, spec)
+    sim = context_similarity(context, spec, feats)
+    indptr, rows, _ = feature_rows(context, packed, spec, feats)
+    total, _ = pair_sums(indptr, rows, sim)
+    lens = np.diff(indptr).astype(np.float64)
+    npairs = lens * (lens - 1) / 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(npairs > 0, total / np.maximum(npairs, 1), np.nan)
+    if short != "skip":  # no pair: the ILS of an item with itself, 1 (ILD 0)
+        values[(lens == 1) | ((lens == 0) & (short == "zero"))] = 1.0
+    return values
+
+
+def _ils(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    values = _ils_values(spec, packed, context, spec.get("short"))
+    return MetricValues(values, info=undefined_info(values))
+
+
+def _ild(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    values = 1.0 - _ils_values(spec, packed, context, spec.get("short"))
+    return MetricValues(values, info=undefined_info(values))
+
+
+def _sim_novelty(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    feats = context_features(context, spec)
+    sim = context_similarity(context, spec, feats)
+    indptr, rows, _ = feature_rows(context, packed, spec, feats)
+    if spec.get("reference") == "list":
+        # mean_i 1/(L-1) sum_{j != i} (1 - sim_ij) = 1 - 2/(L(L-1)) sum_{i<j} sim_ij = ILD
+        values = 1.0 - _ils_values(spec, packed, context)
+        return MetricValues(values, info=undefined_info(values))
+    else:
+        h_indptr, h_rows = history_rows(context, packed, spec, feats)
+        nov = 1.0 - history_similarity(indptr, rows, h_indptr, h_rows, sim)
+    values = list_mean(indptr, nov)
+    return MetricValues(values, info=undefined_info(values))
+
+
+_SIM_DOC = (" Pairs are the L(L-1)/2 unordered pairs of the top-k list; lists with fewer than "
+            "two items (after missing=skip) are NaN and left out of the mean. Needs "
+            "item_features=... (source=features) or train=... (source=cooccurrence).")
+
+
+register(beyond_metric(
+    "ils", "Intra-list similarity@k", "ILS = 2/(L(L-1)) sum_{i<j} sim(i, j)",
+    "Mean pairwise similarity of the items of a list (Ziegler et al. 2005); lower = "
+    "more diverse." + _SIM_DOC,
+    _ils, (SIM, SOURCE, MISSING, SHORT), higher_is_better=False, bounds=(-1.0, None),
+    reference="Ziegler et al., WWW 2005",
+), ("intra_list_similarity",))
+
+
+register(beyond_metric(
+    "ild", "Intra-list diversity@k", "ILD = 2/(L(L-1)) sum_{i<j} (1 - sim(i, j)) = 1 - ILS",
+    "Mean pairwise distance 1 - sim of the items of a list (Smyth & McClave 2001 ILD; "
+    "each unordered pair counted once); overall diversity = mean over users." + _SIM_DOC,
+    _ild, (SIM, SOURCE, MISSING, SHORT), bounds=(0.0, None),
+    reference="Smyth & McClave 2001; Ziegler et al. 2005",
+    example="two orthogonal items: 1",
+), ("diversity", "intra_list_diversity"))
+
+
+register(beyond_metric(
+    "sim_novelty", "Similarity-based novelty@k",
+    "list: mean_i 1/(L-1) sum_{j != i} (1 - sim(i, j)); history: mean_i mean_{h in H(u)} "
+    "(1 - sim(i, h))",
+    "The distance-based Novelty_i (Vargas & Castells 2011) averaged over the list (reference=list, equal to ILD), or the distance of "
+    "each recommended item to the user's training history (reference=history, Vargas & "
+    "Castells 2011; needs train=...)." + _SIM_DOC,
+    _sim_novelty, (SIM, SOURCE, MISSING,
+                   Param("reference", "list", "compare with: list | history",
+                         ("list", "history"))),
+    bounds=(0.0, None), reference="Vargas & Castells, RecSys 2011",
+))

@@ -12,10 +12,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import PolicyError
+from ..engines.plugins import Context, MetricValues
+from ..errors import InputError, PolicyError
 from ..io.frames import read_columns
+from ..metrics.spec import MetricSpec, Param, register
 from ..pack import run_codes
+from ..pack.packed import Packed
 from ..pack.vocab import order_keys
+from ._context import REL, beyond_metric, top_k
 
 
 def unrepeated_reco(run: Any, k: int, *, deep: bool = False, user_col: str | None = None,
@@ -56,3 +60,48 @@ def unrepeated_reco(run: Any, k: int, *, deep: bool = False, user_col: str | Non
     with np.errstate(invalid="ignore", divide="ignore"):
         values = unrepeated / rows if deep else (unrepeated == rows).astype(np.float64)
     return pd.Series(values, index=pd.Index(codes.users, name="user"), name=f"unrepeated@{k}")
+
+# -------------------------------------------------------------------------------------------------
+# User coverage and sufficient recommendations:
+# plugin metrics of receval.evaluate over the packed lists, registered on import.
+
+def _user_coverage(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    indptr, pos = top_k(packed, spec.k)
+    n = len(indptr) - 1
+    if spec.get("kind") == "list":
+        return MetricValues((np.diff(indptr) > 0).astype(np.float64))
+    hit = packed.rel[pos] >= float(spec.get("rel"))
+    user = np.repeat(np.arange(n), np.diff(indptr))
+    return MetricValues((np.bincount(user[hit], minlength=n) > 0).astype(np.float64))
+
+
+def _sufficient_reco(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    if spec.k is None:
+        raise InputError(f"{spec.key} needs a cutoff: the number of recommendations every user "
+                         "should get, e.g. sufficient_reco@10.")
+    have = np.minimum(packed.list_len, spec.k).astype(np.float64)
+    if spec.get("deep") == "true":
+        return MetricValues(have / spec.k)
+    return MetricValues((have >= spec.k).astype(np.float64))
+
+
+register(beyond_metric(
+    "user_coverage", "User coverage@k", "kind=list: [|R_k(u)| > 0]; kind=hit: [h_k(u) > 0]",
+    "Share of evaluated users who receive a non-empty list (kind=list) or at least one relevant "
+    "item in the top k (kind=hit, equal to hit_rate@k but averaged over every evaluated user).",
+    _user_coverage, (Param("kind", "list", "list | hit", ("list", "hit")), REL),
+    example="users with lists [a], [] : 1/2",
+))
+
+
+register(beyond_metric(
+    "sufficient_reco", "Sufficient recommendations@k (RecTools)",
+    "deep=false: [|R(u)| >= k]; deep=true: min(|R(u)|, k) / k",
+    "Whether the user received at least k recommendations (deep=false, the share of users "
+    "with full lists), or the filled share of the k slots (deep=true), as RecTools "
+    "SufficientReco (rectools/metrics/dq.py). Needs a cutoff.",
+    _sufficient_reco, (Param("deep", "false", "false (full list or not) | true (filled share)",
+                             ("false", "true")),),
+    reference="RecTools SufficientReco (MTS, 2024)",
+    example="lists of 2, 3 and 5 items, k = 4: deep=false [0, 0, 1]; deep=true [0.5, 0.75, 1]",
+))

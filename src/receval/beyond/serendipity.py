@@ -20,7 +20,33 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..engines.plugins import Context, MetricValues
+from ..errors import InputError
+from ..metrics.spec import MetricSpec, Param, register
+from ..pack.packed import Packed
+from ._context import (
+    POP,
+    REL,
+    beyond_metric,
+    catalog_of,
+    top_k,
+    train_index,
+    train_of,
+    undefined_info,
+)
 from ._lists import user_of_position
+from .catalogue import packed_exposure
+from .diversity import (
+    MISSING,
+    SIM,
+    SOURCE,
+    context_features,
+    context_similarity,
+    feature_rows,
+    history_rows,
+    history_similarity,
+)
+from .popularity import list_mean
 
 
 def expected_by_popularity(popularity, *, top: int) -> np.ndarray:
@@ -59,3 +85,87 @@ def serendipity(indptr: np.ndarray, relevant: np.ndarray, unexpectedness: np.nda
         out = np.where(denom > 0, sums / np.maximum(denom, 1), np.nan)
     out[has_nan] = np.nan
     return out
+
+# -------------------------------------------------------------------------------------------------
+# Serendipity and RecTools rank-based serendipity:
+# plugin metrics of receval.evaluate over the packed lists, registered on import.
+
+def _serendipity(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    k = spec.k
+    if spec.get("unexpected") == "popularity":
+        top = spec.get("top") or k
+        if top is None:
+            raise InputError(f"{spec.key}: without a cutoff, give the popular list size, e.g. "
+                             "serendipity(unexpected=popularity,top=10).")
+        # popularity ranks are over training items; items unseen in training are unexpected
+        tr = train_of(context, spec.key)
+        exp_train = expected_by_popularity(tr.popularity(spec.get("pop")), top=int(top))
+        idx = train_index(context, packed, spec.key)
+        expected = np.where(idx >= 0, exp_train[np.maximum(idx, 0)] if len(exp_train) else False,
+                            False)
+        indptr, pos = top_k(packed, k)
+        unexp = (~expected[packed.items[pos]]).astype(np.float64)
+    else:
+        feats = context_features(context, spec)
+        sim = context_similarity(context, spec, feats)
+        indptr, rows, pos = feature_rows(context, packed, spec, feats)
+        h_indptr, h_rows = history_rows(context, packed, spec, feats)
+        unexp = 1.0 - history_similarity(indptr, rows, h_indptr, h_rows, sim)
+    relevant = packed.rel[pos] >= float(spec.get("rel"))
+    values = serendipity(indptr, relevant, unexp, k=k)
+    if spec.get("unexpected") == "history":
+        values[np.diff(h_indptr) == 0] = np.nan  # no history: unexpectedness undefined
+    return MetricValues(values, info=undefined_info(values))
+
+
+def _rank_serendipity(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    tr = train_of(context, spec.key)
+    counts = tr.popularity(spec.get("pop"))
+    # dense popularity rank: 1 = the largest training count, equal counts share a rank
+    distinct = np.unique(counts[counts > 0])[::-1]
+    rank_train = np.zeros(len(counts))
+    seen_train = counts > 0
+    rank_train[seen_train] = np.searchsorted(-distinct, -counts[seen_train]) + 1
+    idx = train_index(context, packed, spec.key)
+    pop_rank = np.where(idx >= 0, rank_train[np.maximum(idx, 0)] if len(rank_train) else 0, 0)
+    exposure = packed_exposure(packed, None, context=context)
+    n_items = catalog_of(context, packed, exposure.counts).size
+    indptr, pos = top_k(packed, spec.k)
+    position = (pos - np.repeat(packed.indptr[:-1], np.diff(indptr)) + 1).astype(np.float64)
+    p_user = (n_items + 1 - position) / n_items
+    r = pop_rank[packed.items[pos]]
+    p_any = np.where(r > 0, (n_items + 1 - r) / n_items, 0.0)  # items unseen in train: 0
+    relevant = packed.rel[pos] >= float(spec.get("rel"))
+    values = list_mean(indptr, np.maximum(p_user - p_any, 0.0) * relevant)
+    return MetricValues(values, info={**undefined_info(values), "n_items": int(n_items)})
+
+
+register(beyond_metric(
+    "serendipity", "Serendipity@k", "1/k sum_{i in R_k(u)} [rel_i >= rel] * unexp(u, i)",
+    "Relevant and unexpected recommendations. unexpected=history: unexp = 1 - mean similarity "
+    "to the user's training items (NaN for users without history); unexpected=popularity: unexp "
+    "= item not among the `top` most popular training items (default top = k). Denominator k as "
+    "in precision@k.",
+    _serendipity, (Param("unexpected", "history", "history | popularity",
+                         ("history", "popularity")),
+                   Param("top", None, "size of the most-popular list (unexpected=popularity); "
+                         "default: the cutoff k", kind=int, low=1.0),
+                   REL, POP, SIM, SOURCE, MISSING),
+    needs=("train",), bounds=(0.0, None),
+    reference="Ge et al. 2010; Vargas & Castells 2011",
+))
+
+
+register(beyond_metric(
+    "rank_serendipity", "Rank-based serendipity@k (RecTools)",
+    "mean_{i in R_k(u)} max(p(i) - pu(i), 0) [rel_i >= rel]",
+    "RecTools Serendipity (rectools/metrics/serendipity.py): p(i) = (n + 1 - rank_i) / n, the "
+    "chance to recommend the item at rank_i to this user; pu(i) = (n + 1 - r(i)) / n with r(i) "
+    "the item's dense popularity rank in training (1 = most interactions, equal counts share "
+    "a rank; pu = 0 for items unseen in training); n = catalogue size (catalog=..., default "
+    "train + truth + run). Mean over the top-k positions of the list (min(k, |R|), as RecTools "
+    "averages); NaN for an empty list. Needs train=....",
+    _rank_serendipity, (REL, POP), needs=("train",),
+    reference="RecTools Serendipity (MTS, 2022); Kotkov, Wang & Veijalainen, KBS 2016",
+    example="n = 4, item at rank 1 with popularity rank 2, relevant: (4/4 - 3/4) = 1/4",
+))

@@ -3,8 +3,9 @@ AUC family (AUC, GAUC, global AUC, LAUC@k), average precision as an area, 11-poi
 precision, break-even point, log loss, RMSE / MAE / MSE / R^2, and average recall over IoU.
 
 Array functions take ``(y_true, y_score)``; table functions take a run and a truth like
-:func:`receval.evaluate`. Importing :mod:`receval.classification.registered` registers the
-per-user metrics (``gauc``, ``lauc@k``, ``tp@k`` ... ``fpr@k``, ``rmse`` ...) for ``evaluate``.
+:func:`receval.evaluate`. The family modules register their per-user metrics (``gauc``,
+``lauc@k``, ``tp@k`` ... ``fpr@k``, ``rmse`` ..., ``log_loss``) for ``evaluate`` beside their
+array code; importing this package registers them all.
 """
 
 from __future__ import annotations

@@ -16,7 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..engines.plugins import Context, MetricValues
+from ..errors import InputError, PolicyError, plain
+from ..metrics.spec import MetricDef, MetricSpec, Param, register
+from ..pack import Packed
 from ._common import (
     Score,
     as_binary,
@@ -25,7 +28,17 @@ from ._common import (
     order_desc,
     same_length,
 )
-from ._pairs import pair_counts
+from ._packed import (
+    CATALOG,
+    REL,
+    UNLABELLED,
+    catalog_size,
+    kept_layout,
+    rank_in_list,
+    truth_positives,
+    user_of_positions,
+)
+from ._pairs import _weights, pair_counts
 from .curves import Curve
 
 __all__ = [
@@ -218,3 +231,209 @@ def global_auc(run: Any, truth: Any, *, rel: float = 1.0, unlabelled: str = "neg
 
     spec = metric("global_auc", None, rel=rel, unlabelled=unlabelled, single_class=single_class)
     return _evaluate_one(run, truth, spec, kwargs)
+
+# -------------------------------------------------------------------------------------------------
+# GAUC, global AUC and LAUC@k:
+# plugin metrics of receval.evaluate over the packed lists, registered on import.
+
+SINGLE = Param("single_class", "skip",
+               "a user with no positive or no negative: skip (left out, counted) | error",
+               ("skip", "error"))
+
+
+GAUC_SINGLE = Param(
+    "single_class", "skip",
+    "a user with no positive or no negative: skip (left out, counted) | error | zero_one "
+    "(no positive scores 0, positives but no negative score 1: RePlay RocAuc)",
+    ("skip", "error", "zero_one"))
+
+
+def _single_class(spec: MetricSpec, packed: Packed, npos: np.ndarray, nneg: np.ndarray
+                  ) -> tuple[np.ndarray, dict[str, int]]:
+    no_pos, no_neg = npos <= 0, nneg <= 0
+    bad = no_pos | no_neg
+    counts = {"users_no_positive": int(no_pos.sum()), "users_no_negative": int(no_neg.sum()),
+              "skipped": int(bad.sum())}
+    if bad.any() and spec.get("single_class") == "error":
+        u = int(np.flatnonzero(bad)[0])
+        raise PolicyError(
+            f"{spec.key}: {int(bad.sum())} user(s) have only one class (e.g. user "
+            f"{plain(packed.user_ids[u])}: {int(npos[u])} positive(s), {int(nneg[u])} negative(s)); "
+            "AUC is undefined for them. Use single_class='skip' (the default) to leave them out."
+        )
+    return bad, counts
+
+
+def _weighted_mean(values: np.ndarray, weights: np.ndarray, keep: np.ndarray) -> float:
+    w = weights[keep]
+    return float(np.sum(values[keep] * w) / np.sum(w)) if w.sum() > 0 else float("nan")
+
+
+def _gauc(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    rel = float(spec.get("rel"))
+    keep = np.ones(len(packed.rel), dtype=bool)
+    if spec.k is not None:  # RePlay RocAuc@k: the pairs inside the top k
+        keep &= rank_in_list(packed, user_of_positions(packed)) < spec.k
+    if spec.get("unlabelled") == "skip":
+        keep &= packed.judged.astype(bool)
+    pos = packed.rel[keep] >= rel
+    s_pos, s_neg, correct = pair_counts(kept_layout(packed, keep), packed.scores[keep], pos)
+    info: dict[str, Any] = {"weight": spec.get("weight"), "candidates": spec.get("candidates")}
+    if spec.get("candidates") == "catalog":
+        n, cat = catalog_size(spec, packed, context, np.ones(len(pos), dtype=bool))
+        info.update(cat)
+        npos = truth_positives(packed, rel)
+        nneg = n - npos
+        u_pos, u_neg = npos - s_pos, nneg - s_neg
+        if (u_neg < 0).any():
+            raise InputError(
+                f"{spec.key}: the catalogue size {n} is smaller than the items some users' lists "
+                "and truth hold; pass a larger catalog."
+            )
+        correct = correct + s_pos * u_neg + 0.5 * u_pos * u_neg
+    else:
+        npos, nneg = s_pos, s_neg
+    bad, counts = _single_class(spec, packed, npos, nneg)
+    info.update(counts)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_user = np.where(bad, np.nan, correct / (npos * nneg))
+    if spec.get("single_class") == "zero_one":
+        per_user = np.where(npos <= 0, 0.0, np.where(nneg <= 0, 1.0, per_user))
+        bad = np.zeros(len(per_user), dtype=bool)
+        info["skipped"] = 0
+    w = _weights(spec.get("weight"), npos, nneg)
+    return MetricValues(per_user, _weighted_mean(per_user, w, ~bad), info, skipped=bad)
+
+
+def _lauc(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    rel = float(spec.get("rel"))
+    user = user_of_positions(packed)
+    k = spec.k
+    keep = np.ones(len(user), dtype=bool) if k is None else rank_in_list(packed, user) < k
+    lens = np.bincount(user[keep], minlength=len(packed.user_ids))
+    indptr = np.r_[0, np.cumsum(lens)].astype(np.int64)
+    pos = packed.rel[keep] >= rel
+    tp_k, fp_k, correct = pair_counts(indptr, packed.scores[keep], pos)
+    n, info = catalog_size(spec, packed, context, keep)
+    npos = truth_positives(packed, rel)
+    nneg = n - npos
+    if (nneg < fp_k).any():
+        raise InputError(
+            f"{spec.key}: the catalogue size {n} is smaller than the items some users' lists and "
+            "truth hold; pass a larger catalog."
+        )
+    bad, counts = _single_class(spec, packed, npos, nneg)
+    info.update(counts)
+    info["tail"] = spec.get("tail")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        area = correct / (npos * nneg)
+        if spec.get("tail") == "linear":
+            area = area + (1.0 - fp_k / nneg) * (tp_k / npos + 1.0) / 2.0
+    per_user = np.where(bad, np.nan, area)
+    return MetricValues(per_user, None, info, skipped=bad)
+
+
+register(MetricDef(
+    "gauc", "Per-user AUC (GAUC)",
+    "AUC_u = (1/(P_u N_u)) sum_{p,n} ([s_p > s_n] + 1/2 [s_p = s_n]); "
+    "GAUC = sum_u w_u AUC_u / sum_u w_u",
+    "AUC of each user's scores, averaged over users. candidates: list = the user's scored items "
+    "(positive: truth relevance >= rel) | catalog = every catalogue item, unscored items ranked "
+    "last and tied. weight: none (plain mean) | positives (w_u = P_u) | impressions "
+    "(w_u = P_u + N_u). gauc@k: the pairs inside the top k only (RePlay RocAuc@k; with "
+    "single_class=zero_one). unlabelled=skip: only scored items present in the truth count. "
+    "The per-user column holds AUC_u.",
+    (REL, Param("weight", "none", "none | positives | impressions",
+                ("none", "positives", "impressions")),
+     Param("candidates", "list", "list | catalog", ("list", "catalog")), GAUC_SINGLE, CATALOG,
+     UNLABELLED),
+    family="classification", compute=_gauc,
+    reference="Zhou et al. 2018, Deep Interest Network (KDD): GAUC weighted by impressions; "
+              "Fawcett 2006 (ROC analysis)",
+    example="scores (0.9, 0.8, 0.7), labels (1, 0, 1): AUC = 1/2",
+), ("user_auc",))
+
+
+def _global_auc(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    rel = float(spec.get("rel"))
+    keep = np.ones(len(packed.rel), dtype=bool)
+    if spec.get("unlabelled") == "skip":
+        keep &= packed.judged.astype(bool)
+    pos = packed.rel[keep] >= rel
+    scores = packed.scores[keep]
+    # nan_scores="last": NaN ranks below every finite score, tied with the other NaN scores
+    scores = np.where(np.isnan(scores), -np.inf, scores)
+    # per user: the user's own AUC over its pairs (a diagnostic column, not the summary)
+    u_pos, u_neg, u_correct = pair_counts(kept_layout(packed, keep), scores, pos)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_user = np.where((u_pos > 0) & (u_neg > 0), u_correct / (u_pos * u_neg), np.nan)
+    # pooled: every pair of every user sorted together by score (ties grouped: order-free)
+    order = np.argsort(-scores, kind="stable")
+    npos, nneg, correct = pair_counts(np.array([0, len(scores)], dtype=np.int64),
+                                      scores[order], pos[order])
+    p, n = float(npos[0]), float(nneg[0])
+    n_rel_truth = float(truth_positives(packed, rel).sum())
+    info: dict[str, Any] = {
+        "pairs": int(len(scores)), "positives": int(p), "negatives": int(n),
+        "unlabelled": spec.get("unlabelled"),
+        "unlabelled_pairs": int(len(packed.rel) - int(packed.judged.astype(bool).sum())),
+        "unscored_positives": int(n_rel_truth - float(np.sum(packed.rel >= rel))),
+    }
+    if p <= 0 or n <= 0:
+        if spec.get("single_class") == "error":
+            raise PolicyError(
+                f"{spec.key}: the pooled pairs hold {int(p)} positive(s) and {int(n)} "
+                "negative(s); AUC needs both. Check the truth's relevance threshold (rel=) and "
+                "that the run scores labelled negatives, or use single_class='nan' to report "
+                "NaN."
+            )
+        value = float("nan")
+    else:
+        value = float(correct[0] / (p * n))
+    return MetricValues(per_user, value, info)
+
+
+register(MetricDef(
+    "global_auc", "Global (pooled) AUC",
+    "AUC = (1/(P N)) sum_{p,n} ([s_p > s_n] + 1/2 [s_p = s_n]) over the scored (user, item) "
+    "pairs of every user pooled",
+    "One ROC area over the scored (user, item) pairs of all users together, not a mean of "
+    "per-user values: P positives (truth relevance >= rel) and N negatives pooled, every "
+    "(positive, negative) pair compared, including pairs of two different users, so the "
+    "scores must share one scale (probabilities, not per-user ranks). Tied scores count 1/2 "
+    "(the trapezoidal ROC area, scikit-learn roc_auc_score). unlabelled: negative = a scored "
+    "pair without a truth row is a negative (RecBole AUC, where every scored pair is "
+    "labelled) | skip = only pairs with a truth row count, positives with relevance >= rel, "
+    "negatives with a truth row below it (Microsoft Recommenders auc, an inner join of truth "
+    "and predictions). Relevant truth items the run does not score take no part (counted in "
+    "info unscored_positives). The users policy decides whose pairs enter the pool. "
+    "single_class: when the pool has no positive or no negative the value is NaN (nan, as "
+    "RecBole and scikit-learn >= 1.6 report it) or an error. The value needs every pair at "
+    "once: evaluate it in memory (not in blocks or Spark buckets). The per-user column holds "
+    "each user's own AUC over its pairs (NaN with one class); the summary is the pooled AUC, "
+    "not their mean (gauc is the mean).",
+    (REL, UNLABELLED,
+     Param("single_class", "nan",
+           "the pool has no positive or no negative: nan (the value is NaN) | error",
+           ("nan", "error"))),
+    cutoff="none", aggregate="pooled", family="classification", compute=_global_auc,
+    reference="Fawcett 2006 (ROC analysis); RecBole recbole/evaluator/metrics.py (AUC); "
+              "Microsoft Recommenders recommenders/evaluation/python_evaluation.py (auc)",
+    example="user a: (0.9 +, 0.2 -), user b: (0.5 +, 0.6 -): pairs 0.9>0.2, 0.9>0.6, "
+            "0.5>0.2, 0.5<0.6: AUC = 3/4",
+), ("auc",))
+
+
+register(MetricDef(
+    "lauc", "Limited AUC@k (LAUC)",
+    "LAUC@k = (1/(P N)) C_k + [tail=linear] (1 - FP_k/N) (TP_k/P + 1) / 2",
+    "ROC area of the top k only (Schroder et al. 2011): C_k counts correctly ordered (positive, negative) "
+    "pairs inside the top k (ties 1/2), P = relevant truth items, N = catalogue size - P, "
+    "TP_k / FP_k the hits / misses in the top k. tail: linear = close the curve with a straight "
+    "line to (1, 1) (items after k in random order; equals gauc(candidates=catalog) on the top-k "
+    "list) | none = no area past the top k.",
+    (REL, Param("tail", "linear", "linear | none", ("linear", "none")), SINGLE, CATALOG),
+    family="classification", compute=_lauc,
+    reference="Schroeder, Thiele, Lehner 2011 (UCERSTI 2)",
+    example="top 2 = (miss, hit), P = 1, N = 3: LAUC@2(tail=none) = 0, tail=linear: 2/3",
+))

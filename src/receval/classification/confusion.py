@@ -28,8 +28,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
+from ..metrics.spec import MetricDef, MetricSpec, Param, register
+from ..pack import Packed
 from ._common import as_binary, check_choice, same_length
+from ._packed import CATALOG, REL, catalog_size, rank_in_list, truth_positives, user_of_positions
 
 __all__ = ["Confusion", "binary_confusion", "confusion_at_k"]
 
@@ -166,3 +170,188 @@ def confusion_at_k(run: Any, truth: Any, k: int | None, *, rel: float = 1.0,
     cols = [res.user_values(s.key) for s in specs]
     return Confusion(*[np.asarray(c, dtype=np.float64) for c in cols],
                      user_ids=res.user_ids, info=dict(res.info.get(specs[3].key, {})))
+
+# -------------------------------------------------------------------------------------------------
+# The confusion counts and rates at k:
+# plugin metrics of receval.evaluate over the packed lists, registered on import.
+
+AVERAGE = Param("average", "macro",
+                "macro = mean of per-user rates; micro = pooled counts (sum of numerators over "
+                "sum of denominators)", ("macro", "micro"))
+
+
+CANDIDATES = Param(
+    "candidates", "catalog",
+    "the items each user is judged over: catalog = every catalogue item (n, see catalog) | "
+    "list = the user's own scored items (its whole list, not only the top k): FN and TN count "
+    "only the candidates the run scores (torchmetrics retrieval metrics, e.g. "
+    "RetrievalFallOut)", ("catalog", "list"))
+
+
+FP_RULE = Param(
+    "fp", "list",
+    "false positives of a list shorter than k: list = FP = |R_u| - TP (empty slots are not "
+    "recommendations) | k = FP = k - TP (each empty slot counts as a false positive: RecTools "
+    "Accuracy, MCC); without a cutoff both are the list length", ("list", "k"))
+
+
+NO_NEGATIVE = Param(
+    "no_negative", "skip",
+    "a user with FP + TN = 0 (no non-relevant candidate): skip (NaN, left out of the mean) | "
+    "zero | one (torchmetrics RetrievalFallOut's default empty_target_action='pos')",
+    ("skip", "zero", "one"))
+
+
+def _whole_list(spec: MetricSpec) -> bool:
+    return spec.get("candidates") == "list"
+
+
+def _confusion(spec: MetricSpec, packed: Packed, context: Context, need_tn: bool):
+    rel = float(spec.get("rel"))
+    names = {p.name for p in spec.definition.params}
+    user = user_of_positions(packed)
+    w = _in_top_k(packed, user, spec.k)
+    n_users = len(packed.user_ids)
+    liked = (packed.rel >= rel).astype(np.float64)
+    if "fp" in names and spec.get("fp") == "k" and spec.k is not None:
+        rec = np.full(n_users, float(spec.k))
+    else:
+        rec = np.bincount(user, weights=w, minlength=n_users)
+    tp = np.bincount(user, weights=w * liked, minlength=n_users)
+    fp = rec - tp
+    on_list = "candidates" in names and spec.get("candidates") == "list"
+    if on_list:  # the user's scored items: relevant candidates and list length
+        fn = np.bincount(user, weights=liked, minlength=n_users) - tp
+    else:
+        fn = truth_positives(packed, rel) - tp
+    info: dict[str, Any] = {}
+    tn = None
+    if need_tn:
+        if on_list:
+            n_u = np.diff(packed.indptr).astype(np.float64)
+            info = {"candidates": "list"}
+            what = ""
+        else:
+            n, info = catalog_size(spec, packed, context, w > 0)
+            n_u = np.full(n_users, float(n))
+            what = f"catalogue size {n}"
+        tn = n_u - tp - fp - fn
+        if (tn < 0).any():
+            u = int(np.flatnonzero(tn < 0)[0])
+            uid, used = plain(packed.user_ids[u]), int(tp[u] + fp[u] + fn[u])
+            if on_list:
+                raise InputError(
+                    f"{spec.key}: user {uid} has {int(n_u[u])} scored candidate(s), fewer than "
+                    f"the {used} counted with fp=k (k slots); use fp=list, or "
+                    "candidates=catalog."
+                )
+            raise InputError(
+                f"{spec.key}: the {what} is smaller than the recommended and truth "
+                f"items of user {uid} ({used}); pass the real catalogue size, e.g. "
+                "catalog=<number of items>."
+            )
+    return tp, fp, fn, tn, info
+
+
+def _in_top_k(packed: Packed, user: np.ndarray, k: int | None) -> np.ndarray:
+    """Weight of each position in the top k: 1 or 0; with ``ties="average"`` (tie groups in
+    ``packed.grp_end``) a tied block straddling rank k gives each of its items the probability
+    ``(k - start) / size`` of landing in the top k (expected counts)."""
+    n = len(user)
+    if k is None:
+        return np.ones(n)
+    rank = rank_in_list(packed, user)
+    if len(packed.grp_end) != n or n == 0:
+        return (rank < k).astype(np.float64)
+    first = np.r_[True, packed.grp_end[1:] != packed.grp_end[:-1]]
+    first[packed.indptr[:-1][np.diff(packed.indptr) > 0]] = True
+    start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+    base = packed.indptr[user]
+    lo, hi = start - base, packed.grp_end - base
+    return np.clip((k - lo) / (hi - lo), 0.0, 1.0)
+
+
+def _count_metric(which: str):
+    def compute(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+        tp, fp, fn, tn, info = _confusion(spec, packed, context, which == "tn")
+        col = {"tp": tp, "fp": fp, "fn": fn, "tn": tn}[which]
+        info = dict(info, total=float(np.sum(col)))
+        return MetricValues(col, None, info)
+    return compute
+
+
+def _rate_metric(which: str):
+    def compute(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+        tp, fp, fn, tn, info = _confusion(spec, packed, context, True)
+        num, den = {
+            "accuracy": (tp + tn, tp + fp + fn + tn),
+            "specificity": (tn, tn + fp),
+            "fpr": (fp, fp + tn),
+        }[which]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per_user = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+        info = dict(info, average=spec.get("average"), undefined=int((den <= 0).sum()))
+        if which != "accuracy" and spec.get("no_negative") != "skip":
+            fill = 0.0 if spec.get("no_negative") == "zero" else 1.0
+            per_user = np.where(den > 0, per_user, fill)
+        value = None
+        if spec.get("average") == "micro":
+            d = float(np.sum(den))
+            value = float(np.sum(num)) / d if d > 0 else float("nan")
+        return MetricValues(per_user, value, info)
+    return compute
+
+
+_CM_DOC = (" Top k as a binary decision over each user's candidates: TP = |R_u & T_u|, "
+           "FP = |R_u| - TP (fp=list; fp=k: k - TP), FN = |T_u & C_u| - TP, "
+           "TN = |C_u| - TP - FP - FN. |R_u| = min(k, list length). candidates=catalog: C_u = "
+           "the catalogue, |C_u| = n (see info catalog_source); candidates=list: C_u = the "
+           "user's scored items (the catalog parameter is then not used).")
+
+
+_TN_PARAMS = (REL, CATALOG, CANDIDATES, FP_RULE)
+
+
+for _name, _title, _formula, _params in (
+    ("tp", "True positives@k", "TP@k = |R_u & T_u|", (REL,)),
+    ("fp", "False positives@k", "FP@k = |R_u| - TP (fp=k: k - TP)", (REL, FP_RULE)),
+    ("fn", "False negatives@k", "FN@k = |T_u & C_u| - TP", (REL, CANDIDATES)),
+    ("tn", "True negatives@k", "TN@k = |C_u| - TP - FP - FN", _TN_PARAMS),
+):
+    register(MetricDef(
+        _name, _title, _formula, "Per-user count; the summary is the mean per user (info: total)."
+        + _CM_DOC, _params, bounds=(0.0, None),
+        higher_is_better=_name in ("tp", "tn"), family="classification",
+        compute=_count_metric(_name),
+        whole_list=_whole_list if any(p.name == "candidates" for p in _params) else None,
+        example="top 3 (hit, miss, hit), 3 liked, n = 10: TP 2, FP 1, FN 1, TN 6",
+    ))
+
+
+register(MetricDef(
+    "accuracy", "Accuracy@k", "(TP + TN) / (TP + FP + FN + TN) = (TP + TN) / |C_u|",
+    "Share of catalogue items correctly recommended or not (Herlocker et al. 2004)." + _CM_DOC
+    + " average: macro = mean of per-user values | micro = pooled counts. RecTools Accuracy: "
+    "accuracy@k(fp=k) with the catalogue size.",
+    (*_TN_PARAMS, AVERAGE), family="classification", compute=_rate_metric("accuracy"),
+    whole_list=_whole_list,
+    example="TP 2, FP 1, FN 1, TN 6: accuracy = 8/10",
+))
+
+
+register(MetricDef(
+    "specificity", "Specificity@k (true-negative rate)", "TN / (TN + FP)",
+    "Share of the items a user does not like that were not recommended." + _CM_DOC,
+    (*_TN_PARAMS, AVERAGE, NO_NEGATIVE), family="classification",
+    compute=_rate_metric("specificity"), whole_list=_whole_list,
+    example="FP 1, TN 6: specificity = 6/7",
+), ("tnr",))
+
+
+register(MetricDef(
+    "fpr", "False-positive rate@k (fall-out)", "FP / (FP + TN)",
+    "Share of the items a user does not like that were recommended (ROC x axis). "
+    "torchmetrics RetrievalFallOut: fpr@k(candidates=list,no_negative=one)." + _CM_DOC,
+    (*_TN_PARAMS, AVERAGE, NO_NEGATIVE), higher_is_better=False, family="classification",
+    compute=_rate_metric("fpr"), whole_list=_whole_list, example="FP 1, TN 6: FPR = 1/7",
+), ("fallout",))

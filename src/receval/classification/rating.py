@@ -18,8 +18,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, PolicyError, plain
+from ..metrics.spec import MetricDef, MetricSpec, Param, register
+from ..pack import Packed
 from ._common import Score, as_float_array, as_weights, check_choice, same_length
+from ._packed import user_of_positions
 
 __all__ = ["mae", "mse", "r2", "rating_errors", "rmse"]
 
@@ -181,3 +185,91 @@ def _series(col: Any) -> pd.Series:
     if isinstance(col, np.ndarray):  # ids of a dict-of-dicts
         return pd.Series(col)
     return col.to_pandas().reset_index(drop=True)
+
+# -------------------------------------------------------------------------------------------------
+# RMSE, MSE, MAE, R^2 and explained variance of predicted ratings:
+# plugin metrics of receval.evaluate over the packed lists, registered on import.
+
+def _rating(which: str):
+    def compute(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+        n_users = len(packed.user_ids)
+        user = user_of_positions(packed)
+        sel = packed.judged.astype(bool)
+        u = user[sel]
+        pred, true = packed.scores[sel], packed.rel[sel]
+        n_pairs = np.bincount(u, minlength=n_users).astype(np.float64)
+        missing = np.diff(packed.t_indptr) - n_pairs
+        info: dict[str, Any] = {"pairs": int(n_pairs.sum()), "unpredicted": int(missing.sum()),
+                                "average": spec.get("average")}
+        if missing.sum() > 0 and spec.get("missing") == "error":
+            bad = int(np.flatnonzero(missing > 0)[0])
+            raise PolicyError(
+                f"{spec.key}: {int(missing.sum())} truth rating(s) have no prediction in the run "
+                f"(e.g. user {plain(packed.user_ids[bad])}); predict every held-out pair, or pass "
+                f"{spec.name}(missing=skip) to leave them out (counted in info)."
+            )
+        err = pred - true
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if which in ("rmse", "mse", "mae"):
+                e = np.abs(err) if which == "mae" else err * err
+                s = np.bincount(u, weights=e, minlength=n_users)
+                per_user = np.where(n_pairs > 0, s / n_pairs, np.nan)
+                micro = float(e.sum() / len(e)) if len(e) else float("nan")
+                if which == "rmse":
+                    per_user, micro = np.sqrt(per_user), float(np.sqrt(micro))
+            elif which == "explained_variance":
+                # 1 - Var(r^ - r) / Var(r), population variances (scikit-learn
+                # explained_variance_score): unlike R^2 a constant bias is not penalized
+                def var(x: np.ndarray) -> np.ndarray:
+                    m = np.bincount(u, weights=x, minlength=n_users) / np.maximum(n_pairs, 1)
+                    return np.bincount(u, weights=(x - m[u]) ** 2, minlength=n_users)
+                v_true, v_err = var(true), var(err)
+                per_user = np.where(v_true > 0, 1.0 - v_err / np.where(v_true > 0, v_true, 1),
+                                    np.nan)
+                info["users_constant_ratings"] = int(((v_true <= 0) & (n_pairs > 0)).sum())
+                tot = float(np.sum((true - true.mean()) ** 2)) if len(true) else 0.0
+                res = float(np.sum((err - err.mean()) ** 2)) if len(err) else 0.0
+                micro = 1.0 - res / tot if tot > 0 else float("nan")
+            else:  # r2
+                mean_u = np.bincount(u, weights=true, minlength=n_users) / np.maximum(n_pairs, 1)
+                ss_tot = np.bincount(u, weights=(true - mean_u[u]) ** 2, minlength=n_users)
+                ss_res = np.bincount(u, weights=err * err, minlength=n_users)
+                per_user = np.where(ss_tot > 0, 1.0 - ss_res / ss_tot, np.nan)
+                info["users_constant_ratings"] = int(((ss_tot <= 0) & (n_pairs > 0)).sum())
+                tot = float(np.sum((true - true.mean()) ** 2)) if len(true) else 0.0
+                micro = 1.0 - float(np.sum(err * err)) / tot if tot > 0 else float("nan")
+        info["users_without_pairs"] = int((n_pairs == 0).sum())
+        value = micro if spec.get("average") == "micro" else None
+        return MetricValues(per_user, value, info)
+    return compute
+
+
+_RATING_PARAMS = (
+    Param("average", "micro", "micro = over all (user, item) pairs (Herlocker et al. 2004) | macro = mean of "
+          "per-user values", ("micro", "macro")),
+    Param("missing", "error", "a truth pair without prediction: error | skip (counted)",
+          ("error", "skip")),
+)
+
+
+_RATING_DOC = (" Pairs: (user, item) in both run and truth; the run's score is the predicted "
+               "rating, the truth relevance the true rating. Per-user column: the user's own "
+               "value; summary per `average`.")
+
+
+for _name, _title, _formula, _hib, _bounds in (
+    ("rmse", "Root mean squared error", "sqrt((1/|T|) sum_{(u,i) in T} (r^_ui - r_ui)^2)", False,
+     (0.0, None)),
+    ("mse", "Mean squared error", "(1/|T|) sum (r^_ui - r_ui)^2", False, (0.0, None)),
+    ("mae", "Mean absolute error", "(1/|T|) sum |r^_ui - r_ui|", False, (0.0, None)),
+    ("r2", "Coefficient of determination R^2",
+     "1 - sum (r^_ui - r_ui)^2 / sum (r_ui - mean(r))^2", True, (float("-inf"), 1.0)),
+    ("explained_variance", "Explained variance",
+     "1 - Var(r^_ui - r_ui) / Var(r_ui) (population variances over T)", True,
+     (float("-inf"), 1.0)),
+):
+    register(MetricDef(
+        _name, _title, _formula, _title + "." + _RATING_DOC, _RATING_PARAMS, cutoff="none",
+        higher_is_better=_hib, bounds=_bounds, family="rating", compute=_rating(_name),
+        example="predictions (4, 3), ratings (5, 3): RMSE = sqrt(1/2), MAE = 1/2",
+    ))

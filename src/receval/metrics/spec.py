@@ -247,8 +247,14 @@ ALIASES: dict[str, str] = {}
 # need (an unknown name, or a full listing), so that ``import receval`` stays fast. They sit
 # above this layer, so this module names them but never imports them: the package root, which
 # may import every layer, installs the loader (``receval/__init__.py``).
-PLUGIN_MODULES = ("receval.classification.registered", "receval.beyond.registered",
-                  "receval.debiased.registered")
+PLUGIN_MODULES = (  # the one list: each family registers its metrics beside its array code
+    "receval.classification.auc", "receval.classification.confusion",
+    "receval.classification.rating", "receval.classification.probability",
+    "receval.beyond.catalogue", "receval.beyond.dq", "receval.beyond.popularity",
+    "receval.beyond.diversity", "receval.beyond.serendipity", "receval.beyond.personalization",
+    "receval.beyond.runs", "receval.beyond.categories",
+    "receval.debiased.registered",
+)
 #: ``loader(module_name)`` imports one plugin module (set by the package root)
 PLUGIN_LOADER: Callable[[str], object] | None = None
 _plugins_loaded = False

@@ -1,0 +1,116 @@
+"""The evaluation context as the registered beyond-accuracy metrics read it.
+
+Helpers shared by the families' ``compute(spec, packed, context)`` functions: the training
+data, per-run caches aligned with the run's item vocabulary, the catalogue, the top-k cut of
+the packed lists, and the parameters several families share.
+
+Catalogue-level metrics (coverage, dist_coverage, entropy, gini, tail_share, personalization)
+have one value for the whole run (no per-user column); they are built from mergeable partial
+states over blocks of ``BLOCK_USERS`` users. Per-user metrics are NaN where undefined (e.g. ILD
+of a list with fewer than two items, novelty of an empty list) and left out of the mean;
+``info`` says how many. Only the lists of evaluated users count (see the ``users`` policy).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..engines.plugins import Context
+from ..errors import InputError
+from ..metrics.spec import MetricDef, MetricSpec, Param, metric
+from ..pack.packed import Packed
+from ._lists import cut
+from .inputs import Catalog, TrainData, as_train, resolve_catalog
+
+BLOCK_USERS = 1 << 18  # users per partial state of catalogue metrics
+
+
+REL = Param("rel", 1.0, "relevance threshold: truth items with relevance >= rel are relevant",
+            kind=float, low=0.0, low_open=True)
+
+
+POP = Param("pop", "rows",
+            "training popularity phi(i): rows = interactions of i (p = phi / rows) | users = "
+            "distinct users of i (p = phi / users)", ("rows", "users"))
+
+
+def context_cache(context: Context) -> dict:
+    return context.__dict__.setdefault("_beyond_cache", {})
+
+
+def top_k(packed: Packed, k: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """(indptr, positions into the packed arrays) of the first k items of every list."""
+    return cut(packed.indptr, k)
+
+
+def train_of(context: Context, key: str) -> TrainData:
+    cache = context_cache(context)
+    train = context.require("train", key)
+    if cache.get("train_src") is not train:
+        cache["train_src"] = train
+        cache["train"] = as_train(train)
+    return cache["train"]
+
+
+def per_vocab(context: Context, packed: Packed, name: str, make) -> Any:
+    """Per-run cached array aligned with ``packed.item_vocab``."""
+    cache = context_cache(context)
+    entry = cache.get(name)
+    if entry is None or entry[0] is not packed.item_vocab:
+        entry = (packed.item_vocab, make())
+        cache[name] = entry
+    return entry[1]
+
+
+def train_index(context: Context, packed: Packed, key: str) -> np.ndarray:
+    tr = train_of(context, key)
+
+    def make() -> np.ndarray:
+        if not len(packed.item_vocab):
+            return np.zeros(0, dtype=np.int64)
+        idx = pd.Index(tr.items).get_indexer(pd.Index(packed.item_vocab)).astype(np.int64)
+        if len(tr.items) and (idx < 0).all():
+            raise InputError(
+                f"{key}: no recommended item occurs in train (run item ids look like "
+                f"{packed.item_vocab[:2].tolist()}, train item ids like {tr.items[:2].tolist()}); "
+                "use the same id type in both, e.g. .astype(str)."
+            )
+        return idx
+
+    return per_vocab(context, packed, "train_index", make)
+
+
+def popularity_of(context: Context, packed: Packed, key: str, pop: str) -> np.ndarray:
+    """Training popularity of each run-vocabulary item (0 when unseen in training)."""
+    tr = train_of(context, key)
+    idx = train_index(context, packed, key)
+    counts = tr.popularity(pop)
+    return np.where(idx >= 0, counts[np.maximum(idx, 0)] if len(counts) else 0, 0)
+
+
+def catalog_of(context: Context, packed: Packed, counts: np.ndarray,
+             outside: str = "error") -> Catalog:
+    train_items = None
+    if context.train is not None:
+        train_items = train_of(context, "catalog").items
+    recommended = packed.item_vocab[np.flatnonzero(counts > 0)]
+    return resolve_catalog(context.catalog, run_items=packed.item_vocab,
+                           truth_items=packed.truth_item_vocab, train_items=train_items,
+                           recommended=recommended, outside=outside)
+
+
+def key_with(spec: MetricSpec, **params: Any) -> str:
+    """Key of ``spec`` with some parameters changed."""
+    return metric(spec.name, spec.k, **{**dict(spec.params), **params}).key
+
+
+def undefined_info(values: np.ndarray) -> dict:
+    return {"undefined_users": int(np.isnan(values).sum())}
+
+
+def beyond_metric(name: str, title: str, formula: str, doc: str, compute, params=(), **kw) -> MetricDef:
+    return MetricDef(name, title, formula, doc, tuple(params), family="beyond", compute=compute,
+                     **kw)
