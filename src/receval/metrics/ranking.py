@@ -11,14 +11,14 @@ metric says "micro".
 
 from __future__ import annotations
 
-import numpy as np
+import math
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import MetricError, plain
 from ..kernels import DISCOUNTS, GAINS, IDEALS, VARIANTS, Request
 from .spec import Kernel, MetricDef, Param, register
-
-# Smallest positive double: "relevant" for graded metrics means relevance > 0.
-POSITIVE = float(np.nextafter(0.0, 1.0))
+from .steps import POSITIVE, Positions, Steps, UserList, num, ratio
 
 REL = Param(
     "rel", 1.0, "relevance threshold: truth items with relevance >= rel are relevant",
@@ -75,13 +75,44 @@ def _max_grade(spec, max_rel: float) -> float:
         )
     return par
 
+
+# Each metric's step-by-step display (``explain=``, see :mod:`receval.metrics.steps`) sits
+# beside its definition: the same formula over one user's list, in plain Python.
+
+def _top(spec: Any, user: UserList) -> Positions:
+    """The top-k table with the hits ``h`` of the top k as its first step."""
+    t = Positions(spec, user)
+    t.steps.append(f"h{t.at} (relevant in the top {t.K}) = {t.h}")
+    return t
+
+
+def _hits_steps(spec: Any, user: UserList) -> Steps:
+    t = _top(spec, user)
+    return t.done(t.h)
+
 register(MetricDef(
     "hits", "Hits (relevant retrieved)", "h_k = sum_{i<=k} b_i",
     "Number of relevant items in the top k (trec_eval num_rel_ret, ranx hits).",
     (REL,), bounds=(0.0, None),
     example="list [1, 0, 1], k=3: hits = 2",
     kernel=Kernel(Request.HITS, count=True),
+    explain=_hits_steps,
 ), ("num_rel_ret",))
+
+
+_PRECISION_DEN: dict[str, Callable[[Positions], int]] = {
+    "k": lambda t: t.K, "list": lambda t: min(t.K, t.L), "min_k_rel": lambda t: min(t.K, t.R)}
+
+
+def _precision_steps(spec: Any, user: UserList) -> Steps | None:
+    rule = _PRECISION_DEN.get(spec.get("denominator"))
+    if rule is None:
+        return None
+    t = _top(spec, user)
+    den = rule(t)
+    t.steps += [f"denominator ({spec.get('denominator')}) = {den}",
+                f"precision{t.at} = {t.h} / {den}"]
+    return t.done(ratio(t.h, den))
 
 register(MetricDef(
     "precision", "Precision@k", "P@k = h_k / D",
@@ -91,7 +122,23 @@ register(MetricDef(
     (REL, _variant(Request.PRECISION, "denominator", "k", "k | list | min_k_rel")),
     example="list [1, 0, 1, 0, 0]: P@1..5 = 1, 1/2, 2/3, 2/4, 2/5",
     kernel=Kernel(Request.PRECISION, variant="denominator"),
+    explain=_precision_steps,
 ), ("p", "prec"))
+
+
+_RECALL_DEN: dict[str, Callable[[Positions], int]] = {
+    "rel": lambda t: t.R, "min_k_rel": lambda t: min(t.K, t.R)}
+
+
+def _recall_steps(spec: Any, user: UserList) -> Steps | None:
+    rule = _RECALL_DEN.get(spec.get("denominator"))
+    if rule is None:
+        return None
+    t = _top(spec, user)
+    den = rule(t)
+    t.steps += [f"denominator ({spec.get('denominator')}) = {den}",
+                f"recall{t.at} = {t.h} / {den}"]
+    return t.done(ratio(t.h, den, float("nan")))
 
 register(MetricDef(
     "recall", "Recall@k", "R@k = h_k / D",
@@ -100,7 +147,17 @@ register(MetricDef(
     (REL, _variant(Request.RECALL, "denominator", "rel", "rel | min_k_rel")),
     example="list [1, 0, 1, 0, 0], R = 5: recall@2 = 1/5, recall@3 = 2/5",
     kernel=Kernel(Request.RECALL, variant="denominator"),
+    explain=_recall_steps,
 ), ("r",))
+
+
+def _fbeta_steps(spec: Any, user: UserList) -> Steps:
+    t = _top(spec, user)
+    beta = float(spec.get("beta")) if spec.name == "fbeta" else 1.0
+    den = beta * beta * t.R + t.K
+    t.steps.append(f"{spec.name}{t.at} = (1 + {beta:g}^2) * {t.h} / ({beta:g}^2 * {t.R} + "
+                   f"{t.K})")
+    return t.done(ratio((1 + beta * beta) * t.h, den))
 
 register(MetricDef(
     "f1", "F1@k", "F1@k = 2 P R / (P + R) = 2 h_k / (R + k)",
@@ -108,6 +165,7 @@ register(MetricDef(
     (REL,),
     example="h=2, k=5, R=5: F1 = 4/10",
     kernel=Kernel(Request.FBETA, par=_one),
+    explain=_fbeta_steps,
 ))
 
 register(MetricDef(
@@ -116,7 +174,23 @@ register(MetricDef(
     (REL, Param("beta", 1.0, "weight of recall", kind=float, low=0.0, low_open=True)),
     example="h=2, k=5, R=5, beta=2: F = 5*2/(4*5+5) = 0.4",
     kernel=Kernel(Request.FBETA, par=_beta),
+    explain=_fbeta_steps,
 ))
+
+
+def _hit_rate_steps(spec: Any, user: UserList) -> Steps | None:
+    t = _top(spec, user)
+    level = spec.get("level")
+    if level == "user":
+        t.steps.append(f"hit_rate{t.at} = [h > 0] (the summary is the share of users)")
+        return t.done(1.0 if t.h > 0 else 0.0)
+    den = {"recommended": min(t.K, t.L), "truth": t.R}.get(level)
+    if den is None:
+        return None
+    what = "min(k, L)" if level == "recommended" else "R"
+    t.steps.append(f"this user's ratio = {t.h} / {den}; the summary is the micro average "
+                   f"sum(h) / sum({what}) over users")
+    return t.done(ratio(t.h, den, 0.0 if level == "recommended" else float("nan")))
 
 register(MetricDef(
     "hit_rate", "Hit rate@k",
@@ -131,7 +205,25 @@ register(MetricDef(
     kernel=Kernel(Request.HIT_RATE, variant="level",
                   micro=(("recommended", Request.HITS, Request.NRET),
                          ("truth", Request.HITS, Request.NREL))),
+    explain=_hit_rate_steps,
 ), ("hr", "success", "hit_ratio"))
+
+
+def _first_hit_steps(spec: Any, user: UserList) -> Steps:
+    """The first relevant rank: RR = 1 / rank (``mrr``) or the rank itself."""
+    t = Positions(spec, user)
+    first = next((i for i, bi in enumerate(t.b, start=1) if bi), None)
+    t.add("note")
+    for row in t.rows:
+        row.append("first hit" if row[0] == first else "")
+    if first is None:
+        t.steps.append(f"no relevant item in the top {t.K}")
+        return t.done(0.0 if spec.name == "mrr" else float("nan"))
+    t.steps.append(f"first relevant item at rank {first}")
+    if spec.name == "mrr":
+        t.steps.append(f"RR{t.at} = 1 / {first}")
+        return t.done(1.0 / first)
+    return t.done(float(first))
 
 register(MetricDef(
     "mrr", "Reciprocal rank (mean: MRR)", "RR@k = 1 / rank of the first relevant item within k (0 if none)",
@@ -140,6 +232,7 @@ register(MetricDef(
     (REL,),
     example="first hits at ranks 2, 1 and none: MRR = (1/2 + 1 + 0)/3 = 0.5",
     kernel=Kernel(Request.RR),
+    explain=_first_hit_steps,
 ), ("rr", "recip_rank", "reciprocal_rank"))
 
 register(MetricDef(
@@ -149,7 +242,31 @@ register(MetricDef(
     (REL,), higher_is_better=False, bounds=(1.0, None),
     example="[0, 1, 1]: 2",
     kernel=Kernel(Request.FIRST_HIT, undefined_without_hit=True, average=False),
+    explain=_first_hit_steps,
 ), ("mean_rank_first_hit",))
+
+
+_AP_DEN: dict[str, Callable[[Positions], int]] = {
+    "rel": lambda t: t.R, "min_k_rel": lambda t: min(t.K, t.R), "hits": lambda t: t.h,
+    "k": lambda t: t.K}
+
+
+def _ap_steps(spec: Any, user: UserList) -> Steps | None:
+    rule = _AP_DEN.get(spec.get("denominator"))
+    if rule is None:
+        return None
+    t = Positions(spec, user)
+    t.add("P@i at hits")
+    total = 0.0
+    for row, bi in zip(t.rows, t.b, strict=True):
+        p = row[5] / row[0] if bi else 0.0
+        row.append(p if bi else "")
+        total += p
+    den = rule(t)
+    t.steps += [f"sum of P@i over the hits = {num(total)}",
+                f"denominator ({spec.get('denominator')}) = {den}",
+                f"AP{t.at} = {num(total)} / {den}"]
+    return t.done(ratio(total, den))
 
 register(MetricDef(
     "map", "Average precision (mean: MAP)", "AP@k = (1/D) sum_{i<=k} b_i * h_i / i",
@@ -161,7 +278,24 @@ register(MetricDef(
     reference="Manning, Raghavan, Schuetze (2008), ch. 8.4",
     example="[1, 0, 1, 0, 0], R = 5: AP = (1/1 + 2/3) / 5 = 1/3",
     kernel=Kernel(Request.AP, variant="denominator", not_average=(("denominator", "hits"),)),
+    explain=_ap_steps,
 ), ("ap", "average_precision"))
+
+
+def _mar_steps(spec: Any, user: UserList) -> Steps:
+    t = Positions(spec, user)
+    t.add("recall@i")
+    total = 0.0
+    for row in t.rows:
+        row.append(ratio(row[5], t.R))
+        total += row[-1]
+    if len(t.rows) < t.K:  # ranks past the end of a short list keep the last recall
+        last = ratio(t.h, t.R)
+        total += (t.K - len(t.rows)) * last
+        t.steps.append(f"ranks {len(t.rows) + 1}..{t.K} are past the end of the list: "
+                       f"recall stays {num(last)}")
+    t.steps.append(f"AR{t.at} = (sum of recall@i, i = 1..{t.K}) / {t.K} = {num(total)} / {t.K}")
+    return t.done(ratio(total, t.K))
 
 register(MetricDef(
     "mar", "Average recall@k (mean: MAR@k)", "AR@k = (1/k) sum_{j=1..k} recall@j",
@@ -170,7 +304,68 @@ register(MetricDef(
     (REL,),
     example="[1, 0, 1], R = 2, k = 3: (1/2 + 1/2 + 1)/3 = 2/3",
     kernel=Kernel(Request.MAR),
+    explain=_mar_steps,
 ))
+
+
+_GAIN_OF: dict[str, tuple[str, Callable[[float], float]]] = {
+    "linear": ("rel", lambda r: max(r, 0.0)),
+    "exp": ("2^rel - 1", lambda r: 2.0 ** max(r, 0.0) - 1.0),
+    "binary": ("[rel > 0]", lambda r: 1.0 if r > 0 else 0.0),
+}
+_DISCOUNT_OF: dict[str, tuple[str, Callable[[int], float]]] = {
+    "log2": ("1 / log2(rank + 1)", lambda i: 1.0 / math.log2(i + 1)),
+    "log2_max2": ("1 / log2(max(rank, 2))", lambda i: 1.0 / math.log2(max(i, 2))),
+    "ln": ("1 / ln(rank + 1)", lambda i: 1.0 / math.log(i + 1)),
+    "log10": ("1 / log10(rank + 1)", lambda i: 1.0 / math.log10(i + 1)),
+}
+_IDEAL_OF: dict[str, tuple[str, Callable[[Positions], list[float]]]] = {
+    "truth": ("all of the user's truth relevances, descending",
+              lambda t: sorted((r for r in t.user.truth.values() if r > 0), reverse=True)),
+    "list": ("the relevances of the user's own items, descending",
+             lambda t: sorted((t.user.truth.get(it, 0.0) for it in t.user.items), reverse=True)),
+    "k": ("every position holds the largest truth relevance",
+          lambda t: [max(t.user.truth.values(), default=0.0)] * t.K),
+}
+
+
+def _dcg_steps(spec: Any, user: UserList) -> Steps | None:
+    """CG, DCG, IDCG and nDCG: the gains, discounts and running sums of the list and of the
+    ideal list."""
+    names = {p.name for p in spec.definition.params}
+    gain = _GAIN_OF.get(spec.get("gain"))
+    disc = _DISCOUNT_OF.get(spec.get("discount") if "discount" in names else "log2")
+    ideal = _IDEAL_OF.get(spec.get("ideal")) if "ideal" in names else None
+    if gain is None or disc is None or ("ideal" in names and ideal is None):
+        return None
+    t = Positions(spec, user)
+    t.add("gain", "discount", "contribution", "running sum")
+    dcg = 0.0
+    for row, r in zip(t.rows, t.rels, strict=True):
+        g, d = gain[1](r), (1.0 if spec.name == "cg" else disc[1](row[0]))
+        dcg += g * d
+        row += [g, d, g * d, dcg]
+    t.steps += [f"gain = {gain[0]}; discount = {disc[0] if spec.name != 'cg' else '1'}",
+                f"{'CG' if spec.name == 'cg' else 'DCG'}{t.at} = {num(dcg)}"]
+    if ideal is None:
+        return t.done(dcg)
+    rels = ideal[1](t)
+    title = f"ideal list: {ideal[0]}"
+    if spec.k is not None:
+        rels, title = rels[:spec.k], f"{title}, cut at {spec.k}"
+    ideal_rows: list[list[Any]] = []
+    idcg = 0.0
+    for i, r in enumerate(rels, start=1):
+        g, d = gain[1](r), disc[1](i)
+        idcg += g * d
+        ideal_rows.append([i, r, g, d, g * d, idcg])
+    t.steps.append(f"IDCG{t.at} = {num(idcg)}")
+    extra = dict(ideal_title=title, ideal_rows=ideal_rows, ideal_columns=[
+        "rank", "relevance", "gain", "discount", "contribution", "running sum"])
+    if spec.name == "idcg":
+        return t.done(idcg, **extra)
+    t.steps.append(f"nDCG{t.at} = DCG{t.at} / IDCG{t.at} = {num(dcg)} / {num(idcg)}")
+    return t.done(dcg / idcg if idcg > 0 else 0.0, **extra)
 
 register(MetricDef(
     "cg", "Cumulative gain", "CG@k = sum_{i<=k} g(rel_i)",
@@ -178,6 +373,7 @@ register(MetricDef(
     reference="Jarvelin & Kekalainen (2002)",
     example="ratings [5, 3, 2, 1, 2]: CG@5 = 13",
     kernel=Kernel(Request.CG, graded=True),
+    explain=_dcg_steps,
 ))
 
 register(MetricDef(
@@ -188,6 +384,7 @@ register(MetricDef(
     reference="Jarvelin & Kekalainen (2002); Burges et al. (2005) for exp gain",
     example="[1, 0, 1]: DCG@3 = 1 + 1/2 = 1.5",
     kernel=Kernel(Request.DCG, graded=True),
+    explain=_dcg_steps,
 ))
 
 register(MetricDef(
@@ -197,6 +394,7 @@ register(MetricDef(
     (GAIN, IDEAL, DISCOUNT), bounds=(0.0, None),
     example="ideal [1, 1, 1]: IDCG@3 = 1 + 1/log2(3) + 1/2",
     kernel=Kernel(Request.IDCG, graded=True, whole_list=(("ideal", "list"),)),
+    explain=_dcg_steps,
 ))
 
 register(MetricDef(
@@ -207,7 +405,19 @@ register(MetricDef(
     reference="Jarvelin & Kekalainen (2002)",
     example="[1, 0, 1], R = 5: 1.5 / (1 + 1/log2(3) + 1/2) = 0.70391808903...",
     kernel=Kernel(Request.NDCG, graded=True, whole_list=(("ideal", "list"),)),
+    explain=_dcg_steps,
 ), ("ndcg_cut",))
+
+
+def _r_precision_steps(spec: Any, user: UserList) -> Steps | None:
+    t = Positions(spec, user, whole=True)
+    m = t.R if spec.k is None else min(spec.k, t.R)
+    den = {"rel": t.R, "min_k_rel": m}.get(spec.get("denominator"))
+    if den is None:
+        return None
+    hits = sum(t.b[:m])
+    t.steps += [f"h (relevant in the top {m}) = {hits}", f"R-precision{t.at} = {hits} / {den}"]
+    return t.done(ratio(hits, den, float("nan")))
 
 register(MetricDef(
     "r_precision", "R-precision", "RP = h_R / R; RP@k = h_m / D, m = min(k, R)",
@@ -219,7 +429,33 @@ register(MetricDef(
     (REL, _variant(Request.RPREC, "denominator", "min_k_rel", "min_k_rel | rel")),
     example="R = 2, list [1, 0, 1]: 1/2; R = 4, list [1, 1, 0, 1], k = 2: 2/2 (rel: 2/4)",
     kernel=Kernel(Request.RPREC, variant="denominator"),
+    explain=_r_precision_steps,
 ), ("rprec",))
+
+
+def _auto_grade(spec: Any, user: UserList, notes: list[str]) -> float:
+    """``max_grade``, or the whole truth's largest relevance when it is left out."""
+    grade = spec.get("max_grade")
+    if grade is not None:
+        return float(grade)
+    grade = max(user.truth_max, POSITIVE)
+    notes.append(f"max_grade = {grade:g} (the largest relevance in the whole truth)")
+    return grade
+
+
+def _err_steps(spec: Any, user: UserList) -> Steps:
+    t = Positions(spec, user)
+    notes: list[str] = []
+    grade = _auto_grade(spec, user, notes)
+    t.add("R_i", "P(reach i)", "contribution", "running sum")
+    reach, total = 1.0, 0.0
+    for row, r in zip(t.rows, t.rels, strict=True):
+        ri = (2.0 ** max(r, 0.0) - 1.0) / 2.0 ** grade
+        total += reach * ri / row[0]
+        row += [ri, reach, reach * ri / row[0], total]
+        reach *= 1 - ri
+    t.steps.append(f"ERR{t.at} = {num(total)}")
+    return t.done(total, notes=notes)
 
 register(MetricDef(
     "err", "Expected reciprocal rank",
@@ -231,7 +467,21 @@ register(MetricDef(
     reference="Chapelle, Metzler, Zhang, Grinspan (CIKM 2009)",
     example="grades [1, 0], max_grade 1: ERR = 1/2",
     kernel=Kernel(Request.ERR, graded=True, par=_max_grade, average=False),
+    explain=_err_steps,
 ))
+
+
+def _rbp_steps(spec: Any, user: UserList) -> Steps:
+    t = Positions(spec, user)
+    p = float(spec.get("p"))
+    t.add("weight (1-p) p^(i-1)", "contribution", "running sum")
+    total = 0.0
+    for row, bi in zip(t.rows, t.b, strict=True):
+        w = (1 - p) * p ** (row[0] - 1)
+        total += w * bi
+        row += [w, w * bi, total]
+    t.steps.append(f"RBP{t.at} (p = {p:g}) = {num(total)}")
+    return t.done(total)
 
 register(MetricDef(
     "rbp", "Rank-biased precision", "RBP@k = (1 - p) sum_{i<=k} b_i p^(i-1)",
@@ -241,7 +491,28 @@ register(MetricDef(
     reference="Moffat & Zobel (TOIS 2008)",
     example="[1, 0, 1], p = 0.5: 0.5 * (1 + 0.25) = 0.625",
     kernel=Kernel(Request.RBP, par=_persistence),
+    explain=_rbp_steps,
 ))
+
+
+def _bpref_steps(spec: Any, user: UserList) -> Steps:
+    t = Positions(spec, user, whole=True)
+    n_judged_non = sum(1 for r in user.truth.values() if r < t.thr)
+    t.add("judged non-relevant above", "contribution")
+    above, total = 0, 0.0
+    for row, (it, _), bi in zip(t.rows, t.shown, t.b, strict=True):
+        if bi:
+            c = 1.0 - min(above, t.R) / min(t.R, n_judged_non) if above > 0 else 1.0
+            total += c
+            row += [above, c]
+        elif it in user.truth:
+            above += 1
+            row += [above, ""]
+        else:
+            row += ["", ""]
+    t.steps += [f"N (judged non-relevant truth items) = {n_judged_non}",
+                f"bpref = {num(total)} / {t.R}"]
+    return t.done(ratio(total, t.R, float("nan")))
 
 register(MetricDef(
     "bpref", "Binary preference",
@@ -253,18 +524,30 @@ register(MetricDef(
     reference="Buckley & Voorhees (SIGIR 2004)",
     example="judged [n, r], R = 1, N = 1: 1 - 1/1 = 0",
     kernel=Kernel(Request.BPREF, average=False),
+    explain=_bpref_steps,
 ))
+
+
+def _num_rel_steps(spec: Any, user: UserList) -> Steps:
+    t = Positions(spec, user, whole=True)
+    return t.done(t.R)
+
+
+def _num_ret_steps(spec: Any, user: UserList) -> Steps:
+    t = _top(spec, user)
+    t.steps.append(f"num_ret{t.at} = min({t.K}, {t.L})")
+    return t.done(min(t.K, t.L))
 
 register(MetricDef(
     "num_rel", "Relevant items in the truth", "R", "Number of truth items with relevance >= rel.",
     (REL,), cutoff="none", bounds=(0.0, None),
-    kernel=Kernel(Request.NREL, count=True, ranked=False),
+    kernel=Kernel(Request.NREL, count=True, ranked=False), explain=_num_rel_steps,
 ))
 
 register(MetricDef(
     "num_ret", "Retrieved items", "min(k, L)", "Number of items in the (cut) list.",
     (), bounds=(0.0, None),
-    kernel=Kernel(Request.NRET, count=True),
+    kernel=Kernel(Request.NRET, count=True), explain=_num_ret_steps,
 ))
 
 
@@ -276,6 +559,18 @@ def _recall_level(spec, max_rel: float) -> float:
     return float(spec.get("recall"))
 
 
+
+def _judged_steps(spec: Any, user: UserList) -> Steps:
+    t = Positions(spec, user)
+    t.add("judged")
+    judged = 0
+    for row, (it, _) in zip(t.rows, t.shown, strict=True):
+        judged += it in user.truth
+        row.append("yes" if it in user.truth else "")
+    den = min(t.K, t.L)
+    t.steps.append(f"judged in the top {den} = {judged}; Judged{t.at} = {judged} / {den}")
+    return t.done(ratio(judged, den))
+
 register(MetricDef(
     "judged", "Judged@k (judgement rate)", "Judged@k = (judged items in the top k) / min(k, L)",
     "Share of the top k that has a truth row (any relevance, 0 included): how much of a run the "
@@ -285,6 +580,7 @@ register(MetricDef(
     reference="ir_measures Judged (MacAvaney et al., OpenNIR); Sakai (SIGIR 2007)",
     example="top 3 = [judged non-relevant, unjudged, judged relevant]: Judged@3 = 2/3",
     kernel=Kernel(Request.JUDGED),
+    explain=_judged_steps,
 ))
 
 register(MetricDef(
@@ -343,6 +639,20 @@ register(MetricDef(
     kernel=Kernel(Request.SET_MAP, average=False),
 ))
 
+
+def _ncrr_steps(spec: Any, user: UserList) -> Steps:
+    t = Positions(spec, user)
+    t.add("1/rank at hits")
+    crr = 0.0
+    for row, bi in zip(t.rows, t.b, strict=True):
+        row.append(1.0 / row[0] if bi else "")
+        crr += 1.0 / row[0] if bi else 0.0
+    m = min(t.R, t.K, t.L)
+    icrr = sum(1.0 / i for i in range(1, m + 1))
+    t.steps += [f"CRR{t.at} = {num(crr)}; ideal CRR over min(R, k, L) = {m} hits = {num(icrr)}",
+                f"NCRR{t.at} = {num(crr)} / {num(icrr)}"]
+    return t.done(crr / icrr if icrr > 0 else 0.0)
+
 register(MetricDef(
     "ncrr", "Normalized cumulative reciprocal rank",
     "NCRR@k = (sum_{i<=k} b_i / i) / (sum_{i=1..min(R, k, L)} 1 / i); 0 without a hit",
@@ -353,6 +663,7 @@ register(MetricDef(
     reference="Cornac cornac/metrics/ranking.py NCRR (Salah, Truong, Lauw, JMLR 2020)",
     example="[0, 1, 1], R = 2, k = 3: (1/2 + 1/3) / (1 + 1/2) = 5/9",
     kernel=Kernel(Request.NCRR),
+    explain=_ncrr_steps,
 ))
 
 # ---------------------------------------------------------------------------------------------
@@ -397,8 +708,53 @@ _CWL_COMMON = (
 )
 
 
+#: the continuation probability of a C/W/L model: C(spec, rank i, gain g_i, sum_{j<=i} g_j, depth)
+Continuation = Callable[[Any, int, float, float, int], float]
+
+
+def _cwl_steps(cont: Continuation) -> Callable[[Any, UserList], Steps | None]:
+    """The step-by-step display of a C/W/L model with continuation ``cont``: P(i), the gains
+    and the expectations EU, ETU, ETC and ED over the ranks up to the depth k."""
+
+    def steps(spec: Any, user: UserList) -> Steps | None:
+        out = spec.get("output")
+        if out not in ("eu", "etu", "etc", "ed"):
+            return None
+        t = Positions(spec, user)
+        notes: list[str] = []
+        grade = _auto_grade(spec, user, notes)
+        depth = spec.k if spec.k is not None else 1000
+        gains = [max(r, 0.0) / grade for r in t.rels[:depth]]
+        gains += [0.0] * (depth - len(gains))
+        t.add("gain", "C(i)", "P(reach i)")
+        reach, ed, eu, etu, etc, cum = 1.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        for i, g in enumerate(gains):
+            if reach == 0.0:
+                break
+            cum += g
+            c = cont(spec, i + 1, g, cum, depth)
+            if i < len(t.rows):
+                t.rows[i] += [g, c, reach]
+            ed += reach
+            eu += reach * g
+            etu += reach * (1 - c) * cum
+            etc += reach * (1 - c) * (i + 1)
+            reach *= c
+        t.steps += [f"gains g_i = relevance / {grade:g}; ranks past the list have gain 0, up "
+                    f"to depth {depth}",
+                    f"sum P(i) = expected depth ED = {num(ed)}",
+                    f"EU = sum P(i) g_i / sum P(i) = {num(eu)} / {num(ed)}"]
+        if out != "eu":
+            t.steps.append(f"output = {out}: ETU = {num(etu)}, ETC = {num(etc)}")
+        value = {"eu": ratio(eu, ed), "etu": etu, "etc": etc, "ed": ed}[out]
+        return t.done(value, notes=notes)
+
+    return steps
+
+
 def _cwl(name: str, title: str, c_formula: str, doc: str, params: tuple, request: int,
-         par, reference: str, example: str, aliases: tuple[str, ...] = ()) -> None:
+         par, reference: str, example: str, cont: Continuation,
+         aliases: tuple[str, ...] = ()) -> None:
     register(MetricDef(
         name, title, f"C(i) = {c_formula}; EU = sum_i W(i) g_i", _CWL_COMMON + doc,
         (*params, CWL_GRADE, OUTPUT), bounds=(0.0, None),
@@ -406,7 +762,19 @@ def _cwl(name: str, title: str, c_formula: str, doc: str, params: tuple, request
         example=example,
         kernel=Kernel(request, graded=True, par=par, par2=_max_grade, variant="output",
                       average=False),
+        explain=_cwl_steps(cont),
     ), aliases)
+
+
+def _inst(s: Any, i: int, g: float, cum: float, d: int) -> float:
+    T = float(s.get("T"))
+    y = i + T + (T - cum)
+    return ((y - 1) / y) ** 2
+
+
+def _insq(s: Any, i: int, g: float, cum: float, d: int) -> float:
+    y = i + 2 * float(s.get("T"))
+    return ((y - 1) / y) ** 2
 
 
 _cwl("cwl_rbp", "RBP as a C/W/L model", "phi",
@@ -414,19 +782,22 @@ _cwl("cwl_rbp", "RBP as a C/W/L model", "phi",
      "normalization of W over the evaluation depth, (1 - phi) / (1 - phi^k).",
      (CWL_PHI,), Request.CWL_RBP, _cwl_phi,
      "Moffat & Zobel (TOIS 2008); cwl_rbp.py",
-     "gains [1, 0, 1], phi = 0.5, k = 3: W = [4, 2, 1] / 7, EU = 5/7")
+     "gains [1, 0, 1], phi = 0.5, k = 3: W = [4, 2, 1] / 7, EU = 5/7",
+     cont=lambda s, i, g, cum, d: float(s.get("phi")))
 _cwl("inst", "INST (adaptive expected rate of gain)",
      "((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - sum_{j<=i} g_j",
      "A user who wants T units of gain and stops sooner once it is found.",
      (CWL_T,), Request.CWL_INST, _cwl_t,
      "Moffat, Bailey, Scholer, Thomas, 'INST: an adaptive metric' (ADCS 2015); cwl_inst.py",
-     "gains [1], T = 1, k = 1: EU = 1 (one rank: W(1) = 1)")
+     "gains [1], T = 1, k = 1: EU = 1 (one rank: W(1) = 1)",
+     cont=_inst)
 _cwl("insq", "INSQ", "((i + 2T - 1) / (i + 2T))^2",
      "INST without the adaptation to the gain found (Moffat, Scholer, Thomas 2012).",
      (CWL_T,), Request.CWL_INSQ, _cwl_t,
      "Moffat, Scholer, Thomas, 'Models and metrics: IR evaluation as a user process' "
      "(ADCS 2012); cwl_insq.py",
-     "gains [1, 0], T = 1, k = 2: C(1) = (2/3)^2, W = [9, 4] / 13, EU = 9/13")
+     "gains [1, 0], T = 1, k = 2: C(1) = (2/3)^2, W = [9, 4] / 13, EU = 9/13",
+     cont=_insq)
 _cwl("sdcg", "Scaled DCG (DCG as a C/W/L model)",
      "log2(i + 1) / log2(i + 2) for i < k, 0 from k on",
      "DCG@k with its discount scaled to sum to 1 (cwl_eval NDCG-k, ir_measures SDCG@k): "
@@ -434,7 +805,8 @@ _cwl("sdcg", "Scaled DCG (DCG as a C/W/L model)",
      "cutoff k = 1000.",
      (), Request.CWL_SDCG, None,
      "Jarvelin & Kekalainen (2002); Moffat et al. (TOIS 2017); cwl_dcg.py",
-     "gains [0, 1], k = 2: (1/log2(3)) / (1 + 1/log2(3)) = 0.38685")
+     "gains [0, 1], k = 2: (1/log2(3)) / (1 + 1/log2(3)) = 0.38685",
+     cont=lambda s, i, g, cum, d: math.log(i + 1) / math.log(i + 2) if i < d else 0.0)
 _cwl("bpm", "Bejeweled player model (static)",
      "1 while sum_{j<=i} g_j < T and i < k, else 0",
      "The user stops once T units of gain are found or k items (unit costs) are examined "
@@ -442,28 +814,33 @@ _cwl("bpm", "Bejeweled player model (static)",
      (CWL_T,), Request.CWL_BPM, _cwl_t,
      "Zhang, Liu, Li, Zhang, Xu, Ma, 'Evaluating web search with a bejeweled player model' "
      "(SIGIR 2017); cwl_bpm.py",
-     "gains [0, 1, 1], T = 1, k = 3: C = [1, 0, ...], W = [1/2, 1/2], EU = 1/2")
+     "gains [0, 1, 1], T = 1, k = 3: C = [1, 0, ...], W = [1/2, 1/2], EU = 1/2",
+     cont=lambda s, i, g, cum, d: 1.0 if cum < float(s.get("T")) and i < d else 0.0)
 _cwl("nerr_eq8", "NERR, equation 8 (ERR with C(i) = 1 - g_i)",
      "1 - g_i for i < k, 0 from k on",
      "A C/W/L relative of ERR truncated at k (Azzopardi, Mackenzie, Moffat 2021, eq. 8).",
      (), Request.CWL_NERR8, None,
      "Azzopardi, Mackenzie, Moffat, 'ERR is not C/W/L' (ICTIR 2021); cwl_nerr.py",
-     "gains [1/2, 1], k = 2: P = [1, 1/2], EU = (1/2 + 1/2) / (3/2) = 2/3")
+     "gains [1/2, 1], k = 2: P = [1, 1/2], EU = (1/2 + 1/2) / (3/2) = 2/3",
+     cont=lambda s, i, g, cum, d: 1.0 - g if i < d else 0.0)
 _cwl("nerr_eq9", "NERR, equation 9", "(i / (i + 1)) (1 - g_i) for i < k, 0 from k on",
      "ERR's rank discount inside the continuation (Azzopardi et al. 2021, eq. 9).",
      (), Request.CWL_NERR9, None,
      "Azzopardi, Mackenzie, Moffat, 'ERR is not C/W/L' (ICTIR 2021); cwl_nerr.py",
-     "gains [0, 1], k = 2: P = [1, 1/2], EU = (1/2) / (3/2) = 1/3")
+     "gains [0, 1], k = 2: P = [1, 1/2], EU = (1/2) / (3/2) = 1/3",
+     cont=lambda s, i, g, cum, d: (i / (i + 1)) * (1.0 - g) if i < d else 0.0)
 _cwl("nerr_eq10", "NERR, equation 10", "phi (1 - g_i)",
      "ERR's satisfaction with RBP's persistence (Azzopardi et al. 2021, eq. 10).",
      (CWL_PHI,), Request.CWL_NERR10, _cwl_phi,
      "Azzopardi, Mackenzie, Moffat, 'ERR is not C/W/L' (ICTIR 2021); cwl_nerr.py",
-     "gains [1], phi = 0.8: C(1) = 0, EU = 1")
+     "gains [1], phi = 0.8: C(1) = 0, EU = 1",
+     cont=lambda s, i, g, cum, d: float(s.get("phi")) * (1.0 - g))
 _cwl("nerr_eq11", "NERR, equation 11", "((i + 2T - 1) / (i + 2T))^2 (1 - g_i)",
      "ERR's satisfaction with INSQ's patience (Azzopardi et al. 2021, eq. 11).",
      (CWL_T,), Request.CWL_NERR11, _cwl_t,
      "Azzopardi, Mackenzie, Moffat, 'ERR is not C/W/L' (ICTIR 2021); cwl_nerr.py",
-     "gains [1], T = 1: C(1) = 0, EU = 1")
+     "gains [1], T = 1: C(1) = 0, EU = 1",
+     cont=lambda s, i, g, cum, d: _insq(s, i, g, cum, d) * (1.0 - g))
 
 
 # ---------------------------------------------------------------------------------------------

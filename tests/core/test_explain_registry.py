@@ -1,0 +1,54 @@
+"""explain() over every registered metric (keys derived from the registry): where the metric
+has a step-by-step rule, its value equals receval.evaluate's for the same packed rows; without
+one the value shown is receval.evaluate's; and explain raises only receval errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from receval.errors import RecevalError
+from receval.explain import explain
+from receval.metrics import REGISTRY, load_plugins
+
+from .cases import metric_cases
+
+# u: tied scores, graded relevance, a judged non-relevant item, a relevant item not retrieved;
+# z: truth rows, none relevant (the empty-truth rules); v: one item; w: a list of one, no hit
+RUN = {"u": {"a": 3.0, "x": 2.0, "b": 2.0, "c": 1.0, "e": 0.5},
+       "z": {"a": 1.0, "b": 0.5},
+       "v": {"b": 1.0},
+       "w": {"q": 0.9}}
+TRUTH = {"u": {"a": 2, "c": 1, "b": 0, "d": 3, "e": 1},
+         "z": {"a": 0, "q": 0},
+         "v": {"b": 3},
+         "w": {"a": 1}}
+BASELINE = {"u": {"c": 3.0, "a": 2.0, "y": 1.0}, "z": {"b": 1.0}, "v": {"b": 1.0}}
+ITEMS = sorted({i for lists in (RUN, TRUTH, BASELINE) for d in lists.values() for i in d})
+TRAIN = {"u": {"a": 1, "y": 1}, "z": {"a": 1, "c": 1}, "v": {"x": 1}, "w": {"a": 1, "b": 1},
+         "t": {"a": 1, "b": 1, "c": 1, "d": 1, "q": 1}}
+FEATURES = {it: np.array([1.0 + (j % 3), float(j % 2), 0.5 * j]) for j, it in enumerate(ITEMS)}
+INPUTS = dict(train=TRAIN, item_features=FEATURES, baseline_run=BASELINE,
+              item_categories={it: [f"g{j % 3}"] for j, it in enumerate(ITEMS)},
+              propensities={it: 0.2 + 0.1 * (j % 5) for j, it in enumerate(ITEMS)})
+KEYS = metric_cases(cutoffs=(2, 10)) + metric_cases(cutoffs=(2, 10), plugins=True)
+
+
+def test_every_registered_metric_is_covered():
+    load_plugins()
+    assert {key.split("@")[0].split("(")[0] for key in KEYS} == set(REGISTRY)
+
+
+@pytest.mark.filterwarnings("ignore::receval.errors.RecevalWarning")
+@pytest.mark.parametrize("empty_truth", ["skip", "zero"])
+@pytest.mark.parametrize("key", KEYS)
+def test_explain_agrees_with_evaluate(key, empty_truth):
+    for user in ("u", "z", "v", "w"):
+        try:
+            ex = explain(key, RUN, TRUTH, user, empty_truth=empty_truth, **INPUTS)
+        except RecevalError:
+            continue  # a receval refusal (a metric of the whole run, an input it lacks)
+        assert ex.reference is not None, (key, user)
+        assert ex.agrees, (key, user, ex.value, ex.reference, ex.to_text())
+        if not ex.computed:
+            assert ex.value == ex.reference or (np.isnan(ex.value) and np.isnan(ex.reference))
