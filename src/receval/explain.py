@@ -16,7 +16,15 @@ Example
 >>> ex = explain("ndcg@3", run, truth, "alice")
 >>> ex.value                      # (1 + 1/2) / (1 + 1/log2(3) + 1/2)
 0.7039180890341347
->>> print(ex.to_text())           # the tables and the steps
+>>> for step in ex.steps:
+...     print(step)
+gain = rel; discount = 1 / log2(rank + 1)
+DCG@3 = 1.5
+IDCG@3 = 2.1309297535714578
+nDCG@3 = DCG@3 / IDCG@3 = 1.5 / 2.1309297535714578
+>>> ex.agrees                     # receval.evaluate gives the same value
+True
+>>> text = ex.to_text()           # the tables, the steps and the check, as printed by the CLI
 """
 
 from __future__ import annotations

@@ -4,12 +4,14 @@ one the value shown is receval.evaluate's; and explain raises only receval error
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from receval.errors import RecevalError
 from receval.explain import explain
-from receval.metrics import REGISTRY, load_plugins
+from receval.metrics import REGISTRY, load_plugins, parse_metric
 
 from .cases import metric_cases
 
@@ -30,7 +32,8 @@ TRAIN = {"u": {"a": 1, "y": 1}, "z": {"a": 1, "c": 1}, "v": {"x": 1}, "w": {"a":
 FEATURES = {it: np.array([1.0 + (j % 3), float(j % 2), 0.5 * j]) for j, it in enumerate(ITEMS)}
 INPUTS = dict(train=TRAIN, item_features=FEATURES, baseline_run=BASELINE,
               item_categories={it: [f"g{j % 3}"] for j, it in enumerate(ITEMS)},
-              propensities={it: 0.2 + 0.1 * (j % 5) for j, it in enumerate(ITEMS)})
+              propensities={it: 0.2 + 0.1 * (j % 5) for j, it in enumerate(ITEMS)},
+              similarity=lambda xa, xb: np.asarray((xa * xb).sum(axis=1)).ravel())
 KEYS = metric_cases(cutoffs=(2, 10)) + metric_cases(cutoffs=(2, 10), plugins=True)
 
 
@@ -40,15 +43,32 @@ def test_every_registered_metric_is_covered():
 
 
 @pytest.mark.filterwarnings("ignore::receval.errors.RecevalWarning")
-@pytest.mark.parametrize("empty_truth", ["skip", "zero"])
+@pytest.mark.parametrize(("empty_truth", "ties"), [("skip", "id"), ("zero", "trec_eval")])
 @pytest.mark.parametrize("key", KEYS)
-def test_explain_agrees_with_evaluate(key, empty_truth):
+def test_explain_agrees_with_evaluate(key, empty_truth, ties):
     for user in ("u", "z", "v", "w"):
         try:
-            ex = explain(key, RUN, TRUTH, user, empty_truth=empty_truth, **INPUTS)
+            ex = explain(key, RUN, TRUTH, user, empty_truth=empty_truth, ties=ties, **INPUTS)
         except RecevalError:
             continue  # a receval refusal (a metric of the whole run, an input it lacks)
         assert ex.reference is not None, (key, user)
         assert ex.agrees, (key, user, ex.value, ex.reference, ex.to_text())
+        # a metric with a rule explains every registered choice of its parameters
+        assert ex.computed == (parse_metric(key).definition.explain is not None), key
         if not ex.computed:
             assert ex.value == ex.reference or (np.isnan(ex.value) and np.isnan(ex.reference))
+            assert any("no step-by-step rule" in n for n in ex.notes)
+
+
+def test_a_choice_without_a_rule_shows_the_engines_value(monkeypatch):
+    """A hook that has no rule for a parameter choice (returns None) leaves the value to
+    receval.evaluate, and says so."""
+    defn = REGISTRY["precision"]
+    monkeypatch.setitem(REGISTRY, "precision", dataclasses.replace(
+        defn, explain=lambda spec, user: None if spec.get("denominator") == "list"
+        else defn.explain(spec, user)))
+    ex = explain("precision@10(denominator=list)", RUN, TRUTH, "u")
+    assert not ex.computed and ex.value == ex.reference == 3 / 5
+    assert "no step-by-step rule for precision@10(denominator=list)" in " ".join(ex.notes)
+    ex = explain("precision@10", RUN, TRUTH, "u")
+    assert ex.computed and ex.value == ex.reference == 3 / 10
