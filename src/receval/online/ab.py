@@ -154,6 +154,9 @@ def per_unit(events: Any, *, unit: str = "user_id", variant: str = "variant",
     keep = df[unit].notna() & df[variant].notna()
     dropped = int((~keep).sum())
     df = df[keep]
+    if not len(df):
+        raise InputError(f"events: no row has both a unit ({plain(unit)}) and an arm "
+                         f"({plain(variant)}); {dropped} row(s) lack one.")
     one_arm_per_unit(df, unit, variant, "events")
     out = _sum_events(df, unit, sums)
     out.insert(1, variant, df.groupby(unit, sort=False)[variant].first().to_numpy())

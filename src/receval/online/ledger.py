@@ -175,8 +175,13 @@ class Ledger:
         with atomic_path(path) as tmp:
             if path.endswith(".parquet"):
                 df.to_parquet(tmp, index=False)
-            elif path.endswith(".json"):
-                df.to_json(tmp, orient="records")
+            elif path.endswith(".json"):  # full precision, NaN as null
+                import json
+
+                rows = [{k: (None if isinstance(v, float) and math.isnan(v) else v)
+                         for k, v in r.items()} for r in df.to_dict("records")]
+                with open(tmp, "w", encoding="utf-8") as fh:
+                    json.dump(rows, fh)
             else:
                 df.to_csv(tmp, index=False)
 
@@ -190,7 +195,7 @@ class Ledger:
             if path.endswith(".parquet"):
                 df = pd.read_parquet(path)
             elif path.endswith(".json"):
-                df = pd.read_json(path, orient="records", dtype=text)
+                df = pd.read_json(path, orient="records", dtype=text, precise_float=True)
             else:
                 df = pd.read_csv(path, dtype=text, keep_default_na=False,
                                  na_values={c: [""] for c in COLUMNS[3:]})

@@ -114,6 +114,9 @@ def read_log(data: Any, *, unit: str = "user_id", slate: str | None = "slate_id"
     keep = df[unit].notna() & df[item].notna()
     dropped = int((~keep).sum())
     df = df[keep]
+    if not len(df):
+        raise InputError(f"log has no row with both a unit ({plain(unit)}) and an item "
+                         f"({plain(item)}); {dropped} row(s) lack one.")
     slate_key = df[slate] if slate else pd.Series(np.arange(len(df)), index=df.index)
     pos = (integers(df, position, "log", low=1, hint="Positions are 1-based: add 1 if they "
                     "start at 0.") if position else np.ones(len(df), dtype=np.int64))
