@@ -73,6 +73,29 @@ def test_every_public_function_is_declared(qualname, func):
             assert p.name in TABLE[qualname], (qualname, p.name)
 
 
+GARBAGE = {"object": object(), "none": None, "text": "x", "nan-array": np.array([np.nan]),
+           "empty-frame": pd.DataFrame(), "empty-list": []}
+
+
+@pytest.mark.parametrize("garbage", list(GARBAGE), ids=list(GARBAGE))
+@pytest.mark.parametrize(("qualname", "func"), PUBLIC, ids=[n for n, _ in PUBLIC])
+def test_every_public_function_meets_garbage_with_a_receval_error(qualname, func, garbage,
+                                                                 tmp_path, monkeypatch):
+    """Every required argument set to one garbage value: the call returns (the value may be
+    valid, e.g. a column name) or raises a receval error, never a raw exception."""
+    monkeypatch.chdir(tmp_path)  # Ledger.save("x") writes a file
+    kwargs = {p.name: GARBAGE[garbage] for p in inspect.signature(func).parameters.values()
+              if p.name != "self" and p.default is p.empty
+              and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    call = getattr(Ledger(), func.__name__) if ".Ledger." in qualname else func
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RecevalWarning)
+        try:
+            call(**kwargs)
+        except RecevalError:
+            pass
+
+
 # --- malformed frames: receval errors, never a raw exception ------------------------------------
 def _ab(df):
     return ab.analyze(df, metrics=["y"], control="A")

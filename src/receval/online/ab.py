@@ -449,6 +449,9 @@ def analyze(data: Any, *, metrics: Sequence[Metric | str], control: Any,
     correction = check_correction(correction)
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
+    if not isinstance(metrics, Sequence):
+        raise InputError(f"analyze: metrics must be a list of column names or ab.mean / "
+                         f"ab.proportion / ab.ratio; got {type(metrics).__name__}.")
     ms = [mean(m) if isinstance(m, str) else m for m in metrics]
     if not ms:
         raise InputError("analyze needs at least one metric.")

@@ -260,6 +260,8 @@ def outcome_balanced(items: np.ndarray, a: np.ndarray, b: np.ndarray, clicks: np
     items, a, b = np.asarray(items), np.asarray(a), np.asarray(b)
     c = _credit(clicks, "outcome_balanced") > 0
     _same_shape("outcome_balanced", items, c)
+    if items.shape[1] == 0:
+        raise InputError("outcome_balanced: the impressions have no slots.")
     if a.ndim != 2 or b.ndim != 2 or a.shape[0] != items.shape[0] or b.shape[0] != items.shape[0]:
         raise InputError(f"outcome_balanced: rankings a {a.shape} and b {b.shape} need one row "
                          f"per impression ({items.shape[0]}).")
@@ -286,6 +288,8 @@ def outcome_probabilistic(p_a: np.ndarray, clicks: np.ndarray) -> np.ndarray:
     c = _credit(clicks, "outcome_probabilistic") > 0
     pa = np.asarray(p_a, dtype=np.float64)
     _same_shape("outcome_probabilistic", pa, c)
+    if pa.shape[1] == 0:
+        raise InputError("outcome_probabilistic: the impressions have no slots.")
     bad = c & ~((pa >= 0) & (pa <= 1))
     if bad.any():
         raise InputError(f"outcome_probabilistic: {int(bad.sum())} clicked slot(s) have no "
@@ -326,13 +330,14 @@ def analyze_outcomes(unit: Any, outcome: Any, *, aggregate: str = "unit_sign",
         raise InputError("interleaving outcomes must be numbers in [-1, 1].") from None
     if not np.isfinite(o).all() or (np.abs(o) > 1).any():
         raise InputError("interleaving outcomes must be finite values in [-1, 1].")
-    if aggregate != "impression" and np.asarray(unit, dtype=object).ravel().size != o.size:
-        raise InputError(f"analyze_outcomes: unit has {np.asarray(unit, dtype=object).size} "
-                         f"entries but outcome has {o.size}; give one unit per impression.")
+    unit = np.asarray(unit, dtype=object).ravel()
+    if aggregate != "impression" and unit.size != o.size:
+        raise InputError(f"analyze_outcomes: unit has {unit.size} entries but outcome has "
+                         f"{o.size}; give one unit per impression.")
     if aggregate == "impression":
         s, uids = o, None
     else:
-        codes, uids = pd.factorize(pd.Series(np.asarray(unit)), sort=False)
+        codes, uids = pd.factorize(pd.Series(unit), sort=False)
         tot = np.bincount(codes, weights=o, minlength=uids.size)
         s = np.sign(tot) if aggregate == "unit_sign" else tot / np.bincount(codes)
     n = s.size

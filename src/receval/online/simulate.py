@@ -21,8 +21,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError
 from ..validation import NON_NEGATIVE_INT, POSITIVE_INT, Interval, Real, validate_params
 from . import ab, interleave
+from ._frames import need
 from ._params import UNIT
 from ._results import OnlineResult
 from .agreement import agreement
@@ -58,6 +60,24 @@ def _topk(run: pd.DataFrame, users: pd.Index, items: pd.Index, k: int) -> np.nda
     return out
 
 
+def _check_inputs(runs: Any, test: Any, comparison: Any) -> None:
+    """Runs ``{name: frame(user, item, score)}`` (two or more), a test frame (user, item) and a
+    Comparison (``pair``, ``metrics``), as :func:`receval.run_demo` returns them."""
+    if not isinstance(runs, Mapping) or len(runs) < 2 or not all(
+            isinstance(r, pd.DataFrame) for r in runs.values()):
+        raise InputError("simulate_shop: runs must be a dict of at least two run frames "
+                         "{name: DataFrame(user, item, score)}.")
+    for name, r in runs.items():
+        need(r, ["user", "item", "score"], f"run {name!r}")
+    if not isinstance(test, pd.DataFrame):
+        raise InputError(f"simulate_shop: test must be a DataFrame(user, item); got "
+                         f"{type(test).__name__}.")
+    need(test, ["user", "item"], "test")
+    if not (hasattr(comparison, "pair") and hasattr(comparison, "metrics")):
+        raise InputError(f"simulate_shop: comparison must be a receval Comparison; got "
+                         f"{type(comparison).__name__}.")
+
+
 @validate_params({"k": POSITIVE_INT, "eta": [Interval(Real, 0, None)], "attract_relevant": UNIT,
                   "attract_other": UNIT, "impressions": POSITIVE_INT, "log_slates": POSITIVE_INT,
                   "seed": NON_NEGATIVE_INT})
@@ -69,6 +89,7 @@ def simulate_shop(runs: Mapping[str, pd.DataFrame], test: pd.DataFrame, comparis
                   seed: int = 0) -> ShopResult:
     """Run the simulation (see the module docstring); ``runs`` and ``comparison`` come from
     :func:`receval.run_demo`, ``test`` is its held-out (user, item) table."""
+    _check_inputs(runs, test, comparison)
     g = np.random.default_rng(seed)
     names = list(runs)
     users = pd.Index(pd.unique(test["user"]))
