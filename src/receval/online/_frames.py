@@ -51,7 +51,8 @@ def numeric(df: pd.DataFrame, column: str, what: str, *, finite: bool = True) ->
     try:
         x = pd.to_numeric(col, errors="raise").to_numpy(dtype=np.float64)
     except (ValueError, TypeError) as exc:
-        raise InputError(f"{what} column {plain(column)} must be numeric: {exc}.") from None
+        raise InputError(f"{what} column {plain(column)} must be numeric: {exc}; fix or drop "
+                         "that value.") from None
     if finite:
         bad = ~np.isfinite(x)
         if bad.any():

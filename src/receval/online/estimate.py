@@ -518,7 +518,7 @@ def estimate(log: Log, target: Policy, *, estimators: Sequence[str] = ("ips", "s
         counts_b = _boot_counts(nc, n_resamples, _rng(rng))
     onp = float(np.bincount(log.slate_of_row, weights=alpha * log.reward).mean())
     rows, units = [], {"unit": log.unit_ids}
-    theta = None if examination is None else np.asarray(examination, dtype=np.float64)
+    theta = _examination(examination)
     for name, param in specs:
         N, D, sc = _unit_sums(_components(name, param, W, alpha, q, qt, theta), clus, nc)
         v, phi, top = _value(N, D, sc)
@@ -549,6 +549,21 @@ def estimate(log: Log, target: Policy, *, estimators: Sequence[str] = ("ips", "s
                     "position_weights": None if position_weights is None
                     else list(map(float, position_weights))},
         units=units if cluster == "unit" else {}, title="Off-policy estimates")
+
+
+def _examination(examination: Any) -> np.ndarray | None:
+    """``theta_1..theta_K``: examination probabilities in [0, 1], one per position."""
+    if examination is None:
+        return None
+    try:
+        theta = np.asarray(examination, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        raise InputError(f"examination={plain(examination)} must be probabilities, one per "
+                         "position.") from None
+    if not theta.size or not ((theta >= 0) & (theta <= 1)).all():
+        raise InputError(f"examination={plain(examination)} must be probabilities in [0, 1], "
+                         "one per position.")
+    return theta
 
 
 def _rng(rng: Any) -> np.random.Generator:
@@ -594,7 +609,7 @@ def compare_policies(log: Log, policies: Mapping[str, Policy], *, baseline: str,
         W, alpha, q, qt, clus, nc = _prepare(log, pol, logging_policy,
                                              q_hat, q_hat_target, position_weights, cluster)
         _check_matched(_log_counts(log, pol), warn)
-        theta = None if examination is None else np.asarray(examination, dtype=np.float64)
+        theta = _examination(examination)
         N, D, sc = _unit_sums(_components(name, param, W, alpha, q, qt, theta), clus, nc)
         v, phi, top = _value(N, D, sc)
         vals[pname] = (v, phi, top, N, D, sc, _note(name, W, nc, cluster))
