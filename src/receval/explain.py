@@ -37,14 +37,9 @@ import numpy as np
 
 from .errors import InputError, PolicyError, plain
 from .metrics.steps import POSITIVE, Positions, UserList, num, threshold
+from .policies import POLICY_TABLE
 
-_TIES_TEXT = {
-    "id": "score descending, then item id ascending",
-    "trec_eval": "score as a 32-bit float descending, then item id descending",
-    "average": "score descending, then item id ascending (values under ties='average' are "
-               "expectations over tie orders, so they may differ where scores tie)",
-    "input": "score descending, then the order of the input rows",
-}
+_TIES_TEXT = POLICY_TABLE["ties"].explain
 
 
 @dataclass
