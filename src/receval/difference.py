@@ -28,7 +28,7 @@ from typing import Any
 from .engines.evaluator import evaluate_local as evaluate
 from .errors import PolicyError
 from .metrics import MetricSpec, metric, parse_metric
-from .policies import POLICY_CHOICES, Policies
+from .policies import POLICY_CHOICES, POLICY_TABLE, Policies
 
 __all__ = ["Diff", "MetricDiff", "diff"]
 
@@ -322,13 +322,10 @@ def _top_users(res_a: Any, key_a: str, res_b: Any, key_b: str, top: int
     return [(u, va, vb) for _, _, u, va, vb in rows[:top]]
 
 
+#: what each factor governs, in words: the policies' from their table, then the metric
+#: parameters that a compat preset may change
 _POLICY_WORDS = {
-    "ties": "the order of tied scores", "users": "which users are averaged",
-    "empty_truth": "users without a relevant item", "duplicates": "repeated rows",
-    "nan_scores": "NaN scores", "negative_rel": "negative relevance",
-    "nan_rel": "NaN relevance", "unjudged": "recommended items without a truth row",
-    "ranks": "how the rank column is read (order or absolute position)",
-    "unretrieved": "the truth items a list misses (absent or tied at the bottom)",
+    **{name: p.governs for name, p in POLICY_TABLE.items()},
     "definition": "the metric's definition", "gain": "the gain of a relevance grade",
     "ideal": "the ideal list of the normaliser", "discount": "the rank discount",
     "denominator": "the denominator", "level": "what a hit rate counts",

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import RecevalError
-from ..policies import POLICY_CHOICES
+from ..policies import POLICY_TABLE
 from ..report.tables import fmt_value, render  # noqa: F401  (re-exported for the commands)
 
 # Output formats: one set of names for every sub-command (each offers the ones it can write).
@@ -25,29 +25,6 @@ FORMAT_ALIASES = {"text": "table", "rich": "table", "txt": "plain", "md": "markd
                   "tex": "latex", "htm": "html"}
 FORMATS = ("table", "plain", "markdown", "latex", "csv", "json")  # evaluate's
 FILE_FORMATS = ("trec", "csv", "tsv", "parquet", "jsonl")
-
-POLICY_FLAGS = POLICY_CHOICES  # one source of truth: receval.policies
-POLICY_HELP = {
-    "ties": "order of tied scores: id = item id ascending (default), average = expected value "
-            "over tie orders, trec_eval = score as float32 then item id descending, input = "
-            "input row order (ranx)",
-    "users": "users evaluated: truth (default; a user without a list scores 0), run, union, "
-             "intersection",
-    "empty_truth": "a user with no relevant truth item: skip (default, counted), zero, nan, error",
-    "duplicates": "repeated (user, item) rows: error (default), first, max, keep (in place, "
-                  "repeats non-relevant), count (in place, every repeat counts)",
-    "nan_scores": "NaN/inf scores: error (default), drop, last",
-    "negative_rel": "relevance below 0: error (default), zero (judged non-relevant), drop "
-                    "(unjudged)",
-    "nan_rel": "NaN (missing) relevance in the truth: error (default), zero (judged "
-               "non-relevant), drop (unjudged)",
-    "unjudged": "recommended items without a truth row: keep (default, non-relevant), remove "
-                "(condensed lists: ir_measures judged_only, trec_eval -J)",
-    "ranks": "a rank column: order (default: rows ordered by rank, positions 1..n), position "
-             "(each rank is the row's absolute position, as RecTools reads it)",
-    "unretrieved": "truth items missing from a list: absent (default), bottom (appended below "
-                   "every retrieved item, tied: scikit-learn ndcg_score on union arrays)",
-}
 
 
 class Formatter(argparse.RawDescriptionHelpFormatter):
@@ -172,13 +149,13 @@ def add_column_flags(parser: argparse.ArgumentParser) -> None:
 
 def add_policy_flags(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("policies (see `receval metrics --verbose`)")
-    for name, choices in POLICY_FLAGS.items():
-        g.add_argument("--" + name.replace("_", "-"), dest=name, choices=choices,
-                       default=None, help=POLICY_HELP[name])
+    for p in POLICY_TABLE.values():  # None: not given (a preset's policy, or the default)
+        g.add_argument(p.flag, dest=p.name, choices=p.values, default=None, help=p.cli_help)
 
 
 def policies_from(args: argparse.Namespace) -> dict[str, str]:
-    return {name: getattr(args, name) for name in POLICY_FLAGS
+    """The policies given on the command line, by keyword."""
+    return {name: getattr(args, name) for name in POLICY_TABLE
             if getattr(args, name, None) is not None}
 
 

@@ -3,12 +3,13 @@
 :func:`evaluate_packed` is the per-block step every executor shares: kernel requests from the
 :class:`~receval.engines.plan.Plan`, the empty-truth policy, and each user's status for the
 aggregator (:mod:`receval.engines.aggregate`). It names no metric: what differs between metric
-families comes from their :class:`~receval.metrics.spec.Kernel` binding.
+families comes from their :class:`~receval.metrics.spec.Kernel` binding; and it reads no
+policy: the lists come laid out by :mod:`receval.pack.positions`, the kernel's flags from the
+plan's :class:`~receval.pack.options.KernelOptions`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +18,7 @@ import numpy as np
 from ..errors import PolicyError, plain
 from ..kernels import column_states, compute_metrics, kernel_columns
 from ..pack import Packed
-from ..pack.positions import kernel_lists, rank_view
+from ..pack.positions import kernel_lists, metric_lists, top_rows
 from .aggregate import IN, NO_VALUE, SKIPPED, MetricState
 from .plan import Plan, threshold
 from .plugins import Context, MetricValues
@@ -40,48 +41,19 @@ def run_kernel(packed: Packed, arrays: dict[str, np.ndarray]) -> np.ndarray:
                            packed.list_len, packed.t_indptr, packed.t_rel_desc, **arrays)
 
 
-def condense(packed: Packed) -> Packed:
-    """The packed lists without their unjudged items (the ``unjudged="remove"`` policy).
-
-    Sakai's condensed lists (SIGIR 2007; ir_measures ``judged_only``, trec_eval ``-J``): every
-    recommended item without a truth row is removed, and the judged items move up. Packing
-    keeps whole lists under this policy (the plan's depth is 0), so nothing judged is lost to a
-    cutoff; tie groups are recomputed on the condensed lists.
-    """
-    keep = packed.judged == 1
-    if keep.all():
-        return packed
-    seg = np.repeat(np.arange(len(packed.user_ids)), np.diff(packed.indptr))
-    lens = np.bincount(seg[keep], minlength=len(packed.user_ids)).astype(np.int64)
-    indptr = np.zeros(len(lens) + 1, dtype=np.int64)
-    np.cumsum(lens, out=indptr[1:])
-    scores = packed.scores[keep] if len(packed.scores) else packed.scores
-    grp_end = packed.grp_end
-    if len(grp_end):
-        from ..pack.packed import _group_ends
-
-        grp_end = _group_ends(indptr, scores)
-    return dataclasses.replace(
-        packed, indptr=indptr, rel=packed.rel[keep], judged=packed.judged[keep],
-        items=packed.items[keep] if len(packed.items) else packed.items, scores=scores,
-        list_len=lens, grp_end=grp_end)
-
-
 def evaluate_packed(packed: Packed, plan: Plan, context: Context,
                     out: np.ndarray | None = None) -> BlockValues:
     """Per-user values and summary states of every spec of ``plan`` for one packed block.
 
     ``out``: a C-contiguous (users x specs) float64 array to hold the per-user values (the
     block's rows of a table the executor fills block by block), else a new one."""
-    if plan.policies.unjudged == "remove":
-        packed = condense(packed)
+    packed = metric_lists(packed)
     n_users = len(packed.user_ids)
     requests = plan.requests(packed.max_rel)
     if packed.kernel_out is not None:  # measured as the lists were joined
         kernel_out = packed.kernel_out
     elif requests.items and n_users:
-        kernel_out = run_kernel(kernel_lists(packed, plan.depth, plan.policies.ties),
-                                requests.arrays())
+        kernel_out = run_kernel(kernel_lists(packed), requests.arrays())
     else:
         kernel_out = np.zeros((n_users, len(requests.items)))
     values = np.empty((n_users, len(plan.specs)), dtype=np.float64) if out is None else out
@@ -108,7 +80,7 @@ def _kernel_columns(out: np.ndarray, requests: Any, plan: Plan, packed: Packed,
     vals = block.values if whole and block.values.flags.c_contiguous \
         else np.empty((n_users, len(specs)), dtype=np.float64)
     status = np.empty(vals.shape, dtype=np.int8)
-    empty_truth = plan.policies.empty_truth
+    opts = plan.options
     # one compiled pass: each spec's column, its users without a relevant item (per its
     # threshold) under the empty-truth policy, and each user's status
     no_rel = kernel_columns(
@@ -116,8 +88,8 @@ def _kernel_columns(out: np.ndarray, requests: Any, plan: Plan, packed: Packed,
         np.array([requests.nrel_column[threshold(s)] for s in specs], dtype=np.int64),
         np.array([s.definition.kernel.undefined_without_hit for s in specs], dtype=np.int8),
         np.array([s.definition.kernel.count for s in specs], dtype=np.int8),
-        int(empty_truth == "zero"), int(empty_truth == "skip"), SKIPPED, NO_VALUE, vals, status)
-    if empty_truth == "error" and no_rel.any():
+        opts.empty_zero, opts.empty_skip, SKIPPED, NO_VALUE, vals, status)
+    if opts.empty_error and no_rel.any():
         k = int(np.flatnonzero(no_rel)[0])
         first = np.flatnonzero(out[:, requests.nrel_column[threshold(specs[k])]] <= 0)[0]
         raise PolicyError(
@@ -144,8 +116,7 @@ def _plugin_column(s: Any, j: int, packed: Packed, context: Context,
     Under absolute ranks it sees the rows with rank <= k, never a placeholder or an appended
     unretrieved item."""
     n_users = len(packed.user_ids)
-    mv: MetricValues = s.definition.compute(
-        s, rank_view(packed, s.k) if packed.absolute_ranks else packed, context)
+    mv: MetricValues = s.definition.compute(s, top_rows(packed, s.k), context)
     col = mv.per_user if mv.per_user is not None else np.full(n_users, np.nan)
     status = np.where(np.isnan(col), NO_VALUE, IN).astype(np.int8)
     if mv.skipped is not None:

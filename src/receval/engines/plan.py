@@ -24,6 +24,7 @@ from ..errors import PolicyError
 from ..kernels import DISCOUNTS, GAINS, IDEALS, VARIANTS, Request
 from ..metrics import MetricSpec
 from ..metrics.ranking import POSITIVE
+from ..pack.options import KernelOptions, kernel_options
 from ..policies import Policies
 
 
@@ -73,10 +74,12 @@ class Plan:
     depth : deepest position any kernel spec reads (0 = the whole list).
     keep_lists : pack the item and score at each position (plugin metrics need them).
     cutoffs : ranks at which ties are counted (``counts["users_tied_at_cutoff"]``).
+    options : the policies as the kernels read them (:func:`receval.pack.kernel_options`).
     """
 
     specs: list[MetricSpec]
     policies: Policies
+    options: KernelOptions = field(init=False)
     kernel_specs: list[MetricSpec] = field(init=False)
     plugin_specs: list[MetricSpec] = field(init=False)
     depth: int = field(init=False)
@@ -88,9 +91,10 @@ class Plan:
                                            compare=False)
 
     def __post_init__(self) -> None:
+        self.options = opts = kernel_options(self.policies)
         self.kernel_specs = [s for s in self.specs if s.definition.kernel is not None]
         self.plugin_specs = [s for s in self.specs if s.definition.kernel is None]
-        if self.policies.ties == "average":
+        if opts.tie_groups:
             bad = [s.key for s in self.kernel_specs
                    if not s.definition.kernel.exact_under_average(s)]
             if bad:
@@ -98,7 +102,7 @@ class Plan:
                     f"ties='average' (expected value over tie orders) is not available for {bad};"
                     " use ties='id' or ties='trec_eval' for them, or evaluate them separately."
                 )
-        if self.policies.ranks == "position" and self.policies.unjudged == "remove":
+        if opts.absolute_ranks and opts.condense:
             raise PolicyError(
                 "ranks='position' keeps every item at its given rank, while unjudged='remove' "
                 "moves the judged items up (condensed lists); choose one of them."
@@ -136,7 +140,7 @@ class Plan:
         return out
 
     def _depth(self) -> int:
-        if self.policies.ties == "average" or self.policies.unjudged == "remove":
+        if self.options.tie_groups or self.options.condense:
             return 0  # whole lists: tie groups / the judged items past any cutoff
         depth = 0
         for s in self.kernel_specs:

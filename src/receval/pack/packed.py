@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -27,7 +27,8 @@ from ..kernels import (
     pack_lists,
 )
 from ..policies import Policies
-from .positions import check_rank_run
+from .options import DEFAULT_OPTIONS, KernelOptions, kernel_options
+from .positions import check_rank_run, group_ends
 from .rawids import INT, RawIds, grouped_column, raw_ids, sorted_codes, take_ids, truth_raw
 from .vocab import (
     CODE,
@@ -137,9 +138,10 @@ class Packed:
     block_rows: tuple[int, int] = (0, 0)
     # (first evaluated row of this block, evaluated rows of the whole packed run): the blocks of
     # one run can fill one table of per-user values in place
-    absolute_ranks: bool = False  # ranks="position": scores are -rank, read as positions
-    append_unretrieved: bool = False  # unretrieved="bottom": items kept to find the missing
-    # (both applied where the kernel reads the lists: receval.pack.positions.kernel_lists)
+    options: KernelOptions = DEFAULT_OPTIONS  # the policies as the kernels read them
+    depth: int = 0  # the depth the lists were cut at (0: whole lists)
+    absolute_ranks: bool = False  # ranks="position" on a rank run: scores are -rank, read as
+    # positions (options and flags applied where the lists are read: receval.pack.positions)
     truth_codes: Callable[[], tuple[np.ndarray, np.ndarray]] | None = field(
         default=None, repr=False, compare=False)
     # (t_items, truth_item_vocab) on first use, when not given (a truth grouped on raw ids
@@ -150,6 +152,11 @@ class Packed:
     # the (users x requests) output of the metric kernel, when each list was measured as it
     # was joined (pack_run_blocks(kernel=...)); the lists are then not kept (rel, judged and
     # scores empty)
+
+    @property
+    def append_unretrieved(self) -> bool:
+        """``unretrieved="bottom"``: the item at each position is kept to find the missing."""
+        return self.options.append_unretrieved
 
     @property
     def t_items(self) -> np.ndarray:
@@ -169,23 +176,6 @@ class Packed:
         if self._t_items is None:
             assert self.truth_codes is not None
             self._t_items, self._truth_item_vocab = self.truth_codes()
-
-
-def _dedupe_mode(policy: str) -> int:
-    """Kernel code of a duplicates policy in a run: 0 keeps every row, each with the item's
-    relevance, and counts the repeats (``"count"``; ``"error"`` refuses them); 1 keeps, of the
-    rows of one (user, item), the best-ranked one: highest score then tie key (``"first"`` and
-    ``"max"`` alike, independent of row order); 2 keeps every row at its position, the later
-    occurrences as items without a truth row (``"keep"``)."""
-    return {"error": 0, "count": 0, "max": 1, "first": 1, "keep": 2}[policy]
-
-
-def _truth_dedupe_mode(policy: str) -> int:
-    """Kernel code of a duplicates policy in a truth: 1 keeps the highest relevance of a (user,
-    item) (``"first"``, ``"max"``); 0 counts them, and they are refused: a truth pair has one
-    relevance and no position, so ``"keep"`` and ``"count"`` (which keep a run's repeated rows
-    at their positions) refuse repeated truth rows as ``"error"`` does."""
-    return 1 if policy in ("first", "max") else 0
 
 
 def _rel_policy(mask: np.ndarray, keep: np.ndarray | None, policy: str, rel: np.ndarray,
@@ -278,7 +268,7 @@ def _group_truth_raw(raw: RawIds, start: np.ndarray, rows: np.ndarray, rel: np.n
                      users: np.ndarray, policies: Policies) -> TruthPack:
     """Group validated truth rows (user ``g``: ``rows[start[g]:start[g + 1]]``) on raw item
     ids, duplicates per the policy, as :func:`_group_truth` does on codes."""
-    mode = _truth_dedupe_mode(policies.duplicates)
+    mode = kernel_options(policies).truth_dedupe
     rel = np.ascontiguousarray(rel, dtype=np.float64)
     indptr, first, rel_sorted, rel_desc, ndup = group_truth_raw(
         raw.kind, raw.a, raw.b, start, rows, rel, mode)
@@ -300,7 +290,7 @@ def _group_truth(u_codes: np.ndarray, i_codes: np.ndarray, rel: np.ndarray, user
     arrays), so that the duplicates policy and its messages are the same everywhere.
     """
     n = len(rel)
-    mode = _truth_dedupe_mode(policies.duplicates)
+    mode = kernel_options(policies).truth_dedupe
     indptr, item_sorted, rel_sorted, rel_desc, ndup = group_truth(
         np.ascontiguousarray(u_codes, dtype=CODE), len(users),
         np.ascontiguousarray(i_codes, dtype=CODE), np.ascontiguousarray(rel, dtype=np.float64),
@@ -678,6 +668,25 @@ def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
                                 only_truth=only_truth))
 
 
+class Lists(NamedTuple):
+    """One block's lists as a packer returns them (:func:`receval.kernels.join_lists`,
+    :func:`receval.kernels.pack_lists`): the CSR of positions and, per position, score,
+    relevance and judged flag; per user the full list length, repeated rows and tied
+    cutoffs; the rows with a non-finite score; ``measured``: the (users x requests) metric
+    values when each list was measured as it was joined (the per-position arrays are then
+    empty)."""
+
+    indptr: np.ndarray
+    scores: np.ndarray
+    rel: np.ndarray
+    judged: np.ndarray
+    list_len: np.ndarray
+    n_dup: np.ndarray
+    n_dropped: int
+    tied: np.ndarray
+    measured: np.ndarray | None = None
+
+
 #: positions per block when a run is packed block by block (8 MiB of relevances)
 BLOCK_POSITIONS = 1 << 20
 #: how many times more positions a block holds when its lists are measured as they are
@@ -711,13 +720,14 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     block.
     """
     run = align_id_kinds(run, truth)
+    opts = kernel_options(policies)
     # ranks="position": a rank column read as absolute positions (a score run has no rank to
     # read: its rows take positions 1..n in score order, as under ranks="order")
-    absolute = policies.ranks == "position" and run.kind == "rank"
+    absolute = opts.absolute_ranks and run.kind == "rank"
     if absolute:
-        check_rank_run(run.score, run.score_name, policies.nan_scores)
-    bottom = policies.unretrieved == "bottom"
-    keep_items = keep_items or bottom  # the item at each position tells what was retrieved
+        check_rank_run(run.score, run.score_name, opts)
+    # unretrieved="bottom": the item at each position tells what was retrieved
+    keep_items = keep_items or opts.append_unretrieved
     users = _evaluated_users(lookup(run.users, truth.users), truth, policies, only_truth)
     in_run_t, run_only, t_sel, extra, run_row = \
         users.in_run_t, users.run_only, users.t_sel, users.extra, users.run_row
@@ -735,11 +745,11 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
                 "data."
             )
 
-    nan_mode = {"error": 0, "drop": 1, "last": 2}[policies.nan_scores]
+    nan_mode = opts.nan_mode
     every_row_joined = bool((run_row >= 0).all())
     if not every_row_joined or keep_items:  # rows the join does not read: checked first
         run.check_items()
-    t_raw = None if keep_items else _truth_raw_for(run, truth, policies)
+    t_raw = None if keep_items else _truth_raw_for(run, truth, opts)
     # the join on raw ids reads every row of every evaluated user and counts the non-finite
     # scores it meets: when every run user is evaluated, that count replaces a pass of its own
     if nan_mode == 0 and (t_raw is None or not every_row_joined):
@@ -747,11 +757,8 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
 
     t_counts, t_start, in_truth, in_run, truth_index = \
         users.t_counts, users.t_start, users.in_truth, users.in_run, users.truth_index
-    mode = _dedupe_mode(policies.duplicates)
     cut_arr = np.array(sorted({int(c) for c in cutoffs if c and c > 0}), dtype=np.int64)
-    want_scores = int(keep_scores or policies.ties == "average" or absolute)
-    trec = int(policies.ties == "trec_eval")
-    by_row = int(policies.ties == "input")
+    want_scores = int(keep_scores or opts.tie_groups or absolute)
 
     def user_ids_of(lo: int, hi: int) -> np.ndarray:
         a, b = min(lo, len(t_sel)), min(hi, len(t_sel))
@@ -780,15 +787,13 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             idx = _ranges(starts, lens)
         return t_indptr, idx, truth.rel[idx], truth.rel_desc[idx]
 
-    def block(lo: int, hi: int, packed_lists: tuple, first: bool,
-              dup_total: int = 0, kernel_out: np.ndarray | None = None) -> Packed:
+    def block(lo: int, hi: int, lists: Lists, items: np.ndarray, item_vocab: np.ndarray,
+              first: bool, dup_total: int = 0) -> Packed:
         """The block's ``Packed``; ``dup_total``: the run's repeated rows in every block (for
         the message refusing them; else the block's own)."""
-        indptr, items, pos_scores, rel, judged, list_len, ndup, n_dropped, tied, item_vocab = \
-            packed_lists
-        n_dup = int(ndup.sum())
-        if n_dup and policies.duplicates == "error":
-            u = int(np.flatnonzero(ndup)[0])
+        n_dup = int(lists.n_dup.sum())
+        if n_dup and opts.refuse_duplicates:
+            u = int(np.flatnonzero(lists.n_dup)[0])
             raise InputError(
                 f"run: {max(n_dup, dup_total)} duplicate (user, item) row(s), e.g. for user "
                 f"{_plain(user_ids_of(lo + u, lo + u + 1)[0])!r}. Pass duplicates='max' (keep "
@@ -796,7 +801,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
                 "duplicates='keep' (keep them in place, the repeats non-relevant) or "
                 "duplicates='count' (every repeat counts), or drop them."
             )
-        grp_end = _group_ends(indptr, pos_scores) if policies.ties == "average" \
+        grp_end = group_ends(lists.indptr, lists.scores) if opts.tie_groups \
             else np.zeros(0, dtype=np.int64)
         t_indptr, t_idx, t_rel, t_rel_desc = truth_slices(lo, hi)
         sel_hi = min(hi, len(t_sel))
@@ -808,20 +813,21 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             "missing_from_truth": int(len(run_only)),
             "truth_rows": int(truth.n_rows),
             "run_rows": run.n_rows if first else 0,
-            "dropped_nan_scores": int(n_dropped) if nan_mode == 1 else 0,
-            "duplicates_removed": n_dup if mode == 1 else 0,
-            "users_tied_at_cutoff": int(tied.sum()),
+            "dropped_nan_scores": int(lists.n_dropped) if nan_mode == 1 else 0,
+            "duplicates_removed": n_dup if opts.dedupe == 1 else 0,
+            "users_tied_at_cutoff": int(lists.tied.sum()),
         }
         return Packed(
-            user_ids=user_ids_of(lo, hi), indptr=indptr, rel=rel, judged=judged, items=items,
-            scores=pos_scores, list_len=list_len, grp_end=grp_end, t_indptr=t_indptr,
+            user_ids=user_ids_of(lo, hi), indptr=lists.indptr, rel=lists.rel,
+            judged=lists.judged, items=items, scores=lists.scores, list_len=lists.list_len,
+            grp_end=grp_end, t_indptr=t_indptr,
             t_rel_desc=t_rel_desc, t_rel=t_rel, item_vocab=item_vocab,
             truth_codes=lambda: (truth.item_codes[t_idx], truth.items),
             in_truth=in_truth[lo:hi], in_run=in_run[lo:hi],
             counts=counts, max_rel=truth.max_rel, truth_index=truth_index[lo:hi],
             run_only=run.users[run_only] if first else run.users[:0],
-            absolute_ranks=absolute, append_unretrieved=bottom, block_rows=(lo, n_eval),
-            kernel_out=kernel_out,
+            options=opts, depth=depth, absolute_ranks=absolute, block_rows=(lo, n_eval),
+            kernel_out=lists.measured,
         )
 
     if t_raw is None:
@@ -829,16 +835,20 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             item_key = np.arange(len(run.items), dtype=np.int64)
             item_to_truth = np.where(run.items < len(truth.items), run.items, -1)
         else:
-            item_key = order_keys(run.items, what="run item column", as_text=bool(trec))
+            item_key = order_keys(run.items, what="run item column",
+                                  as_text=bool(opts.desc_ids))
             item_to_truth = lookup(run.items, truth.items)
-        if trec:
+        if opts.desc_ids:
             item_key = -item_key
         t_indptr, t_idx, t_rel, _ = truth_slices(0, n_eval)
         t_items = truth.item_codes[t_idx]
-        out = pack_lists(run.user_codes, run_row, n_eval, score, run.item_codes, item_key,
-                         item_to_truth, t_indptr, t_items, t_rel, depth, mode, nan_mode, trec,
-                         int(keep_items), want_scores, cut_arr, by_row=by_row)
-        yield block(0, n_eval, (*out[:9], run.items), True)
+        indptr, items, pos_scores, rel, judged, list_len, n_dup, n_dropped, tied, _ = \
+            pack_lists(run.user_codes, run_row, n_eval, score, run.item_codes, item_key,
+                       item_to_truth, t_indptr, t_items, t_rel, depth, opts.dedupe, nan_mode,
+                       opts.as_float32, int(keep_items), want_scores, cut_arr,
+                       by_row=opts.by_row)
+        yield block(0, n_eval, Lists(indptr, pos_scores, rel, judged, list_len, n_dup,
+                                     n_dropped, tied), items, run.items, True)
         return
 
     assert run.item_raw is not None
@@ -850,7 +860,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         rstart, rows = group_rows(run.user_codes, len(run.users))
     no_items = np.zeros(0, dtype=np.int64)
     measure = kernel is not None and not want_scores and not keep_items and \
-        policies.unjudged != "remove" and n_eval > 0
+        not opts.condense and n_eval > 0
     if measure:
         block_positions *= MEASURED_BLOCK_SCALE
     if n_eval and (measure or block_positions > 0):  # each evaluated list's positions
@@ -871,12 +881,14 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         assert kernel is not None
         setup = MetricSetup(**kernel, maxlen=int(lens.max()), maxtruth=int(t_counts.max()))
 
-    def join(lo: int, hi: int) -> tuple:
-        return join_lists(
+    def join(lo: int, hi: int) -> Lists:
+        """The lists of evaluated users ``lo .. hi - 1``, joined on raw ids (the one call
+        of :func:`receval.kernels.join_lists`, its flags from the options)."""
+        return Lists(*join_lists(
             r.kind, r.a, r.b, score, rows, rstart, run_of[lo:hi], t_raw.kind, t_raw.a,
-            t_raw.b, t_start[lo:hi], t_counts[lo:hi], truth.rel, depth, mode, nan_mode, trec,
-            trec, want_scores, cut_arr, scratch, by_row, setup,
-            truth.rel_desc if measure else None, int(not r.checked))
+            t_raw.b, t_start[lo:hi], t_counts[lo:hi], truth.rel, depth, opts.dedupe, nan_mode,
+            opts.as_float32, opts.desc_ids, want_scores, cut_arr, scratch, opts.by_row, setup,
+            truth.rel_desc if measure else None, int(not r.checked)))
 
     def refused_in_later_blocks(b: int, n_dup: int) -> int:
         """The run's repeated rows, counted on in the blocks after ``b`` once block ``b``
@@ -884,24 +896,21 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         refused first, as a pass before the join would have."""
         for c in range(b + 1, len(bounds) - 1):
             later = join(int(bounds[c]), int(bounds[c + 1]))
-            if nan_mode == 0 and later[6]:
+            if nan_mode == 0 and later.n_dropped:
                 refuse_nonfinite()
-            n_dup += int(later[5].sum())
+            n_dup += int(later.n_dup.sum())
         return n_dup
 
     for b in range(len(bounds) - 1):
         lo, hi = int(bounds[b]), int(bounds[b + 1])
         if hi <= lo and b:
             continue
-        indptr, pos_scores, rel, judged, list_len, ndup, n_dropped, tied, *measured = \
-            join(lo, hi)
-        if nan_mode == 0 and n_dropped:
+        lists = join(lo, hi)
+        if nan_mode == 0 and lists.n_dropped:
             refuse_nonfinite()
-        dup_total = refused_in_later_blocks(b, int(ndup.sum())) \
-            if policies.duplicates == "error" and ndup.any() else 0
-        yield block(lo, hi, (indptr, no_items, pos_scores, rel, judged, list_len, ndup,
-                             n_dropped, tied, empty_ids(r.id_kind)), b == 0, dup_total,
-                    measured[0] if measured else None)
+        dup_total = refused_in_later_blocks(b, int(lists.n_dup.sum())) \
+            if opts.refuse_duplicates and lists.n_dup.any() else 0
+        yield block(lo, hi, lists, no_items, empty_ids(r.id_kind), b == 0, dup_total)
 
 
 @dataclass
@@ -984,7 +993,7 @@ def _evaluated_users(run_to_truth_user: np.ndarray, truth: TruthPack, policies: 
         truth_index=np.concatenate([t_sel, np.full(len(extra), -1, dtype=np.int64)]))
 
 
-def _truth_raw_for(run: RunCodes, truth: TruthPack, policies: Policies) -> RawIds | None:
+def _truth_raw_for(run: RunCodes, truth: TruthPack, opts: KernelOptions) -> RawIds | None:
     """The truth's item ids in the form of the run's raw item ids, when the run can be joined
     with the truth on raw ids (else ``None``: the run's items are factorized and looked up).
 
@@ -996,7 +1005,7 @@ def _truth_raw_for(run: RunCodes, truth: TruthPack, policies: Policies) -> RawId
         return None
     if raw.id_kind != truth.item_kind:
         return None
-    if policies.ties == "trec_eval" and raw.id_kind == "int":
+    if opts.desc_ids and raw.id_kind == "int":
         return None
     if raw.family not in truth.raw:
         truth.raw[raw.family] = truth_raw(truth.items, truth.item_codes, raw.family)
@@ -1010,16 +1019,3 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
     return np.arange(total, dtype=np.int64) + offsets
-
-
-def _group_ends(indptr: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """Absolute end of the tie group of each position (ties never cross users)."""
-    n = len(scores)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    brk = np.ones(n + 1, dtype=bool)  # brk[p]: a new group starts at p (p == n: end)
-    brk[1:n] = scores[1:] != scores[:-1]
-    brk[indptr] = True
-    starts = np.flatnonzero(brk)  # includes n
-    group_idx = np.cumsum(brk[:n]) - 1
-    return starts[group_idx + 1].astype(np.int64)

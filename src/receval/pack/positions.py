@@ -1,7 +1,13 @@
-"""List shapes beyond "the rows, in rank order": absolute ranks and unretrieved truth items.
+"""The lists the metrics read: condensed lists, absolute ranks and unretrieved truth items.
 
-Two policies change which positions a user's list has before the kernel reads it
-(:mod:`receval.policies`):
+A packed block holds each user's rows in rank order. Three policies change the lists read
+from it (:mod:`receval.policies`); packing records them on the block
+(:attr:`~receval.pack.packed.Packed.options`), and :func:`metric_lists` /
+:func:`kernel_lists` apply them, so that an executor reads final lists and no policy:
+
+``unjudged="remove"``
+    :func:`condense` removes every item without a truth row (Sakai's condensed lists), for
+    every metric.
 
 ``ranks="position"``
     A rank column is read as the absolute position of each row (RecTools): a row with rank
@@ -23,7 +29,7 @@ Two policies change which positions a user's list has before the kernel reads it
     follows the whole list, so it changes a value at cutoff k only when the list is shorter
     than k; metrics on the recommended items never see it.
 
-Both steps act on a :class:`~receval.pack.packed.Packed` block, one user at a time, so that
+Every step acts on a :class:`~receval.pack.packed.Packed` block, one user at a time, so that
 the block size and the packing route never change a value.
 """
 
@@ -35,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, PolicyError
+from .options import NAN_MODE, KernelOptions
 from .vocab import lookup, order_keys
 
 #: a :class:`receval.pack.packed.Packed` block (that module imports this one)
@@ -44,13 +51,13 @@ Packed = Any
 MAX_FILLED = 1 << 28
 
 
-def check_rank_run(score: np.ndarray, name: str, nan_scores: str) -> None:
+def check_rank_run(score: np.ndarray, name: str, options: KernelOptions) -> None:
     """Refuse a rank column that ``ranks="position"`` cannot read: ranks that are not integers
     >= 1, and NaN ranks placed last (they have no position). ``score`` is the run's ``-rank``
     column; ``name`` the rank column's name."""
     rank = -np.asarray(score, dtype=np.float64)
     finite = np.isfinite(rank)
-    if not finite.all() and nan_scores == "last":
+    if not finite.all() and options.nan_mode == NAN_MODE["last"]:
         i = int(np.flatnonzero(~finite)[0])
         raise PolicyError(
             f"ranks='position': column {name!r} has {int((~finite).sum())} NaN/infinite "
@@ -152,17 +159,19 @@ def rank_view(packed: Packed, k: int | None) -> Packed:
         grp_end=grp_end)
 
 
-def append_unretrieved(lists: Packed, source: Packed, depth: int, ties: str) -> Packed:
+def append_unretrieved(lists: Packed, source: Packed) -> Packed:
     """``lists`` with each user's unretrieved truth items appended (``unretrieved="bottom"``).
 
     ``source`` is the block as packed (its item at each position tells which truth items were
     retrieved); ``lists`` the same users' lists as the kernel reads them (``source`` itself, or
     its :func:`fill_positions` layout). A user's block follows the whole list (users whose list
-    was cut at the depth reach past every cutoff, and get none); with ``depth > 0`` it is cut
-    at the depth. The appended items are judged, carry their truth relevance, score ``-inf``
-    and, under ``ties="average"``, form one tie group. ``list_len`` grows by the block's size.
+    was cut at the depth reach past every cutoff, and get none); with a depth
+    (``source.depth > 0``) it is cut at the depth. The appended items are judged, carry their
+    truth relevance, score ``-inf`` and, under ``ties="average"``, form one tie group.
+    ``list_len`` grows by the block's size.
     """
     s, q = source, lists
+    depth, opts = s.depth, s.options
     n_users = len(s.user_ids)
     if not len(s.t_items):
         return q
@@ -182,8 +191,8 @@ def append_unretrieved(lists: Packed, source: Packed, depth: int, ties: str) -> 
     n_missing = np.bincount(tseg[cand], minlength=n_users).astype(np.int64)
     # the block's order: the ties rule (one group under "average": any order)
     key = order_keys(s.truth_item_vocab, what="truth item column",
-                     as_text=ties == "trec_eval")[s.t_items[cand]]
-    if ties == "trec_eval":
+                     as_text=bool(opts.desc_ids))[s.t_items[cand]]
+    if opts.desc_ids:
         key = -key
     cand = cand[np.lexsort((key, tseg[cand]))]
     cur = np.diff(q.indptr)
@@ -212,7 +221,7 @@ def append_unretrieved(lists: Packed, source: Packed, depth: int, ties: str) -> 
         scores = np.full(total, -np.inf, dtype=np.float64)
         scores[old] = q.scores
     grp_end = q.grp_end
-    if ties == "average":  # (a block without positions has an empty grp_end: made here)
+    if opts.tie_groups:  # (a block without positions has an empty grp_end: made here)
         grp_end = np.empty(total, dtype=np.int64)
         grp_end[old] = q.grp_end + (indptr[:-1] - q.indptr[:-1])[qseg]
         grp_end[new] = indptr[cu + 1]
@@ -221,14 +230,66 @@ def append_unretrieved(lists: Packed, source: Packed, depth: int, ties: str) -> 
         list_len=q.list_len + n_missing, grp_end=grp_end)
 
 
-def kernel_lists(packed: Packed, depth: int, ties: str) -> Packed:
-    """The lists the ranking kernel reads: the block as packed, laid out at its ranks
-    (``packed.absolute_ranks``) and with the unretrieved truth items appended
-    (``packed.append_unretrieved``)."""
-    out = fill_positions(packed, depth) if packed.absolute_ranks else packed
-    if packed.append_unretrieved:
-        out = append_unretrieved(out, packed, depth, ties)
+def condense(packed: Packed) -> Packed:
+    """The packed lists without their unjudged items (the ``unjudged="remove"`` policy).
+
+    Sakai's condensed lists (SIGIR 2007; ir_measures ``judged_only``, trec_eval ``-J``): every
+    recommended item without a truth row is removed, and the judged items move up. Packing
+    keeps whole lists under this policy (the plan's depth is 0), so nothing judged is lost to a
+    cutoff; tie groups are recomputed on the condensed lists.
+    """
+    keep = packed.judged == 1
+    if keep.all():
+        return packed
+    lens = np.bincount(_segments(packed.indptr)[keep],
+                       minlength=len(packed.user_ids)).astype(np.int64)
+    indptr = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=indptr[1:])
+    scores = packed.scores[keep] if len(packed.scores) else packed.scores
+    grp_end = packed.grp_end
+    if len(grp_end):
+        grp_end = group_ends(indptr, scores)
+    return dataclasses.replace(
+        packed, indptr=indptr, rel=packed.rel[keep], judged=packed.judged[keep],
+        items=packed.items[keep] if len(packed.items) else packed.items, scores=scores,
+        list_len=lens, grp_end=grp_end)
+
+
+def group_ends(indptr: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Absolute end of the tie group of each position (ties never cross users)."""
+    n = len(scores)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    brk = np.ones(n + 1, dtype=bool)  # brk[p]: a new group starts at p (p == n: end)
+    brk[1:n] = scores[1:] != scores[:-1]
+    brk[indptr] = True
+    starts = np.flatnonzero(brk)  # includes n
+    group_idx = np.cumsum(brk[:n]) - 1
+    return starts[group_idx + 1].astype(np.int64)
+
+
+def metric_lists(packed: Packed) -> Packed:
+    """The lists every metric reads: the block as packed, condensed under
+    ``unjudged="remove"``. Metrics on the recommended items read its :func:`top_rows`, the
+    ranking kernel its :func:`kernel_lists`."""
+    return condense(packed) if packed.options.condense else packed
+
+
+def kernel_lists(lists: Packed) -> Packed:
+    """The lists the ranking kernel reads: :func:`metric_lists`' lists laid out at their ranks
+    (``ranks="position"`` on a rank run) and with the unretrieved truth items appended
+    (``unretrieved="bottom"``)."""
+    out = fill_positions(lists, lists.depth) if lists.absolute_ranks else lists
+    if lists.append_unretrieved:
+        out = append_unretrieved(out, lists)
     return out
+
+
+def top_rows(lists: Packed, k: int | None) -> Packed:
+    """The rows a metric on the recommended items reads at cutoff ``k``: every row (it cuts
+    at ``k`` itself), or under absolute ranks the rows with rank <= k (:func:`rank_view`),
+    never a placeholder or an appended unretrieved item."""
+    return rank_view(lists, k) if lists.absolute_ranks else lists
 
 
 def _plain(value: object) -> object:
