@@ -173,6 +173,8 @@ def test_contamination_and_repeated_units_refused_in_analyze():
                        "y": [1.0, 2.0, 3.0, 4.0]})
     with pytest.raises(InputError, match="unit 1 appears in more than one arm"):
         ab.analyze(df, metrics=["y"], control="A", unit="user_id")
+    with pytest.raises(InputError, match="unit 1 appears in more than one arm"):
+        ab.analyze(df, metrics=["y"], control="A")  # per_unit's default unit column
     df2 = df.assign(variant=["A", "A", "A", "B"])
     with pytest.raises(InputError, match="repeated"):
         ab.analyze(df2, metrics=["y"], control="A", unit="user_id")

@@ -443,8 +443,8 @@ def analyze(data: Any, *, metrics: Sequence[Metric | str], control: Any,
     :class:`RecevalWarning` and is recorded in ``diagnostics``; an arm of ``srm_expected``
     without units counts 0. ``nan``: ``"error"`` (default) or ``"drop"`` (units with a
     missing value in a used column are dropped and counted in ``counts["units_dropped"]``).
-    ``unit``: the unit column (default: the one :func:`per_unit` wrote); a unit in two arms
-    or on two rows raises. An undefined statistic is NaN with a ``note`` (module docstring).
+    ``unit``: the unit column (default: the one :func:`per_unit` wrote, else ``user_id`` when
+    the frame has it); a unit in two arms or on two rows raises. An undefined statistic is NaN with a ``note`` (module docstring).
     """
     correction = check_correction(correction)
     if isinstance(metrics, (str, Metric)):
@@ -467,9 +467,9 @@ def analyze(data: Any, *, metrics: Sequence[Metric | str], control: Any,
         aggs = dict(data)
     else:
         df = to_pandas(data, "units")
-        unit = unit if unit is not None else df.attrs.get("unit")
-        if unit is not None and unit not in df.columns and unit == df.attrs.get("unit"):
-            unit = None
+        if unit is None:  # the column per_unit wrote, else its default when present
+            unit = df.attrs.get("unit") or "user_id"
+            unit = unit if unit in df.columns else None
         need(df, [variant] + cols, "units")
         df = _units_frame(df, unit, variant)
         bad = df[cols].isna().any(axis=1) | df[variant].isna()
