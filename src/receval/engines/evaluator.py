@@ -69,8 +69,13 @@ class Evaluator:
 
     Example
     -------
-    >>> ev = Evaluator(truth, ["ndcg@10", "mrr"])
-    >>> res_a, res_b = ev.evaluate(run_a, name="a"), ev.evaluate(run_b, name="b")
+    >>> import receval as rv
+    >>> truth = {"u1": {"b": 1}, "u2": {"c": 1}}
+    >>> ev = rv.Evaluator(truth, ["ndcg@10", "mrr"])             # checks and packs the truth once
+    >>> res_a = ev.evaluate({"u1": {"a": 2, "b": 1}, "u2": {"c": 2, "a": 1}}, name="a")
+    >>> res_b = ev.evaluate({"u1": {"b": 2, "a": 1}, "u2": {"c": 2, "a": 1}}, name="b")
+    >>> res_a.summary["mrr"], res_b.summary["mrr"]              # (1/2 + 1/1) / 2, (1/1 + 1/1) / 2
+    (0.75, 1.0)
     """
 
     @validate_params(EVALUATOR_PARAMS, name="Evaluator")

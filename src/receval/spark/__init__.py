@@ -1,8 +1,13 @@
 """The Spark engine: receval's own packing and compiled kernel, run where the data lives.
 
->>> import receval.spark as rvs                                        # doctest: +SKIP
->>> ev = rvs.Evaluator(truth_sdf, ["ndcg@10", "map@100", "mrr"])       # doctest: +SKIP
->>> res = ev.evaluate(run_sdf)             # the same EvalResult as rv.evaluate  # doctest: +SKIP
+Usage, with Spark DataFrames ``truth_sdf`` and ``run_sdf`` (a local session and Java are
+needed, so this is a code block rather than a doctest; ``tests/spark/test_docstring_usage.py``
+runs it)::
+
+    import receval.spark as rvs
+
+    ev = rvs.Evaluator(truth_sdf, ["ndcg@10", "map@100", "mrr"])
+    res = ev.evaluate(run_sdf)  # the same EvalResult as rv.evaluate on the same rows
 
 Spark moves and groups the data (by default each user's run and truth rows collected into
 lists and joined on the user, read by ``mapInArrow``; or users hashed into buckets, one
