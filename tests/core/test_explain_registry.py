@@ -8,6 +8,8 @@ import dataclasses
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from receval.errors import RecevalError
 from receval.explain import explain
@@ -72,3 +74,25 @@ def test_a_choice_without_a_rule_shows_the_engines_value(monkeypatch):
     assert "no step-by-step rule for precision@10(denominator=list)" in " ".join(ex.notes)
     ex = explain("precision@10", RUN, TRUTH, "u")
     assert ex.computed and ex.value == ex.reference == 3 / 10
+
+
+KERNEL_KEYS = metric_cases(cutoffs=(2, 10))
+
+
+@pytest.mark.filterwarnings("ignore::receval.errors.RecevalWarning")
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), ties=st.sampled_from(["id", "trec_eval"]))
+def test_random_lists_agree_for_every_kernel_metric(seed, ties):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 9))
+    run = {"u": {f"i{j}": float(s) for j, s in zip(rng.choice(14, n, replace=False),
+                                                   rng.integers(0, 4, n), strict=True)},
+           "v": {"i0": 1.0}}
+    m = int(rng.integers(1, 9))
+    truth = {"u": {f"i{j}": int(r) for j, r in zip(rng.choice(14, m, replace=False),
+                                                   rng.integers(0, 4, m), strict=True)},
+             "v": {"i0": 3}}
+    for key in KERNEL_KEYS:
+        ex = explain(key, run, truth, "u", ties=ties)
+        assert ex.agrees, (key, ex.value, ex.reference, ex.to_text())
+        assert ex.computed == (parse_metric(key).definition.explain is not None), key

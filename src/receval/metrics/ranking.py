@@ -583,6 +583,35 @@ register(MetricDef(
     explain=_judged_steps,
 ))
 
+
+INFAP_EPS = 1e-5  # trec_eval m_infAP.c's smoothing of the judged ratio
+
+
+def _infap_steps(spec: Any, user: UserList) -> Steps:
+    t = Positions(spec, user, whole=True)
+    t.add("E[prec@i] at hits")
+    judged_rel = judged_non = 0
+    total = 0.0
+    for j, (row, (it, _), bi) in enumerate(zip(t.rows, t.shown, t.b, strict=True)):
+        if bi:
+            if j == 0:
+                e = 1.0
+            else:  # every judged item is in the pool (rv.evaluate has no pooled-only rows)
+                pooled = judged_rel + judged_non
+                e = 1.0 / (j + 1) + (j / (j + 1)) * (pooled / j) * (
+                    (judged_rel + INFAP_EPS) / (pooled + 2 * INFAP_EPS))
+            total += e
+            row.append(e)
+        else:
+            row.append("")
+        if it in user.truth:
+            judged_rel += bi
+            judged_non += 1 - bi
+    t.steps += ["E[prec@i] = 1/i + ((i-1)/i) (p/(i-1)) (r + eps) / (r + n + 2 eps), r / n: "
+                "judged relevant / non-relevant items above, p = r + n, eps = 1e-5",
+                f"infAP = {num(total)} / {t.R}"]
+    return t.done(ratio(total, t.R, float("nan")))
+
 register(MetricDef(
     "infap", "Inferred average precision",
     "infAP = (1/R) sum_{relevant r} E[prec@r], E[prec@1] = 1, "
@@ -599,7 +628,34 @@ register(MetricDef(
               "judgments' (CIKM 2006); trec_eval 9.0.8 m_infAP.c",
     example="judged [r, n, r], R = 2: (1 + 1/3 + (2/3) (2/2) (1 + eps) / (2 + 2 eps)) / 2 = 0.83333",
     kernel=Kernel(Request.INFAP, average=False),
+    explain=_infap_steps,
 ), ("infap_trec", "inferred_ap"))
+
+
+def _iprec(t: Positions, level: float) -> tuple[float, int]:
+    """Interpolated precision at recall ``level`` and the count c of relevant items it needs."""
+    c = max(1, math.floor(level * t.R + 0.9))
+    ranks = [row[0] for row, bi in zip(t.rows, t.b, strict=True) if bi]
+    if len(ranks) < c:
+        return 0.0, c
+    return max(row[5] / row[0] for row in t.rows[ranks[c - 1] - 1:]), c
+
+
+def _precision_column(t: Positions) -> None:
+    t.add("P@i")
+    for row in t.rows:
+        row.append(row[5] / row[0])
+
+
+def _iprec_steps(spec: Any, user: UserList) -> Steps:
+    t = Positions(spec, user, whole=True)
+    _precision_column(t)
+    level = float(spec.get("recall"))
+    value, c = _iprec(t, level)
+    t.steps += [f"c = max(1, floor({level:g} * {t.R} + 0.9)) = {c} relevant items",
+                f"iprec = max P@i from the rank of the {c}-th relevant item on = {num(value)}"
+                if value else f"fewer than {c} relevant items retrieved: 0"]
+    return t.done(value)
 
 register(MetricDef(
     "iprec", "Interpolated precision at a recall level",
@@ -614,7 +670,17 @@ register(MetricDef(
     example="[1, 0, 1, 0], R = 2: iprec(recall=0.5) = max(1, 1/2, 2/3, 2/4) = 1; "
             "iprec(recall=1) = max(2/3, 2/4) = 2/3",
     kernel=Kernel(Request.IPREC, par=_recall_level, average=False),
+    explain=_iprec_steps,
 ), ("iprec_at_recall", "interpolated_precision"))
+
+
+def _iprec_avg_steps(spec: Any, user: UserList) -> Steps:
+    t = Positions(spec, user, whole=True)
+    _precision_column(t)
+    values = [_iprec(t, j / 10)[0] for j in range(11)]
+    t.steps.append("iprec at recall 0, 0.1, ..., 1 = " + ", ".join(num(v) for v in values))
+    t.steps.append(f"11pt_avg = {num(sum(values))} / 11")
+    return t.done(sum(values) / 11)
 
 register(MetricDef(
     "iprec_avg", "11-point interpolated average precision",
@@ -625,7 +691,14 @@ register(MetricDef(
     reference="trec_eval 9.0.8 m_11pt_avg.c; Manning, Raghavan, Schuetze (2008), ch. 8.4",
     example="[1, 0, 1, 0], R = 2: levels 0..0.5 give 1, 0.6..1 give 2/3: (6 + 5 * 2/3) / 11",
     kernel=Kernel(Request.IPREC_AVG, average=False),
+    explain=_iprec_avg_steps,
 ), ("eleven_point_ap",))
+
+
+def _set_map_steps(spec: Any, user: UserList) -> Steps:
+    t = _top(spec, user)
+    t.steps.append(f"set_map{t.at} = ({t.h} / {t.K}) * ({t.h} / {t.R})")
+    return t.done(ratio(t.h, t.K) * ratio(t.h, t.R))
 
 register(MetricDef(
     "set_map", "Set MAP (precision x recall)", "set_map@k = (h_k / k) * (h_k / R)",
@@ -637,6 +710,7 @@ register(MetricDef(
     reference="trec_eval 9.0.8 m_set_map.c",
     example="[1, 0, 1, 0], R = 4: (2/4) * (2/4) = 1/4",
     kernel=Kernel(Request.SET_MAP, average=False),
+    explain=_set_map_steps,
 ))
 
 
@@ -861,6 +935,27 @@ def _n_items(spec, max_rel: float) -> float:
     return float(n)
 
 
+
+def _partial_auc_steps(spec: Any, user: UserList) -> Steps:
+    """RecTools PAUC / PAP: each relevant item ranked above the k-th non-relevant one gains
+    the number of those k it outranks."""
+    t = Positions(spec, user, whole=True)
+    k = t.K
+    t.add("non-relevant above f_i", "gain k - f_i")
+    above = hits = 0
+    total = 0
+    for row, bi in zip(t.rows, t.b, strict=True):
+        counted = bi and above < k and (spec.name == "pauc" or hits < k)
+        hits += bi
+        gain = k - above if counted else 0
+        total += gain
+        row += [above if bi else "", gain if bi else ""]
+        above += 1 - bi
+    den = t.R * k if spec.name == "pauc" else min(t.R, k) * k
+    what = "R k" if spec.name == "pauc" else "min(R, k) k"
+    t.steps.append(f"{spec.name}{t.at} = {total} / ({what} = {den})")
+    return t.done(ratio(total, den))
+
 register(MetricDef(
     "pauc", "Partial AUC@k (RecTools PAUC)",
     "pAUC@k = (1 / (R k)) sum_{relevant i in the list, f_i < k} (k - f_i), "
@@ -873,6 +968,7 @@ register(MetricDef(
     (REL,), reference="RecTools rectools/metrics/auc.py (PAUC); McClish (1989) for partial AUC",
     example="[1, 0, 1, 0], R = 3, k = 2: (2 + 1) / (3 * 2) = 1/2",
     kernel=Kernel(Request.PAUC, full_list=True, average=False),
+    explain=_partial_auc_steps,
 ), ("partial_auc",))
 
 register(MetricDef(
@@ -884,7 +980,20 @@ register(MetricDef(
     (REL,), reference="RecTools rectools/metrics/auc.py (PAP)",
     example="[1, 0, 1, 0], R = 3, k = 2: (2 + 1) / (2 * 2) = 3/4",
     kernel=Kernel(Request.PAP, full_list=True, average=False),
+    explain=_partial_auc_steps,
 ), ("partial_ap",))
+
+
+def _mcc_steps(spec: Any, user: UserList) -> Steps:
+    t = _top(spec, user)
+    n = int(_n_items(spec, 0.0))
+    tp = t.h
+    fp, fn = t.K - tp, t.R - tp
+    tn = n - t.K - fn
+    den = math.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
+    t.steps += [f"TP = {tp}, FP = k - TP = {fp}, FN = R - TP = {fn}, TN = N - k - FN = {tn}",
+                f"MCC{t.at} = ({tp} * {tn} - {fp} * {fn}) / {num(den)}"]
+    return t.done(ratio(tp * tn - fp * fn, den))
 
 register(MetricDef(
     "mcc", "Matthews correlation coefficient@k",
@@ -896,7 +1005,30 @@ register(MetricDef(
     reference="Matthews (1975); RecTools rectools/metrics/classification.py (MCC)",
     example="h = 1, k = 2, R = 2, N = 10: (1 * 7 - 1 * 1) / sqrt(2 * 2 * 8 * 8) = 6/16",
     kernel=Kernel(Request.MCC, par=_n_items, average=False),
+    explain=_mcc_steps,
 ))
+
+def _percentile_rank_steps(spec: Any, user: UserList) -> Steps | None:
+    if spec.get("average") not in ("items", "users"):
+        return None
+    t = Positions(spec, user)
+    n = _n_items(spec, 0.0)
+    listed = len(t.rows)
+    missing = 100 * (max(listed - 1, 0) / n + 1) / 2  # an empty list: the middle, 50
+    t.add("rank_ui")
+    total = 0.0
+    for row, bi in zip(t.rows, t.b, strict=True):
+        row.append(100 * (row[0] - 1) / n if bi else "")
+        total += 100 * (row[0] - 1) / n if bi else 0.0
+    unlisted = t.R - t.h
+    total += unlisted * missing
+    t.steps += [f"{unlisted} relevant item(s) not in the list: rank_ui = 100 ((L - 1) / N + 1) "
+                f"/ 2 with L = {listed}, N = {n:g}: {num(missing)} each",
+                f"this user's value = {num(total)} / {t.R}; the summary is "
+                + ("sum over users of the numerators / sum of R" if spec.get("average") == "items"
+                   else "the mean of the users' values")]
+    return t.done(ratio(total, t.R, float("nan")))
+
 
 register(MetricDef(
     "percentile_rank", "Expected percentile ranking (percent)",
@@ -912,4 +1044,5 @@ register(MetricDef(
     example="N = 10, list of 4 with hits at ranks 1 and 3, R = 3: (0 + 20 + 100 (3/10 + 1)/2) / 3",
     kernel=Kernel(Request.PERC_RANK, par=_n_items, variant="average",
                   micro=(("items", Request.PERC_NUM, Request.NREL),)),
+    explain=_percentile_rank_steps,
 ), ("percentile_ranking", "epr"))
