@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import Formatter, add_debug_flags, emit, example_epilog, note
+from .common import Formatter, add_debug_flags, emit, example_epilog
 
 EXAMPLES = [
     "receval trec qrels.txt run.txt                       # trec_eval's default measures",
@@ -49,14 +49,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..io.files import read_trec_qrels, read_trec_run
     from ..trec.evaluate import trec_eval
-    from ..trec.measures import SETS, UNSUPPORTED, parse_measures
+    from ..trec.measures import parse_measures
+    from .common import check_not_empty
 
     measures = args.measures or ["official"]
     parse_measures(measures)  # check the names before reading the files
-    left_out = [u for u in UNSUPPORTED if u in SETS["all_trec"]]
-    if left_out and any(m.partition(".")[0] == "all_trec" for m in measures):
-        note(args, f"{', '.join(left_out)} are not supported and were left out of all_trec.")
-    from .common import check_not_empty
 
     qrels = read_trec_qrels(args.qrels)
     run_df = read_trec_run(args.run)

@@ -1,9 +1,9 @@
 """Library presets: what each metric name means in another library, as receval conventions.
 
-A :class:`Preset` is pure data: the library's name for each metric, the receval family and
-parameters that compute the same value, the evaluation policies that match the library's user
-set, tie order and empty-truth rule, the version and source files it was checked against, and
-the conventions receval does not reproduce. :mod:`receval.compat` resolves metric names with
+A :class:`Preset` is pure data: the library's names for its metrics (from the one table of
+foreign names, :mod:`receval.metrics.foreign`), the evaluation policies that match the
+library's user set, tie order and empty-truth rule, the version and source files it was
+checked against, and the conventions receval does not reproduce. :mod:`receval.compat` resolves metric names with
 it; executors never read it.
 
 A name whose mapping reproduces a known bug of the library carries ``bug``; ``strict=True``
@@ -13,22 +13,19 @@ refuses it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from ..metrics.foreign import LIBRARY_NAMES, Name
 
-@dataclass(frozen=True)
-class Name:
-    """One metric name of a library: the receval family and parameters that reproduce it."""
-
-    family: str
-    params: tuple[tuple[str, Any], ...] = ()
-    meaning: str = ""
-    bug: str = ""
+__all__ = ["PRESETS", "PRESET_ALIASES", "Name", "Preset"]
 
 
 @dataclass(frozen=True)
 class Preset:
-    """Every convention of one library: names, policies, version and sources checked."""
+    """Every convention of one library: names, policies, version and sources checked.
+
+    ``names``: the library's names (lower case) from the one table of foreign names,
+    :data:`receval.metrics.foreign.LIBRARY_NAMES`.
+    """
 
     name: str
     library: str
@@ -48,33 +45,13 @@ class Preset:
         return None
 
 
-def _n(family: str, meaning: str, bug: str = "", **params: Any) -> Name:
-    return Name(family, tuple(sorted(params.items())), meaning, bug)
-
-
-_TREC_NAMES = {
-    "map": _n("map", "AP = sum of precision at each relevant rank / R (all relevant items)"),
-    "map_cut": _n("map", "AP@k: precision at relevant ranks within k / R"),
-    "p": _n("precision", "P@k = relevant in the top k / k"),
-    "recall": _n("recall", "R@k = relevant in the top k / R"),
-    "ndcg": _n("ndcg", "DCG / ideal DCG of all judged grades; gain = grade; 1/log2(i+1)"),
-    "ndcg_cut": _n("ndcg", "nDCG@k: DCG@k / IDCG@k, gain = grade"),
-    "recip_rank": _n("mrr", "1 / rank of the first relevant document"),
-    "rprec": _n("r_precision", "relevant in the top R / R"),
-    "bpref": _n("bpref", "Buckley & Voorhees bpref"),
-    "success": _n("hit_rate", "1 if a relevant document is in the top k"),
-    "num_rel_ret": _n("hits", "relevant documents retrieved"),
-    "num_rel": _n("num_rel", "relevant documents judged"),
-    "num_ret": _n("num_ret", "documents retrieved"),
-}
-
 TREC_EVAL = Preset(
     "trec_eval", "trec_eval (also pytrec_eval, ir_measures)",
-    "pytrec_eval-terrier 0.5.11 (trec_eval's C code)", "usnistgov/trec_eval m_map.c, m_P.c, m_ndcg_cut.c, "
-    "m_recip_rank.c, m_Rprec.c, m_bpref.c; checked by tests/crosscheck/test_pytrec_eval.py",
+    "pytrec_eval-terrier 0.5.11 (trec_eval's C code)", "usnistgov/trec_eval measures.c and "
+    "its m_*.c files; checked by tests/crosscheck/test_pytrec_eval.py",
     (("ties", "trec_eval"), ("users", "intersection"), ("empty_truth", "zero"),
      ("negative_rel", "zero")),
-    _TREC_NAMES,
+    LIBRARY_NAMES["trec_eval"],
     ("queries are those present in both the run and the qrels (trec_eval without -c); with "
      "-c use users='truth'",
      "ties: score as a 32-bit float descending, then docno descending"),
@@ -85,20 +62,7 @@ RANX = Preset(
     " hit_rate.py, r_precision.py), ranx/data_structures/common.py (sort_dict_by_value); "
     "checked by tests/crosscheck/test_ranx.py",
     (("ties", "input"), ("users", "truth"), ("empty_truth", "zero")),
-    {
-        "ndcg": _n("ndcg", "Jarvelin & Kekalainen nDCG, gain = grade, ideal = all judged"),
-        "ndcg_burges": _n("ndcg", "Burges nDCG: gain 2^grade - 1", gain="exp"),
-        "map": _n("map", "AP / R"),
-        "mrr": _n("mrr", "1 / rank of the first relevant"),
-        "precision": _n("precision", "relevant in the top k / k"),
-        "recall": _n("recall", "relevant in the top k / R"),
-        "hit_rate": _n("hit_rate", "1 if a relevant item is in the top k"),
-        "hits": _n("hits", "relevant retrieved"),
-        "f1": _n("f1", "harmonic mean of precision@k and recall@k"),
-        "r-precision": _n("r_precision", "relevant in the top R / R"),
-        "bpref": _n("bpref", "bpref, trec_eval's form (see the notes for queries without "
-                    "judged non-relevant or relevant items)"),
-    },
+    LIBRARY_NAMES["ranx"],
     ("ties: a ranx Run orders each query with numba's argsort of the negated scores, whose "
      "quicksort insertion-sorts fewer than 16 rows: lists of up to 15 items keep tied scores "
      "in input order (ties='input'); in longer lists quicksort's partitions move tied items "
@@ -117,11 +81,7 @@ SKLEARN = Preset(
     "(dcg_score, ndcg_score, _tie_averaged_dcg); checked by tests/crosscheck/test_sklearn.py",
     (("ties", "average"), ("users", "truth"), ("empty_truth", "zero"),
      ("unretrieved", "bottom")),
-    {
-        "ndcg_score": _n("ndcg", "DCG / DCG of the user's own candidates sorted by truth; "
-                         "ties averaged (McSherry & Najork)", ideal="list"),
-        "dcg_score": _n("dcg", "sum of y_true / log2(rank + 1); log_base -> discount"),
-    },
+    LIBRARY_NAMES["sklearn"],
     ("y_true and y_score cover the same candidates, so every truth item is scored: built over "
      "the union of the recommended and the truth items, the truth items the run missed scored "
      "below every recommended item (0 or the minimum), they are tied at the bottom "
@@ -137,26 +97,7 @@ RECTOOLS = Preset(
     "outer_merge_reco), auc.py (PartialAUC, PAP); checked by "
     "tests/crosscheck/test_compat_presets.py and tests/core/test_rank_positions.py",
     (("users", "truth"), ("empty_truth", "skip"), ("ranks", "position")),
-    {
-        "ndcg": _n("ndcg", "sum over hits of 1/log2(rank+1) / sum_{i<=k} 1/log2(i+1): the "
-                   "ideal is k hits whatever the number of relevant items "
-                   "(divide_by_achievable=False, the default)", gain="binary", ideal="k"),
-        "map": _n("map", "sum of precision at relevant ranks within k / R "
-                  "(divide_by_k=False, the default)"),
-        "precision": _n("precision", "hits in the top k / k"),
-        "recall": _n("recall", "hits in the top k / R"),
-        "hitrate": _n("hit_rate", "1 if a relevant item is in the top k"),
-        "mrr": _n("mrr", "1 / rank of the first relevant item within k"),
-        "catalogcoverage": _n("coverage", "distinct items of the top-k lists (normalize=False, "
-                              "the default; normalize=True divides by len(catalog) and counts "
-                              "items outside it: coverage(outside=count))", kind="count"),
-        "accuracy": _n("accuracy", "(TP + TN) / |catalog|, FP = k - TP (a short list's empty "
-                       "slots are false positives), TN = |catalog| - k - FN; the catalogue is "
-                       "evaluate(catalog=...)", fp="k"),
-        "avgrecpopularity": _n("arp", "mean training interactions of the top-k items "
-                               "(normalize=True: arp(normalize=share), their share of the "
-                               "interactions)"),
-    },
+    LIBRARY_NAMES["rectools"],
     ("ranks are the rank column as given, an absolute position (ranks='position'): rank 9 "
      "stays outside the top 3 even when the user has 2 rows, and discounts, reciprocal ranks "
      "and precision@rank read the rank; a score run is ranked by score (positions 1..n)",
@@ -171,29 +112,7 @@ MS_RECOMMENDERS = Preset(
     "(merge_ranking_true_pred, precision_at_k, recall_at_k, ndcg_at_k, map_at_k, map, "
     "r_precision_at_k, logloss, auc, catalog_coverage); checked by tests/crosscheck/test_compat_presets.py",
     (("users", "intersection"), ("empty_truth", "skip")),
-    {
-        "precision_at_k": _n("precision", "hits in the top k / k"),
-        "recall_at_k": _n("recall", "hits in the top k / R"),
-        "ndcg_at_k": _n("ndcg", "score_type='binary' (default): gain 1 for every true item; "
-                        "ideal from the true items", gain="binary"),
-        "map_at_k": _n("map", "sum of precision at hits within k / min(R, k)",
-                       denominator="min_k_rel"),
-        "map": _n("map", "sum of precision at hits within k / R (k still cuts the list)"),
-        "catalog_coverage": _n("coverage", "distinct recommended items / distinct training "
-                               "items; recommended items absent from training count: pass "
-                               "catalog='train' and train=..., and users='run' (reco_df's "
-                               "every user)", outside="count"),
-        "logloss": _n("log_loss", "log loss over the inner join of truth and predictions "
-                      "(labelled pairs only), pooled", average="micro", unlabelled="skip"),
-        "auc": _n("global_auc", "roc_auc_score over the inner join of truth and predictions: "
-                  "one ROC area over the labelled pairs of every user pooled, ties 1/2; one "
-                  "class only gives NaN (scikit-learn >= 1.6)", unlabelled="skip"),
-        "r_precision_at_k": _n(
-            "r_precision", "hits at ranks <= min(R, k) / R",
-            "users without such a hit drop out of the mean (pandas division leaves NaN for "
-            "them and .mean() skips it), so the value is not an average over all users",
-            denominator="rel"),
-    },
+    LIBRARY_NAMES["ms_recommenders"],
     ("auc is global_auc(unlabelled=skip), pooled over users; gauc(unlabelled=skip) is its "
      "per-user form. auc and logloss read the truth's rating as the label: give binary "
      "ratings (0/1) with rel=1",
@@ -212,32 +131,7 @@ RECBOLE = Preset(
     "evaluator/collector.py (data.num_items, data.count_items, rec.meanrank); RecBole needs torch, so the tests use values worked "
     "out from these formulas",
     (("users", "truth"), ("empty_truth", "skip")),
-    {
-        "hit": _n("hit_rate", "1 if a relevant item is in the top k"),
-        "mrr": _n("mrr", "1 / rank of the first relevant item"),
-        "map": _n("map", "sum of precision at hits / min(R, k)", denominator="min_k_rel"),
-        "recall": _n("recall", "hits / R"),
-        "ndcg": _n("ndcg", "binary gain; ideal = min(R, k) hits", gain="binary"),
-        "precision": _n("precision", "hits / k"),
-        "itemcoverage": _n("coverage", "distinct items of the top-k lists / |I|"),
-        "averagepopularity": _n("arp", "mean over users of the mean training interactions of "
-                                "the top-k items (unseen items 0)"),
-        "shannonentropy": _n("entropy", "-sum_i p_i ln p_i over the recommended items, p_i = "
-                             "their share of the top-k slots, divided by the number of "
-                             "distinct recommended items", base="e", normalize="distinct"),
-        "giniindex": _n("gini", "sum_j (2j - |I| - 1) c_(j) / (|I| sum_j c_j), exposure counts "
-                        "ascending over the catalogue", denominator="n"),
-        "tailpercentage": _n("aplt", "mean over users of the share of long-tail items in the "
-                             "top k; tail = the max(floor(0.1 m), 1) least popular of the m "
-                             "training items (tail_ratio=0.1); items absent from training are "
-                             "not tail", head=0.9, unseen="head"),
-        "auc": _n("global_auc", "one ROC area (trapezoid, ties 1/2) over the labelled "
-                  "(user, item) pairs of value-based evaluation pooled; no positive or no "
-                  "negative gives NaN (with a warning)"),
-        "gauc": _n("gauc", "per-user AUC from the average ranks of the positives among the "
-                   "user's scored candidates (ties 1/2), weighted by the positives; users "
-                   "without a positive or a negative left out", weight="positives"),
-    },
+    LIBRARY_NAMES["recbole"],
     ("relevance is binary (every test interaction is relevant)",
      "full ranking: every user has a list of length >= k",
      "ItemCoverage and GiniIndex divide by data.num_items, RecBole's item count, which includes "
@@ -259,13 +153,7 @@ LENSKIT = Preset(
     "(Precision, Recall), _dcg.py (NDCG); LensKit's metrics import torch, so the tests use "
     "values worked out from these formulas",
     (("users", "truth"), ("empty_truth", "skip"), ("duplicates", "count")),
-    {
-        "precision": _n("precision", "hits / length of the (truncated) list",
-                        denominator="list"),
-        "recall": _n("recall", "hits / min(R, k)", denominator="min_k_rel"),
-        "ndcg": _n("ndcg", "gain 1 per test item (gain=None); ideal min(R, k) ones; discount "
-                   "1/max(log2(rank), 1)", gain="binary", discount="log2_max2"),
-    },
+    LIBRARY_NAMES["lenskit"],
     ("NDCG(gain='rating') uses graded gains: ndcg@k(discount=log2_max2); it drops NaN gains "
      "from the DCG and its ideal (_dcg.py gains.dropna()): add nan_rel='zero'. The binary "
      "metrics count a NaN-rated test item as relevant (recs.isin(test)), which no nan_rel "
@@ -280,19 +168,7 @@ SPARK_MLLIB = Preset(
     "scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala; no JVM in the test suite, "
     "so the tests use values worked out from these formulas",
     (("users", "intersection"), ("empty_truth", "zero")),
-    {
-        "precisionat": _n("precision", "hits in the top k / k"),
-        "recallat": _n("recall", "hits in the top k / |labels|"),
-        "meanaverageprecisionat": _n("map", "AP@k / min(|labels|, k)",
-                                     denominator="min_k_rel"),
-        "meanaverageprecision": _n("map", "AP over the whole list / |labels|"),
-        "ndcgat": _n("ndcg", "binary relevance (the Python API passes no relevance values): "
-                     "ideal min(|labels|, k) ones",
-                     "pyspark's RankingMetrics hands only the first two columns of each row to "
-                     "the JVM (PythonMLLibAPI.newRankingMetrics), so graded relevance, even "
-                     "given as a third element, is ignored: every label counts 1",
-                     gain="binary"),
-    },
+    LIBRARY_NAMES["spark_mllib"],
     ("an empty label set scores 0 and counts (empty_truth='zero')",
      "with relevance values (Scala API, Spark >= 3.4) the ideal DCG sums the labels in "
      "their given order, not sorted: not reproduced"),
@@ -303,17 +179,7 @@ RECMETRICS = Preset(
     "recmetrics/metrics.py (_ark, mark, prediction_coverage); checked by "
     "tests/crosscheck/test_compat_presets.py",
     (("users", "truth"), ("empty_truth", "zero"), ("duplicates", "keep")),
-    {
-        "mark": _n("map", "'mean average recall': sum over hits of (hits so far / rank) / R, "
-                   "which is average precision with denominator R",
-                   "_ark accumulates precision at each hit, not recall; the result is MAP@k "
-                   "(denominator R), not a mean average recall"),
-        "prediction_coverage": _n("coverage", "distinct predicted items / len(catalog), as a "
-                                  "percentage rounded to 2 decimals (receval gives the share: "
-                                  "100 x the value); predicted items outside the catalogue "
-                                  "count (can exceed 100%): pass catalog=<the catalog list>",
-                                  outside="count"),
-    },
+    LIBRARY_NAMES["recmetrics"],
     ("recmetrics lists are the top k already; an empty actual list scores 0",
      "catalog_coverage draws k lists at random (random.choices, with replacement, unseeded): "
      "not reproduced; over every list it is prediction_coverage",
@@ -328,22 +194,7 @@ TORCHMETRICS = Preset(
     "fall_out.py, retrieval/fall_out.py (RetrievalFallOut); "
     "torchmetrics needs torch, so the tests use values worked out from these formulas",
     (("users", "run"), ("empty_truth", "zero")),
-    {
-        "retrievalmap": _n("map", "mean of precision at each hit within top_k: AP over the "
-                           "hits", denominator="hits"),
-        "retrievalprecision": _n("precision", "hits in the top_k / top_k (adaptive_k=True: "
-                                 "/ min(top_k, candidates), denominator=list)"),
-        "retrievalrecall": _n("recall", "hits in the top_k / relevant candidates"),
-        "retrievalhitrate": _n("hit_rate", "1 if a relevant candidate is in the top_k"),
-        "retrievalmrr": _n("mrr", "1 / rank of the first relevant candidate within top_k"),
-        "retrievalnormalizeddcg": _n("ndcg", "scikit-learn's nDCG: ideal from the query's own "
-                                     "candidates, tied scores averaged", ideal="list"),
-        "retrievalrprecision": _n("r_precision", "relevant in the top R / R"),
-        "retrievalfallout": _n("fpr", "non-relevant candidates in the top_k / non-relevant "
-                               "candidates of the query; a query without a non-relevant "
-                               "candidate scores 1 (empty_target_action='pos', the class "
-                               "default)", candidates="list", no_negative="one"),
-    },
+    LIBRARY_NAMES["torchmetrics"],
     ("the truth is the target of the scored candidates: relevant items that were not scored "
      "do not exist for torchmetrics; pass the truth restricted to the run's items",
      "precision, recall, AP and RR treat candidates scored <= 0 as not retrieved; not "
@@ -357,16 +208,7 @@ CORNAC = Preset(
     "MRR, Precision, Recall, FMeasure, HitRatio, MAP, AUC); read from the installed 3.0.1 source, "
     "the package needs compiled extras, so the tests use values worked out from these formulas",
     (("users", "truth"), ("empty_truth", "skip")),
-    {
-        "ndcg": _n("ndcg", "gain 2^[relevant] - 1 (binary); ideal: the user's positives, cut "
-                   "at k", gain="binary"),
-        "precision": _n("precision", "true positives in the top k / k"),
-        "recall": _n("recall", "true positives in the top k / positives"),
-        "fmeasure": _n("f1", "2 P R / (P + R)"),
-        "hitratio": _n("hit_rate", "1 if a positive is in the top k"),
-        "mrr": _n("mrr", "1 / rank of the first positive in the whole ranking (no cutoff)"),
-        "map": _n("map", "AP over the whole ranking, divided by the positives"),
-    },
+    LIBRARY_NAMES["cornac"],
     ("MAP ranks tied scores pessimistically (rankdata 'max'); not reproduced",
      "MRR raises an error for a user without any positive in the ranking",
      "AUC is per user (averaged over users, not pooled), over the user's candidate items or "
@@ -378,16 +220,7 @@ DAISYREC = Preset(
     "daisyrec", "DaisyRec", "daisyRec metrics.py at commit 0a8f3f7", "AmazingDD/daisyRec daisy/utils/metrics.py "
     "(Precision, Recall, MRR, MAP, NDCG, HR); worked examples from these formulas",
     (("users", "truth"), ("empty_truth", "zero")),
-    {
-        "map": _n("map", "mean of precision at each hit of the top k (AP over the hits)",
-                  denominator="hits"),
-        "ndcg": _n("ndcg", "binary gain; the ideal is the user's own top k sorted (the hits "
-                   "first)", gain="binary", ideal="list"),
-        "precision": _n("precision", "hits / length of the top-k list", denominator="list"),
-        "recall": _n("recall", "hits / |test items|"),
-        "mrr": _n("mrr", "1 / rank of the first hit"),
-        "hit": _n("hit_rate", "1 if a test item is in the top k"),
-    },
+    LIBRARY_NAMES["daisyrec"],
     ("DaisyRec cuts every list at k before computing (calc_ranking_results): give lists of "
      "length k, so that NDCG's ideal is the top k's own hits",
      "F1 and AUC are unreachable in Metric.run (it tests `kpi`, not `mc`, for them)"),
@@ -399,20 +232,7 @@ REPLAY = Preset(
     "Spark or polars extras, so the tests use values worked out from these formulas (and "
     "RocAuc's docstring example)",
     (("users", "truth"), ("empty_truth", "zero")),
-    {
-        "map": _n("map", "sum of precision at hits within k / min(k, |ground truth|)",
-                  denominator="min_k_rel"),
-        "ndcg": _n("ndcg", "binary gain; ideal min(k, |ground truth|) hits", gain="binary"),
-        "precision": _n("precision", "hits in the top k / k"),
-        "recall": _n("recall", "hits in the top k / |ground truth|"),
-        "mrr": _n("mrr", "1 / rank of the first hit within k"),
-        "hitrate": _n("hit_rate", "1 if a hit is in the top k"),
-        "rocauc": _n("gauc", "AUC of the pairs inside the top k; no hit scores 0, no miss 1",
-                     single_class="zero_one"),
-        "surprisal": _n("novelty", "sum over the top k of log2(users / users of i) / "
-                        "log2(users), unseen items 1, divided by k", pop="users",
-                        normalize="max", denominator="k"),
-    },
+    LIBRARY_NAMES["replay"],
     ("RocAuc orders tied scores by the list (no half credit for ties): equal to gauc@k when "
      "scores are distinct",
      "a user with no recommendation or no ground truth scores 0",
@@ -428,15 +248,7 @@ RECPACK = Preset(
     "precision.py, recall.py (RecallK, CalibratedRecallK), reciprocal_rank.py, base.py "
     "(_eliminate_empty_users); worked examples from these formulas",
     (("users", "truth"), ("empty_truth", "skip")),
-    {
-        "ndcgk": _n("ndcg", "binary interactions; ideal min(K, |truth|) hits", gain="binary"),
-        "dcgk": _n("dcg", "sum over hits of y_true / log2(rank + 1)"),
-        "precisionk": _n("precision", "hits in the top K / K"),
-        "recallk": _n("recall", "hits in the top K / |truth|"),
-        "calibratedrecallk": _n("recall", "hits in the top K / min(|truth|, K)",
-                                denominator="min_k_rel"),
-        "reciprocalrankk": _n("mrr", "1 / rank of the first hit within K"),
-    },
+    LIBRARY_NAMES["recpack"],
     ("users without truth interactions are removed before scoring (empty_truth='skip')",
      "NDCGK's ideal counts the sum of y_true, the number of items for binary matrices",
      "DCGK and NDCGK with a graded y_true discount by log2(rank * y_true + 1) (dcg.py "
@@ -451,23 +263,7 @@ ELLIOT = Preset(
     "base_metric.py, coverage/item_coverage, diversity/shannon_entropy, diversity/gini_index; "
     "Elliot needs TensorFlow, so the tests use values worked out from these formulas",
     (("users", "intersection"), ("empty_truth", "skip")),
-    {
-        "ndcg": _n("ndcg", "gain 2^(r - t + 1) - 1 for truth items with r >= t (t = "
-                   "relevance_threshold; t = 1: 2^r - 1); ideal from the user's relevant "
-                   "items, cut at k", gain="exp"),
-        "ndcgrendle2020": _n("ndcg", "binary gain; ideal min(R, k) hits", gain="binary"),
-        "precision": _n("precision", "hits in the top k / k"),
-        "recall": _n("recall", "hits in the top k / R"),
-        "hr": _n("hit_rate", "1 if a relevant item is in the top k"),
-        "mrr": _n("mrr", "1 / rank of the first relevant item within k"),
-        "mar": _n("mar", "mean over n = 1..k of recall@n"),
-        "f1": _n("f1", "2 P R / (P + R), P over k, R over the relevant items"),
-        "itemcoverage": _n("coverage", "distinct items in the top-k lists (a count)",
-                           kind="count"),
-        "sentropy": _n("entropy", "sum_i w_i (-log2 c_i / sum_j c_j) / users, w_i = sum over "
-                       "lists holding i of 1 / list length: the entropy of exposure in bits "
-                       "when every list has k items"),
-    },
+    LIBRARY_NAMES["elliot"],
     ("relevance_threshold t: Elliot's default when the configuration omits it is 0 (every test "
      "row relevant, nDCG gain 2^(r + 1) - 1); the preset follows the example configurations "
      "(t = 1). On implicit feedback (every truth relevance 1) both give the same values",
@@ -488,17 +284,7 @@ PYKEEN = Preset(
     "ArithmeticMeanRank), src/pykeen/evaluation/ranks.py (optimistic, pessimistic, realistic "
     "ranks); PyKEEN needs torch, so the tests use values worked out from these formulas",
     (("users", "truth"), ("empty_truth", "skip")),
-    {
-        "hits": _n("hit_rate", "Hits@k: 1 if the true item's rank is <= k"),
-        "h": _n("hit_rate", "Hits@k (synonym h@k)"),
-        "mrr": _n("mrr", "inverse harmonic mean rank: 1 / rank of the true item (no cutoff)"),
-        "mean_reciprocal_rank": _n("mrr", "MRR (synonym)"),
-        "inverse_harmonic_mean_rank": _n("mrr", "MRR: mean of 1 / rank"),
-        "mr": _n("first_hit_rank", "mean rank: the rank of the true item, averaged over "
-                 "ranking tasks (lower is better)"),
-        "mean_rank": _n("first_hit_rank", "mean rank (synonym)"),
-        "arithmetic_mean_rank": _n("first_hit_rank", "arithmetic mean rank (AMR)"),
-    },
+    LIBRARY_NAMES["pykeen"],
     ("one ranking task per user with one true item (leave-one-out), every candidate scored; "
      "with several true items PyKEEN ranks each one against the non-true candidates (filtered "
      "setting) and averages over (user, item) pairs: not reproduced",

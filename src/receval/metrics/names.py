@@ -1,12 +1,17 @@
 """Metric names in the styles people already type, mapped to receval's canonical keys.
 
+The names of other tools are read from the one table of foreign names
+(:mod:`receval.metrics.foreign`); this module holds the grammar that reads them.
+
 =================  ==============================  ========================================
 style              examples                        canonical key
 =================  ==============================  ========================================
 trec_eval          ``ndcg_cut.10``, ``P.5``,       ``ndcg@10``, ``precision@5``,
                    ``recall_100``, ``map``,        ``recall@100``, ``map``, ``mrr``,
                    ``recip_rank``, ``Rprec``,      ``r_precision``, ``hit_rate@10``,
-                   ``success.10``, ``map_cut.10``  ``map@10``
+                   ``success.10``, ``map_cut.10``, ``map@10``, ``f1``,
+                   ``set_F``, ``11pt_avg``,        ``iprec_avg``, ``iprec(recall=0.5)``
+                   ``iprec_at_recall.0.50``
 ir_measures        ``nDCG@10``, ``P@5``, ``AP``,   ``ndcg@10``, ``precision@5``, ``map``,
                    ``RR@10``, ``R@100``,           ``mrr@10``, ``recall@100``,
                    ``P(rel=2)@5``,                 ``precision@5(rel=2)``,
@@ -16,6 +21,13 @@ ranx               ``ndcg@10``, ``map@100``,       ``ndcg@10``, ``map@100``, ``m
                    ``ndcg_burges@10``
 receval            ``ndcg@10(gain=exp)``           itself
 =================  ==============================  ========================================
+
+A trec_eval name is written as ``-m`` takes it (``P.5``) or as trec_eval prints it (``P_5``),
+with one parameter value; without one, a cutoff measure is receval's whole-list metric
+(``P``: ``precision``). A trec_eval measure without a receval metric (``utility``, ``G``,
+``Rprec_mult``, ``gm_map``, ...) raises :class:`~receval.errors.UnknownMetricError` that
+names ``receval trec``, which computes it. Counts (``num_ret``, ``num_rel_ret``) are
+summarised by their mean here and by their sum in trec_eval's ``all`` line.
 
 Note the conventions behind a name can differ between tools even when the name maps: ranx and
 ir_measures cut AP at k with denominator R (receval's default), as trec_eval's ``map_cut`` does.
@@ -27,56 +39,56 @@ import re
 from collections.abc import Iterable
 
 from ..errors import MetricError, UnknownMetricError, plain, suggest
+from .foreign import IR_MEASURES, LIBRARY_NAMES, trec_measure
 from .spec import _KEY, MetricSpec, metric
 
-# trec_eval base name -> (receval name, fixed parameters)
-_TREC: dict[str, tuple[str, dict[str, str]]] = {
-    "P": ("precision", {}), "recall": ("recall", {}), "map": ("map", {}),
-    "map_cut": ("map", {}), "ndcg": ("ndcg", {}), "ndcg_cut": ("ndcg", {}),
-    "success": ("hit_rate", {}), "relative_P": ("precision", {"denominator": "min_k_rel"}),
-    "recip_rank": ("mrr", {}), "Rprec": ("r_precision", {}), "bpref": ("bpref", {}),
-    "num_ret": ("num_ret", {}), "num_rel": ("num_rel", {}), "num_rel_ret": ("hits", {}),
-}
-_TREC_RE = re.compile(r"^(P|recall|map_cut|ndcg_cut|success|relative_P)[._](\d+)$")
-
-# ir_measures name (lower case) -> receval name
-_IRM = {
-    "ndcg": "ndcg", "p": "precision", "r": "recall", "ap": "map", "rr": "mrr",
-    "rprec": "r_precision", "success": "hit_rate", "bpref": "bpref", "err": "err", "rbp": "rbp",
-    "numret": "num_ret", "numrel": "num_rel", "numrelret": "hits", "judged": None,
-}
 _IRM_RE = re.compile(r"^([A-Za-z_]+)\((.*)\)(?:@(\d+))?$")
-
-# ranx names that differ from receval's
-_RANX = {
-    "r-precision": "r_precision", "ndcg_burges": "ndcg(gain=exp)",
-    "dcg_burges": "dcg(gain=exp)", "hit_rate": "hit_rate", "hits": "hits",
-}
-
-
+_RANX = LIBRARY_NAMES["ranx"]
 
 
 def _foreign(s: str) -> MetricSpec | None:
     """The spec of a trec_eval, ranx or ir_measures name, or None if it is none of them."""
-    m = _TREC_RE.match(s)
-    if m:
-        name, params = _TREC[m.group(1)]
-        return metric(name, int(m.group(2)), **params)
-    if s in _TREC:
-        name, params = _TREC[s]
-        return metric(name, None, **params)
+    trec = _trec(s)
+    if trec is not None:
+        return trec
     base, at, rest = s.partition("@")
-    if base.lower() in _RANX:
-        name, _, ptxt = _RANX[base.lower()].partition("(")
-        return _parse_receval(name + (at + rest if at else "") + (("(" + ptxt) if ptxt else ""))
+    entry = _RANX.get(base.lower())
+    if entry is not None:
+        spec = _parse_receval(entry.family + (at + rest if at else ""))
+        return metric(spec.name, spec.k, **{**dict(entry.params), **dict(spec.params)})
     m = _IRM_RE.match(s)
-    if m and m.group(1).lower() in _IRM:
+    if m and m.group(1).lower() in IR_MEASURES:
         return _irm(s, m.group(1), m.group(2), m.group(3))
     return None
 
 
+def _trec(s: str) -> MetricSpec | None:
+    """The spec of a trec_eval measure name with at most one parameter value, or None."""
+    found = trec_measure(s)
+    if found is None:
+        return None
+    measure, text = found
+    values = measure.parse(text)
+    if not measure.maps(text):
+        also = (f" (its per-query values are {measure.values_of}'s)"
+                if measure.values_of else "")
+        raise UnknownMetricError(
+            f"{plain(s)}: trec_eval's {measure.name} ({measure.doc}) has no receval metric"
+            f"{also}; `receval trec` and receval.trec.trec_eval compute it."
+        )
+    if not text or measure.kind == "params":
+        return measure.target()
+    if len(values) != 1:
+        raise MetricError(
+            f"{plain(s)}: name one {measure.name} parameter a metric, e.g. "
+            f"{measure.name}.{text.split(',')[0]} (receval trec -m {measure.name}.{text} "
+            "prints each)."
+        )
+    return measure.target(values[0])
+
+
 def _irm(text: str, name: str, ptext: str, k: str | None) -> MetricSpec:
-    target = _IRM[name.lower()]
+    target = IR_MEASURES[name.lower()]
     if target is None:
         raise MetricError(f"{plain(text)}: ir_measures' {name} has no receval equivalent yet.")
     params: dict[str, str] = {}
@@ -124,6 +136,8 @@ def parse_metric(key: str | MetricSpec) -> MetricSpec:
             raise  # a receval key with a bad cutoff or parameter value
         try:
             foreign = _foreign(key.strip())
+        except UnknownMetricError:
+            raise  # a foreign name without a receval metric: its own message
         except MetricError:
             if ours:
                 raise exc from None

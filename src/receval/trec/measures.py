@@ -1,143 +1,57 @@
-"""trec_eval measures: names, parameters, and values computed on receval's packed arrays.
+"""trec_eval measures: parameters, output columns, and values computed on receval's packed arrays.
 
-Each trec_eval measure is either mapped to a receval metric with matching conventions (computed
-by the compiled kernel) or computed here in numpy from the same :class:`~receval.pack.Packed`
-arrays. Conventions of trec_eval 9.x reproduced here:
+The measures, their parameters, summaries and receval metrics are one table,
+:data:`receval.metrics.foreign.TREC_EVAL`: a measure that maps to a receval metric is computed by
+that metric (the compiled kernel, as ``rv.evaluate`` computes it), the others here in numpy from
+the same :class:`~receval.pack.Packed` arrays. Conventions of trec_eval 9.x reproduced here:
 
 - ordering: score as a 32-bit float descending, then docno descending (``ties="trec_eval"``);
-- relevant means ``rel >= l`` (``-l``, default 1); qrels lines with ``rel < 0`` are "in the pool
-  but unjudged": neither relevant nor judged non-relevant (they matter to ``infAP`` and
-  ``relstring`` only);
+- relevant means ``rel >= l`` (``-l``, default 1; receval's ``rel=l``); qrels lines with
+  ``rel < 0`` are "in the pool but unjudged": neither relevant nor judged non-relevant (they
+  matter to ``infAP`` and ``relstring`` only);
 - per query, only queries in both qrels and run are evaluated; ``all`` is the mean over them, or
   over every qrels query with ``-c`` (missing queries count 0; ``gm_*`` add ``log(1e-5)``);
 - ``-M N`` keeps the first N documents of each ranked list;
 - counts (``num_ret``, ``num_rel``, ``num_rel_ret``, ``num_nonrel_judged_ret``) are summed.
 
-=====================  ===========================================  ==========================
-trec_eval              definition (per query)                       receval
-=====================  ===========================================  ==========================
-map                    (1/R) sum_{relevant retrieved r} P@rank(r)    ``map(rel=l)``
-map_cut.k              same, ranks <= k                            ``map@k(rel=l)``
-P.k                    h_k / k                                     ``precision@k(rel=l)``
-recall.k               h_k / R                                     ``recall@k(rel=l)``
-relative_P.k           h_k / min(k, R)                             ``precision@k(denominator=min_k_rel)``
-success.k              [h_k > 0]                                   ``hit_rate@k(rel=l)``
-recip_rank             1 / rank of the first relevant document     ``mrr(rel=l)``
-Rprec                  h_R / R                                     ``r_precision(rel=l)``
-bpref                  see receval ``bpref``                       ``bpref(rel=l)``
-ndcg / ndcg_cut.k      DCG / ideal DCG, gain = relevance level     ``ndcg`` / ``ndcg@k``
-ndcg.g1=v1,...         same with gains per level                   numpy
-gm_map, gm_bpref       exp(mean(log(max(x, 1e-5))))                numpy
-iprec_at_recall.p      max precision at ranks >= rank of the       ``iprec(recall=p)``
-                       c-th relevant document, c = floor(p R + 0.9)
-11pt_avg               mean of iprec_at_recall at the levels        ``iprec(recall=p)``
-                                                                    (``iprec_avg`` at the
-                                                                    default 11 levels)
-Rprec_mult.x           precision at floor(x R + 0.9)                numpy
-infAP                  inferred AP (Yilmaz & Aslam, CIKM 2006)      ``infap(rel=l)``
-utility.a,b,c,d        a h + b (ret - h) + c (R - h) + d (N + h - ret - R)   numpy
-set_P, set_recall,     h/ret, h/R, h/min(ret, R),                   numpy (= receval
-set_relative_P, set_F  2 P R / (P + R)                              precision, recall, f1
-                                                                    without a cutoff)
-set_map                h^2 / (ret R)                               ``set_map(rel=l)``
-relstring.n            relevance codes of the first n documents    numpy
-=====================  ===========================================  ==========================
-
-binG, G, ndcg_rel, Rndcg  trec_eval's experimental gain measures        numpy
-
-Not supported (an error names them): measures outside all_trec (prefs, yaap, rbp, ...).
+Computed here (no receval metric): ``gm_map``, ``gm_bpref`` (exp(mean(log(max(x, 1e-5))))),
+``Rprec_mult.x`` (precision at floor(x R + 0.9)), ``utility.a,b,c,d`` (a h + b (ret - h) +
+c (R - h) + d (N + h - ret - R)), ``ndcg.l=g,...`` (gains per level), ``11pt_avg`` at other
+recall levels, ``binG``, ``G``, ``ndcg_rel``, ``Rndcg`` (trec_eval's experimental gain
+measures), ``relstring.n`` and ``num_nonrel_judged_ret``.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..errors import MetricError, plain, suggest
-from ..metrics.spec import MAX_CUTOFF
+from ..metrics.foreign import BY_NAME, SETS, TREC_EVAL, TrecMeasure
 
 MIN_GEO_MEAN = 1e-5
-CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-
-
-@dataclass(frozen=True)
-class MeasureDef:
-    """One trec_eval measure: parameter kind, default parameters, how 'all' is summarised."""
-
-    name: str
-    kind: str            # "cut_long" | "cut_double" | "params" | "single" | "count" | "string"
-    default: tuple = ()
-    summary: str = "mean"  # "mean" | "sum" | "gm" | "count" | "none" | "runid"
-    per_query: bool = True
-    doc: str = ""
-
-
-# in trec_eval's table order (the output order)
-TABLE: tuple[MeasureDef, ...] = (
-    MeasureDef("runid", "string", summary="runid", per_query=False, doc="run tag"),
-    MeasureDef("num_q", "count", summary="count", per_query=False, doc="number of queries"),
-    MeasureDef("num_ret", "count", summary="sum", doc="documents retrieved"),
-    MeasureDef("num_rel", "count", summary="sum", doc="relevant documents (rel >= l)"),
-    MeasureDef("num_rel_ret", "count", summary="sum", doc="relevant documents retrieved"),
-    MeasureDef("map", "single", doc="mean average precision"),
-    MeasureDef("gm_map", "single", summary="gm", per_query=False, doc="geometric mean of AP"),
-    MeasureDef("Rprec", "single", doc="precision at rank R"),
-    MeasureDef("bpref", "single", doc="binary preference"),
-    MeasureDef("recip_rank", "single", doc="reciprocal rank of the first relevant document"),
-    MeasureDef("iprec_at_recall", "cut_double", tuple(i / 10 for i in range(11)),
-               doc="interpolated precision at recall levels"),
-    MeasureDef("P", "cut_long", CUTS, doc="precision at k"),
-    MeasureDef("relstring", "params", ("10",), summary="none",
-               doc="relevance codes of the first n documents (per query only)"),
-    MeasureDef("recall", "cut_long", CUTS, doc="recall at k"),
-    MeasureDef("infAP", "single", doc="inferred average precision"),
-    MeasureDef("gm_bpref", "single", summary="gm", per_query=False, doc="geometric mean of bpref"),
-    MeasureDef("Rprec_mult", "cut_double", tuple(i / 10 for i in range(2, 21, 2)),
-               doc="precision at multiples of R"),
-    MeasureDef("utility", "params", ("1", "-1", "0", "0"), doc="set utility a h + b (ret-h) + ..."),
-    MeasureDef("11pt_avg", "params", tuple(f"{i / 10}" for i in range(11)),
-               doc="mean interpolated precision at 11 recall levels"),
-    MeasureDef("binG", "single", doc="binary G: mean over relevant of 1/log2(2 + nonrel above)"),
-    MeasureDef("G", "params", (), doc="normalized gain G (trec_eval, experimental)"),
-    MeasureDef("ndcg", "params", (), doc="nDCG over the whole list, gain = relevance level"),
-    MeasureDef("ndcg_rel", "params", (), doc="nDCG averaged over the relevant documents"),
-    MeasureDef("Rndcg", "params", (), doc="nDCG averaged at the R-level boundaries"),
-    MeasureDef("ndcg_cut", "cut_long", CUTS, doc="nDCG at k"),
-    MeasureDef("map_cut", "cut_long", CUTS, doc="AP over the top k"),
-    MeasureDef("relative_P", "cut_long", CUTS, doc="h_k / min(k, R)"),
-    MeasureDef("success", "cut_long", (1, 5, 10), doc="a relevant document in the top k"),
-    MeasureDef("set_P", "single", doc="relevant retrieved / retrieved"),
-    MeasureDef("set_relative_P", "single", doc="relevant retrieved / min(retrieved, R)"),
-    MeasureDef("set_recall", "single", doc="relevant retrieved / R"),
-    MeasureDef("set_map", "single", doc="(relevant retrieved)^2 / (retrieved R)"),
-    MeasureDef("set_F", "single", doc="F1 of set precision and set recall"),
-    MeasureDef("num_nonrel_judged_ret", "count", summary="sum",
-               doc="judged non-relevant documents retrieved"),
-)
-BY_NAME = {m.name: m for m in TABLE}
-UNSUPPORTED: tuple[str, ...] = ()
-ORDER = {m.name: i for i, m in enumerate(TABLE)}
-SETS = {
-    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-                 "bpref", "recip_rank", "iprec_at_recall", "P"),
-    "all_trec": tuple(m.name for m in TABLE),
-}
+#: a measure's place in trec_eval's output
+ORDER = {m.name: i for i, m in enumerate(TREC_EVAL)}
 
 
 @dataclass(frozen=True)
 class Measure:
     """A requested measure with its parameters (``params``: numbers, or the raw text)."""
 
-    defn: MeasureDef
+    defn: TrecMeasure
     params: tuple = ()
     text: str | None = None  # parameter text as typed, None = defaults
 
     @property
     def name(self) -> str:
         return self.defn.name
+
+    @property
+    def mapped(self) -> bool:
+        """Whether a receval metric computes it (else it is computed here)."""
+        return self.defn.maps(self.text)
 
     def columns(self) -> list[str]:
         """Printed names of the values this measure produces, in output order."""
@@ -151,39 +65,9 @@ class Measure:
         return [d.name]
 
 
-def _parse_params(defn: MeasureDef, text: str | None) -> Measure:
-    if text is None or text == "":
-        if defn.kind == "cut_long":
-            return Measure(defn, tuple(int(c) for c in defn.default))
-        if defn.kind == "cut_double":
-            return Measure(defn, tuple(float(c) for c in defn.default))
-        return Measure(defn, defn.default)
-    parts = [p for p in text.split(",") if p != ""]
-    if defn.kind in ("cut_long", "cut_double"):
-        vals = []
-        for p in parts:
-            try:
-                v = float(p)
-            except ValueError:
-                v = None
-            if v is None or not math.isfinite(v):  # five, nan, inf, 1e400
-                raise MetricError(
-                    f"trec measure {defn.name}.{text}: parameter {plain(p)} is not a "
-                    f"{'number' if v is None else 'finite number'}; write e.g. {defn.name}.5,10."
-                ) from None
-            if defn.kind == "cut_long":
-                if not 1 <= int(v) <= MAX_CUTOFF:  # trec_eval truncates 2.5 to 2 (atol)
-                    raise MetricError(
-                        f"trec measure {defn.name}.{text}: cutoffs must be positive integers up "
-                        f"to {MAX_CUTOFF}, got {plain(p)}."
-                    )
-                vals.append(int(v))
-            else:
-                vals.append(v)
-        return Measure(defn, tuple(sorted(set(vals))))
-    if defn.kind != "params":
-        raise MetricError(f"trec measure {defn.name} takes no parameters, got {defn.name}.{text}.")
-    return Measure(defn, tuple(parts), text)
+def _measure(defn: TrecMeasure, text: str | None) -> Measure:
+    params = defn.parse(text)
+    return Measure(defn, params, text if text and defn.kind == "params" else None)
 
 
 def parse_measures(names: list[str]) -> list[Measure]:
@@ -192,30 +76,19 @@ def parse_measures(names: list[str]) -> list[Measure]:
     A measure named twice keeps its last parameters (trec_eval does the same).
     """
     chosen: dict[str, Measure] = {}
-    explicit: set[str] = set()
-    for raw in names or ["official"]:
-        for token in [raw]:
-            base, _, text = token.partition(".")
-            if base in SETS:
-                for n in SETS[base]:
-                    if n in UNSUPPORTED:
-                        continue
-                    chosen.setdefault(n, _parse_params(BY_NAME[n], None))
-                continue
-            if base not in BY_NAME:
-                valid = sorted(BY_NAME) + sorted(SETS)
-                raise MetricError(
-                    f"unknown trec_eval measure {plain(token)}." + suggest(base, valid)
-                    + f" Supported: {', '.join(n for n in BY_NAME if n not in UNSUPPORTED)}; "
-                    "sets: official, all_trec."
-                )
-            if base in UNSUPPORTED:
-                raise MetricError(
-                    f"trec_eval measure {plain(base)} is not supported by receval yet (unsupported: "
-                    f"{', '.join(UNSUPPORTED)}); leave it out."
-                )
-            chosen[base] = _parse_params(BY_NAME[base], text or None)
-            explicit.add(base)
+    for token in names or ["official"]:
+        base, _, text = token.partition(".")
+        if base in SETS:
+            for n in SETS[base]:
+                chosen.setdefault(n, _measure(BY_NAME[n], None))
+            continue
+        if base not in BY_NAME:
+            valid = sorted(BY_NAME) + sorted(SETS)
+            raise MetricError(
+                f"unknown trec_eval measure {plain(token)}." + suggest(base, valid)
+                + f" Supported: {', '.join(BY_NAME)}; sets: official, all_trec."
+            )
+        chosen[base] = _measure(BY_NAME[base], text or None)
     return sorted(chosen.values(), key=lambda m: ORDER[m.name])
 
 
@@ -445,58 +318,32 @@ def _relstring(q: QueryArrays, n: int) -> list[str]:
 
 
 def core_specs(measures: list[Measure], level: float) -> dict[str, Any]:
-    """receval metric keys for the measures computed by the compiled kernel.
+    """The receval metric of every printed column a receval metric computes (the table's
+    :meth:`~receval.metrics.foreign.TrecMeasure.target` at relevance level ``level``), and of
+    the values the measures computed here read (``gm_map`` reads ``map``; ``11pt_avg`` at
+    other levels reads ``iprec_at_recall@p``).
 
     ``infAP`` needs the pooled-but-unjudged marks (``judged == 2``) in the packed arrays; the
     caller evaluates it on those (:func:`receval.trec.evaluate.trec_eval`).
     """
-    from ..metrics import metric
-
-    rel = {"rel": level}
     out: dict[str, Any] = {}
     for m in measures:
-        n = m.name
-        if n == "infAP":
-            out["infAP"] = metric("infap", **rel)
-        elif n == "set_map":
-            out["set_map"] = metric("set_map", **rel)
-        elif n == "iprec_at_recall":
-            for c in m.params:
-                out[f"iprec_at_recall@{float(c)!r}"] = metric("iprec", recall=float(c), **rel)
-        elif n == "11pt_avg":
-            for c in _levels(m):
-                out[f"iprec_at_recall@{c!r}"] = metric("iprec", recall=c, **rel)
-        if n in ("map", "gm_map"):
-            out["map"] = metric("map", **rel)
-        elif n in ("bpref", "gm_bpref"):
-            out["bpref"] = metric("bpref", **rel)
-        elif n == "Rprec":
-            out["Rprec"] = metric("r_precision", **rel)
-        elif n == "recip_rank":
-            out["recip_rank"] = metric("mrr", **rel)
-        elif n == "ndcg" and m.text is None:
-            out["ndcg"] = metric("ndcg")
-        elif n in ("P", "recall", "map_cut", "ndcg_cut", "relative_P", "success"):
-            for c in m.params:
-                key = f"{n}_{int(c)}"
-                if n == "P":
-                    out[key] = metric("precision", int(c), **rel)
-                elif n == "recall":
-                    out[key] = metric("recall", int(c), **rel)
-                elif n == "map_cut":
-                    out[key] = metric("map", int(c), **rel)
-                elif n == "ndcg_cut":
-                    out[key] = metric("ndcg", int(c))
-                elif n == "relative_P":
-                    out[key] = metric("precision", int(c), denominator="min_k_rel", **rel)
-                else:
-                    out[key] = metric("hit_rate", int(c), **rel)
+        d = m.defn
+        if m.mapped:
+            values = m.params if d.arg is not None else (None,)
+            for col, value in zip(m.columns(), values, strict=True):
+                out[col] = d.target(value, level)
+        elif d.values_of is not None:
+            out[d.values_of] = BY_NAME[d.values_of].target(None, level)
+        elif d.name == "11pt_avg":
+            for p in _levels(m):
+                out[f"iprec_at_recall@{p!r}"] = BY_NAME["iprec_at_recall"].target(p, level)
     return out
 
 
 def compute(measures: list[Measure], q: QueryArrays, core: dict[str, np.ndarray],
             num_docs: float = 0.0) -> dict[str, np.ndarray | list]:
-    """Per-query values of every printed column (``core``: kernel values by key)."""
+    """Per-query values of every printed column (``core``: the values of :func:`core_specs`)."""
     vals: dict[str, Any] = {}
     R = q.num_rel
     ret = q.num_ret
@@ -506,31 +353,15 @@ def compute(measures: list[Measure], q: QueryArrays, core: dict[str, np.ndarray]
         cols = m.columns()
         if n in ("runid", "num_q"):
             continue
-        if n == "num_ret":
-            vals[cols[0]] = ret
-        elif n == "num_rel":
-            vals[cols[0]] = R
-        elif n == "num_rel_ret":
-            vals[cols[0]] = h
-        elif n == "num_nonrel_judged_ret":
-            vals[cols[0]] = q.seg_sum((q.code >= 0) & ~q.isrel)
-        elif n in ("map", "bpref", "Rprec", "recip_rank"):
-            vals[cols[0]] = core[n]
-        elif n == "gm_map":
-            vals[cols[0]] = core["map"]
-        elif n == "gm_bpref":
-            vals[cols[0]] = core["bpref"]
-        elif n == "ndcg":
-            if m.text is None:
-                vals[cols[0]] = core["ndcg"]
-            else:
-                vals[cols[0]] = _ndcg_gains(q, _gain_params(m))
-        elif n in ("P", "recall", "map_cut", "ndcg_cut", "relative_P", "success"):
+        if m.mapped:
             for c in cols:
                 vals[c] = core[c]
-        elif n == "iprec_at_recall":
-            for c, p in zip(cols, m.params, strict=True):
-                vals[c] = core[f"iprec_at_recall@{float(p)!r}"]
+        elif m.defn.values_of is not None:  # gm_map, gm_bpref
+            vals[cols[0]] = core[m.defn.values_of]
+        elif n == "num_nonrel_judged_ret":
+            vals[cols[0]] = q.seg_sum((q.code >= 0) & ~q.isrel)
+        elif n == "ndcg":
+            vals[cols[0]] = _ndcg_gains(q, _gain_params(m))
         elif n == "11pt_avg":
             levels = _levels(m)
             iv = [core[f"iprec_at_recall@{p!r}"] for p in levels]
@@ -539,8 +370,6 @@ def compute(measures: list[Measure], q: QueryArrays, core: dict[str, np.ndarray]
             for c, x in zip(cols, m.params, strict=True):
                 cut = np.floor(x * R + 0.9).astype(np.int64)
                 vals[c] = _div(q.hits_at(cut), cut.astype(np.float64))
-        elif n in ("infAP", "set_map"):
-            vals[cols[0]] = core[n]
         elif n == "utility":
             try:
                 a, b, c, d = (float(p) for p in m.params)
@@ -550,15 +379,6 @@ def compute(measures: list[Measure], q: QueryArrays, core: dict[str, np.ndarray]
                     "+ b*nonrelret + c*relnotret + d*nonrelnotret)."
                 ) from None
             vals[cols[0]] = a * h + b * (ret - h) + c * (R - h) + d * (num_docs + h - ret - R)
-        elif n == "set_P":
-            vals[cols[0]] = _div(h, ret)
-        elif n == "set_recall":
-            vals[cols[0]] = _div(h, R)
-        elif n == "set_relative_P":
-            vals[cols[0]] = np.where((ret > 0) & (R > 0), _div(h, np.minimum(ret, R)), 0.0)
-        elif n == "set_F":
-            p, r = _div(h, ret), _div(h, R)
-            vals[cols[0]] = _div(2 * p * r, p + r)
         elif n == "binG":
             vals[cols[0]] = _binG(q)
         elif n == "G":

@@ -1,0 +1,72 @@
+"""One table of foreign metric names: what trec_eval, ir_measures, ranx and every library preset
+call a metric, and the receval metric (family and parameters) that gives the same value.
+
+Three readers, one table: the name resolver (:func:`receval.metrics.parse_metric`, hence
+``rv.evaluate`` keys and ``receval evaluate -m``), the trec_eval emulator (``receval trec``,
+:mod:`receval.trec`) and the library presets (``compat=``, :mod:`receval.compat`).
+
+==============  =====================================  ==============================
+library         table                                  names as written
+==============  =====================================  ==============================
+trec_eval       :data:`TREC_EVAL` (one record a        ``P.5``, ``P_5``, ``set_F``,
+                measure: parsing, summary, target)     ``iprec_at_recall.0.50``
+ir_measures     :data:`IR_MEASURES` (names taking      ``P(rel=2)@5``, ``RBP(p=0.5)``
+                parameters in parentheses)
+each preset     :data:`LIBRARY_NAMES` (``"ranx"``,     ``ndcg_burges@10``, ``hitrate@5``
+                ``"rectools"``, ...; ``"trec_eval"``
+                derived from :data:`TREC_EVAL`)
+==============  =====================================  ==============================
+"""
+
+from __future__ import annotations
+
+import re
+
+from .libraries import LIBRARY_NAMES as _PRESET_NAMES
+from .records import Name, TrecMeasure, name
+from .trec_eval import BY_NAME, CUTS, SETS, TREC_EVAL
+
+__all__ = ["BY_NAME", "CUTS", "IR_MEASURES", "LIBRARY_NAMES", "Name", "SETS", "TREC_EVAL",
+           "TrecMeasure", "name", "trec_measure"]
+
+#: ir_measures measure name (lower case) -> receval family (``None``: no receval metric yet).
+#: Its parameters: ``rel`` (the relevance threshold), ``dcg`` (``'log2'`` or ``'exp-log2'``,
+#: receval's ``gain=exp``), ``p`` (RBP's persistence).
+IR_MEASURES: dict[str, str | None] = {
+    "ndcg": "ndcg", "p": "precision", "r": "recall", "ap": "map", "rr": "mrr",
+    "rprec": "r_precision", "success": "hit_rate", "bpref": "bpref", "err": "err", "rbp": "rbp",
+    "numret": "num_ret", "numrel": "num_rel", "numrelret": "hits", "judged": None,
+}
+
+#: preset name -> {library name (lower case): Name}; trec_eval's from :data:`TREC_EVAL`.
+LIBRARY_NAMES: dict[str, dict[str, Name]] = {
+    "trec_eval": {m.name.lower(): Name(m.family, m.params, m.doc)
+                  for m in TREC_EVAL if m.family is not None},
+    **_PRESET_NAMES,
+}
+
+_LOWER = {m.name.lower(): m for m in TREC_EVAL}
+# longest first, so that map_cut is found before map and num_rel_ret before num_rel
+_PREFIXES = sorted(_LOWER, key=len, reverse=True)
+_PRINTED = re.compile(r"[0-9.\-]")
+
+
+def trec_measure(text: str) -> tuple[TrecMeasure, str | None] | None:
+    """The trec_eval measure a name means and its parameter text, or None.
+
+    Accepts the ``-m`` form (``P.5``, ``iprec_at_recall.0.50``, ``ndcg.1=3``) and the printed
+    form (``P_5``, ``iprec_at_recall_0.50``, ``utility_2,-1,0,0``); case is folded.
+
+    >>> m, text = trec_measure("iprec_at_recall_0.50"); m.name, text
+    ('iprec_at_recall', '0.50')
+    """
+    low = text.strip().lower()
+    if low in _LOWER:
+        return _LOWER[low], None
+    for base in _PREFIXES:
+        rest = low[len(base) + 1:]
+        if low.startswith(base) and len(low) > len(base) + 1 and rest:
+            sep = low[len(base)]
+            if sep == "." or (sep == "_" and _PRINTED.match(rest)):
+                return _LOWER[base], text.strip()[len(base) + 1:]
+    return None

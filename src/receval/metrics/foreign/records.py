@@ -1,0 +1,116 @@
+"""The records of the foreign-name table: a library's name and the receval metric it means."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import MetricError, plain
+from ..spec import MAX_CUTOFF, REGISTRY, MetricSpec, metric
+
+
+@dataclass(frozen=True)
+class Name:
+    """One metric name of a library: the receval family and parameters that reproduce it.
+
+    ``bug``: the library's value is a known bug that the mapping reproduces (``compat=...,
+    strict=True`` refuses the name).
+    """
+
+    family: str
+    params: tuple[tuple[str, Any], ...] = ()
+    meaning: str = ""
+    bug: str = ""
+
+
+def name(family: str, meaning: str, bug: str = "", **params: Any) -> Name:
+    """A :class:`Name` with its parameters as keywords (``name("ndcg", "...", gain="exp")``)."""
+    return Name(family, tuple(sorted(params.items())), meaning, bug)
+
+
+@dataclass(frozen=True)
+class TrecMeasure:
+    """One trec_eval 9.0.8 measure: how trec_eval parses and summarises it, and its receval metric.
+
+    ``kind``: ``"cut_long"`` (integer cutoffs ``P.5,10``), ``"cut_double"`` (numbers
+    ``iprec_at_recall.0.5``), ``"params"`` (text ``utility.1,-1,0,0``), ``"single"`` (no
+    parameter), ``"count"`` (a count), ``"string"`` (text). ``default``: the parameters trec_eval
+    prints when none are given. ``summary``: how the ``all`` line is formed (``"mean"``,
+    ``"sum"``, ``"gm"`` geometric mean, ``"count"`` of queries, ``"none"``, ``"runid"``).
+
+    ``family`` / ``params``: the receval metric with the same per-query value (``None``: none
+    has it; the trec_eval emulator computes it alone). ``arg``: where one parameter of the
+    measure goes, ``"k"`` (the cutoff) or a receval parameter name (``"recall"``); a ``params``
+    measure maps only without parameters. Families with a ``rel`` threshold take trec_eval's
+    ``-l`` level as ``rel``. ``values_of``: the measure whose per-query values a summary-only
+    measure summarises (``gm_map``: ``map``).
+    """
+
+    name: str
+    kind: str
+    doc: str
+    family: str | None = None
+    params: tuple[tuple[str, Any], ...] = ()
+    arg: str | None = None
+    default: tuple = ()
+    summary: str = "mean"
+    per_query: bool = True
+    values_of: str | None = None
+
+    def parse(self, text: str | None) -> tuple:
+        """Parameter values from trec_eval's text (``"5,10"``), sorted and deduplicated for
+        cutoffs; the defaults for ``None`` or ``""``. Cutoffs are truncated as trec_eval's
+        ``atol`` does (``23.4`` -> 23)."""
+        if not text:
+            if self.kind == "cut_long":
+                return tuple(int(c) for c in self.default)
+            if self.kind == "cut_double":
+                return tuple(float(c) for c in self.default)
+            return self.default
+        parts = [p for p in text.split(",") if p != ""]
+        if self.kind == "params":
+            return tuple(parts)
+        if self.kind not in ("cut_long", "cut_double"):
+            raise MetricError(
+                f"trec measure {self.name} takes no parameters, got {self.name}.{text}.")
+        values: list[Any] = []
+        for p in parts:
+            try:
+                v = float(p)
+            except ValueError:
+                v = None
+            if v is None or not math.isfinite(v):  # five, nan, inf, 1e400
+                raise MetricError(
+                    f"trec measure {self.name}.{text}: parameter {plain(p)} is not a "
+                    f"{'number' if v is None else 'finite number'}; write e.g. {self.name}.5,10."
+                )
+            if self.kind == "cut_long":
+                if not 1 <= int(v) <= MAX_CUTOFF:
+                    raise MetricError(
+                        f"trec measure {self.name}.{text}: cutoffs must be positive integers up "
+                        f"to {MAX_CUTOFF}, got {plain(p)}."
+                    )
+                values.append(int(v))
+            else:
+                values.append(v)
+        return tuple(sorted(set(values)))
+
+    def maps(self, text: str | None) -> bool:
+        """Whether a receval metric computes this measure with these parameters."""
+        return self.family is not None and (self.kind != "params" or not text)
+
+    def target(self, value: Any = None, level: float | None = None) -> MetricSpec:
+        """The receval spec of one parameter value (``None``: the measure without one; for a
+        cutoff, the whole list) at relevance level ``level`` (``None``: receval's default)."""
+        if self.family is None:
+            raise MetricError(f"trec_eval's {self.name} has no receval metric.")
+        params = dict(self.params)
+        if level is not None and any(p.name == "rel" for p in REGISTRY[self.family].params):
+            params["rel"] = level
+        k = None
+        if value is not None and self.arg == "k":
+            k = int(value)
+        elif value is not None and self.arg is not None:
+            params[self.arg] = value
+        return metric(self.family, k, **params)
