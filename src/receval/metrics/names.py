@@ -39,11 +39,14 @@ import re
 from collections.abc import Iterable
 
 from ..errors import MetricError, UnknownMetricError, plain, suggest
-from .foreign import IR_MEASURES, LIBRARY_NAMES, trec_measure
+from .foreign import BY_NAME, IR_MEASURES, LIBRARY_NAMES, trec_measure
 from .spec import _KEY, MetricSpec, metric
 
 _IRM_RE = re.compile(r"^([A-Za-z_]+)\((.*)\)(?:@(\d+))?$")
 _RANX = LIBRARY_NAMES["ranx"]
+# a name in trec_eval's form that receval's grammar does not read (``11pt_avg``, ``P.5``)
+_TREC_FORM = re.compile(r"^([A-Za-z0-9_]+)(?:\..*)?$")
+_PARAM_TAIL = re.compile(r"_[0-9.]+$")  # the printed parameter of P_5, iprec_at_recall_0.50
 
 
 def _foreign(s: str) -> MetricSpec | None:
@@ -143,11 +146,27 @@ def parse_metric(key: str | MetricSpec) -> MetricSpec:
                 raise exc from None
             raise
         if foreign is None:
+            _unknown_trec_form(key.strip(), ours, exc)
             msg = exc.args[0] if exc.args else str(exc)
             if key.strip() not in msg:
                 raise type(exc)(f"metric {plain(key.strip())}: {msg}") from None
             raise exc from None
         return foreign
+
+
+def _unknown_trec_form(key: str, ours: bool, exc: MetricError) -> None:
+    """Raise :class:`UnknownMetricError` naming the nearest trec_eval measure for a name in
+    trec_eval's form (``ndgc_cut.10``, ``mpa_cut_10``) when receval's own error suggests none."""
+    m = _TREC_FORM.match(key)
+    if m is None or (ours and " Did you mean" in str(exc)):
+        return
+    base = _PARAM_TAIL.sub("", m.group(1))
+    hint = suggest(base, list(BY_NAME))
+    if hint or not ours:
+        raise UnknownMetricError(
+            f"unknown metric {plain(key)}: no metric or trec_eval measure is named "
+            f"{plain(base)}." + hint
+        ) from None
 
 
 def _parse_receval(key: str) -> MetricSpec:
