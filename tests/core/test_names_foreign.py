@@ -2,7 +2,8 @@
 ``rv.evaluate``, ``compat="trec_eval"`` and the trec_eval emulator; every other one is refused.
 
 The names are derived from :data:`receval.metrics.foreign.TREC_EVAL`: each mapped measure bare,
-and with each of its default parameters in ``-m`` form (``P.5``) and printed form (``P_5``).
+and with each of its default parameters in ``-m`` form (``P.5``) and printed form (``P_5``);
+``utility`` also with its four weights (``utility.1,-1,0,0``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import pandas as pd
 import pytest
 
 import receval as rv
+import receval.trec.registered  # noqa: F401  (trec_eval's own measures as metric families)
 from receval.io.files import read_trec_qrels, read_trec_run
 from receval.metrics.foreign import LIBRARY_NAMES, TREC_EVAL, trec_measure
 from receval.trec.evaluate import trec_eval
@@ -24,6 +26,9 @@ COLUMNS = {"user_col": "qid", "item_col": "docno", "rel_col": "relevance",
 
 def _forms(measure) -> list[tuple[str, str]]:
     """(name as a user writes it, the emulator's printed column) for one mapped measure."""
+    if measure.kind == "params" and measure.arg is not None:  # utility.1,-1,0,0: the defaults
+        return [(measure.name, measure.name),
+                (f"{measure.name}.{','.join(measure.default)}", measure.name)]
     if measure.arg is None:
         return [(measure.name, measure.name)]
     out = []
@@ -38,7 +43,7 @@ MAPPED = [form for m in TREC_EVAL if m.maps(None) for form in _forms(m)]
 UNMAPPED = [m.name for m in TREC_EVAL if not m.maps(None)]
 # measures that map only without parameters: with them, they are the emulator's alone
 PARAMETERISED = [f"{m.name}.{','.join(m.default[:2]) or '1=2'}" for m in TREC_EVAL
-                 if m.kind == "params" and m.maps(None)]
+                 if m.kind == "params" and m.maps(None) and not m.maps("1")]
 
 
 def _fixture() -> tuple[pd.DataFrame, pd.DataFrame]:

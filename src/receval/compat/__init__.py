@@ -21,6 +21,7 @@ from typing import Any
 
 from ..errors import MetricError, PolicyError, suggest
 from ..metrics import MetricSpec, metric, parse_metric
+from ..metrics.names import split_keys
 from .presets import PRESET_ALIASES, PRESETS, Name, Preset
 
 __all__ = ["PRESETS", "Name", "Preset", "annotate", "describe", "get", "resolve", "split_names"]
@@ -76,19 +77,10 @@ def _one(preset: Preset, text: str) -> tuple[MetricSpec, Name]:
 
 def split_names(texts: Any) -> list[str]:
     """Names as written, from one string or several, each possibly a comma list
-    (``"ndcg@10(gain=exp,ideal=k),map@10"``: commas inside parentheses stay)."""
-    out: list[str] = []
-    for text in [texts] if isinstance(texts, str) else texts:
-        depth, cur = 0, ""
-        for ch in str(text) + ",":
-            depth += (ch == "(") - (ch == ")")
-            if ch == "," and depth == 0:
-                if cur.strip():
-                    out.append(cur.strip())
-                cur = ""
-            else:
-                cur += ch
-    return out
+    (``"ndcg@10(gain=exp,ideal=k),map@10"``: commas inside parentheses stay;
+    :func:`receval.metrics.names.split_keys`)."""
+    return [x for text in ([texts] if isinstance(texts, str) else texts)
+            for x in split_keys(str(text))]
 
 
 def annotate(result: Any, preset: str | Preset, names: dict[str, str]) -> Any:

@@ -46,6 +46,9 @@ _IRM_RE = re.compile(r"^([A-Za-z_]+)\((.*)\)(?:@(\d+))?$")
 _RANX = LIBRARY_NAMES["ranx"]
 # a name in trec_eval's form that receval's grammar does not read (``11pt_avg``, ``P.5``)
 _TREC_FORM = re.compile(r"^([A-Za-z0-9_]+)(?:\..*)?$")
+# after a comma, a parameter value of a trec_eval name (5, -1, .25, 2=9), not a name
+_NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_CONTINUES = re.compile(rf"\s*{_NUM}(?:={_NUM})?\s*(?:,|$)")
 _PARAM_TAIL = re.compile(r"_[0-9.]+$")  # the printed parameter of P_5, iprec_at_recall_0.50
 
 
@@ -79,8 +82,10 @@ def _trec(s: str) -> MetricSpec | None:
             f"{plain(s)}: trec_eval's {measure.name} ({measure.doc}) has no receval metric"
             f"{also}; `receval trec` and receval.trec.trec_eval compute it."
         )
-    if not text or measure.kind == "params":
+    if not text:
         return measure.target()
+    if measure.kind == "params":
+        return measure.target(values)
     if len(values) != 1:
         raise MetricError(
             f"{plain(s)}: name one {measure.name} parameter a metric, e.g. "
@@ -215,7 +220,7 @@ def _put(params: dict[str, str], key: str, name: str, value: str) -> None:
 def parse_metrics(metrics: str | MetricSpec | list | tuple) -> list[MetricSpec]:
     """Parse one key, a comma-separated string of simple keys, or a list of keys/specs."""
     if isinstance(metrics, (str, MetricSpec)):
-        metrics = _split_keys(metrics) if isinstance(metrics, str) else [metrics]
+        metrics = split_keys(metrics) if isinstance(metrics, str) else [metrics]
     elif not isinstance(metrics, (list, tuple)) and not (
             isinstance(metrics, Iterable) and not isinstance(metrics, (bytes, dict))):
         raise MetricError(
@@ -263,7 +268,7 @@ def canonical_keys(texts: list[str]) -> list[str]:
     """Canonical keys of several names (each item may be a comma-separated list), deduplicated."""
     out: list[str] = []
     for t in texts:
-        for part in _split_keys(t):
+        for part in split_keys(t):
             key = parse_metric(part).key
             if key not in out:
                 out.append(key)
@@ -272,13 +277,15 @@ def canonical_keys(texts: list[str]) -> list[str]:
     return out
 
 
-def _split_keys(text: str) -> list[str]:
-    """Split 'ndcg@10,map(denominator=hits),mrr' on commas outside parentheses."""
+def split_keys(text: str) -> list[str]:
+    """Split ``'ndcg@10,map(denominator=hits),utility.2,-1,0,0'`` into names: on commas
+    outside parentheses that a name follows (a comma before a number continues a trec_eval
+    name's parameters: ``P.5,10``, ``utility.2,-1,0,0``)."""
     out, depth, cur = [], 0, ""
-    for ch in text:
+    for i, ch in enumerate(text):
         depth += ch == "("
         depth -= ch == ")"
-        if ch == "," and depth == 0:
+        if ch == "," and depth == 0 and not _CONTINUES.match(text, i + 1):
             out.append(cur)
             cur = ""
         else:

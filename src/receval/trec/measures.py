@@ -14,7 +14,8 @@ the same :class:`~receval.pack.Packed` arrays. Conventions of trec_eval 9.x repr
 - ``-M N`` keeps the first N documents of each ranked list;
 - counts (``num_ret``, ``num_rel``, ``num_rel_ret``, ``num_nonrel_judged_ret``) are summed.
 
-Computed here (no receval metric): ``gm_map``, ``gm_bpref`` (exp(mean(log(max(x, 1e-5))))),
+Computed here (no kernel metric; the plugin families of :mod:`receval.trec.registered` call
+this code for ``rv.evaluate``): ``gm_map``, ``gm_bpref`` (exp(mean(log(max(x, 1e-5))))),
 ``Rprec_mult.x`` (precision at floor(x R + 0.9)), ``utility.a,b,c,d`` (a h + b (ret - h) +
 c (R - h) + d (N + h - ret - R)), ``ndcg.l=g,...`` (gains per level), ``11pt_avg`` at other
 recall levels, ``binG``, ``G``, ``ndcg_rel``, ``Rndcg`` (trec_eval's experimental gain
@@ -30,6 +31,7 @@ import numpy as np
 
 from ..errors import MetricError, plain, suggest
 from ..metrics.foreign import BY_NAME, SETS, TREC_EVAL, TrecMeasure
+from ..metrics.spec import REGISTRY
 
 MIN_GEO_MEAN = 1e-5
 #: a measure's place in trec_eval's output
@@ -50,8 +52,11 @@ class Measure:
 
     @property
     def mapped(self) -> bool:
-        """Whether a receval metric computes it (else it is computed here)."""
-        return self.defn.maps(self.text)
+        """Whether the compiled kernel computes it, as the receval metric of the table (else it
+        is computed here; a plugin family of :mod:`receval.trec.registered` calls the same
+        code)."""
+        family = REGISTRY.get(self.defn.family or "")
+        return self.defn.maps(self.text) and family is not None and family.kernel is not None
 
     def columns(self) -> list[str]:
         """Printed names of the values this measure produces, in output order."""
@@ -330,7 +335,7 @@ def core_specs(measures: list[Measure], level: float) -> dict[str, Any]:
     for m in measures:
         d = m.defn
         if m.mapped:
-            values = m.params if d.arg is not None else (None,)
+            values = m.params if d.kind in ("cut_long", "cut_double") else (None,)
             for col, value in zip(m.columns(), values, strict=True):
                 out[col] = d.target(value, level)
         elif d.values_of is not None:

@@ -41,8 +41,9 @@ class TrecMeasure:
 
     ``family`` / ``params``: the receval metric with the same per-query value (``None``: none
     has it; the trec_eval emulator computes it alone). ``arg``: where one parameter of the
-    measure goes, ``"k"`` (the cutoff) or a receval parameter name (``"recall"``); a ``params``
-    measure maps only without parameters. Families with a ``rel`` threshold take trec_eval's
+    measure goes, ``"k"`` (the cutoff) or a receval parameter name (``"recall"``); for a
+    ``params`` measure, the receval parameters its comma-separated values go to
+    (``"a,b,c,d"``), or ``None``: it maps only without parameters. Families with a ``rel`` threshold take trec_eval's
     ``-l`` level as ``rel``. ``values_of``: the measure whose per-query values a summary-only
     measure summarises (``gm_map``: ``map``).
     """
@@ -98,18 +99,29 @@ class TrecMeasure:
 
     def maps(self, text: str | None) -> bool:
         """Whether a receval metric computes this measure with these parameters."""
-        return self.family is not None and (self.kind != "params" or not text)
+        return self.family is not None and (self.kind != "params" or not text
+                                            or self.arg is not None)
 
     def target(self, value: Any = None, level: float | None = None) -> MetricSpec:
         """The receval spec of one parameter value (``None``: the measure without one; for a
-        cutoff, the whole list) at relevance level ``level`` (``None``: receval's default)."""
+        cutoff, the whole list; for a ``params`` measure, all its values) at relevance level
+        ``level`` (``None``: receval's default)."""
         if self.family is None:
             raise MetricError(f"trec_eval's {self.name} has no receval metric.")
         params = dict(self.params)
-        if level is not None and any(p.name == "rel" for p in REGISTRY[self.family].params):
+        family = REGISTRY.get(self.family) or metric(self.family).definition  # a plugin's
+        if level is not None and any(p.name == "rel" for p in family.params):
             params["rel"] = level
         k = None
-        if value is not None and self.arg == "k":
+        if self.kind == "params":
+            if value is not None and self.arg is not None:
+                names = self.arg.split(",")
+                if len(value) != len(names):
+                    raise MetricError(
+                        f"trec measure {self.name}.{','.join(value)}: needs {len(names)} "
+                        f"numbers {self.arg}, e.g. {self.name}.{','.join(self.default)}.")
+                params.update(zip(names, value, strict=True))
+        elif value is not None and self.arg == "k":
             k = int(value)
         elif value is not None and self.arg is not None:
             params[self.arg] = value

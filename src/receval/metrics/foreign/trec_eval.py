@@ -2,7 +2,9 @@
 
 Sources: usnistgov/trec_eval ``measures.c`` (the table and its default parameters) and the
 ``m_*.c`` file of each measure. A measure with ``family=None`` has no receval metric with the
-same per-query value; ``receval trec`` (:mod:`receval.trec`) computes it alone.
+same per-query value; ``receval trec`` (:mod:`receval.trec`) computes it alone. The families
+``rprec_mult``, ``utility``, ``bin_g``, ``norm_g``, ``ndcg_rel``, ``rndcg`` and
+``num_nonrel_judged_ret`` are :mod:`receval.trec.registered`'s.
 """
 
 from __future__ import annotations
@@ -36,19 +38,24 @@ TREC_EVAL: tuple[M, ...] = (
       "pooled but unjudged, which only receval trec reads", "infap"),
     M("gm_bpref", "single", "geometric mean of bpref", summary="gm", per_query=False,
       values_of="bpref"),
-    M("Rprec_mult", "cut_double", "precision at floor(x R + 0.9)",
+    M("Rprec_mult", "cut_double", "precision at floor(x R + 0.9)", "rprec_mult", arg="mult",
       default=tuple(i / 10 for i in range(2, 21, 2))),
-    M("utility", "params", "set utility a h + b (ret - h) + c (R - h) + d (N + h - ret - R)",
+    M("utility", "params", "set utility a h + b (ret - h) + c (R - h) + d (N + h - ret - R); "
+      "N is receval's n_docs, trec_eval's -N", "utility", arg="a,b,c,d",
       default=("1", "-1", "0", "0")),
     M("11pt_avg", "params", "mean interpolated precision at the 11 recall levels 0, 0.1, ..., 1 "
       "(maps to receval only at these levels)", "iprec_avg",
       default=tuple(f"{i / 10}" for i in range(11))),
-    M("binG", "single", "binary G: mean over relevant of 1/log2(2 + non-relevant above)"),
-    M("G", "params", "normalized gain G (trec_eval, experimental)"),
+    M("binG", "single", "binary G: mean over relevant of 1/log2(2 + non-relevant above)",
+      "bin_g"),
+    M("G", "params", "normalized gain G (trec_eval, experimental; maps to receval without "
+      "per-level gains)", "norm_g"),
     M("ndcg", "params", "DCG / ideal DCG of all judged grades; gain = grade, 1/log2(i+1) "
       "(maps to receval without per-level gains)", "ndcg"),
-    M("ndcg_rel", "params", "nDCG averaged over the relevant documents"),
-    M("Rndcg", "params", "nDCG averaged at the R-level boundaries"),
+    M("ndcg_rel", "params", "nDCG averaged over the relevant documents (maps to receval "
+      "without per-level gains)", "ndcg_rel"),
+    M("Rndcg", "params", "nDCG averaged at the R-level boundaries (maps to receval without "
+      "per-level gains)", "rndcg"),
     M("ndcg_cut", "cut_long", "nDCG@k: DCG@k / IDCG@k, gain = grade", "ndcg", arg="k",
       default=CUTS),
     M("map_cut", "cut_long", "AP@k: precision at relevant ranks within k / R", "map", arg="k",
@@ -63,7 +70,8 @@ TREC_EVAL: tuple[M, ...] = (
     M("set_recall", "single", "relevant retrieved / R", "recall"),
     M("set_map", "single", "(relevant retrieved)^2 / (retrieved R)", "set_map"),
     M("set_F", "single", "F1 of set precision and set recall", "f1"),
-    M("num_nonrel_judged_ret", "count", "judged non-relevant documents retrieved", summary="sum"),
+    M("num_nonrel_judged_ret", "count", "judged non-relevant documents retrieved",
+      "num_nonrel_judged_ret", summary="sum"),
 )
 
 #: measure name -> record
