@@ -21,6 +21,7 @@ from typing import Any
 
 from ..errors import MetricError, PolicyError, suggest
 from ..metrics import MetricSpec, metric, parse_metric
+from ..metrics.foreign import library_entry
 from ..metrics.names import split_keys
 from .presets import PRESET_ALIASES, PRESETS, Name, Preset
 
@@ -62,7 +63,7 @@ def _one(preset: Preset, text: str) -> tuple[MetricSpec, Name]:
         explicit: dict[str, Any] = _explicit(str(text))
     else:
         spec = parse_metric(text)
-        entry = preset.by_family(spec.name)
+        entry = preset.by_family(spec.name) or library_entry(preset.name, str(text))
         if entry is None:
             raise MetricError(
                 f"compat={preset.name!r}: {preset.library} has no metric for {text!r}; its "

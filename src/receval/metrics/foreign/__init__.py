@@ -27,7 +27,7 @@ from .records import Name, TrecMeasure, name
 from .trec_eval import BY_NAME, CUTS, SETS, TREC_EVAL
 
 __all__ = ["BY_NAME", "CUTS", "IR_MEASURES", "LIBRARY_NAMES", "Name", "SETS", "TREC_EVAL",
-           "TrecMeasure", "name", "trec_measure"]
+           "TrecMeasure", "library_entry", "name", "trec_measure"]
 
 #: ir_measures measure name (lower case) -> receval family (``None``: no receval metric yet).
 #: Its parameters: ``rel`` (the relevance threshold), ``dcg`` (``'log2'`` or ``'exp-log2'``,
@@ -38,10 +38,11 @@ IR_MEASURES: dict[str, str | None] = {
     "numret": "num_ret", "numrel": "num_rel", "numrelret": "hits", "judged": None,
 }
 
-#: preset name -> {library name (lower case): Name}; trec_eval's from :data:`TREC_EVAL`.
+#: preset name -> {library name (lower case): Name}; trec_eval's from :data:`TREC_EVAL` (the
+#: measures of plugin families are found by :func:`library_entry` once they are registered).
 LIBRARY_NAMES: dict[str, dict[str, Name]] = {
     "trec_eval": {m.name.lower(): Name(m.family, m.params, m.doc)
-                  for m in TREC_EVAL if m.family is not None},
+                  for m in TREC_EVAL if m.family is not None and not m.plugin},
     **_PRESET_NAMES,
 }
 
@@ -70,3 +71,13 @@ def trec_measure(text: str) -> tuple[TrecMeasure, str | None] | None:
             if sep == "." or (sep == "_" and _PRINTED.match(rest)):
                 return _LOWER[base], text.strip()[len(base) + 1:]
     return None
+
+
+def library_entry(library: str, text: str) -> Name | None:
+    """The entry of a trec_eval name written with its parameters (``set_F``,
+    ``Rprec_mult_1.00``) under the ``library`` preset, or None (another library, or a name
+    without a receval metric)."""
+    found = trec_measure(text) if library == "trec_eval" else None
+    if found is None or not found[0].maps(found[1]):
+        return None
+    return Name(str(found[0].family), found[0].params, found[0].doc)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import MetricError, plain
-from ..spec import MAX_CUTOFF, REGISTRY, MetricSpec, metric
+from ..spec import MAX_CUTOFF, REGISTRY, MetricSpec, load_plugins, metric
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,9 @@ class TrecMeasure:
     ``params`` measure, the receval parameters its comma-separated values go to
     (``"a,b,c,d"``), or ``None``: it maps only without parameters. Families with a ``rel`` threshold take trec_eval's
     ``-l`` level as ``rel``. ``values_of``: the measure whose per-query values a summary-only
-    measure summarises (``gm_map``: ``map``).
+    measure summarises (``gm_map``: ``map``). ``plugin``: the family is one of the plugin
+    families of :mod:`receval.trec.registered`; the measure maps once they are registered
+    (:data:`receval.metrics.spec.PLUGIN_MODULES`).
     """
 
     name: str
@@ -58,6 +60,7 @@ class TrecMeasure:
     summary: str = "mean"
     per_query: bool = True
     values_of: str | None = None
+    plugin: bool = False
 
     def parse(self, text: str | None) -> tuple:
         """Parameter values from trec_eval's text (``"5,10"``), sorted and deduplicated for
@@ -99,8 +102,9 @@ class TrecMeasure:
 
     def maps(self, text: str | None) -> bool:
         """Whether a receval metric computes this measure with these parameters."""
-        return self.family is not None and (self.kind != "params" or not text
-                                            or self.arg is not None)
+        if self.family is None or (self.plugin and not _registered(self.family)):
+            return False
+        return self.kind != "params" or not text or self.arg is not None
 
     def target(self, value: Any = None, level: float | None = None) -> MetricSpec:
         """The receval spec of one parameter value (``None``: the measure without one; for a
@@ -126,3 +130,10 @@ class TrecMeasure:
         elif value is not None and self.arg is not None:
             params[self.arg] = value
         return metric(self.family, k, **params)
+
+
+def _registered(family: str) -> bool:
+    """Whether a metric family is registered (plugins loaded first)."""
+    if family not in REGISTRY:
+        load_plugins()
+    return family in REGISTRY

@@ -38,24 +38,24 @@ TREC_EVAL: tuple[M, ...] = (
       "pooled but unjudged, which only receval trec reads", "infap"),
     M("gm_bpref", "single", "geometric mean of bpref", summary="gm", per_query=False,
       values_of="bpref"),
-    M("Rprec_mult", "cut_double", "precision at floor(x R + 0.9)", "rprec_mult", arg="mult",
+    M("Rprec_mult", "cut_double", "precision at floor(x R + 0.9)", "rprec_mult", arg="mult", plugin=True,
       default=tuple(i / 10 for i in range(2, 21, 2))),
     M("utility", "params", "set utility a h + b (ret - h) + c (R - h) + d (N + h - ret - R); "
-      "N is receval's n_docs, trec_eval's -N", "utility", arg="a,b,c,d",
+      "N is receval's n_docs, trec_eval's -N", "utility", arg="a,b,c,d", plugin=True,
       default=("1", "-1", "0", "0")),
     M("11pt_avg", "params", "mean interpolated precision at the 11 recall levels 0, 0.1, ..., 1 "
       "(maps to receval only at these levels)", "iprec_avg",
       default=tuple(f"{i / 10}" for i in range(11))),
     M("binG", "single", "binary G: mean over relevant of 1/log2(2 + non-relevant above)",
-      "bin_g"),
+      "bin_g", plugin=True),
     M("G", "params", "normalized gain G (trec_eval, experimental; maps to receval without "
-      "per-level gains)", "norm_g"),
+      "per-level gains)", "norm_g", plugin=True),
     M("ndcg", "params", "DCG / ideal DCG of all judged grades; gain = grade, 1/log2(i+1) "
       "(maps to receval without per-level gains)", "ndcg"),
     M("ndcg_rel", "params", "nDCG averaged over the relevant documents (maps to receval "
-      "without per-level gains)", "ndcg_rel"),
+      "without per-level gains)", "ndcg_rel", plugin=True),
     M("Rndcg", "params", "nDCG averaged at the R-level boundaries (maps to receval without "
-      "per-level gains)", "rndcg"),
+      "per-level gains)", "rndcg", plugin=True),
     M("ndcg_cut", "cut_long", "nDCG@k: DCG@k / IDCG@k, gain = grade", "ndcg", arg="k",
       default=CUTS),
     M("map_cut", "cut_long", "AP@k: precision at relevant ranks within k / R", "map", arg="k",
@@ -71,7 +71,7 @@ TREC_EVAL: tuple[M, ...] = (
     M("set_map", "single", "(relevant retrieved)^2 / (retrieved R)", "set_map"),
     M("set_F", "single", "F1 of set precision and set recall", "f1"),
     M("num_nonrel_judged_ret", "count", "judged non-relevant documents retrieved",
-      "num_nonrel_judged_ret", summary="sum"),
+      "num_nonrel_judged_ret", summary="sum", plugin=True),
 )
 
 #: measure name -> record
