@@ -4,7 +4,9 @@
 ``"map_at_k@10"``) into receval specs with that library's conventions, and returns the
 policies that match its user set, tie order and empty-truth rule. Parameters written in a key
 (``"ndcg@10(gain=exp)"``) and policies passed explicitly override the preset's. The presets
-themselves are data (:mod:`receval.compat.presets`); :func:`describe` prints one.
+themselves are data (:mod:`receval.compat.presets`) and their names those of the one table of
+foreign names (:mod:`receval.metrics.foreign`): under ``compat="trec_eval"`` every trec_eval
+measure that table maps (``set_F``, ``iprec_at_recall.0.50``, ...); :func:`describe` prints one.
 
 >>> import receval as rv
 >>> from receval.compat import resolve
