@@ -190,3 +190,17 @@ def test_the_engine_reads_no_policy():
     tree = ast.parse(src.read_text())
     assert not [n.lineno for n in ast.walk(tree)
                 if isinstance(n, ast.Attribute) and n.attr == "policies"]
+
+
+def test_the_conventions_page_lists_every_policy():
+    """docs/conventions.md's policy table: a row per policy, in the table's order, with its
+    default and every choice."""
+    page = Path(__file__).resolve().parents[2] / "docs" / "conventions.md"
+    if not page.exists():
+        pytest.skip("the documentation sources are not here (installed package)")
+    rows = [line for line in page.read_text().splitlines()
+            if line.startswith("| `") and line.split("|")[1].strip().strip("`") in POLICY_TABLE]
+    assert [r.split("|")[1].strip().strip("`") for r in rows] == list(POLICY_TABLE)
+    for row, p in zip(rows, RECORDS, strict=True):
+        assert row.split("|")[2].strip() == f'`"{p.default}"`'
+        assert all(f'`"{v}"`' in row.split("|", 3)[3] for v in p.values), p.name
