@@ -6,7 +6,6 @@ say what it governs, one line of command-line help, the text of each choice). Th
 (:data:`POLICY_PARAMS`, :data:`OPTIONAL_POLICY_PARAMS`), the command-line flags, the words of
 :func:`receval.diff` and :func:`receval.explain`, and the table below are read from it; the
 packing step turns the chosen values into the kernels' options (:mod:`receval.pack.options`).
-
 """
 
 from __future__ import annotations
@@ -59,7 +58,7 @@ class PolicyDef:
     @property
     def cli_help(self) -> str:
         """:attr:`help` with the default named."""
-        return f"{self.help} (default {self.default})"
+        return f"{self.help}; default {self.default}"
 
     def check(self, value: Any) -> str:
         """``value`` as a plain ``str`` (``np.str_`` serializes plainly), or
