@@ -78,11 +78,15 @@ def test_ungrouped_file_is_refused(tmp_path):
         evaluate_blocks(path, truth, ["ndcg@5"], block_rows=30)
 
 
-def test_stream_refuses_jsonl_files(tmp_path):
+@pytest.mark.parametrize("block_rows", [1, 7, 1000])
+def test_stream_reads_jsonl_files_as_in_memory(tmp_path, block_rows):
+    run, truth = _data(n_users=40, k=5)
     p = tmp_path / "r.jsonl"
-    p.write_text('{"user": 1, "item": "a", "score": 1.0}\n')
-    with pytest.raises(InputError, match="streaming reads Parquet, CSV, TSV or TREC"):
-        evaluate_blocks(p, {1: {"a": 1}}, ["ndcg@5"])
+    run.to_json(p, orient="records", lines=True)
+    metrics = ["ndcg@5", "mrr", "recall@3"]
+    streamed = evaluate_blocks(p, truth, metrics, block_rows=block_rows)
+    whole = rv.evaluate(rv.read_run(p), truth, metrics)
+    assert streamed.summary == whole.summary
 
 
 def test_stream_reads_trec_runs(tmp_path):

@@ -5,14 +5,20 @@ Formats
 =========  ==========================================  =========================================
 format     extensions                                  layout
 =========  ==========================================  =========================================
-trec       .run .res .trec .txt .qrels (+ .gz)         run: ``qid Q0 docno rank score tag`` (extra
+trec       .run .res .trec .txt .qrels                 run: ``qid Q0 docno rank score tag`` (extra
                                                        trailing fields are ignored, as trec_eval
                                                        does); qrels: ``qid iter docno rel``
-csv        .csv (+ .gz)                                header line, comma separated
-tsv        .tsv .tab (+ .gz)                           header line, tab separated
+csv        .csv                                        header line, comma separated
+tsv        .tsv .tab                                   header line, tab separated
 parquet    .parquet .pq                                any column names
-jsonl      .jsonl .ndjson (+ .gz)                      one JSON object per line
+jsonl      .jsonl .ndjson .json                        one JSON object per line
 =========  ==========================================  =========================================
+
+Every input path is read through one :class:`receval.io.source.Source`: gzip, bzip2, xz and
+Zstandard data are recognised by their magic bytes whatever the name (a ``.gz`` / ``.bz2`` /
+``.xz`` / ``.zst`` ending is looked through to find the format), a FIFO or a process
+substitution is opened once, and a missing, empty, looping or broken-link file gets the same
+error from the in-memory and the streaming readers.
 
 TREC ids stay strings (trec_eval compares docnos with ``strcmp``), scores are floats and
 relevances integers. The user and item columns of CSV and TSV files are read as strings too
@@ -60,6 +66,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import IN_MEMORY, InputError, require
+from .source import Source, open_source, strip_compression_suffix
 
 FORMATS = ("trec", "csv", "tsv", "parquet", "jsonl")
 _EXT = {
@@ -73,9 +80,10 @@ QRELS_COLUMNS = ("qid", "iter", "docno", "relevance")
 
 def detect_format(path: str | os.PathLike, given: str | None = None, *,
                   keyword: str = "format") -> str:
-    """The file format: ``given`` when set, else from the extension (``.gz`` looked through),
-    else sniffed from the first line (whitespace-separated without a header -> trec).
-    ``keyword``: the caller's parameter that gave ``given`` (named in the error)."""
+    """The file format: ``given`` when set, else from the extension (a compression ending
+    such as ``.gz`` looked through), else sniffed from the data: Parquet's magic bytes, or the
+    first line (whitespace-separated without a header -> trec). ``keyword``: the caller's
+    parameter that gave ``given`` (named in the error)."""
     p = os.fspath(path)
     if given is not None:
         fmt = given.lower()
@@ -83,14 +91,14 @@ def detect_format(path: str | os.PathLike, given: str | None = None, *,
             raise InputError(f"{p}: unknown format {keyword}={given!r}; choose one of "
                              f"{list(FORMATS)}.")
         return fmt
-    name = p.lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
-    ext = os.path.splitext(name)[1]
+    ext = os.path.splitext(strip_compression_suffix(p).lower())[1]
     if ext in _EXT:
         return _EXT[ext]
-    first = _first_line(p)
-    if first is not None:
+    src = open_source(p)
+    if src.peek(4) == _PARQUET_MAGIC:
+        return "parquet"
+    first = _first_line(src)
+    if first:
         parts = trec_fields(first)
         if "," not in first and "\t" not in first.strip() and len(parts) in (4, 6) or (
                 len(parts) >= 6 and parts[1] in ("Q0", "q0")):
@@ -107,27 +115,42 @@ def detect_format(path: str | os.PathLike, given: str | None = None, *,
     )
 
 
-def _first_line(path: str) -> str | None:
-    try:
-        with _open_text(path) as fh:
-            return fh.readline()
-    except (OSError, UnicodeDecodeError, EOFError):
-        return None
+_PARQUET_MAGIC = b"PAR1"
 
 
-def _open_text(path: str) -> io.TextIOBase:
-    with open(path, "rb") as fh:
-        magic = fh.read(2)
-    if magic == b"\x1f\x8b":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8-sig")
-    return open(path, encoding="utf-8-sig")  # noqa: SIM115  (a leading BOM is not data)
+def _first_line(source: Source | str) -> str | None:
+    """The first line of a file's text (its first 64 KiB at most, a BOM dropped); None when
+    it is not UTF-8 text."""
+    head = _src(source).peek()
+    end = head.find(b"\n")
+    line = head if end < 0 else head[:end + 1]
+    for trim in range(4 if end < 0 else 1):  # a peek may cut a character in two
+        try:
+            return line[:len(line) - trim].decode("utf-8-sig")
+        except UnicodeDecodeError:
+            continue
+    return None
 
 
-def _check_exists(path: str, role: str) -> None:
-    if not os.path.exists(path):
-        raise InputError(f"{role} file {path!r} does not exist; check the path.")
-    if os.path.isdir(path):
-        raise InputError(f"{role} file {path!r} is a directory; pass a file.")
+def _src(source: Source | str | os.PathLike, role: str = "input") -> Source:
+    return source if isinstance(source, Source) else open_source(source, role)
+
+
+def _open_text(source: Source | str, *, once: bool = False) -> io.TextIOBase:
+    """The data of a source as text (a leading BOM is not data); ``once``: one pass."""
+    src = _src(source)
+    return io.TextIOWrapper(src.stream() if once else src.open(), encoding="utf-8-sig",
+                            newline=None)
+
+
+def _check_exists(path: str, role: str) -> Source:
+    """The checked source of an input path (see :func:`receval.io.source.check_path`)."""
+    return open_source(path, role)
+
+
+def _empty_file(src: Source) -> InputError:
+    return InputError(f"{src.path}: the {src.role} file is empty (0 bytes of data); check the "
+                      "file (or the path).")
 
 
 # ---- TREC ---------------------------------------------------------------------------------
@@ -157,9 +180,11 @@ def trec_fields(line: str) -> list[str]:
     return _TREC_SEP.split(line) if line else []
 
 
-def _read_lines(path: str) -> list[str]:
+def _read_lines(source: Source | str) -> list[str]:
+    src = _src(source)
+    path = src.path
     try:
-        with _open_text(path) as fh:
+        with _open_text(src) as fh:
             # universal newlines: \n, \r\n and \r end a line, as in pandas' C parser; no other
             # character does (str.splitlines would also split on U+0085, U+2028, \x0c, ...)
             return fh.read().split("\n")
@@ -203,12 +228,15 @@ _ORDINAL = ("1st", "2nd", "3rd", "4th", "5th", "6th")
 
 
 def _read_trec(path: str | os.PathLike, role: str, spec: _TrecLayout) -> Any:
-    p = os.fspath(path)
-    _check_exists(p, role)
-    fast = _fast_trec(p, spec)
-    if fast is not None:
-        return fast
-    return _parse_trec_lines(_read_lines(p), p, spec)
+    src = open_source(path, role)
+    try:
+        with src.native() as source:
+            fast = _fast_trec(source, spec)
+        if fast is not None:
+            return fast
+        return _parse_trec_lines(_read_lines(src), src.path, spec)
+    finally:
+        src.done()
 
 
 def read_trec_run(path: str | os.PathLike) -> Any:
@@ -231,14 +259,16 @@ def read_trec_qrels(path: str | os.PathLike) -> Any:
     return _read_trec(path, "qrels", _QRELS)
 
 
-def _iter_trec(path: str, spec: _TrecLayout, chunk_lines: int) -> Iterator[Any]:
+def _iter_trec(source: Source | str, spec: _TrecLayout, chunk_lines: int) -> Iterator[Any]:
     """A TREC file as pandas frames of about ``chunk_lines`` lines each (bounded memory), read
     by the same two readers as :func:`read_trec_run` / :func:`read_trec_qrels`."""
     import itertools
 
+    src = _src(source, "run")
+    path = src.path
     first = 1
     try:
-        with _open_text(path) as fh:
+        with _open_text(src, once=True) as fh:
             while True:
                 lines = list(itertools.islice(fh, chunk_lines))
                 if not lines:
@@ -252,7 +282,7 @@ def _iter_trec(path: str, spec: _TrecLayout, chunk_lines: int) -> Iterator[Any]:
         raise InputError(f"{path}: not UTF-8 text ({exc}); convert the file to UTF-8.") from None
 
 
-def _iter_trec_arrow(path: str, spec: _TrecLayout, chunk_lines: int,
+def _iter_trec_arrow(source: Source | str, spec: _TrecLayout, chunk_lines: int,
                      keep: tuple[str, ...] | None = None, *,
                      chunk_bytes: int | None = None) -> Iterator[Any]:
     """A TREC run as pyarrow Tables of at most about ``chunk_lines`` lines: each chunk of
@@ -263,10 +293,11 @@ def _iter_trec_arrow(path: str, spec: _TrecLayout, chunk_lines: int,
     split on runs of spaces and tabs and report errors by line; their rows are converted to the
     same schema. ``keep``: the columns returned (default all; every field is still checked).
     ``chunk_bytes``: the size of the buffer (default: from ``chunk_lines``)."""
-    parser = _ArrowTrecParser(path, spec, keep)
+    src = _src(source, "run")
+    parser = _ArrowTrecParser(src.path, spec, keep)
     size = chunk_bytes or _trec_chunk_bytes(chunk_lines)
     first = 1
-    with (gzip.open if _is_gzip(path) else open)(path, "rb") as fh:
+    with src.stream() as fh:
         for chunk in _line_chunks(fh, size):
             table, lines = parser.parse(chunk, first)
             parser.pa.default_memory_pool().release_unused()  # the parser's scratch memory
@@ -403,12 +434,11 @@ def _fast_trec(source: Any, spec: _TrecLayout) -> Any:
     names = spec.names
     numeric = spec.numeric
     dtypes = {n: numeric.get(n, object) for n in names}
-    compression = "gzip" if isinstance(source, str) and _is_gzip(source) else None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # e.g. extra fields: leave them to the line reader
             df = pd.read_csv(source, sep=r"\s+", header=None, names=list(names), dtype=dtypes,
-                             engine="c", compression=compression, quoting=csv.QUOTE_NONE,
+                             engine="c", quoting=csv.QUOTE_NONE,
                              na_filter=False, skip_blank_lines=True, index_col=False)
     except Exception:  # malformed or unusual lines: fall back
         return None
@@ -420,11 +450,6 @@ def _fast_trec(source: Any, spec: _TrecLayout) -> Any:
         if n not in numeric:
             df[n] = df[n].astype(object)
     return df
-
-
-def _is_gzip(path: str) -> bool:
-    with open(path, "rb") as fh:
-        return fh.read(2) == b"\x1f\x8b"
 
 
 def _floats(texts: tuple, path: str, lineno: list[int], what: str) -> np.ndarray:
@@ -457,7 +482,7 @@ def _ints(texts: tuple, path: str, lineno: list[int], what: str) -> np.ndarray:
 
 
 # ---- tabular ------------------------------------------------------------------------------
-def text_id_columns(path: str, fmt: str,
+def text_id_columns(path: str | Source, fmt: str,
                     given: tuple[str | None, ...] = ()) -> tuple[list[str], list[str]]:
     """``(header, id_columns)`` of a CSV / TSV file: its column names, and those to read as
     strings: the ``given`` names and every column named like a user or item id
@@ -482,43 +507,90 @@ def text_id_columns(path: str, fmt: str,
     return header, [n for n in header if n in given or n.lower() in wanted]
 
 
-def _csv_convert(path: str, fmt: str, ids: tuple[str | None, ...]) -> Any:
+def _csv_convert(src: Source | str, fmt: str, ids: tuple[str | None, ...]) -> Any:
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    names = text_id_columns(path, fmt, ids)[1]
+    names = text_id_columns(src, fmt, ids)[1]
     return pcsv.ConvertOptions(column_types=dict.fromkeys(names, pa.string()))
 
 
-def _read_table(path: str, fmt: str, role: str, ids: tuple[str | None, ...] = ()) -> Any:
-    """A CSV / TSV / Parquet / JSONL file as a pyarrow Table (pandas for JSONL fallback)."""
-    _check_exists(path, role)
+# pyarrow reads CSV and JSON in blocks that must hold a whole row: a longer row (one 3 MB
+# field) is read again with blocks 8 times larger, up to this size
+_FIRST_BLOCK, _LAST_BLOCK = 1 << 20, 1 << 30
+
+
+def _straddles(exc: BaseException) -> bool:
+    """pyarrow's error for a row longer than its block."""
+    return "straddl" in str(exc)
+
+
+def _row_too_long(src: Source, block: int) -> InputError:
+    return InputError(
+        f"{src.path}: a row is longer than the {block:,} bytes read at a time, and the "
+        f"{src.role} file cannot be read again from its start (a pipe); write it to a file "
+        "first."
+    )
+
+
+def _arrow_read(src: Source, read: Any) -> Any:
+    """``read(source, block_size)``, again with larger blocks while a row straddles two."""
+    block = _FIRST_BLOCK
+    while True:
+        try:
+            with src.native() as source:
+                return read(source, block)
+        except Exception as exc:
+            if not _straddles(exc) or block >= _LAST_BLOCK:
+                raise
+            block *= 8
+
+
+def _read_table(path: str | Source, fmt: str, role: str,
+                ids: tuple[str | None, ...] = ()) -> Any:
+    """A CSV / TSV / Parquet / JSONL file as a pyarrow Table (pandas without pyarrow)."""
+    src = _src(path, role)
+    try:
+        return _read_source(src, fmt, ids)
+    finally:
+        src.done()
+
+
+def _read_source(src: Source, fmt: str, ids: tuple[str | None, ...]) -> Any:
+    if src.empty:
+        raise _empty_file(src)
     try:
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
-            return pq.read_table(path)
+            with src.native() as source:
+                return pq.read_table(source)
         if fmt in ("csv", "tsv"):
             import pyarrow.csv as pcsv
 
             parse = pcsv.ParseOptions(delimiter="," if fmt == "csv" else "\t")
-            return pcsv.read_csv(path, parse_options=parse,
-                                 convert_options=_csv_convert(path, fmt, ids))
+            convert = _csv_convert(src, fmt, ids)
+            return _arrow_read(src, lambda source, block: pcsv.read_csv(
+                source, parse_options=parse, convert_options=convert,
+                read_options=pcsv.ReadOptions(block_size=block)))
         if fmt == "jsonl":
             import pyarrow.json as pj
 
-            return pj.read_json(path)
+            return _arrow_read(src, lambda source, block: pj.read_json(
+                source, read_options=pj.ReadOptions(block_size=block)))
     except ImportError:
-        return _read_table_pandas(path, fmt, ids)
+        return _read_table_pandas(src, fmt, ids)
     except InputError:
         raise
     except Exception as exc:  # pyarrow raises ArrowInvalid / ArrowTypeError / OSError
-        msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(
-            f"{path}: cannot read it as {fmt}: {msg}. Check the file, or pass the right "
-            f"--{role}-format."
-        ) from None
-    raise InputError(f"{path}: unsupported format {fmt!r}.")
+        raise _unreadable(src, fmt, exc) from None
+    raise InputError(f"{src.path}: unsupported format {fmt!r}.")
+
+
+def _unreadable(src: Source, fmt: str, exc: BaseException) -> InputError:
+    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return InputError(f"{src.path}: cannot read it as {fmt}: {msg}. Check the file, or pass "
+                      "the right format=.")
 
 
 # pandas' default missing-value texts, applied to value columns only (in id columns they are ids)
@@ -526,22 +598,26 @@ _NA_TEXTS = ["", "NA", "N/A", "NaN", "nan", "-NaN", "-nan", "NULL", "null", "Non
              "<NA>", "#NA", "-1.#IND", "-1.#QNAN", "1.#IND", "1.#QNAN"]
 
 
-def _read_table_pandas(path: str, fmt: str, ids: tuple[str | None, ...] = ()) -> Any:
+def _read_table_pandas(path: str | Source, fmt: str, ids: tuple[str | None, ...] = ()) -> Any:
     import pandas as pd
 
+    src = _src(path)
     if fmt == "parquet":
         try:
-            return pd.read_parquet(path)  # fastparquet, if that is what is installed
+            with src.native() as source:  # fastparquet, if that is what is installed
+                return pd.read_parquet(source)
         except ImportError:
             require("pyarrow", "arrow")
             raise
     if fmt == "jsonl":
-        return pd.read_json(path, lines=True)
+        with src.native() as source:
+            return pd.read_json(source, lines=True)
     # as pyarrow reads it: id columns are strings, kept as written ("NA" and "" are ids there)
-    header, id_cols = text_id_columns(path, fmt, ids)
-    return pd.read_csv(path, sep="," if fmt == "csv" else "\t",
-                       dtype=dict.fromkeys(id_cols, str), keep_default_na=False,
-                       na_values={n: _NA_TEXTS for n in header if n not in id_cols})
+    header, id_cols = text_id_columns(src, fmt, ids)
+    with src.native() as source:
+        return pd.read_csv(source, sep="," if fmt == "csv" else "\t",
+                           dtype=dict.fromkeys(id_cols, str), keep_default_na=False,
+                           na_values={n: _NA_TEXTS for n in header if n not in id_cols})
 
 
 def _rename(table: Any, mapping: dict[str, str | None], path: str) -> Any:
@@ -574,12 +650,12 @@ def read_run(path: str | os.PathLike, *, format: str | None = None, user_col: st
     ``user_col`` / ``item_col`` / ``score_col`` / ``rank_col`` rename those columns to ``user``,
     ``item``, ``score``, ``rank`` so that :func:`receval.evaluate` finds them.
     """
-    p = os.fspath(path)
-    _check_exists(p, "run")
+    src = open_source(path, "run")
+    p = src.path
     fmt = detect_format(p, format)
     if fmt == "trec":
         return _mark(read_trec_run(p), fmt)
-    table = _read_table(p, fmt, "run", (user_col, item_col))
+    table = _read_table(src, fmt, "run", (user_col, item_col))
     return _mark(_rename(table, {"user": user_col, "item": item_col, "score": score_col,
                                  "rank": rank_col}, p), fmt)
 
@@ -588,12 +664,12 @@ def read_truth(path: str | os.PathLike, *, format: str | None = None,
                user_col: str | None = None, item_col: str | None = None,
                rel_col: str | None = None) -> Any:
     """Read a truth file (TREC qrels or a table with user, item[, relevance] columns)."""
-    p = os.fspath(path)
-    _check_exists(p, "truth")
+    src = open_source(path, "truth")
+    p = src.path
     fmt = detect_format(p, format)
     if fmt == "trec":
         return _mark(read_trec_qrels(p), fmt)
-    table = _read_table(p, fmt, "truth", (user_col, item_col))
+    table = _read_table(src, fmt, "truth", (user_col, item_col))
     return _mark(_rename(table, {"user": user_col, "item": item_col, "relevance": rel_col}, p),
                  fmt)
 
@@ -733,12 +809,20 @@ def _write_lines(path: str, lines: Iterator[str]) -> None:
 
 
 # ---- streaming ----------------------------------------------------------------------------
-def count_rows(path: str, fmt: str) -> int | None:
-    """Rows in a Parquet file (from metadata); None for other formats."""
-    if fmt == "parquet":
-        pq = require("pyarrow.parquet", "arrow")
-        return pq.ParquetFile(path).metadata.num_rows
-    return None
+def count_rows(path: str | os.PathLike, fmt: str, *, role: str = "run") -> int | None:
+    """Rows in a Parquet file (from its metadata); None for other formats. A FIFO is read
+    once (and kept for the reader that follows)."""
+    if fmt != "parquet":
+        return None
+    pq = require("pyarrow.parquet", "arrow")
+    src = open_source(path, role)
+    if src.empty:
+        raise _empty_file(src)
+    try:
+        with src.native() as source:
+            return pq.ParquetFile(source).metadata.num_rows
+    except Exception as exc:  # not Parquet: ArrowInvalid and the like
+        raise _unreadable(src, fmt, exc) from None
 
 
 def _has_pyarrow() -> bool:
@@ -749,53 +833,99 @@ def _has_pyarrow() -> bool:
     return True
 
 
-def _batches(path: str, fmt: str, batch_rows: int,
+def _stream_block(batch_rows: int) -> int:
+    """Bytes per block of the streaming CSV / JSONL readers: about ``batch_rows`` rows of ~16
+    bytes, between 4 KiB and 16 MiB (a longer row is read again with larger blocks)."""
+    return int(min(1 << 24, max(1 << 12, batch_rows * 16)))
+
+
+def _arrow_batches(src: Source, open_reader: Any, block: int) -> Iterator[Any]:
+    """The record batches of ``open_reader(source, block_size)``. A row longer than a block
+    restarts the reader with blocks 8 times larger, skipping the rows already given (a file
+    can be read again; a pipe cannot: refused naming it)."""
+    done = 0
+    while True:
+        reopen = src.regular
+        target = src.path if src.regular and src.compression is None else src.stream()
+        try:
+            skip = done
+            for batch in open_reader(target, block):
+                if skip >= len(batch):
+                    skip -= len(batch)
+                    continue
+                if skip:
+                    batch, skip = batch.slice(skip), 0
+                done += len(batch)
+                yield batch
+            return
+        except Exception as exc:
+            if not _straddles(exc):
+                raise
+            if not reopen or block >= _LAST_BLOCK:
+                raise _row_too_long(src, block) from None
+            block *= 8
+        finally:
+            if not isinstance(target, str):
+                target.close()
+
+
+def _batches(path: str | Source, fmt: str, batch_rows: int,
              ids: tuple[str | None, ...] = ()) -> Iterator[Any]:
     """The rows of a run file, in order, as pyarrow RecordBatches or pandas frames."""
+    from .frames import mark_text_columns
+
+    src = _src(path, "run")
     if fmt == "parquet":
         pq = require("pyarrow.parquet", "arrow")
         # pre_buffer=False: with it on, the reader keeps every row group it has read until the
         # file is closed, so memory grows with the file (1 GB more per 100M rows of 3 columns)
-        yield from pq.ParquetFile(path, pre_buffer=False).iter_batches(batch_size=batch_rows)
+        with src.native() as source:
+            yield from pq.ParquetFile(source, pre_buffer=False).iter_batches(
+                batch_size=batch_rows)
     elif fmt in ("csv", "tsv") and _has_pyarrow():
         import pyarrow.csv as pcsv
 
         parse = pcsv.ParseOptions(delimiter="," if fmt == "csv" else "\t")
-        # about batch_rows rows per batch (short rows are ~16 bytes)
-        read = pcsv.ReadOptions(block_size=int(min(1 << 24, max(1 << 12, batch_rows * 16))))
-        from .frames import mark_text_columns
-
-        for batch in pcsv.open_csv(path, parse_options=parse, read_options=read,
-                                   convert_options=_csv_convert(path, fmt, ids)):
+        convert = _csv_convert(src, fmt, ids)
+        for batch in _arrow_batches(src, lambda source, block: pcsv.open_csv(
+                source, parse_options=parse, convert_options=convert,
+                read_options=pcsv.ReadOptions(block_size=block)), _stream_block(batch_rows)):
             yield mark_text_columns(batch)
     elif fmt in ("csv", "tsv"):
         import pandas as pd
 
-        from .frames import mark_text_columns
-
-        header, id_cols = text_id_columns(path, fmt, ids)
-        with pd.read_csv(path, sep="," if fmt == "csv" else "\t", chunksize=batch_rows,
-                         dtype=dict.fromkeys(id_cols, str), keep_default_na=False,
-                         na_values={n: _NA_TEXTS for n in header if n not in id_cols}) as chunks:
+        header, id_cols = text_id_columns(src, fmt, ids)
+        with src.stream() as fh, pd.read_csv(
+                fh, sep="," if fmt == "csv" else "\t", chunksize=batch_rows,
+                dtype=dict.fromkeys(id_cols, str), keep_default_na=False,
+                na_values={n: _NA_TEXTS for n in header if n not in id_cols}) as chunks:
             for chunk in chunks:  # closed even when the caller stops early (an error)
                 yield mark_text_columns(chunk, id_cols)
-    elif fmt == "trec":
-        from .frames import mark_text_columns
+    elif fmt == "jsonl" and _has_pyarrow():
+        import pyarrow.json as pj
 
+        yield from _arrow_batches(src, lambda source, block: pj.open_json(
+            source, read_options=pj.ReadOptions(block_size=block)), _stream_block(batch_rows))
+    elif fmt == "jsonl":
+        import pandas as pd
+
+        with src.stream() as fh, pd.read_json(fh, lines=True, chunksize=batch_rows) as chunks:
+            yield from chunks
+    elif fmt == "trec":
         # the run tag and the Q0 field are not evaluated: not kept (every field still checked)
-        chunks = _iter_trec_arrow(path, _RUN, batch_rows, ("qid", "docno", "rank", "score")) \
+        chunks = _iter_trec_arrow(src, _RUN, batch_rows, ("qid", "docno", "rank", "score")) \
             if _has_pyarrow() \
-            else _iter_trec(path, _RUN, batch_rows)
+            else _iter_trec(src, _RUN, batch_rows)
         for chunk in chunks:
             yield mark_text_columns(chunk, ["qid", "docno"])
     else:
-        raise _not_streamable(path, fmt)
+        raise _not_streamable(src.path, fmt)
 
 
 def _not_streamable(path: str, fmt: str) -> InputError:
     return InputError(
-        f"{path}: streaming reads Parquet, CSV, TSV or TREC run files; convert the {fmt} "
-        f"file, or {IN_MEMORY}."
+        f"{path}: streaming reads Parquet, CSV, TSV, JSON Lines or TREC run files; convert the "
+        f"{fmt} file, or {IN_MEMORY}."
     )
 
 
@@ -889,8 +1019,8 @@ def iter_blocks(path: str | os.PathLike, *, format: str | None = None,
                 user_col: str | None = None, block_rows: int = 1_000_000,
                 item_col: str | None = None) -> Iterator[Any]:
     """Yield blocks of about ``block_rows`` rows, each holding whole users: pyarrow Tables
-    (Parquet, CSV, TSV and TREC runs when pyarrow is installed) or pandas frames (without
-    pyarrow).
+    (Parquet, CSV, TSV, JSON Lines and TREC runs when pyarrow is installed) or pandas frames
+    (without pyarrow).
 
     The rows of one user must be contiguous in the file (grouped by user): the first user that
     comes back after other users' rows raises :class:`~receval.errors.InputError` naming the user
@@ -899,16 +1029,28 @@ def iter_blocks(path: str | os.PathLike, *, format: str | None = None,
     raises, as the in-memory readers' callers do. ``user_col``: default, the first of the usual
     names (``user``, ``user_id``, ``qid``, ...) in the file.
     """
-    p = os.fspath(path)
-    _check_exists(p, "run")
+    src = open_source(path, "run")
+    p = src.path
     fmt = detect_format(p, format)
     if block_rows <= 0:
         raise InputError(f"block_rows must be a positive number of rows, got {block_rows}.")
+    if fmt != "trec" and src.empty:  # an empty TREC file is a file of no rows (below)
+        raise _empty_file(src)
+    try:
+        yield from _user_blocks(src, fmt, user_col, item_col, block_rows)
+    finally:
+        src.done()
+
+
+def _user_blocks(src: Source, fmt: str, user_col: str | None, item_col: str | None,
+                 block_rows: int) -> Iterator[Any]:
+    """The blocks of :func:`iter_blocks`."""
+    p = src.path
     pending: list[Any] = []
     n_pending = 0
     order: _UserOrder | None = None
     try:
-        for batch in _batches(p, fmt, min(block_rows, 1 << 20), (user_col, item_col)):
+        for batch in _batches(src, fmt, min(block_rows, 1 << 20), (user_col, item_col)):
             if len(batch) == 0:
                 continue
             if order is None:
@@ -974,16 +1116,40 @@ def _guess_user(names: list[str], path: str) -> str:
                      "column>.")
 
 
-def guess_user_col(path: str, fmt: str) -> str:
+def guess_user_col(path: str | os.PathLike, fmt: str) -> str:
     """The user column of a run file, by the same names :mod:`receval.io.frames` tries."""
     if fmt == "trec":
         return "qid"
-    if fmt not in ("csv", "tsv", "parquet"):
-        raise _not_streamable(path, fmt)
+    if fmt not in ("csv", "tsv", "parquet", "jsonl"):
+        raise _not_streamable(os.fspath(path), fmt)
+    src = open_source(path, "run")
+    if src.empty:
+        raise _empty_file(src)
     if fmt == "parquet":
         pq = require("pyarrow.parquet", "arrow")
-        names = pq.ParquetFile(path).schema_arrow.names
+        try:
+            with src.native() as source:
+                names = pq.ParquetFile(source).schema_arrow.names
+        except Exception as exc:  # not Parquet
+            raise _unreadable(src, fmt, exc) from None
+    elif fmt == "jsonl":
+        names = _json_keys(src)
     else:
-        first = _first_line(path) or ""
-        names = [n.strip().strip('"') for n in first.split("," if fmt == "csv" else "\t")]
-    return _guess_user(names, path)
+        names = text_id_columns(src, fmt)[0]
+    return _guess_user(names, src.path)
+
+
+def _json_keys(src: Source) -> list[str]:
+    """The keys of the first object of a JSON Lines file."""
+    import json
+
+    first = (_first_line(src) or "").strip()
+    try:
+        obj = json.loads(first)
+    except ValueError as exc:
+        raise InputError(f"{src.path}: its first line is not a JSON object ({exc}); check "
+                         "the file, or pass the right format=.") from None
+    if not isinstance(obj, dict):
+        raise InputError(f"{src.path}: its first line is not a JSON object; check the file, "
+                         "or pass the right format=.")
+    return [str(k) for k in obj]
