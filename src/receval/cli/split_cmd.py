@@ -35,7 +35,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     from .common import add_debug_flags, add_force_flag, positive_int
 
-    p.add_argument("input", help="interaction file: .csv, .tsv, .parquet or .jsonl")
+    p.add_argument("input", help="interaction file: .csv, .tsv, .parquet or .jsonl "
+                   "(compressed or not)")
     p.add_argument("-o", "--output-dir", required=True, help="directory for the output files")
     p.add_argument("--method", choices=METHODS, default="random", help="split method (default: random)")
     m = p.add_argument_group("method options (each applies to the methods it names)")
@@ -120,25 +121,24 @@ def _method_options(args: argparse.Namespace) -> None:
             setattr(args, dest, default)
 
 
+def _kind(path: Path) -> str | None:
+    """The table format of a path by its name (a compression ending looked through)."""
+    from ..io.source import strip_compression_suffix
+
+    return _READERS.get(Path(strip_compression_suffix(path.name)).suffix.lower())
+
+
 def _read(path: Path) -> tuple[Any, str]:
-    import pandas as pd
-
+    """The interaction table and its format: by the name, else sniffed from the data (the
+    shared reader of :func:`receval.io.files.read_frame`)."""
     from ..errors import InputError
+    from ..io.files import detect_format, read_frame
 
-    kind = _READERS.get(path.suffix.lower())
-    if kind is None:
-        raise InputError(
-            f"cannot tell the format of {str(path)!r}; use a .csv, .tsv, .parquet or .jsonl file."
-        )
-    if not path.exists():
-        raise InputError(f"input file {str(path)!r} does not exist.")
-    if kind == "csv":
-        return pd.read_csv(path), kind
-    if kind == "tsv":
-        return pd.read_csv(path, sep="\t"), kind
-    if kind == "parquet":
-        return pd.read_parquet(path), kind
-    return pd.read_json(path, lines=True), kind
+    kind = _kind(path) or detect_format(path)
+    if kind not in _READERS.values():
+        raise InputError(f"{path}: the input file reads as {kind}; split reads CSV, TSV, "
+                         "Parquet or JSON Lines tables.")
+    return read_frame(path, format=kind, role="input"), kind
 
 
 def _write(df: Any, path: Path, kind: str) -> None:
@@ -221,7 +221,7 @@ def run(args: argparse.Namespace) -> int:
 
     _method_options(args)
     path = Path(args.input)
-    kind = _READERS.get(path.suffix.lower())
+    kind = _kind(path)
     if kind is not None:  # refuse before reading: an output over the input is a usage error
         protect_inputs(args, _outputs(args, args.format or kind), [str(path)])
     df, kind = _read(path)

@@ -620,6 +620,37 @@ def _read_table_pandas(path: str | Source, fmt: str, ids: tuple[str | None, ...]
                            na_values={n: _NA_TEXTS for n in header if n not in id_cols})
 
 
+def read_frame(path: str | os.PathLike, *, format: str | None = None, role: str = "input",
+               keyword: str = "format") -> Any:
+    """A CSV / TSV / Parquet / JSON Lines file as a pandas frame, read by pandas (its own
+    type inference: ids that look like numbers are numbers) through the same
+    :class:`~receval.io.source.Source` as every other reader: compression by magic bytes,
+    FIFOs read once, and an empty, missing or unreadable file refused naming it and ``role``.
+    ``format``: as :func:`detect_format` (``keyword`` names it in errors)."""
+    import pandas as pd
+
+    src = open_source(path, role)
+    fmt = detect_format(src.path, format, keyword=keyword)
+    if fmt == "trec":
+        raise InputError(f"{src.path}: the {role} file is read as a table (CSV, TSV, Parquet "
+                         f"or JSON Lines), not a TREC file; pass {keyword}= with one of those.")
+    if src.empty:
+        raise _empty_file(src)
+    try:
+        with src.native() as source:
+            if fmt == "parquet":
+                return pd.read_parquet(source)
+            if fmt == "jsonl":
+                return pd.read_json(source, lines=True)
+            return pd.read_csv(source, sep="," if fmt == "csv" else "\t")
+    except ImportError:
+        raise
+    except Exception as exc:  # pandas / pyarrow parse errors
+        raise _unreadable(src, fmt, exc) from None
+    finally:
+        src.done()
+
+
 def _rename(table: Any, mapping: dict[str, str | None], path: str) -> Any:
     """Rename user-given columns to canonical names (only those given)."""
     names = list(table.column_names) if hasattr(table, "column_names") else list(table.columns)

@@ -39,6 +39,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
     """
     target = os.path.realpath(os.fspath(path))
     folder, name = os.path.split(target)
+    _check_folder(os.fspath(path), folder or ".")
     fd, tmp = tempfile.mkstemp(prefix=".receval-", suffix="-" + name, dir=folder or ".")
     os.close(fd)
     try:
@@ -55,6 +56,19 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _check_folder(path: str, folder: str) -> None:
+    """Refuse an output whose folder is missing or not writable, naming the output itself
+    (not the temporary file next to it)."""
+    from ..errors import InputError
+
+    if not os.path.isdir(folder):
+        raise InputError(f"{path}: cannot write the output: its folder {folder!r} does not "
+                         "exist; create it first.")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f"{path}: cannot write the output: its folder {folder!r} is not "
+                         "writable.")
 
 
 def write_text(path: str | os.PathLike, text: str) -> None:
