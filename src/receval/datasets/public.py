@@ -11,6 +11,7 @@ Nothing here downloads anything: point the readers at the files you have.
 
 from __future__ import annotations
 
+import io
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, plain
+from ..io.source import Source, open_source, strip_compression_suffix
 
 #: File names of the MovieLens ratings, in the order a folder is searched.
 MOVIELENS_FILES = {"u.data": "100k", "ratings.dat": "1m", "ratings.csv": "csv"}
@@ -27,29 +29,39 @@ COLUMNS = ["user", "item", "rating", "timestamp"]
 _CSV_HEADER = ["userId", "movieId", "rating", "timestamp"]
 
 
-def _movielens_file(path: Path) -> tuple[Path, str]:
-    """The ratings file under ``path`` and its layout: ``100k``, ``1m`` or ``csv``."""
+#: The fields of each layout: (separator, number of fields split on it, the fields kept, how
+#: the line reads)
+_LAYOUTS = {
+    "100k": ("\t", 4, (0, 1, 2, 3), "user<TAB>item<TAB>rating<TAB>timestamp"),
+    # 'u::i::r::t' split on ':' gives u, '', i, '', r, '', t: the C parser, no regex
+    "1m": (":", 7, (0, 2, 4, 6), "user::item::rating::timestamp"),
+    "csv": (",", 4, (0, 1, 2, 3), "userId,movieId,rating,timestamp"),
+}
+
+
+def _movielens_file(path: Path) -> tuple[Source, str]:
+    """The ratings file under ``path`` (checked and opened once) and its layout: ``100k``,
+    ``1m`` or ``csv``."""
     if path.is_dir():
         for name, layout in MOVIELENS_FILES.items():
-            if (path / name).is_file():
-                return path / name, layout
+            if os.path.lexists(path / name):  # a broken link is reported, not passed over
+                return open_source(path / name, "ratings"), layout
         raise InputError(
             f"{path}: no MovieLens ratings file found in this folder; looked for "
             f"{', '.join(MOVIELENS_FILES)} (ml-100k, ml-1m / ml-10m, ml-latest / ml-20m / "
             "ml-25m). Pass the folder of the unpacked archive or the ratings file itself."
         )
-    if not path.is_file():
-        raise InputError(f"{path}: no such file or folder.")
-    if path.name in MOVIELENS_FILES:
-        return path, MOVIELENS_FILES[path.name]
-    with open(path, encoding="latin-1") as fh:  # sniff any other name from its first line
-        first = fh.readline()
+    src = open_source(path, "ratings")
+    name = strip_compression_suffix(path.name)
+    if name in MOVIELENS_FILES:
+        return src, MOVIELENS_FILES[name]
+    first = src.peek().split(b"\n", 1)[0].decode("latin-1")  # sniff any other name
     if "::" in first:
-        return path, "1m"
+        return src, "1m"
     if first.strip().split(",") == _CSV_HEADER:
-        return path, "csv"
+        return src, "csv"
     if len(first.rstrip("\r\n").split("\t")) == 4:
-        return path, "100k"
+        return src, "100k"
     raise InputError(
         f"{path}: not a MovieLens ratings file; its first line is {plain(first.strip()[:80])}. "
         "Expected 'user<TAB>item<TAB>rating<TAB>timestamp' (u.data), "
@@ -58,25 +70,73 @@ def _movielens_file(path: Path) -> tuple[Path, str]:
     )
 
 
-def _read_ratings(path: Path, layout: str) -> pd.DataFrame:
-    dtype = {"user": np.int64, "item": np.int64, "rating": np.float64, "timestamp": np.int64}
-    if layout == "100k":
-        return pd.read_csv(path, sep="\t", header=None, names=COLUMNS, dtype=dtype,
-                           engine="c")
-    if layout == "1m":
-        # 'u::i::r::t' split on ':' gives u, '', i, '', r, '', t: the C parser, no regex
-        df = pd.read_csv(path, sep=":", header=None, usecols=[0, 2, 4, 6], engine="c",
-                         dtype={0: np.int64, 2: np.int64, 4: np.float64, 6: np.int64})
-        df.columns = COLUMNS
-        return df
-    df = pd.read_csv(path, header=0, engine="c",
-                     dtype=dict(zip(_CSV_HEADER, dtype.values(), strict=True)))
-    if list(df.columns) != _CSV_HEADER:
-        raise InputError(
-            f"{path}: expected the header {','.join(_CSV_HEADER)}; got {','.join(df.columns)}."
-        )
+def _read_ratings(src: Source, layout: str) -> pd.DataFrame:
+    """The ratings, read by pandas' C parser with their final types; a file it cannot read
+    that way (a line with more or fewer fields, a value that is not a number, a rating that
+    is not finite) is read again as text to name the first bad line."""
+    sep, n, keep, _ = _LAYOUTS[layout]
+    header = 0 if layout == "csv" else None
+    if src.empty:
+        raise InputError(f"{src.path}: the ratings file is empty; check the file (or the "
+                         "path).")
+    if layout == "csv":
+        first = src.peek().split(b"\n", 1)[0].decode("latin-1").strip()
+        if first.split(",") != _CSV_HEADER:
+            raise InputError(f"{src.path}: expected the header {','.join(_CSV_HEADER)}; got "
+                             f"{plain(first[:80])}.")
+    types = dict(zip(keep, (np.int64, np.int64, np.float64, np.int64), strict=True))
+    gaps = {j: np.float64 for j in range(n) if j not in keep}  # '' between '::' -> NaN
+    try:
+        with src.native() as source:
+            df = pd.read_csv(source, sep=sep, header=header, names=list(range(n)),
+                             index_col=False, engine="c", dtype={**types, **gaps})
+        ok = np.isfinite(df[keep[2]].to_numpy()).all() and all(
+            df[j].isna().all() for j in gaps)
+    except (ValueError, pd.errors.ParserError, OverflowError):
+        ok = False
+    if not ok:
+        raise _bad_line(src, layout)
+    df = df[list(keep)]
     df.columns = COLUMNS
     return df
+
+
+def _bad_line(src: Source, layout: str) -> InputError:
+    """The error naming the first line of a ratings file that does not fit its layout."""
+    sep, n, keep, shape = _LAYOUTS[layout]
+    with src.native() as source:
+        text = io.TextIOWrapper(source, encoding="latin-1") if not isinstance(source, str) \
+            else open(source, encoding="latin-1")  # noqa: SIM115
+        with text:
+            lines = text.read().splitlines()
+    for i, line in enumerate(lines):
+        if layout == "csv" and i == 0 or not line.strip():
+            continue
+        fields = line.split(sep)
+        values = [fields[j] for j in keep] if len(fields) == n else []
+        why = _field_problem(fields, values, n, keep)
+        if why:
+            return InputError(
+                f"{src.path}, line {i + 1}: {why}; expected {shape!r} (MovieLens {layout}), "
+                f"got {plain(line[:120])}. Fix the line."
+            )
+    return InputError(f"{src.path}: cannot read it as MovieLens {layout} ratings "
+                      f"({shape!r}); check the file.")
+
+
+def _field_problem(fields: list[str], values: list[str], n: int,
+                   keep: tuple[int, ...]) -> str | None:
+    """Why one line's fields do not fit (None when they do)."""
+    if len(fields) != n or any(fields[j] for j in range(n) if j not in keep):
+        return f"{len([f for f in fields if f])} fields"
+    for name, text in zip(COLUMNS, values, strict=True):
+        try:
+            value = float(text) if name == "rating" else int(text)
+        except ValueError:
+            return f"{name} {text!r} is not {'a number' if name == 'rating' else 'an integer'}"
+        if name == "rating" and not np.isfinite(value):
+            return f"rating {text!r} is not a finite number"
+    return None
 
 
 def load_movielens(path: str | os.PathLike[str], *, datetime: bool = False) -> pd.DataFrame:
@@ -97,12 +157,11 @@ def load_movielens(path: str | os.PathLike[str], *, datetime: bool = False) -> p
     The frame feeds :mod:`receval.split` directly (``user_col="user"``, ``item_col="item"``,
     ``timestamp_col="timestamp"`` are its defaults).
     """
-    file, layout = _movielens_file(Path(path))
+    src, layout = _movielens_file(Path(path))
     try:
-        df = _read_ratings(file, layout)
-    except (ValueError, pd.errors.ParserError) as exc:
-        msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"{file}: cannot read it as MovieLens {layout} ratings: {msg}") from None
+        df = _read_ratings(src, layout)
+    finally:
+        src.done()
     if datetime:
         df["timestamp"] = pd.to_datetime(df["timestamp"], unit="s", utc=True)
     return df
@@ -131,9 +190,11 @@ _QRELS_HINTS = ("qrels", "qrel", "judgments", "judgements")
 
 
 def _run_files(folder: Path, skip: Path | None = None) -> list[Path]:
+    """Every entry of a folder but subfolders and hidden files: a broken link or a FIFO is
+    a run that its reader reports, never one passed over."""
     same = skip.resolve() if skip is not None else None
     files = sorted(p for p in folder.iterdir()
-                   if p.is_file() and not p.name.startswith(".") and p.resolve() != same)
+                   if not p.is_dir() and not p.name.startswith(".") and p.resolve() != same)
     if not files:
         raise InputError(f"{folder}: no run files in this folder.")
     return files
@@ -166,7 +227,7 @@ def load_trec(qrels: str | os.PathLike[str],
     if q.is_dir():
         if runs is not None:
             raise InputError(f"{q} is a folder: pass the qrels file, or the folder alone.")
-        found = sorted(p for p in q.iterdir() if p.is_file()
+        found = sorted(p for p in q.iterdir() if not p.is_dir()
                        and any(h in p.name.lower() for h in _QRELS_HINTS))
         if len(found) != 1:
             names = [p.name for p in found]
@@ -181,12 +242,8 @@ def load_trec(qrels: str | os.PathLike[str],
         run_paths = []
     else:
         r = Path(runs)
-        if r.is_dir():
-            run_paths = _run_files(r, q)  # the qrels file may sit among the runs
-        elif r.is_file():
-            run_paths = [r]
-        else:
-            raise InputError(f"{r}: no such run file or folder.")
+        # a path that is not a folder is a run file: its reader says what is wrong with it
+        run_paths = _run_files(r, q) if r.is_dir() else [r]
     table = read_trec_qrels(q)
     out: dict[str, pd.DataFrame] = {}
     for p in run_paths:
