@@ -103,12 +103,12 @@ def detect_format(path: str | os.PathLike, given: str | None = None, *,
         if "," not in first and "\t" not in first.strip() and len(parts) in (4, 6) or (
                 len(parts) >= 6 and parts[1] in ("Q0", "q0")):
             return "trec"
+        if first.lstrip().startswith("{"):  # before csv: an object holds commas
+            return "jsonl"
         if "\t" in first:
             return "tsv"
         if "," in first:
             return "csv"
-        if first.lstrip().startswith("{"):
-            return "jsonl"
     raise InputError(
         f"{p}: cannot tell the file format from its name; pass {keyword}= with one of "
         f"{list(FORMATS)}."
@@ -563,7 +563,7 @@ def _read_source(src: Source, fmt: str, ids: tuple[str | None, ...]) -> Any:
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
-            with src.native() as source:
+            with src.seekable() as source:
                 return pq.read_table(source)
         if fmt in ("csv", "tsv"):
             import pyarrow.csv as pcsv
@@ -604,7 +604,7 @@ def _read_table_pandas(path: str | Source, fmt: str, ids: tuple[str | None, ...]
     src = _src(path)
     if fmt == "parquet":
         try:
-            with src.native() as source:  # fastparquet, if that is what is installed
+            with src.seekable() as source:  # fastparquet, if that is what is installed
                 return pd.read_parquet(source)
         except ImportError:
             require("pyarrow", "arrow")
@@ -621,12 +621,13 @@ def _read_table_pandas(path: str | Source, fmt: str, ids: tuple[str | None, ...]
 
 
 def read_frame(path: str | os.PathLike, *, format: str | None = None, role: str = "input",
-               keyword: str = "format") -> Any:
+               keyword: str = "format", dtype: dict[str, Any] | None = None) -> Any:
     """A CSV / TSV / Parquet / JSON Lines file as a pandas frame, read by pandas (its own
     type inference: ids that look like numbers are numbers) through the same
     :class:`~receval.io.source.Source` as every other reader: compression by magic bytes,
     FIFOs read once, and an empty, missing or unreadable file refused naming it and ``role``.
-    ``format``: as :func:`detect_format` (``keyword`` names it in errors)."""
+    ``format``: as :func:`detect_format` (``keyword`` names it in errors); ``dtype``: column
+    types for pandas' CSV / TSV / JSON readers."""
     import pandas as pd
 
     src = open_source(path, role)
@@ -637,12 +638,12 @@ def read_frame(path: str | os.PathLike, *, format: str | None = None, role: str 
     if src.empty:
         raise _empty_file(src)
     try:
-        with src.native() as source:
+        with src.seekable() if fmt == "parquet" else src.native() as source:
             if fmt == "parquet":
                 return pd.read_parquet(source)
             if fmt == "jsonl":
-                return pd.read_json(source, lines=True)
-            return pd.read_csv(source, sep="," if fmt == "csv" else "\t")
+                return pd.read_json(source, lines=True, dtype=dtype)
+            return pd.read_csv(source, sep="," if fmt == "csv" else "\t", dtype=dtype)
     except ImportError:
         raise
     except Exception as exc:  # pandas / pyarrow parse errors
@@ -850,7 +851,7 @@ def count_rows(path: str | os.PathLike, fmt: str, *, role: str = "run") -> int |
     if src.empty:
         raise _empty_file(src)
     try:
-        with src.native() as source:
+        with src.seekable() as source:
             return pq.ParquetFile(source).metadata.num_rows
     except Exception as exc:  # not Parquet: ArrowInvalid and the like
         raise _unreadable(src, fmt, exc) from None
@@ -910,7 +911,7 @@ def _batches(path: str | Source, fmt: str, batch_rows: int,
         pq = require("pyarrow.parquet", "arrow")
         # pre_buffer=False: with it on, the reader keeps every row group it has read until the
         # file is closed, so memory grows with the file (1 GB more per 100M rows of 3 columns)
-        with src.native() as source:
+        with src.seekable() as source:
             yield from pq.ParquetFile(source, pre_buffer=False).iter_batches(
                 batch_size=batch_rows)
     elif fmt in ("csv", "tsv") and _has_pyarrow():
@@ -1159,7 +1160,7 @@ def guess_user_col(path: str | os.PathLike, fmt: str) -> str:
     if fmt == "parquet":
         pq = require("pyarrow.parquet", "arrow")
         try:
-            with src.native() as source:
+            with src.seekable() as source:
                 names = pq.ParquetFile(source).schema_arrow.names
         except Exception as exc:  # not Parquet
             raise _unreadable(src, fmt, exc) from None

@@ -235,6 +235,16 @@ class Source:
         with self.open() as fh:
             yield fh
 
+    @contextlib.contextmanager
+    def seekable(self) -> Iterator[Any]:
+        """As :meth:`native`, for readers that seek (Parquet keeps its metadata at the end):
+        compressed data or a pipe is held in memory."""
+        if self._pipe is None and self.compression is None:
+            yield self.path
+            return
+        with io.BytesIO(self.read_bytes()) as fh:
+            yield fh
+
     def read_bytes(self) -> bytes:
         """All the data (decompressed)."""
         with self.open() as fh:
