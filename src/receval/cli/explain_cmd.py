@@ -32,8 +32,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "explain", help="show how one metric value is made for one user, position by position",
         description="Recompute one metric for one user in plain steps: the list in tie-policy "
                     "order with relevance, gain, discount, contribution and running sum; the "
-                    "ideal list and its DCG; P@k at each hit for AP; the first hit for MRR. The "
-                    "result is checked against receval's evaluate (both shown if they differ).",
+                    "ideal list and its DCG; P@k at each hit for AP; the first hit for MRR (each "
+                    "metric shows its own steps; one without a rule shows its list and "
+                    "receval's value). The result is checked against receval's evaluate (both "
+                    "shown if they differ).",
         epilog=example_epilog(EXAMPLES), formatter_class=Formatter,
     )
     p.add_argument("metric", help="metric key in any style: ndcg@10, AP, RR@10, ndcg_cut.10")
