@@ -132,9 +132,10 @@ def explain(metric: str, run: Any, truth: Any, user: Any, *, user_col: str | Non
     ``run`` and ``truth`` are any containers :func:`receval.evaluate` accepts; ``user`` is matched
     by value, or by its text (``"42"`` finds the integer id 42). Policies, the optional inputs
     (``train``, ``item_features``, ``catalog``) and options (``baseline_run``,
-    ``propensities``, ...) are those of :func:`receval.evaluate`. The run-comparison metrics
-    (overlap, rbo, kendall_tau, unexpectedness) show both lists and the computation; other
-    metrics outside the ranking kernel show the user's list and receval's value.
+    ``propensities``, ...) are those of :func:`receval.evaluate`. A metric whose definition
+    carries an ``explain`` hook shows its own steps (every metric of the ranking kernel; the
+    run-comparison metrics show both lists); any other metric shows the user's list and
+    receval's value. The engine's empty-truth rule is applied here, not by the hooks.
     """
     from .engines.plugins import OPTION_NAMES
     from .io.frames import column_values, read_columns

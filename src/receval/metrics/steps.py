@@ -108,9 +108,9 @@ class Positions:
         return Steps(self.columns, self.rows, self.steps, float(value), **extra)
 
 
-def ratio(num_: float, den: float, empty: float = 0.0) -> float:
-    """``num_ / den``, or ``empty`` when the denominator is 0."""
-    return num_ / den if den else empty
+def ratio(numerator: float, denominator: float, empty: float = 0.0) -> float:
+    """``numerator / denominator``, or ``empty`` when the denominator is 0."""
+    return numerator / denominator if denominator else empty
 
 
 __all__ = ["POSITIVE", "Positions", "Steps", "UserList", "num", "ratio", "threshold"]
