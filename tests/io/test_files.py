@@ -170,5 +170,8 @@ def test_column_mapping_and_bad_column(tmp_path):
 def test_unreadable_parquet_names_the_file(tmp_path):
     p = tmp_path / "broken.parquet"
     p.write_text("not parquet")
+    with pytest.raises(InputError, match="broken.parquet: the run file is not Parquet"):
+        read_run(p)
+    p.write_bytes(b"PAR1 cut short")  # the magic bytes, then no footer
     with pytest.raises(InputError, match="broken.parquet: cannot read it as parquet"):
         read_run(p)

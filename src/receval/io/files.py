@@ -148,6 +148,17 @@ def _check_exists(path: str, role: str) -> Source:
     return open_source(path, role)
 
 
+def _check_data(src: Source, fmt: str, keyword: str = "format") -> None:
+    """Refuse a file without data, or a Parquet file without Parquet's magic bytes, naming
+    it: one check for every reader, whatever it would raise on its own."""
+    if src.empty:
+        raise _empty_file(src)
+    if fmt == "parquet" and src.peek(4) != _PARQUET_MAGIC:
+        raise InputError(f"{src.path}: the {src.role} file is not Parquet (it does not start "
+                         f"with Parquet's magic bytes PAR1); check the file, or pass the "
+                         f"right {keyword}=.")
+
+
 def _empty_file(src: Source) -> InputError:
     return InputError(f"{src.path}: the {src.role} file is empty (0 bytes of data); check the "
                       "file (or the path).")
@@ -547,18 +558,18 @@ def _arrow_read(src: Source, read: Any) -> Any:
 
 
 def _read_table(path: str | Source, fmt: str, role: str,
-                ids: tuple[str | None, ...] = ()) -> Any:
+                ids: tuple[str | None, ...] = (), keyword: str = "format") -> Any:
     """A CSV / TSV / Parquet / JSONL file as a pyarrow Table (pandas without pyarrow)."""
     src = _src(path, role)
     try:
-        return _read_source(src, fmt, ids)
+        return _read_source(src, fmt, ids, keyword)
     finally:
         src.done()
 
 
-def _read_source(src: Source, fmt: str, ids: tuple[str | None, ...]) -> Any:
-    if src.empty:
-        raise _empty_file(src)
+def _read_source(src: Source, fmt: str, ids: tuple[str | None, ...],
+                 keyword: str = "format") -> Any:
+    _check_data(src, fmt, keyword)
     try:
         if fmt == "parquet":
             import pyarrow.parquet as pq
@@ -583,14 +594,15 @@ def _read_source(src: Source, fmt: str, ids: tuple[str | None, ...]) -> Any:
     except InputError:
         raise
     except Exception as exc:  # pyarrow raises ArrowInvalid / ArrowTypeError / OSError
-        raise _unreadable(src, fmt, exc) from None
+        raise _unreadable(src, fmt, exc, keyword) from None
     raise InputError(f"{src.path}: unsupported format {fmt!r}.")
 
 
-def _unreadable(src: Source, fmt: str, exc: BaseException) -> InputError:
+def _unreadable(src: Source, fmt: str, exc: BaseException,
+                keyword: str = "format") -> InputError:
     msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return InputError(f"{src.path}: cannot read it as {fmt}: {msg}. Check the file, or pass "
-                      "the right format=.")
+    return InputError(f"{src.path}: cannot read it as {fmt}: {msg.rstrip('.')}. Check the "
+                      f"file, or pass the right {keyword}=.")
 
 
 # pandas' default missing-value texts, applied to value columns only (in id columns they are ids)
@@ -635,8 +647,7 @@ def read_frame(path: str | os.PathLike, *, format: str | None = None, role: str 
     if fmt == "trec":
         raise InputError(f"{src.path}: the {role} file is read as a table (CSV, TSV, Parquet "
                          f"or JSON Lines), not a TREC file; pass {keyword}= with one of those.")
-    if src.empty:
-        raise _empty_file(src)
+    _check_data(src, fmt, keyword)
     try:
         with src.seekable() if fmt == "parquet" else src.native() as source:
             if fmt == "parquet":
@@ -647,7 +658,7 @@ def read_frame(path: str | os.PathLike, *, format: str | None = None, role: str 
     except ImportError:
         raise
     except Exception as exc:  # pandas / pyarrow parse errors
-        raise _unreadable(src, fmt, exc) from None
+        raise _unreadable(src, fmt, exc, keyword) from None
     finally:
         src.done()
 
@@ -676,32 +687,34 @@ def _rename(table: Any, mapping: dict[str, str | None], path: str) -> Any:
 
 def read_run(path: str | os.PathLike, *, format: str | None = None, user_col: str | None = None,
              item_col: str | None = None, score_col: str | None = None,
-             rank_col: str | None = None) -> Any:
+             rank_col: str | None = None, format_keyword: str = "format") -> Any:
     """Read a run file; returns a pandas frame (TREC) or a pyarrow Table (other formats).
 
     ``user_col`` / ``item_col`` / ``score_col`` / ``rank_col`` rename those columns to ``user``,
     ``item``, ``score``, ``rank`` so that :func:`receval.evaluate` finds them.
+    ``format_keyword``: the caller's name of ``format`` in error messages.
     """
     src = open_source(path, "run")
     p = src.path
-    fmt = detect_format(p, format)
+    fmt = detect_format(p, format, keyword=format_keyword)
     if fmt == "trec":
         return _mark(read_trec_run(p), fmt)
-    table = _read_table(src, fmt, "run", (user_col, item_col))
+    table = _read_table(src, fmt, "run", (user_col, item_col), format_keyword)
     return _mark(_rename(table, {"user": user_col, "item": item_col, "score": score_col,
                                  "rank": rank_col}, p), fmt)
 
 
 def read_truth(path: str | os.PathLike, *, format: str | None = None,
                user_col: str | None = None, item_col: str | None = None,
-               rel_col: str | None = None) -> Any:
-    """Read a truth file (TREC qrels or a table with user, item[, relevance] columns)."""
+               rel_col: str | None = None, format_keyword: str = "format") -> Any:
+    """Read a truth file (TREC qrels or a table with user, item[, relevance] columns).
+    ``format_keyword``: the caller's name of ``format`` in error messages."""
     src = open_source(path, "truth")
     p = src.path
-    fmt = detect_format(p, format)
+    fmt = detect_format(p, format, keyword=format_keyword)
     if fmt == "trec":
         return _mark(read_trec_qrels(p), fmt)
-    table = _read_table(src, fmt, "truth", (user_col, item_col))
+    table = _read_table(src, fmt, "truth", (user_col, item_col), format_keyword)
     return _mark(_rename(table, {"user": user_col, "item": item_col, "relevance": rel_col}, p),
                  fmt)
 
@@ -848,8 +861,7 @@ def count_rows(path: str | os.PathLike, fmt: str, *, role: str = "run") -> int |
         return None
     pq = require("pyarrow.parquet", "arrow")
     src = open_source(path, role)
-    if src.empty:
-        raise _empty_file(src)
+    _check_data(src, fmt)
     try:
         with src.seekable() as source:
             return pq.ParquetFile(source).metadata.num_rows
@@ -1049,7 +1061,7 @@ def _plain_id(u: Any) -> Any:
 
 def iter_blocks(path: str | os.PathLike, *, format: str | None = None,
                 user_col: str | None = None, block_rows: int = 1_000_000,
-                item_col: str | None = None) -> Iterator[Any]:
+                item_col: str | None = None, format_keyword: str = "format") -> Iterator[Any]:
     """Yield blocks of about ``block_rows`` rows, each holding whole users: pyarrow Tables
     (Parquet, CSV, TSV, JSON Lines and TREC runs when pyarrow is installed) or pandas frames
     (without pyarrow).
@@ -1059,23 +1071,24 @@ def iter_blocks(path: str | os.PathLike, *, format: str | None = None,
     and the row, as soon as it is read. A block ends at the last user boundary; the rows of the
     user that runs on are carried into the next block. A file without data rows (a header only)
     raises, as the in-memory readers' callers do. ``user_col``: default, the first of the usual
-    names (``user``, ``user_id``, ``qid``, ...) in the file.
+    names (``user``, ``user_id``, ``qid``, ...) in the file. ``format_keyword``: the caller's
+    name of ``format`` in error messages.
     """
     src = open_source(path, "run")
     p = src.path
-    fmt = detect_format(p, format)
+    fmt = detect_format(p, format, keyword=format_keyword)
     if block_rows <= 0:
         raise InputError(f"block_rows must be a positive number of rows, got {block_rows}.")
-    if fmt != "trec" and src.empty:  # an empty TREC file is a file of no rows (below)
-        raise _empty_file(src)
+    if fmt != "trec":  # an empty TREC file is a file of no rows (below)
+        _check_data(src, fmt, format_keyword)
     try:
-        yield from _user_blocks(src, fmt, user_col, item_col, block_rows)
+        yield from _user_blocks(src, fmt, user_col, item_col, block_rows, format_keyword)
     finally:
         src.done()
 
 
 def _user_blocks(src: Source, fmt: str, user_col: str | None, item_col: str | None,
-                 block_rows: int) -> Iterator[Any]:
+                 block_rows: int, keyword: str) -> Iterator[Any]:
     """The blocks of :func:`iter_blocks`."""
     p = src.path
     pending: list[Any] = []
@@ -1110,9 +1123,8 @@ def _user_blocks(src: Source, fmt: str, user_col: str | None, item_col: str | No
             n_pending -= cut
     except InputError:
         raise
-    except Exception as exc:  # parse errors of pyarrow / pandas
-        msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"{p}: cannot read it as {fmt}: {msg}") from None
+    except Exception as exc:  # parse errors of pyarrow / pandas: as the in-memory readers say
+        raise _unreadable(src, fmt, exc, keyword) from None
     if order is None:
         raise InputError(f"{p}: the run file has no rows; check the file (or the path).")
     if n_pending:
@@ -1155,8 +1167,7 @@ def guess_user_col(path: str | os.PathLike, fmt: str) -> str:
     if fmt not in ("csv", "tsv", "parquet", "jsonl"):
         raise _not_streamable(os.fspath(path), fmt)
     src = open_source(path, "run")
-    if src.empty:
-        raise _empty_file(src)
+    _check_data(src, fmt)
     if fmt == "parquet":
         pq = require("pyarrow.parquet", "arrow")
         try:
