@@ -1,11 +1,14 @@
 """``receval evaluate --stream`` behaves like the in-memory path on the same files: same numbers
-(CSV, TSV, Parquet, TREC), same BOM handling, same "no rows" error, and an ungrouped file is
+(CSV, TSV, Parquet, TREC, JSON Lines; plain or compressed), same BOM handling, same "no rows" error, and an ungrouped file is
 refused at its first out-of-order user."""
 
 from __future__ import annotations
 
+import bz2
 import csv
+import gzip
 import io
+import lzma
 
 import numpy as np
 import pandas as pd
@@ -45,6 +48,8 @@ def _write(tmp_path, fmt, run, truth):
     if fmt == "parquet":
         pytest.importorskip("pyarrow")
         run.to_parquet(rp, index=False, row_group_size=50)
+    elif fmt == "jsonl":
+        run.to_json(rp, orient="records", lines=True)
     else:
         run.to_csv(rp, index=False, sep="," if fmt == "csv" else "\t")
     return rp, tp
@@ -62,10 +67,16 @@ def _rows(text):
     return sorted(tuple(r) for r in csv.reader(io.StringIO(text)))
 
 
-@pytest.mark.parametrize("fmt", ["csv", "tsv", "parquet", "trec"])
-def test_stream_equals_in_memory(tmp_path, capsys, fmt):
+COMPRESS = {None: None, "gzip": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}
+
+
+@pytest.mark.parametrize("comp", list(COMPRESS))
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "parquet", "trec", "jsonl"])
+def test_stream_equals_in_memory(tmp_path, capsys, fmt, comp):
     run, truth = _data()
     rp, tp = _write(tmp_path, fmt, run, truth)
+    if comp is not None:  # compressed under the same name: recognised by its magic bytes
+        rp.write_bytes(COMPRESS[comp](rp.read_bytes()))
     for extra in (["--format", "csv"], ["--format", "csv", "--per-user"]):
         code_a, whole, err_a = _evaluate(capsys, rp, tp, "--no-stream", *extra)
         code_b, streamed, err_b = _evaluate(capsys, rp, tp, "--stream", "--block-rows", "25",
