@@ -182,12 +182,6 @@ class Evaluator:
                  nan_scores: str | None = None, negative_rel: str | None = None,
                  nan_rel: str | None = None, unjudged: str | None = None, train: Any = None,
                  item_features: Any = None, catalog: Any = None, **options: Any) -> None:
-        F, T = _types()
-        if not is_spark_frame(truth):
-            raise InputError(
-                f"truth: the Spark engine needs a Spark DataFrame, got {type(truth).__name__}; "
-                "use receval.evaluate for local data."
-            )
         if strategy not in STRATEGIES:
             raise PolicyError(f"strategy={strategy!r}: use one of {list(STRATEGIES)}.")
         if strategy == "lists" and buckets is not None:
@@ -230,6 +224,12 @@ class Evaluator:
                     f"{name}={value!r}{origin} is not available on the Spark engine (it lays "
                     f"out each list before the kernel reads it); use {name}={default!r}, or "
                     "evaluate locally with receval.evaluate.")
+        F, T = _types()
+        if not is_spark_frame(truth):
+            raise InputError(
+                f"truth: the Spark engine needs a Spark DataFrame, got {type(truth).__name__}; "
+                "use receval.evaluate for local data."
+            )
         if self.policies.ties == "input":
             raise PolicyError("ties='input' orders tied scores by input row, and a Spark "
                               "DataFrame has no row order: use ties='id' (default) or "
