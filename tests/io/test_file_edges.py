@@ -213,6 +213,23 @@ def test_truncated_gzip_is_an_error_naming_the_file_in_both_readers(tmp_path):
             read()
 
 
+@pytest.mark.parametrize("comp", list(COMPRESSORS))
+@pytest.mark.parametrize("damage", ["cut", "garbage"])
+def test_damaged_compressed_file_is_an_error_naming_it_in_both_readers(tmp_path, comp,
+                                                                       damage):
+    packed = COMPRESSORS[comp](_bytes("csv") * 20)
+    magic = dict(MAGIC)[comp]
+    data = packed[:len(magic) + 4] if damage == "cut" else magic + b"\x00garbage" * 9
+    path = tmp_path / "run.csv"
+    path.write_bytes(data)
+    errors = []
+    for read in (lambda: read_run(path), lambda: list(iter_blocks(path))):
+        with pytest.raises(InputError, match=str(path)) as info:
+            read()
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+
+
 # ---- links -------------------------------------------------------------------------------
 def _loop(tmp_path: Path, ext: str) -> Path:
     a, b = tmp_path / f"loop_a{ext}", tmp_path / f"loop_b{ext}"

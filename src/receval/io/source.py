@@ -203,10 +203,25 @@ class Source:
         """Up to ``n`` first bytes of the data (decompressed); the file stays unread."""
         if self.compression is None:
             return self._raw_head(n)
-        if self._pipe is None:
+        if self._pipe is not None:
+            return _inflate_head(self.compression, self._pipe, n, self.path)
+        try:
             with self.open() as fh:
                 return fh.read(n)
-        return _inflate_head(self.compression, self._pipe, n, self.path)
+        except EOFError:  # fewer than n bytes, then a cut: the reader reports it
+            return self._head_of_cut(n)
+        except (OSError, ValueError, zlib.error, lzma.LZMAError) as exc:
+            raise _undecodable(self.path, self.compression, exc) from None
+
+    def _head_of_cut(self, n: int) -> bytes:
+        """The first bytes of a compressed file cut short (as many as decompress)."""
+        assert self.compression is not None and self.compression in _INFLATERS
+        with open(self.path, "rb") as fh:
+            raw = fh.read(max(n, 1 << 16))
+        try:
+            return _INFLATERS[self.compression]().decompress(raw, n)
+        except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as exc:
+            raise _undecodable(self.path, self.compression, exc) from None
 
     @property
     def empty(self) -> bool:
@@ -305,6 +320,11 @@ _READERS: dict[str, Callable[[BinaryIO], Any]] = {
 }
 
 
+def _undecodable(path: str, comp: str, exc: BaseException) -> InputError:
+    return InputError(f"{path}: cannot decompress it as {comp} (its first bytes say {comp}): "
+                      f"{exc}; check the file.")
+
+
 def _zstd(data: bytes, path: str) -> BinaryIO:
     """Zstandard data as a binary stream (pyarrow's codec: the standard library has none
     before Python 3.14)."""
@@ -335,11 +355,11 @@ def _inflate_head(comp: str, pipe: _Pipe, n: int, path: str) -> bytes:
             except InputError:
                 raise
             except Exception as exc:
-                raise InputError(f"{path}: cannot decompress it as zstd: {exc}") from None
+                raise _undecodable(path, comp, exc) from None
         try:
             out = _INFLATERS[comp]().decompress(raw, n)
         except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as exc:
-            raise InputError(f"{path}: cannot decompress it as {comp}: {exc}") from None
+            raise _undecodable(path, comp, exc) from None
         if len(out) >= n or pipe.complete or len(raw) < want:
             return out[:n]
         want *= 4
