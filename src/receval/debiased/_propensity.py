@@ -8,6 +8,12 @@ and other missing label applications" (KDD 2016): the propensity of item l is
 with N the number of training instances (users) and N_l the number of them that have item l;
 A = 0.55, B = 1.5 by default. pyxclib (``xclib/evaluation/xc_metrics.py``,
 ``compute_inv_propesity``) computes the inverse 1 / p_l = 1 + C (N_l + B)^(-A), as here.
+
+The domain rule, one for given and estimated propensities: every propensity a metric reads lies
+in (0, 1]; a value outside is refused (never clipped), with the count and the first culprit.
+The formula stays inside only for N >= 3 training users (C = (ln N - 1) (B + 1)^A > 0; with
+N = 1 or 2, C < 0 and p_l >= 1, or infinite, or negative) and, for an item no training user has
+(N_l = 0), B > 0 (B = 0 gives p_l = 0).
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, plain
 
 
 def jain_propensities(n_users: int, counts: np.ndarray, A: float = 0.55,
@@ -29,8 +35,25 @@ def jain_propensities(n_users: int, counts: np.ndarray, A: float = 0.55,
     if n_users < 1:
         raise InputError("propensities from train=...: the training data has no users.")
     C = (np.log(n_users) - 1.0) * (B + 1.0) ** A
-    inv = 1.0 + C * np.power(np.asarray(counts, dtype=np.float64) + B, -A)
-    return 1.0 / inv
+    with np.errstate(divide="ignore", over="ignore"):
+        inv = 1.0 + C * np.power(np.asarray(counts, dtype=np.float64) + B, -A)
+        return 1.0 / inv
+
+
+def check_propensities(p: np.ndarray, ids: np.ndarray, key: str, source: str,
+                       advice: str = "") -> None:
+    """Refuse propensities outside (0, 1] (NaN included): the module's one domain rule.
+
+    ``source`` says where they came from and ``advice`` how to fix them, for the message."""
+    bad = ~((p > 0) & (p <= 1))
+    if not bad.any():
+        return
+    i = int(np.flatnonzero(bad)[0])
+    raise InputError(
+        f"{key}: {int(bad.sum())} of {len(p)} propensities {source} lie outside (0, 1] "
+        f"(item {plain(ids[i])}: p = {plain(p[i])}); a propensity is a probability of "
+        "exposure, so it is refused rather than clipped." + advice
+    )
 
 
 def train_counts(train: Any) -> tuple[int, Any, np.ndarray]:
@@ -60,19 +83,26 @@ def inverse_weights(vocab: np.ndarray, given: Any, train: tuple | None, A: float
         if len(index) and (pos < 0).any():
             missing = vocab[np.flatnonzero(pos < 0)[0]]
             raise InputError(
-                f"{key}: item {missing!r} has no propensity in propensities=...; give one for "
+                f"{key}: item {plain(missing)} has no propensity in propensities=...; give one for "
                 "every recommended and held-out item, or pass train=... to estimate them."
             )
         p = series.to_numpy()[pos] if len(index) else np.zeros(0)
-        if ((p <= 0) | (p > 1) | ~np.isfinite(p)).any():
-            raise InputError(f"{key}: propensities must lie in (0, 1].")
+        check_propensities(p, vocab, key, "given in propensities=...")
         return 1.0 / p
     if train is None:
         raise InputError(f"{key} needs propensities={{item: p}} or train=... to estimate them.")
     n_users, items, counts = train
     pos = pd.Index(items).get_indexer(index)
     n_l = np.where(pos >= 0, counts[np.maximum(pos, 0)] if len(counts) else 0.0, 0.0)
-    return 1.0 / jain_propensities(n_users, n_l, A, B)
+    p = jain_propensities(n_users, n_l, A, B)
+    C = (np.log(n_users) - 1.0) * (B + 1.0) ** A
+    check_propensities(
+        p, vocab, key, "estimated from train=",
+        f" Jain et al.'s formula with N = {n_users} training users, A = {plain(A)}, "
+        f"B = {plain(B)} has C = (ln N - 1)(B + 1)^A = {plain(float(C))}; it stays in (0, 1] "
+        "only with N >= 3 (C > 0) and, for items no training user has, B > 0. Use a larger "
+        "train=, or pass propensities={item: p}.")
+    return 1.0 / p
 
 
 def ps_values(kind: str, k: int | None, thr: float, indptr: np.ndarray, rel: np.ndarray,

@@ -28,7 +28,9 @@ B = Param("B", 1.5, "Jain et al.'s B (used when propensities are estimated from 
           kind=float, low=0.0)
 _PROP = ("Propensities p_l: propensities={item: p} (an evaluate() option) or, from train=, "
          "p_l = 1 / (1 + C (N_l + B)^-A), C = (ln N - 1) (B + 1)^A, N = training users, N_l = "
-         "training users with item l (Jain, Prabhu & Varma, KDD 2016). ")
+         "training users with item l (Jain, Prabhu & Varma, KDD 2016). Every propensity read, given "
+         "or estimated, must lie in (0, 1]; one outside is refused, not clipped (the formula "
+         "needs N >= 3 training users, and B > 0 for items no training user has). ")
 
 
 def _weights(spec: MetricSpec, packed: Packed, context: Context) -> tuple[np.ndarray, ...]:
