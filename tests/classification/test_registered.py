@@ -59,7 +59,7 @@ def test_catalog_parameter_and_context():
     assert res.info["tn@3"]["catalog_source"] == "evaluate(catalog=items)"
     with pytest.raises(InputError, match="not in the catalog"):
         rv.evaluate(RUN, TRUTH, ["tn@3"], catalog=["x", "y", "z"])
-    with pytest.raises(InputError, match="catalogue size 3 is smaller"):
+    with pytest.raises(InputError, match="catalogue size catalog=3 is smaller"):
         rv.evaluate(RUN, TRUTH, ["tn@3(catalog=3)"])
 
 

@@ -122,6 +122,18 @@ def catalog_size(spec: MetricSpec, packed: Packed, context: Context, rec_mask: n
     return n, {"catalog_size": n, "catalog_source": "items of truth and run"}
 
 
+def size_text(n: int, info: dict[str, Any]) -> str:
+    """The catalogue size as the user gave it, for messages (``catalog=5``, ...)."""
+    source = info.get("catalog_source")
+    if source == "parameter":
+        return f"catalog={n}"
+    if source == "evaluate(catalog=int)":
+        return f"evaluate(catalog={n})"
+    if source == "items of truth and run":
+        return f"{n} (the distinct items of the truth and the run; none was given)"
+    return f"{n} ({source})"
+
+
 def _source_items(text: str, packed: Packed, context: Context) -> Any:
     """Distinct item ids of the named sources: 'truth', 'run', 'train', '+'-joined, or 'all'."""
     import pandas as pd

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, PolicyError, plain
+from ..metrics.catalogue import check_catalogue
 from ..metrics.spec import MetricDef, MetricSpec, Param, register
 from ..pack import Packed
 from ._common import (
@@ -35,6 +36,7 @@ from ._packed import (
     catalog_size,
     kept_layout,
     rank_in_list,
+    size_text,
     truth_positives,
     user_of_positions,
 )
@@ -285,11 +287,8 @@ def _gauc(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
         npos = truth_positives(packed, rel)
         nneg = n - npos
         u_pos, u_neg = npos - s_pos, nneg - s_neg
-        if (u_neg < 0).any():
-            raise InputError(
-                f"{spec.key}: the catalogue size {n} is smaller than the items some users' lists "
-                "and truth hold; pass a larger catalog."
-            )
+        check_catalogue(spec.key, size_text(n, cat), n, s_pos + s_neg, u_pos, packed.user_ids,
+                        "scored item(s) compared")
         correct = correct + s_pos * u_neg + 0.5 * u_pos * u_neg
     else:
         npos, nneg = s_pos, s_neg
@@ -317,11 +316,8 @@ def _lauc(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     n, info = catalog_size(spec, packed, context, keep)
     npos = truth_positives(packed, rel)
     nneg = n - npos
-    if (nneg < fp_k).any():
-        raise InputError(
-            f"{spec.key}: the catalogue size {n} is smaller than the items some users' lists and "
-            "truth hold; pass a larger catalog."
-        )
+    check_catalogue(spec.key, size_text(n, info), n, tp_k + fp_k, npos - tp_k, packed.user_ids,
+                    "scored item(s) in the top k")
     bad, counts = _single_class(spec, packed, npos, nneg)
     info.update(counts)
     info["tail"] = spec.get("tail")

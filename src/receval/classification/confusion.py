@@ -30,10 +30,19 @@ import pandas as pd
 
 from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
+from ..metrics.catalogue import check_catalogue
 from ..metrics.spec import MetricDef, MetricSpec, Param, register
 from ..pack import Packed
 from ._common import as_binary, check_choice, same_length
-from ._packed import CATALOG, REL, catalog_size, rank_in_list, truth_positives, user_of_positions
+from ._packed import (
+    CATALOG,
+    REL,
+    catalog_size,
+    rank_in_list,
+    size_text,
+    truth_positives,
+    user_of_positions,
+)
 
 __all__ = ["Confusion", "binary_confusion", "confusion_at_k"]
 
@@ -230,26 +239,22 @@ def _confusion(spec: MetricSpec, packed: Packed, context: Context, need_tn: bool
         if on_list:
             n_u = np.diff(packed.indptr).astype(np.float64)
             info = {"candidates": "list"}
-            what = ""
         else:
             n, info = catalog_size(spec, packed, context, w > 0)
             n_u = np.full(n_users, float(n))
-            what = f"catalogue size {n}"
         tn = n_u - tp - fp - fn
-        if (tn < 0).any():
+        if on_list and (tn < 0).any():
             u = int(np.flatnonzero(tn < 0)[0])
-            uid, used = plain(packed.user_ids[u]), int(tp[u] + fp[u] + fn[u])
-            if on_list:
-                raise InputError(
-                    f"{spec.key}: user {uid} has {int(n_u[u])} scored candidate(s), fewer than "
-                    f"the {used} counted with fp=k (k slots); use fp=list, or "
-                    "candidates=catalog."
-                )
             raise InputError(
-                f"{spec.key}: the {what} is smaller than the recommended and truth "
-                f"items of user {uid} ({used}); pass the real catalogue size, e.g. "
-                "catalog=<number of items>."
+                f"{spec.key}: user {plain(packed.user_ids[u])} has {int(n_u[u])} scored "
+                f"candidate(s), fewer than the {int(tp[u] + fp[u] + fn[u])} counted with fp=k "
+                "(k slots); use fp=list, or candidates=catalog."
             )
+        if not on_list:
+            slots = "fp" in names and spec.get("fp") == "k" and spec.k is not None
+            check_catalogue(spec.key, size_text(n, info), n, rec, fn, packed.user_ids,
+                            f"slots of the top {spec.k} (fp=k: each empty slot is a false "
+                            "positive)" if slots else "recommended item(s) in the top k")
     return tp, fp, fn, tn, info
 
 
