@@ -17,7 +17,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import MetricError
+import numpy as np
+
+from ..errors import InputError, MetricError
 from ..kernels import DISCOUNTS, GAINS, IDEALS, VARIANTS, Request
 from . import cwl  # noqa: F401  (registers the C/W/L family)
 from .grades import auto_grade, max_grade_par
@@ -739,6 +741,36 @@ def _n_items(spec, max_rel: float) -> float:
     return float(n)
 
 
+def _mcc_n_items(spec, max_rel: float) -> float:
+    """MCC@k counts k slots whatever the list (FP = k - TP): N < k is refused for every user."""
+    n = _n_items(spec, max_rel)
+    if spec.k is not None and spec.k > n:
+        raise InputError(
+            f"{spec.key}: the catalogue size n_items={int(n)} is smaller than the {spec.k} "
+            f"slots of the top {spec.k} that MCC counts (FP = k - TP: each empty slot is a "
+            "false positive), so TN = N - k - FN < 0. Pass the real catalogue size (the "
+            "number of items that could be recommended)."
+        )
+    return n
+
+
+def catalogue_need(spec: Any, nret: np.ndarray, hits: np.ndarray, nrel: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, str]:
+    """What each user occupies in the catalogue of ``mcc`` / ``percentile_rank`` (``n_items``):
+    ``(listed, unlisted, what)`` for :func:`receval.metrics.catalogue.check_catalogue`.
+
+    ``nret``: the list positions read (``min(L, k)``), ``hits``: the relevant items among
+    them, ``nrel``: the user's relevant truth items (R). MCC@k counts k slots (FP = k - TP);
+    the percentile rank reads the ``min(L, k)`` positions and ranks each of the R - hits
+    unlisted relevant items among the N - min(L, k) unranked ones.
+    """
+    unlisted = np.asarray(nrel, dtype=np.float64) - np.asarray(hits, dtype=np.float64)
+    if spec.name == "mcc" and spec.k is not None:
+        return (np.full(len(unlisted), float(spec.k)), unlisted,
+                f"slots of the top {spec.k} (FP = k - TP)")
+    return np.asarray(nret, dtype=np.float64), unlisted, "list position(s) read"
+
+
 def _partial_auc_steps(spec: Any, user: UserList) -> Steps:
     """RecTools PAUC / PAP: each relevant item ranked above the k-th non-relevant one gains
     the number of those k it outranks."""
@@ -789,7 +821,7 @@ register(MetricDef(
 
 def _mcc_steps(spec: Any, user: UserList) -> Steps:
     t = _top(spec, user)
-    n = int(_n_items(spec, 0.0))
+    n = int(_mcc_n_items(spec, 0.0))
     tp = t.h
     fp, fn = t.K - tp, t.R - tp
     tn = n - t.K - fn
@@ -803,11 +835,11 @@ register(MetricDef(
     "MCC@k = (TP TN - FP FN) / sqrt((TP + FP)(TP + FN)(TN + FP)(TN + FN)), TP = h_k, "
     "FP = k - TP, FN = R - TP, TN = N - k - FN (0 when the denominator is 0)",
     "The top k as a classifier of the catalogue's N items (RecTools MCC: a list shorter than "
-    "k counts its missing ranks as false positives). Needs n_items.",
+    "k counts its missing ranks as false positives). Needs n_items, at least k + FN.",
     (REL, N_ITEMS), bounds=(-1.0, 1.0),
     reference="Matthews (1975); RecTools rectools/metrics/classification.py (MCC)",
     example="h = 1, k = 2, R = 2, N = 10: (1 * 7 - 1 * 1) / sqrt(2 * 2 * 8 * 8) = 6/16",
-    kernel=Kernel(Request.MCC, par=_n_items, average=False),
+    kernel=Kernel(Request.MCC, par=_mcc_n_items, average=False),
     explain=_mcc_steps,
 ))
 
@@ -817,7 +849,7 @@ def _percentile_rank_steps(spec: Any, user: UserList) -> Steps | None:
     t = Positions(spec, user)
     n = _n_items(spec, 0.0)
     listed = len(t.rows)
-    missing = 100 * (max(listed - 1, 0) / n + 1) / 2  # an empty list: the middle, 50
+    missing = 100 * (max(listed - 1, 0) / n + 1) / 2  # an empty list: (0 / N + 1) / 2, 50
     t.add("rank_ui")
     total = 0.0
     for row, bi in zip(t.rows, t.b, strict=True):
@@ -825,8 +857,8 @@ def _percentile_rank_steps(spec: Any, user: UserList) -> Steps | None:
         total += 100 * (row[0] - 1) / n if bi else 0.0
     unlisted = t.R - t.h
     total += unlisted * missing
-    t.steps += [f"{unlisted} relevant item(s) not in the list: rank_ui = 100 ((L - 1) / N + 1) "
-                f"/ 2 with L = {listed}, N = {n:g}: {num(missing)} each",
+    t.steps += [f"{unlisted} relevant item(s) not in the list: rank_ui = 100 (max(L - 1, 0) / N "
+                f"+ 1) / 2 with L = {listed}, N = {n:g}: {num(missing)} each",
                 f"this user's value = {num(total)} / {t.R}; the summary is "
                 + ("sum over users of the numerators / sum of R" if spec.get("average") == "items"
                    else "the mean of the users' values")]
@@ -835,11 +867,15 @@ def _percentile_rank_steps(spec: Any, user: UserList) -> Steps | None:
 
 register(MetricDef(
     "percentile_rank", "Expected percentile ranking (percent)",
-    "rank_ui = 100 (r_ui - 1) / N for a relevant item at rank r_ui, 100 ((L - 1) / N + 1) / 2 "
-    "for one not in the list; PR = sum_{u,i} rank_ui / sum_u R",
+    "rank_ui = 100 (r_ui - 1) / N for a relevant item at rank r_ui, 100 (max(L - 1, 0) / N + 1) "
+    "/ 2 for one not in the list (L = min(list length, k); no list: 50); "
+    "PR = sum_{u,i} rank_ui / sum_u R",
     "Where the relevant items sit in the lists, as a percentage of the catalogue (lower is "
     "better; Hu, Koren & Volinsky 2008). Relevant items missing from a list get the mean "
-    "percentile of the unranked rest, as RecPack's PercentileRanking. average: items = over "
+    "percentile of the unranked rest, as RecPack's PercentileRanking: the mean of the largest "
+    "listed percentile (L - 1) / N and 1, where a user without a list has largest percentile 0 "
+    "(RecPack's row maximum of an empty sparse row), so 50. N must hold the list and the "
+    "relevant items outside it. average: items = over "
     "every relevant (user, item) pair (RecPack, micro) | users = mean of each user's mean.",
     (REL, N_ITEMS, _variant(Request.PERC_RANK, "average", "items", "items | users")),
     higher_is_better=False, bounds=(0.0, 100.0),
