@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..engines.plugins import Context, MetricValues
-from ..errors import InputError
+from ..errors import InputError, plain
 from ..io.frames import ITEM_NAMES
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
@@ -91,7 +91,7 @@ def as_item_categories(obj: Any) -> ItemCategories:
             ccol = ccol or next(c for c in cols if c != icol)
         if icol is None or ccol is None or icol == ccol:
             raise InputError(
-                f"item_categories: found columns {cols}; name them 'item' and 'category' (or "
+                f"item_categories: found columns {plain(list(cols))}; name them 'item' and 'category' (or "
                 "'genre'), or pass a dict {item: [categories]}."
             )
         frame = frame[[icol, ccol]]
@@ -171,7 +171,7 @@ def _categories(context: Context, key: str) -> ItemCategories:
         raise InputError(
             f"{key} needs the items' categories: pass item_categories={{item: [categories]}} "
             "(or an (item, category) table) to evaluate(), e.g. rv.evaluate(run, truth, "
-            f"[{key!r}], item_categories=genres); a dict of tags given as item_features= is "
+            f"[{plain(key)}], item_categories=genres); a dict of tags given as item_features= is "
             "used too."
         )
     cache = context_cache(context)
@@ -193,8 +193,8 @@ def _category_rows(spec: MetricSpec, packed: Packed, context: Context
         ex = list(dict.fromkeys(packed.item_vocab[packed.items[pos[bad]]][:50].tolist()))
         raise InputError(
             f"{spec.key}: {int(bad.sum())} recommended position(s) hold items without "
-            f"categories, e.g. {ex[:3]}. Add them to item_categories (an empty list for an "
-            f"item without any), or use {key_with(spec, missing='skip')!r} to count them as "
+            f"categories, e.g. {plain(ex[:3])}. Add them to item_categories (an empty list for an "
+            f"item without any), or use {plain(key_with(spec, missing='skip'))} to count them as "
             "items without a category."
         )
     return indptr, rows, cats

@@ -129,7 +129,7 @@ def _map_items(indptr: np.ndarray, items: np.ndarray, features: ItemFeatures,
             ex = list(dict.fromkeys(np.asarray(items)[bad][:50].tolist()))[:3]
             raise InputError(
                 f"item_features: {int(bad.sum())} recommended position(s) hold items without "
-                f"features, e.g. {ex}. Add their features, or pass missing='skip' to leave "
+                f"features, e.g. {plain(ex)}. Add their features, or pass missing='skip' to leave "
                 "those items out of the lists before comparing."
             )
         indptr = select(indptr, ~bad)
@@ -391,7 +391,7 @@ def feature_rows(context: Context, packed: Packed, spec: MetricSpec, feats: Item
             ex = list(dict.fromkeys(packed.item_vocab[packed.items[pos[bad]]][:50].tolist()))
             raise InputError(
                 f"{spec.key}: {int(bad.sum())} recommended position(s) hold items without "
-                f"features, e.g. {ex[:3]}. Add their features, or use "
+                f"features, e.g. {plain(ex[:3])}. Add their features, or use "
                 f"{plain(key_with(spec, missing='skip'))} to leave them out of the lists."
             )
         indptr = select(indptr, ~bad)

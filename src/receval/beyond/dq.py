@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..engines.plugins import Context, MetricValues
-from ..errors import InputError, PolicyError
+from ..errors import InputError, PolicyError, plain
 from ..io.frames import read_columns
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack import run_codes
@@ -37,7 +37,7 @@ def unrepeated_reco(run: Any, k: int, *, deep: bool = False, user_col: str | Non
     ``deep=True`` 2/4.
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k <= 0:
-        raise PolicyError(f"k must be a positive integer, got {k!r}.")
+        raise PolicyError(f"k must be a positive integer, got {plain(k)}.")
     codes = run_codes(read_columns(run, role="run", user_col=user_col, item_col=item_col,
                                    score_col=score_col, rank_col=rank_col))
     item_key = order_keys(codes.items, what="run item column")[codes.item_codes]

@@ -101,7 +101,7 @@ def as_item_features(obj: Any) -> ItemFeatures:
                and not pd.api.types.is_bool_dtype(obj[c])]
         if bad:
             raise InputError(
-                f"item_features: DataFrame columns must be numeric; {bad[:5]} are not (dtype "
+                f"item_features: DataFrame columns must be numeric; {plain(bad[:5])} are not (dtype "
                 f"{obj[bad[0]].dtype}). Encode them (e.g. pd.get_dummies) or drop them."
             )
         ids = obj.index
@@ -135,7 +135,7 @@ def as_item_features(obj: Any) -> ItemFeatures:
             )
         if not ids.is_unique:
             dup = ids[ids.duplicated()][:3].tolist()
-            raise InputError(f"item_features: item ids must be unique; repeated: {dup}.")
+            raise InputError(f"item_features: item ids must be unique; repeated: {plain(dup)}.")
     return ItemFeatures(matrix, ids)
 
 
@@ -150,7 +150,7 @@ def _frame_with_ids(table: Any) -> pd.DataFrame:
     if col is None:
         raise InputError(
             f"item_features: a polars / pyarrow table needs an item id column named one of "
-            f"{list(ITEM_NAMES[:4])}; its columns are {names[:8]}."
+            f"{list(ITEM_NAMES[:4])}; its columns are {plain(list(names[:8]))}."
         )
     return table.to_pandas().set_index(col)
 
@@ -167,7 +167,7 @@ def _value_kind(key: Any, v: Any) -> str:
         if v.dtype.kind in "biuf":
             if v.ndim != 1:
                 raise InputError(
-                    f"item_features: the vector of item {_plain(key)!r} has shape {v.shape}; "
+                    f"item_features: the vector of item {plain(key)} has shape {v.shape}; "
                     "feature vectors must be 1-D."
                 )
             return "vector"
@@ -183,31 +183,27 @@ def _value_kind(key: Any, v: Any) -> str:
             return "vector"
         if numeric:
             raise InputError(
-                f"item_features: the value of item {_plain(key)!r} is a list of integers "
+                f"item_features: the value of item {plain(key)} is a list of integers "
                 f"({_short(elems)}), which could be a feature vector or a list of tag ids; "
                 f"{_VECTOR_HINT}."
             )
     elif isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
         raise InputError(
             "item_features: a dict / Series must map each item to a feature vector or a "
-            f"collection of tags (set, list), got {type(v).__name__} ({v!r}) for item "
-            f"{_plain(key)!r}."
+            f"collection of tags (set, list), got {type(v).__name__} ({plain(v)}) for item "
+            f"{plain(key)}."
         )
     else:
         return "tags"
     raise InputError(
-        f"item_features: the value of item {_plain(key)!r} ({_short(v)}) is neither a numeric "
+        f"item_features: the value of item {plain(key)} ({_short(v)}) is neither a numeric "
         f"vector nor a collection of tags; {_VECTOR_HINT}."
     )
 
 
-def _plain(value: Any) -> Any:
-    return value.item() if isinstance(value, np.generic) else value
-
-
 def _short(v: Any) -> str:
     items = list(v)
-    text = ", ".join(repr(_plain(x)) for x in items[:4])
+    text = ", ".join(plain(x) for x in items[:4])
     return "[" + text + (", ...]" if len(items) > 4 else "]")
 
 
@@ -219,8 +215,8 @@ def _from_mapping(obj: Mapping | pd.Series) -> ItemFeatures:
     if "vector" in kinds and "tags" in kinds:
         i, j = kinds.index("vector"), kinds.index("tags")
         raise InputError(
-            f"item_features: item {_plain(keys[i])!r} has a feature vector but item "
-            f"{_plain(keys[j])!r} has tags; use one kind for every item ({_VECTOR_HINT})."
+            f"item_features: item {plain(keys[i])} has a feature vector but item "
+            f"{plain(keys[j])} has tags; use one kind for every item ({_VECTOR_HINT})."
         )
     if kinds and kinds[0] == "vector":
         vecs = [np.asarray(v, dtype=np.float64) for v in values]
@@ -230,7 +226,7 @@ def _from_mapping(obj: Mapping | pd.Series) -> ItemFeatures:
             i = next(n for n, d in enumerate(lens) if d != lens[0])
             raise InputError(
                 f"item_features: feature vectors must all have one length; item "
-                f"{_plain(keys[0])!r} has {lens[0]} but item {_plain(keys[i])!r} has {lens[i]}."
+                f"{plain(keys[0])} has {lens[0]} but item {plain(keys[i])} has {lens[i]}."
             )
         return as_item_features((np.vstack(vecs), pd.Index(keys)))
     return _from_tags(keys, values)

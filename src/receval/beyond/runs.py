@@ -34,7 +34,7 @@ import numpy as np
 from .._version import __version__
 from ..engines.aggregate import IN, NO_VALUE, MetricState
 from ..engines.plugins import Context, MetricValues
-from ..errors import InputError, PolicyError
+from ..errors import InputError, PolicyError, plain
 from ..io.frames import read_columns
 from ..metrics import MetricSpec, parse_metrics
 from ..metrics.spec import Param, register
@@ -85,7 +85,7 @@ def baseline_packed(packed: Packed, context: Context, key: str) -> Packed:
     if raw is None:
         raise InputError(
             f"{key} compares each list with a second run: pass it as {OPTION}=..., e.g. "
-            f"rv.evaluate(run, truth, [{key!r}], {OPTION}=other_run), or compare two runs "
+            f"rv.evaluate(run, truth, [{plain(key)}], {OPTION}=other_run), or compare two runs "
             "directly with rv.run_overlap(run_a, run_b, metrics)."
         )
     cache = _cache(context)
@@ -151,7 +151,7 @@ def run_overlap(run_a: Any, run_b: Any, metrics: Sequence[Any] | str = (
     ``users="intersection"`` they are left out), ``undefined`` per metric in ``info``.
     """
     if users not in ("union", "intersection"):
-        raise PolicyError(f"users={users!r} is not valid; choose 'union' or 'intersection'.")
+        raise PolicyError(f"users={plain(users)} is not valid; choose 'union' or 'intersection'.")
     if ties == "average":
         raise PolicyError("run_overlap compares orders: ties='average' has no single order; use "
                           "ties='id' (default) or 'trec_eval'.")

@@ -70,7 +70,7 @@ def _catalog_items(value: Any) -> np.ndarray:
         if name is None:
             raise InputError(
                 f"catalog: a table must have an item column (one of {list(ITEM_NAMES[:4])}); "
-                f"got columns {cols}."
+                f"got columns {plain(list(cols))}."
             )
         value = value[name]
     if isinstance(value, (set, frozenset, dict)):
