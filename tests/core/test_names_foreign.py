@@ -13,7 +13,6 @@ import pandas as pd
 import pytest
 
 import receval as rv
-import receval.trec.registered  # noqa: F401  (trec_eval's own measures as metric families)
 from receval.io.files import read_trec_qrels, read_trec_run
 from receval.metrics.foreign import LIBRARY_NAMES, TREC_EVAL, trec_measure
 from receval.trec.evaluate import trec_eval
@@ -39,11 +38,26 @@ def _forms(measure) -> list[tuple[str, str]]:
     return out
 
 
-MAPPED = [form for m in TREC_EVAL if m.maps(None) for form in _forms(m)]
-UNMAPPED = [m.name for m in TREC_EVAL if not m.maps(None)]
+MAPPED = [form for m in TREC_EVAL if m.family is not None for form in _forms(m)]
+UNMAPPED = [m.name for m in TREC_EVAL if m.family is None]
 # measures that map only without parameters: with them, they are the emulator's alone
 PARAMETERISED = [f"{m.name}.{','.join(m.default[:2]) or '1=2'}" for m in TREC_EVAL
-                 if m.kind == "params" and m.maps(None) and not m.maps("1")]
+                 if m.kind == "params" and m.family is not None and m.arg is None]
+
+
+@pytest.fixture
+def trec_families():
+    """The plugin families of receval.trec.registered, registered for one test and removed
+    after it, so that the registry other tests see is the plugin list's."""
+    import importlib
+
+    from receval.metrics.spec import REGISTRY
+
+    before = set(REGISTRY)
+    importlib.reload(importlib.import_module("receval.trec.registered"))
+    yield
+    for name in set(REGISTRY) - before:
+        del REGISTRY[name]
 
 
 def _fixture() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -94,10 +108,12 @@ def _agree(qrels: pd.DataFrame, run: pd.DataFrame) -> None:
         assert trec.summary[column] == total, name
 
 
+@pytest.mark.usefixtures("trec_families")
 def test_every_mapped_trec_eval_name_agrees_on_a_fixture():
     _agree(*_fixture())
 
 
+@pytest.mark.usefixtures("trec_families")
 def test_every_mapped_trec_eval_name_agrees_on_trec_eval_suite(shared_dir):
     _agree(*_suite(shared_dir))
 
@@ -113,7 +129,20 @@ def test_preset_names_are_the_table_of_mapped_measures():
     preset = rv.compat.get("trec_eval")
     assert preset.names is LIBRARY_NAMES["trec_eval"]
     assert sorted(preset.names) == sorted(m.name.lower() for m in TREC_EVAL
-                                          if m.maps(None) and not m.plugin)
+                                          if m.family is not None and not m.plugin)
+
+
+def test_plugin_measures_map_only_when_their_families_are_registered(trec_families):
+    from receval.metrics.spec import PLUGIN_MODULES, REGISTRY
+
+    plugins = [m for m in TREC_EVAL if m.plugin]
+    assert plugins and all(m.family in REGISTRY and m.maps(None) for m in plugins)
+    if "receval.trec.registered" not in PLUGIN_MODULES:
+        for m in plugins:
+            del REGISTRY[m.family]
+            assert not m.maps(None)
+            with pytest.raises(rv.UnknownMetricError, match="receval trec"):
+                rv.evaluate({"q": {"a": 1.0}}, {"q": {"a": 1}}, [m.name])
 
 
 @pytest.mark.parametrize("name", UNMAPPED + PARAMETERISED)
@@ -139,6 +168,7 @@ def test_several_parameters_are_the_emulator_s_form():
         rv.evaluate({"q": {"a": 1.0}}, {"q": {"a": 1}}, ["P.5,10"])
 
 
+@pytest.mark.usefixtures("trec_families")
 def test_command_line_reads_the_same_names(tmp_path, capsys):
     import json
 
