@@ -13,18 +13,16 @@ from typing import Any
 
 from .engines.evaluator import Evaluator, evaluate_local
 from .errors import InputError, PolicyError
-from .policies import POLICY_CHOICES
+from .policies import POLICY_PARAMS
 from .results import EvalResult
-from .validation import POSITIVE_INT, Options, validate_params
+from .validation import POSITIVE_INT, validate_params
 
 __all__ = ["Evaluator", "evaluate", "evaluate_blocks", "stream_blocks"]
 
-#: The policies as declared parameters (the same choices :class:`Policies` checks).
-_POLICY_PARAMS: dict[str, list[Any]] = {p: [Options(c)] for p, c in POLICY_CHOICES.items()}
 ENGINES = ("auto", "local", "spark")
 
 
-@validate_params(_POLICY_PARAMS)
+@validate_params(POLICY_PARAMS)
 def evaluate(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
              user_col: str | None = None, item_col: str | None = None,
              score_col: str | None = None, rank_col: str | None = None,

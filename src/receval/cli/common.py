@@ -6,15 +6,16 @@ Nothing heavy is imported at module level (start-up time matters for a command l
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import shutil
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from ..errors import RecevalError
+from ..errors import IN_MEMORY, RecevalError
 from ..policies import POLICY_TABLE
 from ..report.tables import fmt_value, render  # noqa: F401  (re-exported for the commands)
 
@@ -163,14 +164,38 @@ def read_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     """Read --run and --truth with the column and format flags."""
     from ..io.files import read_run, read_truth
 
-    truth = read_truth(args.truth, format=args.truth_format,
-                       user_col=args.truth_user_col or args.user_col,
-                       item_col=args.truth_item_col or args.item_col, rel_col=args.rel_col)
-    run = read_run(args.run, format=args.run_format, user_col=args.user_col,
-                   item_col=args.item_col, score_col=args.score_col, rank_col=args.rank_col)
+    with keywords_as(format="truth_format", user_col="truth_user_col",
+                     item_col="truth_item_col"):
+        truth = read_truth(args.truth, format=args.truth_format,
+                           user_col=args.truth_user_col or args.user_col,
+                           item_col=args.truth_item_col or args.item_col, rel_col=args.rel_col)
+    with keywords_as(format="run_format"):
+        run = read_run(args.run, format=args.run_format, user_col=args.user_col,
+                       item_col=args.item_col, score_col=args.score_col,
+                       rank_col=args.rank_col)
     check_not_empty(truth, args.truth, "truth")
     check_not_empty(run, args.run, "run")
     return run, truth
+
+
+@contextlib.contextmanager
+def keywords_as(**renames: str) -> Iterator[None]:
+    """Errors raised inside name a library keyword (``format=``) that this command line
+    fills from a flag of another name: rename the keyword to the flag's dest
+    (``truth_format=``), which :func:`cli_message` then writes as the flag."""
+    try:
+        yield
+    except RecevalError as exc:
+        message = str(exc.args[0]) if exc.args else str(exc)
+        pattern = re.compile(r"(?<![\w.@(,=\-])(" + "|".join(map(re.escape, renames)) + r")=")
+        renamed = pattern.sub(lambda m: renames[m.group(1)] + "=", message)
+        if renamed == message:
+            raise
+        try:
+            new = type(exc)(renamed, *exc.args[1:])
+        except Exception:  # an error class with another signature: keep it as it is
+            raise exc from None
+        raise new from exc
 
 
 def check_not_empty(table: Any, path: str, role: str) -> None:
@@ -215,6 +240,8 @@ def cli_message(message: str, flags: dict[str, str]) -> str:
     """A receval error message as the command line says it: one line, parameters named by
     their flags (``at='x'`` -> ``--at 'x'``)."""
     message = " ".join(message.split())
+    if "stream" in flags:  # the library's advice to evaluate without blocks, as a flag
+        message = message.replace(IN_MEMORY, f"evaluate it without {flags['stream']}")
     names = sorted((n for n in flags if n), key=len, reverse=True)
     if not names:
         return message

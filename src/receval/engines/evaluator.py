@@ -35,16 +35,16 @@ from ..pack import (
     truth_from_sparse,
 )
 from ..pack.vocab import unique as unique_ids
-from ..policies import POLICY_CHOICES, Policies
+from ..policies import OPTIONAL_POLICY_PARAMS, Policies
 from ..results import EvalResult
-from ..validation import Boolean, InstanceOf, Options, validate_params
+from ..validation import Boolean, InstanceOf, validate_params
 from .local import BlockValues, evaluate_packed
 from .setup import evaluation_setup
 from .totals import Totals, build_result, relevance_info
 
 #: ``Evaluator`` takes ``None`` for a policy not given (receval's default, or the preset's).
 EVALUATOR_PARAMS: dict[str, list[Any]] = {
-    **{p: [None, Options(c)] for p, c in POLICY_CHOICES.items()},
+    **OPTIONAL_POLICY_PARAMS,
     "compat": [None, InstanceOf(str, Preset, name="a library preset name")],
     "strict": [Boolean()]}
 

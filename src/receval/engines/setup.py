@@ -61,6 +61,10 @@ def evaluation_setup(metrics: Any, *, policies: Mapping[str, str | None] | None 
     """
     given = {k: v for k, v in (policies or {}).items() if v is not None}
     options = dict(options or {})
+    for name in set(options) & set(POLICY_CHOICES):  # a policy passed among the options
+        value = options.pop(name)
+        if value is not None:
+            given.setdefault(name, value)
     names = None
     if compat is not None:
         preset = get_preset(compat) if isinstance(compat, str) else compat
