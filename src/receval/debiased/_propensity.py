@@ -9,6 +9,9 @@ with N the number of training instances (users) and N_l the number of them that 
 A = 0.55, B = 1.5 by default. pyxclib (``xclib/evaluation/xc_metrics.py``,
 ``compute_inv_propesity``) computes the inverse 1 / p_l = 1 + C (N_l + B)^(-A), as here.
 
+Weights are 1 / p, scaled by an exact power of two where given propensities are so small
+that their sums would overflow (:func:`_exponent`); every value is a ratio of sums, unchanged.
+
 The domain rule, one for given and estimated propensities: every propensity a metric reads lies
 in (0, 1]; a value outside is refused (never clipped), with the count and the first culprit.
 The formula stays inside only for N >= 3 training users (C = (ln N - 1) (B + 1)^A > 0; with
@@ -88,7 +91,7 @@ def inverse_weights(vocab: np.ndarray, given: Any, train: tuple | None, A: float
             )
         p = series.to_numpy()[pos] if len(index) else np.zeros(0)
         check_propensities(p, vocab, key, "given in propensities=...")
-        return 1.0 / p
+        return 1.0 / np.ldexp(p, _exponent(series.to_numpy()))
     if train is None:
         raise InputError(f"{key} needs propensities={{item: p}} or train=... to estimate them.")
     n_users, items, counts = train
@@ -103,6 +106,24 @@ def inverse_weights(vocab: np.ndarray, given: Any, train: tuple | None, A: float
         "only with N >= 3 (C > 0) and, for items no training user has, B > 0. Use a larger "
         "train=, or pass propensities={item: p}.")
     return 1.0 / p
+
+
+#: weights 1/p stay below 2^WEIGHT_EXP, so that no sum of them overflows
+WEIGHT_EXP = 960
+
+
+def _exponent(given: np.ndarray) -> int:
+    """The power of two s that the given propensities are multiplied by before 1/p is taken.
+
+    0 unless the smallest valid propensity is below 2^-WEIGHT_EXP (then 1/p, or a sum of a
+    few, would overflow to inf and a ratio to NaN). Every metric here is a ratio of weight sums,
+    so an exact power-of-two scale leaves each value bit for bit unchanged; it depends only on
+    the whole ``propensities=`` mapping, so the blocks of one run share it.
+    """
+    valid = given[(given > 0) & (given <= 1)]
+    if not len(valid):
+        return 0
+    return max(0, -(WEIGHT_EXP - 1) - int(np.frexp(valid.min())[1]))
 
 
 def ps_values(kind: str, k: int | None, thr: float, indptr: np.ndarray, rel: np.ndarray,

@@ -14,6 +14,7 @@ per-user column holds each user's own ratio. Users without a relevant item have 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from ..engines.plugins import Context, MetricValues
 from ..metrics.spec import MetricDef, MetricSpec, Param, register
@@ -43,9 +44,11 @@ def _weights(spec: MetricSpec, packed: Packed, context: Context) -> tuple[np.nda
             cache["train_src"], cache["train"] = src, train_counts(src)
         train = cache["train"]
     a, b = float(spec.get("A")), float(spec.get("B"))
-    w_run = inverse_weights(np.asarray(packed.item_vocab), given, train, a, b, spec.key)
-    w_truth = inverse_weights(np.asarray(packed.truth_item_vocab), given, train, a, b, spec.key)
-    return w_run, w_truth
+    # one look-up over the distinct items of the run and the truth (checked and counted once)
+    run_items, truth_items = np.asarray(packed.item_vocab), np.asarray(packed.truth_item_vocab)
+    items = pd.Index(run_items).append(pd.Index(truth_items)).unique()
+    w = inverse_weights(items.to_numpy(), given, train, a, b, spec.key)
+    return w[items.get_indexer(run_items)], w[items.get_indexer(truth_items)]
 
 
 def _compute(kind: str):
