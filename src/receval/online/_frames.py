@@ -13,25 +13,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, plain, suggest
+from ..io.containers import to_pandas  # noqa: F401  (the one container reader, re-exported)
 
 #: tolerance of "the probabilities of a context sum to 1"
 SUM_TOL = 1e-6
-
-
-def to_pandas(data: Any, what: str) -> pd.DataFrame:
-    """pandas, polars, pyarrow or a dict of columns as a pandas frame."""
-    if isinstance(data, pd.DataFrame):
-        return data
-    if hasattr(data, "to_pandas"):
-        return data.to_pandas()
-    if isinstance(data, dict):
-        try:
-            return pd.DataFrame(data)
-        except (ValueError, TypeError) as exc:
-            raise InputError(f"{what}: the dict of columns is not a table ({exc}); give columns "
-                             "of equal length.") from None
-    raise InputError(f"{what} must be a data frame (pandas, polars, pyarrow) or a dict of "
-                     f"columns; got {type(data).__name__}.")
 
 
 def need(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:

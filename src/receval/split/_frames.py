@@ -2,28 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError, plain
-
-
-def to_pandas(data: Any, name: str = "data") -> pd.DataFrame:
-    """Accept a pandas DataFrame, anything with ``.to_pandas()`` (polars, pyarrow) or a dict."""
-    if isinstance(data, pd.DataFrame):
-        return data
-    if hasattr(data, "to_pandas"):
-        out = data.to_pandas()
-        if isinstance(out, pd.DataFrame):
-            return out
-    if isinstance(data, dict):
-        return pd.DataFrame(data)
-    raise InputError(
-        f"{name} must be a pandas or polars DataFrame (or a pyarrow Table); got "
-        f"{type(data).__name__}."
-    )
+from ..io.containers import to_pandas  # noqa: F401  (the one container reader, re-exported)
 
 
 def require_columns(df: pd.DataFrame, name: str, **cols: str | None) -> None:
