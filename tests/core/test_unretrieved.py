@@ -41,12 +41,12 @@ def _case(rng: np.random.Generator, n_users: int = 6):
 
 def _with_missing_rows(run: pd.DataFrame, truth: pd.DataFrame, users: str) -> pd.DataFrame:
     """The definition: each truth item missing from a user's list becomes a row scored below
-    every row of that list, all of them with one score (tied). Users evaluated without a list
-    (``users="truth"`` / ``"union"``) get them as their whole list."""
+    every row of that list, all of them with one score (tied). A user without a list has
+    nothing to append to: the ``users`` policy scores it 0 or leaves it out."""
     rows = [run]
     for u, t in truth.groupby("user"):
         mine = run[run["user"] == u]
-        if not len(mine) and users == "run":
+        if not len(mine):
             continue
         missing = sorted(set(t["item"]) - set(mine["item"]))
         low = (mine["score"].min() if len(mine) else 0.0) - 1.0
@@ -78,6 +78,9 @@ def test_sklearn_ndcg_score_on_union_arrays():
             for u, t in truth.groupby("user"):
                 mine = run[run["user"] == u]
                 union = list(dict.fromkeys(list(mine["item"]) + list(t["item"])))
+                if not len(mine):  # no list: the users policy scores it 0
+                    assert got.loc[u] == 0.0, (u, k)
+                    continue
                 if len(union) < 2:  # ndcg_score needs two candidates
                     continue
                 score = dict(zip(mine["item"], mine["score"], strict=True))
@@ -124,13 +127,30 @@ def test_a_list_longer_than_the_cutoff_is_unchanged():
     assert rv.evaluate(run, truth, ["recall@5"], unretrieved="bottom")["recall@5"] == 1.0
 
 
-def test_user_without_a_list_gets_every_truth_item_tied():
-    run = pd.DataFrame({"user": [2], "item": [1], "score": [1.0]})
+def test_user_without_a_list_scores_0_under_every_users_policy():
+    # run user 1 holds items 1, 2; truth user 2 (item 3) has no list: nothing is appended to
+    # it, so it scores 0 where evaluated ("missing from the run (scored 0)")
+    run = pd.DataFrame({"user": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+    truth = pd.DataFrame({"user": [1, 2], "item": [1, 3]})
+    keys = ["recall@10", "hit_rate@10", "mrr", "ndcg@10"]
+    for users in ("truth", "union"):
+        for ranks in ("order", "position"):
+            res = rv.evaluate(run, truth, keys, unretrieved="bottom", users=users, ranks=ranks)
+            assert res.per_user.loc[2].tolist() == [0.0] * 4, (users, ranks)
+            assert res.per_user.loc[1].tolist() == [1.0] * 4
+            assert res.counts["missing_from_run"] == 1
+    blocks = rv.Evaluator(truth, keys, unretrieved="bottom").evaluate_blocks([run])
+    assert blocks.per_user.loc[2].tolist() == [0.0] * 4
+
+
+def test_user_with_a_list_of_nothing_judged_gets_every_truth_item_tied():
+    run = pd.DataFrame({"user": [1, 2], "item": [7, 1], "score": [1.0, 1.0]})
     truth = pd.DataFrame({"user": [1, 1, 1, 2], "item": [1, 2, 3, 1],
                           "relevance": [2.0, 0, 0, 1]})
-    res = rv.evaluate(run, truth, ["ndcg@2"], unretrieved="bottom", ties="average")
-    disc = 1 + 1 / math.log2(3)  # the first two of three tied positions, mean gain 2/3
-    assert res.per_user.loc[1, "ndcg@2"] == pytest.approx((2 / 3) * disc / 2, abs=1e-15)
+    res = rv.evaluate(run, truth, ["ndcg@3"], unretrieved="bottom", ties="average")
+    # item 7 at rank 1, then three tied positions (2, 3, 4) of mean gain 2/3: ranks 2, 3 count
+    disc = 1 / math.log2(3) + 1 / math.log2(4)
+    assert res.per_user.loc[1, "ndcg@3"] == pytest.approx((2 / 3) * disc / 2, abs=1e-15)
 
 
 def test_beyond_accuracy_metrics_never_see_the_appended_items():
@@ -176,7 +196,7 @@ def test_diff_attributes_the_difference_to_unretrieved():
 @given(seed=st.integers(0, 2**32 - 1))
 def test_bottom_after_absolute_ranks_equals_the_written_out_list(seed):
     # the definition of both: ranks 1..r_max with fillers at the gaps, then the missed truth
-    # items at r_max + 1, ... in item id order (ties="id")
+    # items at r_max + 1, ... in item id order (ties="id"); a user without a list gets none
     rng = np.random.default_rng(seed)
     run, truth = [], []
     for u in range(5):
@@ -191,6 +211,8 @@ def test_bottom_after_absolute_ranks_equals_the_written_out_list(seed):
     rows = []
     for u, t in truth.groupby("user"):
         mine = run[run["user"] == u]
+        if not len(mine):
+            continue
         have = dict(zip(mine["rank"], mine["item"], strict=True))
         top = int(mine["rank"].max()) if len(mine) else 0
         rows += [(u, have.get(r, 1000 + r), r) for r in range(1, top + 1)]

@@ -165,7 +165,8 @@ def append_unretrieved(lists: Packed, source: Packed) -> Packed:
     ``source`` is the block as packed (its item at each position tells which truth items were
     retrieved); ``lists`` the same users' lists as the kernel reads them (``source`` itself, or
     its :func:`fill_positions` layout). A user's block follows the whole list (users whose list
-    was cut at the depth reach past every cutoff, and get none); with a depth
+    was cut at the depth reach past every cutoff, and get none; a user without run rows has no
+    list to append to, and gets none either: ``users="truth"`` scores it 0); with a depth
     (``source.depth > 0``) it is cut at the depth. The appended items are judged, carry their
     truth relevance, score ``-inf`` and, under ``ties="average"``, form one tie group.
     ``list_len`` grows by the block's size.
@@ -175,7 +176,9 @@ def append_unretrieved(lists: Packed, source: Packed) -> Packed:
     n_users = len(s.user_ids)
     if not len(s.t_items):
         return q
-    whole = s.list_len == np.diff(s.indptr)
+    # users whose whole list is held, and who have a list at all: a user without run rows
+    # keeps the value the ``users`` policy gives it (0), whatever is appended to others
+    whole = (s.list_len == np.diff(s.indptr)) & s.in_run
     # the truth items each user's list holds, as (user, truth code) keys
     n_codes = max(len(s.truth_item_vocab), 1)
     seg = _segments(s.indptr)
