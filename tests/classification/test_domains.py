@@ -171,3 +171,25 @@ def test_kernel_catalogue_need_matches_the_definitions(name, k):
     with pytest.raises(InputError, match=f"n_items={n - 1} is smaller"):
         check_catalogue(spec.key, f"n_items={n - 1}", n - 1, listed, unlisted,
                         np.array(users), what)
+
+
+@pytest.mark.parametrize("average", ["items", "users"])
+def test_percentile_rank_edges_follow_the_documented_formula(average):
+    # rank_ui = 100 (r - 1) / N in the list, 100 (max(L - 1, 0) / N + 1) / 2 outside it
+    # (L = min(list length, k)); RecPack's row maximum of an empty row is 0: no list -> 50
+    n = 10
+    run = {"a": {"x1": 4.0, "x2": 3.0, "x3": 2.0, "x4": 1.0}}
+    truth = {"a": {"x1": 1, "x3": 1, "y": 1}, "b": {"x1": 1, "y": 1}}
+    key = metric("percentile_rank", None, n_items=n, average=average).key
+    res = rv.evaluate(run, truth, [key], users="truth")
+    got = dict(zip(res.user_ids, res.user_values(key), strict=True))
+    a = (0 + 100 * 2 / n + 100 * (3 / n + 1) / 2) / 3
+    b = 100 * (max(0 - 1, 0) / n + 1) / 2
+    assert got == pytest.approx({"a": a, "b": b}, rel=1e-15) and got["b"] == 50.0
+    summary = (a * 3 + b * 2) / 5 if average == "items" else (a + b) / 2
+    assert res[key] == pytest.approx(summary, rel=1e-15)
+    # at k = 2 the list read is 2 long: x3 (rank 3) counts as not listed
+    key2 = metric("percentile_rank", 2, n_items=n, average=average).key
+    res2 = rv.evaluate(run, truth, [key2], users="truth")
+    assert res2.user_values(key2)[0] == pytest.approx(
+        (0 + 2 * 100 * (1 / n + 1) / 2) / 3, rel=1e-15)
