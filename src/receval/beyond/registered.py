@@ -6,7 +6,10 @@ Each family module registers its own metrics beside its array code (:mod:`.catal
 :mod:`.personalization`, :mod:`.runs`, :mod:`.categories`); the registry imports them on first
 need (:data:`receval.metrics.spec.PLUGIN_MODULES`).
 
->>> import receval as rv, receval.beyond.registered  # doctest: +SKIP
->>> rv.evaluate(run, truth, ["coverage@10", "gini@10", "ild@10", "novelty@10"],
-...             train=train, item_features=features)  # doctest: +SKIP
+>>> import receval as rv
+>>> run = {"u1": {"a": 3, "b": 2}, "u2": {"a": 3, "c": 2}}
+>>> truth = {"u1": {"b": 1}, "u2": {"c": 1}}
+>>> res = rv.evaluate(run, truth, ["coverage@2", "gini@2"], catalog=["a", "b", "c", "d"])
+>>> res.summary["coverage@2"]         # 3 of the 4 catalogue items are recommended
+0.75
 """
