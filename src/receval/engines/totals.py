@@ -6,17 +6,35 @@ sets of users combine with :meth:`Totals.merge` (exactly: the metric states are 
 aggregator's, :mod:`receval.engines.aggregate`), and :func:`build_result` turns the totals
 and the per-user rows into an :class:`~receval.results.EvalResult`. The count names of a
 result are spelled here once.
+
+The users of a result add up (``EvalResult.counts``, every executor, every policy and preset).
+Write ``both`` for the run users with truth rows (``run_users - missing_from_truth``), always
+evaluated; ``rows`` for the evaluated users (``len(result.user_ids)``)::
+
+    truth_users = both + missing_from_run + truth_users_left_out
+    run_users   = both + missing_from_truth
+    rows        = truth_users - truth_users_left_out + missing_from_truth - run_users_left_out
+    rows        = evaluated + skipped_no_relevant
+
+``missing_from_run``: truth users without run rows that are evaluated, with an empty list
+(``users="truth"`` / ``"union"``: they score 0); ``truth_users_left_out``: those the ``users``
+policy leaves out (``"run"`` / ``"intersection"``). ``missing_from_truth``: run users without
+truth rows, evaluated or not; ``run_users_left_out``: those of them the ``users`` policy leaves
+out (``"truth"`` / ``"intersection"``). The evaluated truth users are counted as the blocks are
+added, so the first line checks the executor, not a subtraction.
 """
 
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from .._version import __version__
+from ..errors import NoCommonUsersWarning, user_stacklevel
 from ..metrics import MetricSpec
 from ..policies import Policies
 from ..results import EvalResult
@@ -26,10 +44,13 @@ from .plan import Plan
 #: the row counts every packed block reports (``Packed.counts``) and executors add up
 SUMMED_COUNTS = ("run_rows", "dropped_nan_scores", "duplicates_removed", "users_tied_at_cutoff")
 #: every count a :class:`Totals` carries: the summed row counts, the truth users packed
-#: without a list, and the run users that have truth
-TOTAL_COUNTS = (*SUMMED_COUNTS, "missing_from_run", "run_users_in_truth")
-#: the counts of a result, in their fixed order (``EvalResult.counts``)
+#: without a list, the run users that have truth, and the evaluated truth users
+TOTAL_COUNTS = (*SUMMED_COUNTS, "missing_from_run", "run_users_in_truth",
+                "truth_users_evaluated")
+#: the counts of a result, in their fixed order (``EvalResult.counts``; how they add up: the
+#: module docstring)
 RESULT_COUNTS = ("truth_users", "run_users", "missing_from_run", "missing_from_truth",
+                 "truth_users_left_out", "run_users_left_out",
                  "truth_rows", *SUMMED_COUNTS, "truth_duplicates", "skipped_no_relevant",
                  "evaluated")
 
@@ -66,6 +87,7 @@ class Totals:
         for name in SUMMED_COUNTS:
             self.counts[name] += int(packed.counts.get(name, 0))
         self.counts["run_users_in_truth"] += int(np.sum(packed.in_run & packed.in_truth))
+        self.counts["truth_users_evaluated"] += int(np.count_nonzero(packed.in_truth))
         if missing_from_run:
             self.counts["missing_from_run"] += int(packed.counts.get("missing_from_run", 0))
         self.states = _merge_states(self.states, block.states)
@@ -155,22 +177,27 @@ def build_result(plan: Plan, policies: Policies, totals: Totals, user_ids: np.nd
     stats = []
     for j, s in enumerate(specs):
         row = (totals.states[j] if totals.states else MetricState()).summary(
-            s.key, totals.overrides.get(j))
+            s.key, totals.overrides.get(j), s.summary)
         if j in totals.global_only:  # a catalogue-wide value: no spread over users
             row.update(std=float("nan"), se=float("nan"), n=int(totals.n_users))
         stats.append(row)
     c = totals.counts
+    run_only_evaluated = int(totals.n_users) - int(c["truth_users_evaluated"])
     counts = {
         "truth_users": int(totals.truth_users),
         "run_users": int(c["run_users_in_truth"] + totals.run_only),
         "missing_from_run": int(c["missing_from_run"]),
         "missing_from_truth": int(totals.run_only),
+        "truth_users_left_out": int(totals.truth_users) - int(c["truth_users_evaluated"]),
+        "run_users_left_out": int(totals.run_only) - run_only_evaluated,
         "truth_rows": int(totals.truth_rows),
         **{k: int(c[k]) for k in SUMMED_COUNTS},
         "truth_duplicates": int(totals.truth_duplicates),
         **user_counts(specs, stats, int(totals.n_users)),
     }
     assert tuple(counts) == RESULT_COUNTS
+    if counts["run_rows"] == 0 and counts["truth_users"]:
+        _warn_empty_run(counts)
     info = {**totals.info, "relevance": relevance}
     prov = {"receval": __version__, "seconds": time.perf_counter() - t0, "depth": plan.depth,
             **(provenance or {})}
@@ -178,3 +205,14 @@ def build_result(plan: Plan, policies: Policies, totals: Totals, user_ids: np.nd
         metrics=[s.key for s in specs], user_ids=user_ids, values=values, stats=stats,
         counts=counts, policies=policies.to_dict(), info=info, name=name, provenance=prov,
     )
+
+
+def _warn_empty_run(counts: dict[str, int]) -> None:
+    """A run without a row is evaluated, not refused (a system may recommend nothing), but
+    never silently: every truth user is without a list. The command line refuses an empty
+    run file instead, where an empty file is more likely a wrong path than a result."""
+    warnings.warn(
+        f"the run has no rows: none of the {counts['truth_users']} truth user(s) has a list "
+        f"({counts['missing_from_run']} evaluated with an empty list and scored 0, "
+        f"{counts['truth_users_left_out']} left out by the users policy). Check the run (or "
+        "its path and filters).", NoCommonUsersWarning, stacklevel=user_stacklevel())
