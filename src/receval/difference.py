@@ -14,6 +14,18 @@ parameters), then splits each difference over the conventions that differ:
 
 When the two sets name different metric families (recmetrics' ``mark`` is AP), the whole
 definition is one convention. The users whose values move most are listed per metric.
+
+Some mixes of the two sets are not valid together (``ranks="position"`` from one with
+``unjudged="remove"`` from the other): they are skipped and counted
+(:attr:`MetricDiff.invalid`). The path and the Shapley average then run over the orders of
+switching that pass only through valid mixes: phi_i = sum_S in(S) out(S + i) (v(S + i) - v(S))
+/ in(N), over the valid S and S + i, with in(S) the valid orders from A to S and out(S) those
+from S to B (with every mix valid, in(S) = |S|! and out(S + i) = (n - |S| - 1)!: Shapley's
+weights). Both still sum to the difference. Where no such order exists the decomposition is
+NaN.
+
+A mapping names policies (:data:`receval.policies.POLICY_TABLE`) and metric families by their
+canonical names; any other key is refused, with the nearest valid name.
 """
 
 from __future__ import annotations
@@ -26,9 +38,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .engines.evaluator import evaluate_local as evaluate
-from .errors import PolicyError
+from .errors import InputError, PolicyError, plain, suggest
 from .metrics import MetricSpec, metric, parse_metric
 from .policies import POLICY_CHOICES, POLICY_TABLE, Policies
+from .validation import NON_NEGATIVE_INT, InstanceOf, validate_params
 
 __all__ = ["Diff", "MetricDiff", "diff"]
 
@@ -56,6 +69,9 @@ class MetricDiff:
     path: list[tuple[str, float, float]]     # (convention switched, value after, step)
     shapley: dict[str, float]
     top_users: list[tuple[Any, float, float]]  # (user, value under A, value under B)
+    invalid: list[tuple[str, ...]] = field(default_factory=list)
+    # the mixes (conventions switched to B) that are not valid together: skipped
+    orders: int = 0  # the orders of switching that pass only through valid mixes
 
     @property
     def difference(self) -> float:
@@ -84,6 +100,14 @@ class Diff:
                 f"{_signed(m.difference)}.")
         if not m.factors:
             return head + " Both name the same conventions, so the values are the same."
+        if m.invalid:
+            mix = ", ".join(f"{f}={m.changes[f][1]}" for f in m.invalid[0])
+            head += (f" {len(m.invalid)} mix(es) of the two are not valid together (e.g. "
+                     f"{self.a} with {mix}) and are skipped: the decomposition runs over the "
+                     f"{m.orders} order(s) of switching that avoid them.")
+        if not m.orders:
+            return head + (" No order of switching one convention at a time avoids them, so "
+                           "the difference is not decomposed.")
         ranked = sorted(m.shapley.items(), key=lambda kv: -abs(kv[1]))
         parts = []
         for name, phi in ranked:
@@ -166,6 +190,11 @@ class Diff:
         return self.to_html()
 
 
+#: a convention set: a preset name, None (receval's defaults) or a mapping
+_CONVENTIONS = [None, InstanceOf(str, Mapping, name="preset name or mapping of conventions")]
+
+
+@validate_params({"a": _CONVENTIONS, "b": _CONVENTIONS, "top": NON_NEGATIVE_INT})
 def diff(run: Any, truth: Any, metrics: Any, a: Any = None, b: Any = None, *,
          top: int = 5, **kwargs: Any) -> Diff:
     """Evaluate ``metrics`` under convention sets ``a`` and ``b`` and decompose each difference.
@@ -206,24 +235,31 @@ def diff(run: Any, truth: Any, metrics: Any, a: Any = None, b: Any = None, *,
             changes[p] = (side_a.policies[p], side_b.policies[p])
         per_metric.append((list(changes), changes))
 
-    # one evaluation per subset of the policy factors, holding every parameter variant
+    # one evaluation per subset of the policy factors, holding every parameter variant; a
+    # mix of the two sets that is not valid together is skipped (None)
     values: dict[tuple[frozenset[str], str], float] = {}
     user_rows: dict[frozenset[str], Any] = {}
-    for r in range(len(pol_factors) + 1):
-        for pset in itertools.combinations(pol_factors, r):
-            pols = {p: (side_b if p in pset else side_a).policies[p] for p in POLICY_CHOICES}
-            variants: dict[str, MetricSpec] = {}
-            for (factors, _), sa, sb in zip(per_metric, side_a.specs, side_b.specs,
-                                            strict=True):
-                params = [f for f in factors if f not in POLICY_CHOICES]
-                for rr in range(len(params) + 1):
-                    for sub in itertools.combinations(params, rr):
-                        spec = _mix(sa, sb, set(sub))
-                        variants[spec.key] = spec
+    ends = (frozenset(), frozenset(pol_factors))
+    for pset in sorted((frozenset(c) for r in range(len(pol_factors) + 1)
+                        for c in itertools.combinations(pol_factors, r)),
+                       key=lambda c: c not in ends):  # A and B first: their errors are real
+        pols = {p: (side_b if p in pset else side_a).policies[p] for p in POLICY_CHOICES}
+        variants: dict[str, MetricSpec] = {}
+        for (factors, _), sa, sb in zip(per_metric, side_a.specs, side_b.specs, strict=True):
+            params = [f for f in factors if f not in POLICY_CHOICES]
+            for rr in range(len(params) + 1):
+                for sub in itertools.combinations(params, rr):
+                    spec = _mix(sa, sb, set(sub))
+                    variants[spec.key] = spec
+        try:
             res = evaluate(run, truth, list(variants.values()), **pols, **kwargs)
-            for key in variants:
-                values[(frozenset(pset), key)] = res[key]
-            user_rows[frozenset(pset)] = res
+        except (PolicyError, InputError):
+            if pset in ends:
+                raise
+            continue
+        for key in variants:
+            values[(pset, key)] = res[key]
+        user_rows[pset] = res
 
     out = Diff(side_a.label, side_b.label)
     all_pols = frozenset(pol_factors)
@@ -234,30 +270,60 @@ def diff(run: Any, truth: Any, metrics: Any, a: Any = None, b: Any = None, *,
             spec = _mix(sa, sb, {f for f in subset if f not in POLICY_CHOICES})
             return values[(pset, spec.key)]
 
-        n = len(factors)
-        path: list[tuple[str, float, float]] = []
-        done: frozenset[str] = frozenset()
-        prev = v(frozenset())
-        for f in factors:
-            done = done | {f}
-            cur = v(done)
-            path.append((f, cur, cur - prev))
-            prev = cur
-        shapley = {}
-        for f in factors:
-            others = [g for g in factors if g != f]
-            phi = 0.0
-            for r in range(len(others) + 1):
-                w = math.factorial(r) * math.factorial(n - r - 1) / math.factorial(n)
-                for sub in itertools.combinations(others, r):
-                    s = frozenset(sub)
-                    phi += w * (v(s | {f}) - v(s))
-            shapley[f] = phi
+        def valid(subset: frozenset[str]) -> bool:
+            return frozenset(f for f in subset if f in POLICY_CHOICES) in user_rows
+
+        path, shapley, orders = _decompose(factors, v, valid)
+        invalid = [tuple(f for f in factors if f in c) for c in _subsets(factors)
+                   if not valid(c)]
         users = _top_users(user_rows[frozenset()], sa.key, user_rows[all_pols], sb.key, top)
         out.metrics.append(MetricDiff(name, sa.key, sb.key, v(frozenset()),
                                       v(frozenset(factors)), factors, changes, path, shapley,
-                                      users))
+                                      users, invalid, orders))
     return out
+
+
+def _subsets(factors: list[str]) -> list[frozenset[str]]:
+    return [frozenset(c) for r in range(len(factors) + 1)
+            for c in itertools.combinations(factors, r)]
+
+
+def _decompose(factors: list[str], v: Any, valid: Any
+               ) -> tuple[list[tuple[str, float, float]], dict[str, float], int]:
+    """The ordered path, the Shapley attribution and the number of orders of switching
+    ``factors`` from A (empty set) to B (all) one at a time through valid mixes only.
+
+    ``ins[S]`` counts the valid orders from A to ``S``, ``outs[S]`` those from ``S`` to B; each
+    step S -> S + i is weighted by the orders through it, ins[S] outs[S + i] / ins[B] (with
+    every mix valid: |S|! (n - |S| - 1)! / n!, Shapley 1953). The path takes, at each step, the
+    first factor in ``factors``' order that leads on to B through valid mixes."""
+    subsets = [c for c in _subsets(factors) if valid(c)]
+    everything = frozenset(factors)
+    ins: dict[frozenset[str], int] = {}
+    for c in subsets:  # by size: every c - {f} comes first
+        ins[c] = 1 if not c else sum(ins.get(c - {f}, 0) for f in c)
+    outs: dict[frozenset[str], int] = {}
+    for c in reversed(subsets):
+        outs[c] = 1 if c == everything else sum(outs.get(c | {f}, 0)
+                                                for f in factors if f not in c)
+    orders = ins.get(everything, 0)
+    if not orders:
+        return [], dict.fromkeys(factors, math.nan), 0
+    shapley = dict.fromkeys(factors, 0.0)
+    for c in subsets:
+        for f in factors:
+            if f not in c and c | {f} in outs and ins[c]:
+                shapley[f] += ins[c] * outs[c | {f}] / orders * (v(c | {f}) - v(c))
+    path: list[tuple[str, float, float]] = []
+    done: frozenset[str] = frozenset()
+    prev = v(done)
+    while done != everything:
+        f = next(f for f in factors if f not in done and outs.get(done | {f}, 0))
+        done = done | {f}
+        cur = v(done)
+        path.append((f, cur, cur - prev))
+        prev = cur
+    return path, shapley, orders
 
 
 def _side(conv: Any, names: list[str]) -> _Side:
@@ -270,6 +336,7 @@ def _side(conv: Any, names: list[str]) -> _Side:
         specs = [resolve(preset, [n])[0][0] for n in names]
         return _Side(preset.name, specs, {**_DEFAULTS, **dict(preset.policies)})
     if isinstance(conv, Mapping):
+        _check_keys(conv, names)
         pols = {k: str(v) for k, v in conv.items() if k in POLICY_CHOICES}
         Policies(**{**_DEFAULTS, **pols})  # validates
         specs = []
@@ -289,6 +356,29 @@ def _side(conv: Any, names: list[str]) -> _Side:
         return _Side(label.strip() or "receval", specs, {**_DEFAULTS, **pols})
     raise PolicyError(f"diff: a convention set is a preset name, None or a mapping; got "
                       f"{conv!r}.")
+
+
+def _check_keys(conv: Mapping[Any, Any], names: list[str]) -> None:
+    """Refuse a key that is neither a policy nor a metric family's canonical name (a misspelt
+    key, or an alias such as ``hr``, would otherwise be ignored and the sets reported the
+    same)."""
+    from .metrics import ALIASES, REGISTRY
+
+    for key in conv:
+        if key in POLICY_CHOICES:
+            if isinstance(conv[key], Mapping):
+                raise PolicyError(f"diff: policy {key!r} takes one of "
+                                  f"{list(POLICY_CHOICES[key])}, not a mapping.")
+            continue
+        if key in REGISTRY:
+            continue
+        families = list(dict.fromkeys(parse_metric(n).name for n in names))
+        hint = (f" Did you mean {ALIASES[key]!r}?" if isinstance(key, str) and key in ALIASES
+                else suggest(str(key), [*POLICY_CHOICES, *families, *REGISTRY]))
+        raise PolicyError(
+            f"diff: {plain(key)} in a convention set is neither a policy nor a metric family; "
+            f"valid keys are the policies {list(POLICY_CHOICES)} and the metric families "
+            f"(canonical names) such as {families}." + hint)
 
 
 def _mix(sa: MetricSpec, sb: MetricSpec, switched: set[str]) -> MetricSpec:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -14,6 +15,7 @@ from receval.errors import PolicyError
 RUN = {"u": {"a": 3.0, "b": 2.0, "c": 1.0}, "w": {"a": 2.0, "d": 1.0}}
 TRUTH = {"u": {"a": 1, "c": 1}, "v": {"a": 1}, "w": {"d": 1, "e": 1, "f": 1}}
 D = [1 / math.log2(i + 2) for i in range(3)]
+DEFAULTS = rv.Policies().to_dict()
 
 
 def test_two_factors_worked_example():
@@ -101,3 +103,101 @@ def test_same_conventions_have_no_factor():
 def test_policies_belong_in_the_convention_sets():
     with pytest.raises(PolicyError, match="put it in a or b"):
         rv.diff(RUN, TRUTH, ["mrr"], None, "rectools", ties="average")
+
+
+def _orders_oracle(factors, v, valid):
+    """Path-average over every permutation whose prefixes are all valid mixes (brute force)."""
+    phi, n = dict.fromkeys(factors, 0.0), 0
+    for order in itertools.permutations(factors):
+        prefixes = [frozenset(order[:i]) for i in range(len(order) + 1)]
+        if not all(valid(p) for p in prefixes):
+            continue
+        n += 1
+        for i, f in enumerate(order):
+            phi[f] += v(prefixes[i + 1]) - v(prefixes[i])
+    return {f: x / n for f, x in phi.items()}, n
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("rectools", {"unjudged": "remove"}), ({"unjudged": "remove"}, "rectools"),
+    ({"ties": "average"}, {"duplicates": "keep", "empty_truth": "zero"}),
+])
+def test_mixes_not_valid_together_are_skipped_and_counted(a, b):
+    # ranks='position' (A) with unjudged='remove' (B) is refused, so is ties='average' with
+    # duplicates='keep': each is a mix nobody asked for, skipped in the decomposition
+    rng = np.random.default_rng(5)
+    run = {u: {int(i): float(rng.integers(0, 4)) for i in rng.choice(9, 4, replace=False)}
+           for u in range(8)}
+    truth = {u: {int(i): int(rng.integers(0, 3)) for i in rng.choice(9, 3, replace=False)}
+             for u in range(10)}
+    d = rv.diff(run, truth, ["ndcg@3", "mrr", "recall@4"], a, b)
+    for m in d.metrics:
+        assert m.value_a == rv.evaluate(run, truth, [m.key_a], **_policies(a))[m.key_a]
+        assert m.value_b == rv.evaluate(run, truth, [m.key_b], **_policies(b))[m.key_b]
+        assert m.invalid and m.orders > 0
+        pols = [f for f in m.factors if f in rv.policies.POLICY_TABLE]
+        values, ok = {}, set()
+        for r in range(len(m.factors) + 1):
+            for sub in itertools.combinations(m.factors, r):
+                s = frozenset(sub)
+                pa, pb = _policies(a), _policies(b)
+                mix = {p: (pb if p in s else pa).get(p, DEFAULTS[p]) for p in pols}
+                try:
+                    res = rv.evaluate(run, truth, [_spec(m, s)], **{**pa, **mix})
+                except PolicyError:
+                    assert tuple(f for f in m.factors if f in s) in m.invalid
+                    continue
+                values[s] = res.summary[_spec(m, s).key]
+                ok.add(s)
+        phi, n = _orders_oracle(m.factors, values.__getitem__, ok.__contains__)
+        assert n == m.orders
+        assert m.shapley == pytest.approx(phi, abs=1e-12)
+        assert sum(m.shapley.values()) == pytest.approx(m.difference, abs=1e-12)
+        assert sum(s for _, _, s in m.path) == pytest.approx(m.difference, abs=1e-12)
+        assert "not valid together" in d.explanation(m)
+
+
+def _spec(m, switched):
+    """The metric of ``m`` with the parameters in ``switched`` taken from B."""
+    a, b = rv.metrics.parse_metric(m.key_a), rv.metrics.parse_metric(m.key_b)
+    if "definition" in switched:
+        return b
+    params = {**dict(a.params),
+              **{p: b.get(p) for p in switched if p not in rv.policies.POLICY_TABLE}}
+    return rv.metrics.metric(a.name, a.k, **params)
+
+
+@pytest.mark.parametrize(("conv", "hint"), [
+    ({"empty_truht": "zero"}, "empty_truth"), ({"ndgc": {"gain": "exp"}}, "ndcg"),
+    ({"Ties": "average"}, "ties"), ({"hr": {"level": "user"}}, "hit_rate"),
+    ({3: "x"}, None),
+])
+def test_unknown_keys_are_refused_with_the_nearest_name(conv, hint):
+    # every key is a policy or a metric family's canonical name (an alias is refused too)
+    for a, b in ((None, conv), (conv, None)):
+        with pytest.raises(PolicyError, match="neither a policy nor a metric family") as info:
+            rv.diff(RUN, TRUTH, ["ndcg@3", "mrr"], a, b)
+        if hint:
+            assert f"Did you mean {hint!r}?" in str(info.value)
+
+
+def test_a_policy_given_a_mapping_is_refused():
+    with pytest.raises(PolicyError, match="not a mapping"):
+        rv.diff(RUN, TRUTH, ["mrr"], None, {"ties": {"x": 1}})
+
+
+def test_diff_parameters_are_declared_and_refuse_bad_values():
+    from receval.errors import ParameterError
+    from receval.validation import FUNCTIONS, TABLE
+
+    name = "receval.difference.diff"
+    assert {"a", "b", "top"} <= set(TABLE[name])
+    cases = 0
+    for param, constraints in TABLE[name].items():
+        for bad in [x for c in constraints for x in c.bad_values()]:
+            if any(c.ok(bad) for c in constraints):
+                continue
+            with pytest.raises(ParameterError, match=f"diff: {param}="):
+                FUNCTIONS[name](RUN, TRUTH, ["mrr"], **{param: bad})
+            cases += 1
+    assert cases >= 4
