@@ -48,7 +48,8 @@ def test_source_catalogue_and_counts():
     # a count has no ids: every item is inside, more distinct items than the count refuse
     assert rv.evaluate(RUN, TRUTH, ["coverage(outside=count)"], catalog=3)[
         "coverage(outside=count)"] == 4 / 3
-    with pytest.raises(InputError, match="more than the catalogue size"):
+    with pytest.raises(InputError, match=r"^coverage\(outside=ignore\): the catalogue size "
+                                         r"evaluate\(catalog=3\) is smaller than the 4 distinct"):
         rv.evaluate(RUN, TRUTH, ["coverage(outside=ignore)"], catalog=3)
 
 

@@ -92,14 +92,15 @@ def popularity_of(context: Context, packed: Packed, key: str, pop: str) -> np.nd
 
 
 def catalog_of(context: Context, packed: Packed, counts: np.ndarray,
-             outside: str = "error") -> Catalog:
+               outside: str = "error", key: str = "") -> Catalog:
+    """The catalogue of ``evaluate(catalog=...)`` as the metric ``key`` reads it."""
     train_items = None
     if context.train is not None:
         train_items = train_of(context, "catalog").items
     recommended = packed.item_vocab[np.flatnonzero(counts > 0)]
     return resolve_catalog(context.catalog, run_items=packed.item_vocab,
                            truth_items=packed.truth_item_vocab, train_items=train_items,
-                           recommended=recommended, outside=outside)
+                           recommended=recommended, outside=outside, key=key)
 
 
 def key_with(spec: MetricSpec, **params: Any) -> str:

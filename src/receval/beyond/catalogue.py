@@ -236,7 +236,7 @@ def _coverage(spec: MetricSpec, packed: Packed, context: Context) -> MetricValue
         return MetricValues(None, catalog_coverage(state.counts, kind="count"),
                             {"recommended_items": int((state.counts > 0).sum())})
     rule = spec.get("outside")
-    cat = catalog_of(context, packed, state.counts, rule)
+    cat = catalog_of(context, packed, state.counts, rule, spec.key)
     outside = _outside_items(cat, packed, state.counts)
     covered = int((state.counts > 0).sum())
     info = {"catalog": cat.source, "catalog_size": cat.size, "recommended_items": covered,
@@ -248,7 +248,7 @@ def _coverage(spec: MetricSpec, packed: Packed, context: Context) -> MetricValue
 
 def _dist_coverage(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     state = packed_exposure(packed, spec.k, context=context)
-    cat = catalog_of(context, packed, state.counts)
+    cat = catalog_of(context, packed, state.counts, key=spec.key)
     return MetricValues(None, effective_coverage(state.counts, cat.size),
                         {"catalog": cat.source, "catalog_size": cat.size})
 
@@ -264,7 +264,7 @@ def _entropy(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues
     info: dict[str, Any] = {"base": spec.get("base")}
     n = None
     if normalize and spec.get("over") == "catalog":
-        cat = catalog_of(context, packed, state.counts)
+        cat = catalog_of(context, packed, state.counts, key=spec.key)
         n = cat.size
         info.update(catalog=cat.source, catalog_size=cat.size)
     value = entropy(state.counts[state.counts > 0] if n is None else state.counts, n,
@@ -277,7 +277,7 @@ def _gini(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     state = packed_exposure(packed, spec.k, context=context)
     info: dict[str, Any] = {}
     if spec.get("over") == "catalog":
-        cat = catalog_of(context, packed, state.counts)
+        cat = catalog_of(context, packed, state.counts, key=spec.key)
         n = cat.size
         info.update(catalog=cat.source, catalog_size=cat.size)
     else:

@@ -314,7 +314,7 @@ class Catalog:
 
 def resolve_catalog(catalog: Any, *, run_items: np.ndarray, truth_items: np.ndarray | None,
                     train_items: np.ndarray | None, recommended: np.ndarray,
-                    outside: str = "error") -> Catalog:
+                    outside: str = "error", key: str = "") -> Catalog:
     """The catalogue from ``catalog=`` (None/'all', a source name, a count or an id list).
 
     ``recommended``: raw ids of the items that appear in the evaluated lists. ``outside``:
@@ -322,8 +322,9 @@ def resolve_catalog(catalog: Any, *, run_items: np.ndarray, truth_items: np.ndar
     default), or ``"ignore"`` / ``"count"``, which accept it (the caller drops it from, or
     counts it in, its numerator). A catalogue given as a count has no ids: every recommended
     item is taken to be inside it, and more distinct items than the count raise unless
-    ``outside="count"``.
+    ``outside="count"``. ``key``: the metric that reads the catalogue, named in messages.
     """
+    at = f"{key}: " if key else ""
     sources = {"run": run_items, "truth": truth_items, "train": train_items}
     if catalog is None or isinstance(catalog, str):
         text = "all" if catalog is None else catalog.strip().lower()
@@ -331,7 +332,7 @@ def resolve_catalog(catalog: Any, *, run_items: np.ndarray, truth_items: np.ndar
         bad = [n for n in names if n not in sources]
         if bad:
             raise InputError(
-                f"catalog={plain(catalog)}: unknown source {plain(bad[0])}; use 'all' (train + truth + "
+                f"{at}catalog={plain(catalog)}: unknown source {plain(bad[0])}; use 'all' (train + truth + "
                 "run, the default), a '+'-joined subset such as 'train' or 'train+truth', an "
                 "item count, or a list of item ids."
             )
@@ -339,16 +340,18 @@ def resolve_catalog(catalog: Any, *, run_items: np.ndarray, truth_items: np.ndar
         used = [n for n in names if sources[n] is not None]
         missing = [n for n in names if sources[n] is None]
         if text != "all" and missing:
-            raise InputError(f"catalog={plain(catalog)} needs {missing[0]}=...; pass it to evaluate().")
+            raise InputError(
+                f"{at}catalog={plain(catalog)} needs {missing[0]}=...; pass it to evaluate().")
         ids = _union(parts)
         out = Catalog(len(ids), ids, "items of " + " + ".join(used))
     elif isinstance(catalog, (int, np.integer)) and not isinstance(catalog, bool):
         if catalog <= 0:
-            raise InputError(f"catalog={plain(catalog)}: an item count must be positive.")
+            raise InputError(f"{at}catalog={plain(catalog)}: an item count must be positive.")
         if len(recommended) > catalog and outside != "count":
             raise InputError(
-                f"catalog={catalog}: the lists hold {len(recommended)} distinct items, more than "
-                "the catalogue size; pass the true catalogue size or the item list."
+                f"{at}the catalogue size evaluate(catalog={plain(catalog)}) is smaller than the "
+                f"{len(recommended)} distinct items the lists hold; pass the true catalogue size "
+                "or the item list."
             )
         return Catalog(int(catalog), None, f"count given ({catalog})")
     else:
@@ -356,7 +359,7 @@ def resolve_catalog(catalog: Any, *, run_items: np.ndarray, truth_items: np.ndar
             ids = pd.Index(np.asarray(catalog)).unique()
         except TypeError:
             raise InputError(
-                f"catalog: expected None, a source name, an item count or a list of item ids, "
+                f"{at}catalog: expected None, a source name, an item count or a list of item ids, "
                 f"got {type(catalog).__name__}."
             ) from None
         out = Catalog(len(ids), ids, f"explicit list ({len(ids)} items)")
@@ -365,13 +368,13 @@ def resolve_catalog(catalog: Any, *, run_items: np.ndarray, truth_items: np.ndar
         if absent.any():
             ex = pd.Index(recommended)[absent][:3].tolist()
             raise InputError(
-                f"catalog: {int(absent.sum())} recommended item(s) are not in the catalogue "
+                f"{at}catalog: {int(absent.sum())} recommended item(s) are not in the catalogue "
                 f"({out.source}), e.g. {ex}; add them to the catalogue or filter the run "
                 "(coverage also takes outside=ignore to drop them, outside=count to count "
                 "them)."
             )
     if out.size == 0:
-        raise InputError("catalog: the catalogue is empty.")
+        raise InputError(f"{at}catalog: the catalogue is empty.")
     return out
 
 

@@ -129,7 +129,7 @@ def _rank_serendipity(spec: MetricSpec, packed: Packed, context: Context) -> Met
     idx = train_index(context, packed, spec.key)
     pop_rank = np.where(idx >= 0, rank_train[np.maximum(idx, 0)] if len(rank_train) else 0, 0)
     exposure = packed_exposure(packed, None, context=context)
-    n_items = catalog_of(context, packed, exposure.counts).size
+    n_items = catalog_of(context, packed, exposure.counts, key=spec.key).size
     indptr, pos = top_k(packed, spec.k)
     position = (pos - np.repeat(packed.indptr[:-1], np.diff(indptr)) + 1).astype(np.float64)
     p_user = (n_items + 1 - position) / n_items
