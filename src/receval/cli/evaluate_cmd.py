@@ -17,6 +17,7 @@ from .common import (
     check_not_empty,
     emit,
     example_epilog,
+    keywords_as,
     metric_keys,
     policies_from,
     positive_int,
@@ -71,7 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_policy_flags(p)
     g = p.add_argument_group("large files")
     g.add_argument("--stream", action="store_true", default=None,
-                   help="read the run (Parquet, CSV, TSV or TREC) in blocks of whole users "
+                   help="read the run (Parquet, CSV, TSV, JSON Lines or TREC) in blocks of whole users "
                         "(rows of a user must be contiguous); automatic for Parquet runs over "
                         "20M rows and CSV/TSV/TREC runs over 512 MiB")
     g.add_argument("--no-stream", action="store_false", dest="stream",
@@ -185,14 +186,16 @@ def _stream_files(args: argparse.Namespace, metrics: list, setup: dict[str, Any]
     from ..io.files import count_rows, detect_format
 
     ev = _packed_truth(args, metrics, setup)
-    fmt = detect_format(args.run, args.run_format, keyword="run_format")
-    bar = Progress(count_rows(args.run, fmt), enabled=not args.quiet)
-    try:
-        return stream_blocks(ev, args.run, format=fmt, name=name, user_col=args.user_col,
-                             item_col=args.item_col, score_col=args.score_col,
-                             rank_col=args.rank_col, block_rows=args.block_rows, progress=bar)
-    finally:
-        bar.close()
+    with keywords_as(format="run_format"):
+        fmt = detect_format(args.run, args.run_format)
+        bar = Progress(count_rows(args.run, fmt), enabled=not args.quiet)
+        try:
+            return stream_blocks(ev, args.run, format=fmt, name=name, user_col=args.user_col,
+                                 item_col=args.item_col, score_col=args.score_col,
+                                 rank_col=args.rank_col, block_rows=args.block_rows,
+                                 progress=bar)
+        finally:
+            bar.close()
 
 
 def _packed_truth(args: argparse.Namespace, metrics: list, setup: dict[str, Any]):
@@ -202,10 +205,11 @@ def _packed_truth(args: argparse.Namespace, metrics: list, setup: dict[str, Any]
 
     from ..io.files import detect_format, read_truth
 
-    fmt = detect_format(args.truth, args.truth_format, keyword="truth_format")
-    truth = read_truth(args.truth, format=fmt,
-                       user_col=args.truth_user_col or args.user_col,
-                       item_col=args.truth_item_col or args.item_col, rel_col=args.rel_col)
+    with keywords_as(format="truth_format"):
+        fmt = detect_format(args.truth, args.truth_format)
+        truth = read_truth(args.truth, format=fmt,
+                           user_col=args.truth_user_col or args.user_col,
+                           item_col=args.truth_item_col or args.item_col, rel_col=args.rel_col)
     check_not_empty(truth, args.truth, "truth")
     truth = _one_chunk(truth)
     _release_arrow_memory()

@@ -23,35 +23,12 @@ OUT_FORMATS = ("table", "markdown", "csv", "json", "html")
 
 
 def _read(path: str, role: str = "input", dtype: dict[str, Any] | None = None) -> Any:
-    """One table from ``path`` (by extension); every failure names the file and its role."""
-    import pandas as pd
+    """One table from ``path`` through the shared file reader (format by extension or
+    content, compression by magic bytes, a pipe read once); every failure names the file and
+    its role."""
+    from ..io.files import read_frame
 
-    from ..errors import InputError
-
-    low = path.lower()
-    try:
-        if low.endswith(".parquet"):
-            df = pd.read_parquet(path)
-        elif low.endswith((".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")):
-            df = pd.read_json(path, lines=True, dtype=dtype)
-        elif low.endswith((".tsv", ".tsv.gz", ".txt", ".txt.gz")):
-            df = pd.read_csv(path, sep="\t", dtype=dtype)
-        elif low.endswith((".csv", ".csv.gz")):
-            df = pd.read_csv(path, dtype=dtype)
-        else:
-            raise InputError(f"{path}: cannot tell the format of the {role} file; use .csv, "
-                             ".tsv, .parquet or .jsonl (optionally .gz).")
-    except pd.errors.EmptyDataError:
-        raise InputError(f"{path}: the {role} file is empty (no header, no rows); check the "
-                         "file (or the path).") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, EOFError) as exc:
-        raise InputError(f"{path}: cannot read the {role} file: "
-                         f"{' '.join(str(exc).split())}") from None
-    except ValueError as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise InputError(f"{path}: cannot read the {role} file: "
-                         f"{' '.join(str(exc).split())}") from None
+    df = read_frame(path, role=role, dtype=dtype)
     check_not_empty(df, path, role)
     return df
 

@@ -110,7 +110,7 @@ def detect_format(path: str | os.PathLike, given: str | None = None, *,
         if "," in first:
             return "csv"
     raise InputError(
-        f"{p}: cannot tell the file format from its name; pass {keyword}= with one of "
+        f"{p}: cannot tell the file format from its name; pass {keyword}=<format>, one of "
         f"{list(FORMATS)}."
     )
 
@@ -155,8 +155,8 @@ def _check_data(src: Source, fmt: str, keyword: str = "format") -> None:
         raise _empty_file(src)
     if fmt == "parquet" and src.peek(4) != _PARQUET_MAGIC:
         raise InputError(f"{src.path}: the {src.role} file is not Parquet (it does not start "
-                         f"with Parquet's magic bytes PAR1); check the file, or pass the "
-                         f"right {keyword}=.")
+                         f"with Parquet's magic bytes PAR1); check the file, or pass "
+                         f"{keyword}=<its format>.")
 
 
 def _empty_file(src: Source) -> InputError:
@@ -602,7 +602,7 @@ def _unreadable(src: Source, fmt: str, exc: BaseException,
                 keyword: str = "format") -> InputError:
     msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return InputError(f"{src.path}: cannot read it as {fmt}: {msg.rstrip('.')}. Check the "
-                      f"file, or pass the right {keyword}=.")
+                      f"file, or pass {keyword}=<its format>.")
 
 
 # pandas' default missing-value texts, applied to value columns only (in id columns they are ids)
@@ -1191,8 +1191,8 @@ def _json_keys(src: Source) -> list[str]:
         obj = json.loads(first)
     except ValueError as exc:
         raise InputError(f"{src.path}: its first line is not a JSON object ({exc}); check "
-                         "the file, or pass the right format=.") from None
+                         "the file, or pass format=<its format>.") from None
     if not isinstance(obj, dict):
         raise InputError(f"{src.path}: its first line is not a JSON object; check the file, "
-                         "or pass the right format=.")
+                         "or pass format=<its format>.")
     return [str(k) for k in obj]
