@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._lazy import pandas
-from ..errors import InputError, plain
+from ..errors import InputError, RecevalError, plain
 from ..metrics import higher_is_better
 from .jsonio import number, unnumber
 
@@ -63,8 +63,18 @@ class Comparison:
         return pandas().DataFrame(self.summary).T.loc[self.systems, self.metrics]
 
     def _metric(self, key: str) -> str:
+        """The compared column of ``key``: a compared key, or a name the systems' results
+        resolve to one (a library's name under a preset, :meth:`EvalResult._key`)."""
         from ..metrics import resolve_key
 
+        if key not in self.metrics:
+            for r in self.results.values():
+                try:
+                    resolved = r._key(key)
+                except RecevalError:
+                    continue
+                if resolved in self.metrics:
+                    return resolved
         return resolve_key(key, self.metrics, "this comparison")
 
     def pair(self, metric: str, a: str, b: str) -> dict[str, Any]:

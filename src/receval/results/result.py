@@ -56,12 +56,24 @@ class EvalResult:
         return {row["metric"]: row["mean"] for row in self.stats}
 
     def _key(self, key: str) -> str:
+        """The column of ``key``: a key of the result, or under a library preset any name the
+        preset resolves to one (the names asked for, and the library's other spellings:
+        ``NDCG@10`` and ``ndcg@10`` under ``compat="recbole"``), else receval's resolution."""
         from ..metrics import resolve_key
 
-        # under a library preset, the library's names read the library's values
-        names = self.info.get("compat", {}).get("names", {})
+        compat = self.info.get("compat", {})
+        names = compat.get("names", {})
         if key in names:
             return names[key]
+        if key not in self.metrics and compat.get("preset"):
+            from ..compat import resolve
+
+            try:
+                _, _, resolved = resolve(compat["preset"], [key])
+            except RecevalError:  # not a name of the preset: receval's message below
+                resolved = {}
+            if resolved.get(key) in self.metrics:
+                return resolved[key]
         return resolve_key(key, self.metrics, "this result")
 
     def __getitem__(self, key: str) -> float:

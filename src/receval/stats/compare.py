@@ -185,10 +185,7 @@ def compare(results: Mapping[str, Any] | Sequence[Any], *, baseline: str | None 
         if not metrics:
             raise InputError("the systems share no metric; evaluate them with the same metrics.")
     else:
-        metrics = [named[names[0]]._key(m) for m in metrics]
-        for r in named.values():
-            for m in metrics:
-                r._key(m)
+        metrics = [_common_key(named, m) for m in metrics]
     _, rows, counts = _align(named, users)
     if baseline is not None:
         pair_list = [(n, baseline) for n in names if n != baseline]
@@ -235,6 +232,19 @@ def compare(results: Mapping[str, Any] | Sequence[Any], *, baseline: str | None 
                "wilcoxon_zero_method": wilcoxon_zero_method, "tukey_design": tukey_design}
     return Comparison(names, list(metrics), summary, out_rows, baseline, test, correction,
                       float(alpha), int(n_resamples), seed, counts, options, dict(named))
+
+
+def _common_key(named: dict[str, Any], name: str) -> str:
+    """The one column ``name`` reads in every system, each result resolving it its own way
+    (under a library preset, the library's names: :meth:`EvalResult._key`); refused where the
+    systems read different metrics under that name."""
+    keys = {n: r._key(name) for n, r in named.items()}
+    if len(set(keys.values())) > 1:
+        raise InputError(
+            f"metric {plain(name)} names different metrics in the systems ({keys}): they were "
+            "evaluated under different conventions; compare them by one of these keys, "
+            "evaluated alike.")
+    return next(iter(keys.values()))
 
 
 def _empty_row(m: str, a: str, b: str, summary: dict, n_users: int) -> dict[str, Any]:
