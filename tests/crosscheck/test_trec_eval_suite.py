@@ -3,15 +3,16 @@
 The suite lives in the project's shared folder (``X/shared/trec_eval_suite`` beside the ``X/main``
 checkout); the tests skip when it is absent. Parameters that reproduce trec_eval: ties broken
 trec_eval's way (score as C float descending, then docno descending), negative judgements count
-as judged non-relevant, queries in both files (or every qrels query with ``-c``), and relevance
-threshold = trec_eval's ``-l`` level.
+as judged non-relevant, queries in both files (or every qrels query with ``-c``): the
+``compat="trec_eval"`` preset, with ``users="truth"`` for ``-c``; relevance threshold =
+trec_eval's ``-l`` level. Which receval metric computes each measure, and how its ``all`` line
+is formed, is the one table of foreign names' (:data:`receval.metrics.foreign.TREC_EVAL`).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
 from pathlib import Path
 
 import numpy as np
@@ -19,13 +20,12 @@ import pandas as pd
 import pytest
 
 import receval as rv
+from receval.metrics import MetricSpec, metric
+from receval.metrics.foreign import trec_measure
 
 SUITE = Path(__file__).resolve().parents[3] / "shared" / "trec_eval_suite"
 EXPECTED = SUITE / "expected.json"
 pytestmark = pytest.mark.skipif(not EXPECTED.is_file(), reason=f"{EXPECTED} not found")
-
-COUNTS = {"num_rel_ret", "num_rel", "num_ret"}  # trec_eval sums these in 'all'
-
 
 def read_qrels(path: Path) -> pd.DataFrame:
     """``qid iter docno rel`` lines."""
@@ -58,29 +58,23 @@ class _Desc:
         return self.v.encode() > other.v.encode()
 
 
-def receval_key(measure: str, rel_level: int) -> str | None:
-    """The receval metric key that computes a trec_eval measure, or None."""
-    rel = "" if rel_level == 1 else f"rel={rel_level}"
-
-    def with_rel(base: str) -> str:
-        return f"{base}({rel})" if rel else base
-
-    simple = {"map": "map", "recip_rank": "mrr", "Rprec": "r_precision", "bpref": "bpref",
-              "num_rel_ret": "hits", "num_rel": "num_rel"}
-    if measure in simple:
-        return with_rel(simple[measure])
-    if measure == "num_ret":
-        return "num_ret"
-    if measure == "ndcg":
-        return "ndcg"
-    m = re.fullmatch(r"(P|recall|map_cut|ndcg_cut|success)_(\d+)", measure)
-    if not m:
+def receval_name(column: str, rel_level: int) -> str | MetricSpec | None:
+    """What ``rv.evaluate(..., compat="trec_eval")`` is given for one printed trec_eval column:
+    the column itself at trec_eval's default level, else the receval spec of the one table of
+    foreign names at that level (the measure's :meth:`~TrecMeasure.target`, summarised as
+    ``compat`` summarises it); None for a measure without a receval metric."""
+    found = trec_measure(column)
+    if found is None:
         return None
-    name, k = m.groups()
-    if name == "ndcg_cut":
-        return f"ndcg@{k}"
-    base = {"P": "precision", "recall": "recall", "map_cut": "map", "success": "hit_rate"}[name]
-    return with_rel(f"{base}@{k}")
+    measure, text = found
+    if not measure.maps(text):
+        return None
+    if rel_level == 1:
+        return column
+    values = measure.parse(text)
+    value = None if not text else values if measure.kind == "params" else values[0]
+    spec = measure.target(value, float(rel_level))
+    return metric(spec.name, spec.k, **{**dict(spec.params), **dict(measure.compat_params)})
 
 
 def _runs() -> list[dict]:
@@ -89,47 +83,54 @@ def _runs() -> list[dict]:
     return json.loads(EXPECTED.read_text())["runs"]
 
 
-def _measures(run: dict) -> dict[str, str]:
+def _measures(run: dict) -> dict[str, str | MetricSpec]:
     out = {}
-    for measure in run["values"]["all"]:
-        key = receval_key(measure, run["rel_level"])
-        if key is not None:
-            out[measure] = key
+    for column in run["values"]["all"]:
+        name = receval_name(column, run["rel_level"])
+        if name is not None:
+            out[column] = name
     return out
 
 
 @pytest.mark.parametrize("run", _runs(), ids=lambda r: r["output"])
 def test_trec_eval_reference_output(run):
+    """Every column the table maps, per query and on the ``all`` line (sums, geometric means
+    and the count of queries included), as ``compat="trec_eval"`` reports it. Negative
+    judgements are unjudged (``negative_rel="drop"``), as trec_eval reads them; ``infAP``
+    over qrels with such lines reads them as pooled, which only ``receval trec`` does."""
     data = json.loads(EXPECTED.read_text())
     tol = data["tolerance"]
     folder = SUITE / "v9.0.8"
     qrels = read_qrels(folder / run["qrels"])
     results = read_results(folder / run["results"], run["max_docs"])
     measures = _measures(run)
-    keys = list(dict.fromkeys(measures.values()))
-    res = rv.evaluate(results, qrels, keys, ties="trec_eval", negative_rel="zero",
+    if (qrels["rel"] < 0).any():  # pooled but unjudged documents: only receval trec reads them
+        measures.pop("infAP", None)
+    res = rv.evaluate(results, qrels, list(measures.values()), compat="trec_eval",
                       users="truth" if run["complete"] else "intersection",
-                      empty_truth="zero")
+                      negative_rel="drop")
     users = [str(u) for u in res.user_ids]
     n_q = run["values"]["all"].get("num_q")
     if n_q is not None:
         assert len(users) == n_q
-    problems, compared = [], 0
-    for measure, key in measures.items():
-        col = res.user_values(rv.metrics.parse_metric(key).key)
+    problems, compared = [], set()
+    for column, name in measures.items():
+        key = name.key if isinstance(name, MetricSpec) else name
+        col = res.user_values(key)
         for qid, values in run["values"].items():
-            if measure not in values:
+            if column not in values:
                 continue
-            exp = float(values[measure])
-            if qid == "all":
-                got = float(np.sum(col)) if measure in COUNTS else float(np.mean(col))
-            else:
-                got = float(col[users.index(qid)])
-            compared += 1
+            exp = float(values[column])
+            got = float(res[key]) if qid == "all" else float(col[users.index(qid)])
+            compared.add(column)
             if not math.isclose(got, exp, abs_tol=tol):
-                problems.append(f"{qid} {measure} ({key}): receval {got:.6f}, trec_eval {exp}")
+                problems.append(f"{qid} {column} ({key}): receval {got:.6f}, trec_eval {exp}")
     assert not problems, "\n".join(problems[:30])
-    assert compared >= len(measures)
+    assert compared == set(measures)
+    for column in set(run["values"]["all"]) - set(measures):  # what is left is not a number
+        measure, text = trec_measure(column)  # type: ignore[misc]  # or has no receval metric
+        assert measure.name == "infAP" or (measure.family is None and measure.kind in (
+            "string", "params")) or (text and measure.kind == "params" and measure.arg is None)
 
 
 def test_parser_reads_the_suite():

@@ -14,7 +14,13 @@ For one metric over the users that enter its summary (``n`` of them, values ``x_
     se   = std / sqrt(n)
 
 each computed exactly from the exact sums and rounded once (``std`` twice: the variance, then its
-square root).
+square root). A metric summarised otherwise (:data:`receval.metrics.spec.SUMMARIES`) reports in
+``mean``, from the same exact sum::
+
+    sum        = sum x_u                 se = std sqrt(n)   (n times the mean's se)
+    geometric  = exp((sum x_u) / n)      se = NaN           (x_u are logarithms)
+
+so its value too is the same bits for any split of the users.
 
 Each user has a status per metric: ``IN`` (enters the summary; a NaN value there makes the mean
 NaN, which is what ``empty_truth="nan"`` asks for), ``SKIPPED`` (no relevant truth item under
@@ -44,6 +50,14 @@ def _compact(partials: list[float]) -> list[float]:
     """The same exact sum in fewer partials (keeps merged states small)."""
     return exact_partials(np.asarray(partials, dtype=np.float64)) if len(partials) > 8 \
         else partials
+
+
+def _exp(x: float) -> float:
+    """exp(x), with exp(-inf) = 0, exp(inf) = inf and NaN kept; inf where it overflows."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
 
 
 @dataclass
@@ -105,9 +119,11 @@ class MetricState:
             den=cat(self.den, other.den), nonfinite=self.nonfinite + other.nonfinite,
         )
 
-    def summary(self, metric: str, value: float | None = None) -> dict[str, Any]:
-        """``metric, mean, std, se, n, skipped``; ``value`` overrides the mean (a plugin's
-        global value)."""
+    def summary(self, metric: str, value: float | None = None,
+                mode: str = "mean") -> dict[str, Any]:
+        """``metric, mean, std, se, n, skipped``; ``mode``: ``"mean"``, ``"sum"`` or
+        ``"geometric"`` (module docstring); ``value`` overrides the result (a plugin's global
+        value)."""
         n = self.n
         nan = float("nan")
         if self.nan:
@@ -115,10 +131,10 @@ class MetricState:
         elif self.nonfinite:
             mean, std = self.nonfinite, nan
         elif n == 0:
-            mean = std = nan
+            mean, std = (0.0 if mode == "sum" else nan), nan  # an empty sum is 0
         else:
             s1 = _exact(self.total)
-            mean = float(s1 / n)
+            mean = float(s1) if mode == "sum" else float(s1 / n)
             if n > 1:
                 var = (_exact(self.squares) - s1 * s1 / n) / (n - 1)
                 std = math.sqrt(float(max(var, Fraction(0))))
@@ -127,8 +143,12 @@ class MetricState:
         if self.num is not None and self.den is not None and not self.nan:
             den = _exact(self.den)
             mean = float(_exact(self.num) / den) if den > 0 else nan
+        if mode == "geometric":
+            mean = _exp(mean)
         if value is not None:
             mean = float(value)
         se = std / math.sqrt(n) if n > 1 and std == std else nan
+        if mode != "mean" and value is None:
+            se = std * math.sqrt(n) if mode == "sum" and se == se else nan
         return {"metric": metric, "mean": mean, "std": std, "se": se, "n": n,
                 "skipped": self.skipped}

@@ -20,6 +20,15 @@ import numpy as np
 
 from ..errors import MetricError, UnknownMetricError, plain, suggest
 
+#: How a metric's per-user values make its summary row's ``mean`` (``MetricDef.summary``, or a
+#: key's ``summary=`` parameter): ``"mean"`` over the users that enter the summary; ``"sum"``
+#: of their values (trec_eval's ``all`` line of a count); ``"geometric"``: the values are
+#: logarithms and the summary is exp of their mean (trec_eval's ``gm_map``). Each is computed
+#: once from the exact sum of the values (:mod:`receval.engines.aggregate`).
+SUMMARIES = ("mean", "sum", "geometric")
+#: the summaries a key may choose with ``summary=`` (besides its family's own)
+CHOSEN_SUMMARIES = ("mean", "sum")
+
 #: The largest cutoff a key may ask for (the longest list any array can hold is far shorter;
 #: a larger value is a typo or an overflow, e.g. ``ndcg@1e30``). Omit ``@k`` for the whole list.
 MAX_CUTOFF = 2**31 - 1
@@ -166,6 +175,9 @@ class MetricDef:
     ``explain``: the metric's own step-by-step display, ``explain(spec, user) -> Steps | None``
     over one user's packed list (:mod:`receval.metrics.steps`; ``None``: no rule for that
     parameter choice); :func:`receval.explain` calls it and checks it against the engine.
+    ``summary``: how the per-user values make the summary (:data:`SUMMARIES`); a key of a
+    ``"mean"`` aggregate may choose ``"mean"`` or ``"sum"`` with the ``summary`` parameter
+    (``num_ret(summary=sum)``, what ``compat="trec_eval"`` asks for trec_eval's counts).
     """
 
     name: str
@@ -185,16 +197,26 @@ class MetricDef:
     kernel: Kernel | None = None
     whole_list: Callable[[Any], bool] | None = None
     explain: Callable[[Any, Any], Any] | None = None
+    summary: str = "mean"
 
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:
                 return p
+        if name == "summary":
+            return self.summary_param
         valid = [p.name for p in self.params]
         raise UnknownMetricError(
             f"{self.name}: unknown parameter {plain(name)}; valid parameters are {valid or 'none'}."
             + suggest(name, valid)
         )
+
+    @property
+    def summary_param(self) -> Param:
+        """The ``summary`` parameter every key may write (default: the family's summary)."""
+        return Param("summary", self.summary, "how the per-user values are summarised: "
+                     "their mean or their sum", choices=tuple(dict.fromkeys(
+                         (self.summary, *CHOSEN_SUMMARIES))))
 
 
 @dataclass(frozen=True)
@@ -218,6 +240,11 @@ class MetricSpec:
             if key == name:
                 return value
         return self.definition.param(name).default
+
+    @property
+    def summary(self) -> str:
+        """How the summary row is formed from the per-user values (:data:`SUMMARIES`)."""
+        return str(self.get("summary"))
 
     @property
     def key(self) -> str:
@@ -308,7 +335,13 @@ def metric(name: str, k: int | float | str | None = None, **params: Any) -> Metr
         value = p.convert(canonical, params[pname])
         if value != p.default:
             values.append((pname, value))
-    return MetricSpec(canonical, k, tuple(values))
+    spec = MetricSpec(canonical, k, tuple(values))
+    if spec.summary != defn.summary and (
+            defn.aggregate != "mean" or (defn.kernel and defn.kernel.micro_requests(spec))):
+        raise MetricError(
+            f"{spec.key}: summary={spec.summary} needs per-user values summarised by their "
+            f"mean; {canonical} here is a ratio of sums over users (or one pooled value).")
+    return spec
 
 
 def _cutoff(metric: str, k: Any) -> int:

@@ -102,8 +102,9 @@ def trec_eval(qrels: Any, run: Any, measures: list[str] | None = None, *, level:
     """Evaluate like ``trec_eval [-c] [-l level] [-M max_docs] -m ... qrels run``.
 
     ``qrels``: columns qid, docno, relevance (integers; negative = in the pool but unjudged).
-    ``run``: columns qid, docno, score (and tag, the run id). Every measure of
-    :mod:`receval.trec.measures` except the unsupported ones. ``complete`` (``-c``) averages over
+    ``run``: columns qid, docno, score (and tag, the run id). ``measures``: any of trec_eval
+    9.0.8's measures (:data:`receval.metrics.foreign.TREC_EVAL`, with parameters as ``-m``
+    writes them) and the sets ``official`` (the default) and ``all_trec``. ``complete`` (``-c``) averages over
     every qrels query (missing queries count 0). ``num_docs`` (``-N``) is utility's collection size.
     """
     from ..engines.evaluator import Evaluator
@@ -197,9 +198,8 @@ def trec_eval(qrels: Any, run: Any, measures: list[str] | None = None, *, level:
                 continue
             elif kind == "sum":
                 summary[col] = float(np.sum(summary_vals[col]))
-            elif kind == "gm":
-                logs = np.log(np.maximum(np.asarray(summary_vals[col], dtype=np.float64),
-                                         MIN_GEO_MEAN))
+            elif kind == "geometric":  # the values are log(max(x, 1e-5))
+                logs = np.asarray(summary_vals[col], dtype=np.float64)
                 total = float(np.sum(logs)) + extra * np.log(MIN_GEO_MEAN)
                 summary[col] = float(np.exp(total / n_den)) if n_den else 0.0
             else:

@@ -15,7 +15,8 @@ the same :class:`~receval.pack.Packed` arrays. Conventions of trec_eval 9.x repr
 - counts (``num_ret``, ``num_rel``, ``num_rel_ret``, ``num_nonrel_judged_ret``) are summed.
 
 Computed here (no kernel metric; the plugin families of :mod:`receval.trec.registered` call
-this code for ``rv.evaluate``): ``gm_map``, ``gm_bpref`` (exp(mean(log(max(x, 1e-5))))),
+this code for ``rv.evaluate``): ``gm_map``, ``gm_bpref`` (per query log(max(x, 1e-5)),
+``all`` exp of their mean),
 ``Rprec_mult.x`` (precision at floor(x R + 0.9)), ``utility.a,b,c,d`` (a h + b (ret - h) +
 c (R - h) + d (N + h - ret - R)), ``ndcg.l=g,...`` (gains per level), ``11pt_avg`` at other
 recall levels, ``binG``, ``G``, ``ndcg_rel``, ``Rndcg`` (trec_eval's experimental gain
@@ -356,13 +357,17 @@ def compute(measures: list[Measure], q: QueryArrays, core: dict[str, np.ndarray]
     for m in measures:
         n = m.name
         cols = m.columns()
-        if n in ("runid", "num_q"):
+        if n == "runid":
+            continue
+        if n == "num_q":  # 1 per query, counted on the 'all' line
+            vals[cols[0]] = np.ones(q.n)
             continue
         if m.mapped:
             for c in cols:
                 vals[c] = core[c]
-        elif m.defn.values_of is not None:  # gm_map, gm_bpref
-            vals[cols[0]] = core[m.defn.values_of]
+        elif m.defn.values_of is not None:  # gm_map, gm_bpref: log(max(x, 1e-5))
+            vals[cols[0]] = np.log(np.maximum(np.asarray(core[m.defn.values_of],
+                                                         dtype=np.float64), MIN_GEO_MEAN))
         elif n == "num_nonrel_judged_ret":
             vals[cols[0]] = q.seg_sum((q.code >= 0) & ~q.isrel)
         elif n == "ndcg":

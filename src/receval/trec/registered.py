@@ -6,19 +6,29 @@ Each family computes its per-query values with the code of the trec_eval emulato
 same values. The names trec_eval writes map to these families in the one table of foreign names
 (:data:`receval.metrics.foreign.TREC_EVAL`). Relevant means relevance >= ``rel`` (trec_eval's
 ``-l``). References: usnistgov/trec_eval ``m_Rprec_mult.c``, ``m_utility.c``, ``m_binG.c``,
-``m_G.c``, ``m_ndcg_rel.c``, ``m_Rndcg.c``, ``m_num_nonrel_judged_ret.c``.
+``m_G.c``, ``m_ndcg_rel.c``, ``m_Rndcg.c``, ``m_num_nonrel_judged_ret.c``, ``m_num_q.c``,
+``m_gm_map.c``, ``m_gm_bpref.c`` (and ``meas_avg.c``'s ``te_calc_avg_meas_s_gm``).
+
+Two families are summarised otherwise than by their mean (``MetricDef.summary``): ``num_q``
+(1 per user, summed: the number of users) and ``gm_map`` / ``gm_bpref``, whose per-user values
+are trec_eval's ``log(max(x, 1e-5))`` and whose summary is exp of their mean.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from typing import Any
 
 import numpy as np
 
+from ..engines.local import evaluate_packed
+from ..engines.plan import Plan
 from ..engines.plugins import Context, MetricValues
+from ..errors import PolicyError
 from ..metrics.foreign import BY_NAME
 from ..metrics.spec import MetricDef, MetricSpec, Param, register
-from .measures import Measure, QueryArrays, compute
+from .measures import MIN_GEO_MEAN, Measure, QueryArrays, compute
 
 REL = Param("rel", 1.0, "relevance threshold: truth items with relevance >= rel are relevant "
             "(trec_eval's -l)", kind=float, low=0.0, low_open=True)
@@ -117,3 +127,57 @@ register(MetricDef(
     (REL,), cutoff="none", bounds=(0.0, None), higher_is_better=False,
     reference=_REF.format("num_nonrel_judged_ret"), compute=_compute("num_nonrel_judged_ret"),
 ))
+
+
+def _count_queries(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
+    """``num_q``: 1 for every user of the evaluation."""
+    return MetricValues(per_user=np.ones(len(packed.user_ids)))
+
+
+def _geometric(trec_name: str):
+    """A plugin compute: trec_eval's per-query ``log(max(x, 1e-5))`` of ``x`` the values of the
+    measure's ``values_of`` metric (``map``, ``bpref``), measured by the ranking kernel under
+    the evaluation's policies; users without a relevant item are skipped as that metric
+    skips them (``empty_truth="skip"``)."""
+    defn = BY_NAME[trec_name]
+    base = BY_NAME[str(defn.values_of)]
+
+    def run(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
+        if context.policies is None:
+            raise PolicyError(f"{spec.key} needs the evaluation's policies (Context.policies).")
+        level = float(spec.get("rel"))
+        plan = Plan([base.target(None, level)], context.policies)
+        values = evaluate_packed(dataclasses.replace(packed, kernel_out=None), plan,
+                                 context).values[:, 0]
+        queries = _queries(packed, level)
+        logs = compute([Measure(defn, (), None)], queries, {base.name: values})[defn.name]
+        skip = context.policies.empty_truth == "skip"
+        return MetricValues(per_user=np.asarray(logs, dtype=np.float64),
+                            skipped=(queries.num_rel == 0) if skip else None)
+    return run
+
+
+register(MetricDef(
+    "num_q", "Number of queries",
+    "num_q = sum over users of 1",
+    "trec_eval's num_q: 1 for every evaluated user, summarised by the sum (the number of "
+    "users; with compat='trec_eval' the queries in both run and qrels, or every qrels "
+    "query with users='truth', trec_eval's -c).", cutoff="none", bounds=(1.0, 1.0),
+    summary="sum", reference=_REF.format("num_q"), example="3 queries: 1, 1, 1; summary 3",
+    compute=_count_queries,
+))
+
+_GEOMETRIC = ("Per user log(max({0}, 1e-5)); the summary is exp of their mean, the "
+              "geometric mean of max({0}, 1e-5) (trec_eval's {1}, which rewards runs that "
+              "are consistent over queries).")
+
+for _name, _of, _title in (("gm_map", "AP", "Geometric mean average precision"),
+                           ("gm_bpref", "bpref", "Geometric mean bpref")):
+    register(MetricDef(
+        _name, _title, f"{_name} = exp(mean over users of log(max({_of}, 1e-5)))",
+        _GEOMETRIC.format(_of, _name), (REL,), cutoff="none",
+        bounds=(math.log(MIN_GEO_MEAN), 0.0), summary="geometric",
+        reference=_REF.format(_name),
+        example=f"{_of} 0.5 and 0.02: per user log 0.5, log 0.02; summary sqrt(0.5 * 0.02) = 0.1",
+        compute=_geometric(_name),
+    ))

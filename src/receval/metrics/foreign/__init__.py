@@ -41,7 +41,7 @@ IR_MEASURES: dict[str, str | None] = {
 #: preset name -> {library name (lower case): Name}; trec_eval's from :data:`TREC_EVAL` (the
 #: measures of plugin families are found by :func:`library_entry` once they are registered).
 LIBRARY_NAMES: dict[str, dict[str, Name]] = {
-    "trec_eval": {m.name.lower(): Name(m.family, m.params, m.doc)
+    "trec_eval": {m.name.lower(): Name(m.family, m.compat_params, m.doc)
                   for m in TREC_EVAL if m.family is not None and not m.plugin},
     **_PRESET_NAMES,
 }
@@ -50,6 +50,9 @@ _LOWER = {m.name.lower(): m for m in TREC_EVAL}
 # longest first, so that map_cut is found before map and num_rel_ret before num_rel
 _PREFIXES = sorted(_LOWER, key=len, reverse=True)
 _PRINTED = re.compile(r"[0-9.\-]")
+# the measures of the plugin families (one each), by family: their receval keys under compat
+_PLUGIN_FAMILIES = {str(m.family): m for m in TREC_EVAL if m.plugin}
+_LEADING = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def trec_measure(text: str) -> tuple[TrecMeasure, str | None] | None:
@@ -75,9 +78,14 @@ def trec_measure(text: str) -> tuple[TrecMeasure, str | None] | None:
 
 def library_entry(library: str, text: str) -> Name | None:
     """The entry of a trec_eval name written with its parameters (``set_F``,
-    ``Rprec_mult_1.00``) under the ``library`` preset, or None (another library, or a name
-    without a receval metric)."""
+    ``Rprec_mult_1.00``), or of a receval key of one of the measures' plugin families
+    (``gm_map(rel=2)``), under the ``library`` preset, or None (another library, or a name
+    without a receval metric). Its parameters are :attr:`TrecMeasure.compat_params`."""
     found = trec_measure(text) if library == "trec_eval" else None
+    if found is None and library == "trec_eval":  # a receval key: gm_map(rel=2), bin_g
+        lead = _LEADING.match(text)
+        measure = _PLUGIN_FAMILIES.get(lead.group(1).lower()) if lead else None
+        found = (measure, None) if measure is not None else None
     if found is None or not found[0].maps(found[1]):
         return None
-    return Name(str(found[0].family), found[0].params, found[0].doc)
+    return Name(str(found[0].family), found[0].compat_params, found[0].doc)

@@ -37,7 +37,10 @@ class TrecMeasure:
     ``iprec_at_recall.0.5``), ``"params"`` (text ``utility.1,-1,0,0``), ``"single"`` (no
     parameter), ``"count"`` (a count), ``"string"`` (text). ``default``: the parameters trec_eval
     prints when none are given. ``summary``: how the ``all`` line is formed (``"mean"``,
-    ``"sum"``, ``"gm"`` geometric mean, ``"count"`` of queries, ``"none"``, ``"runid"``).
+    ``"sum"``, ``"geometric"``: exp of the mean of the per-query logarithms, ``"count"`` of
+    queries, ``"none"``, ``"runid"``); under ``compat="trec_eval"`` a ``"sum"`` measure's
+    receval metric is summarised by its sum (:attr:`compat_params`), the others by their
+    family's own summary (``gm_map``'s is geometric, ``num_q``'s the sum of ones).
 
     ``family`` / ``params``: the receval metric with the same per-query value (``None``: none
     has it; the trec_eval emulator computes it alone). ``arg``: where one parameter of the
@@ -99,6 +102,13 @@ class TrecMeasure:
             else:
                 values.append(v)
         return tuple(sorted(set(values)))
+
+    @property
+    def compat_params(self) -> tuple[tuple[str, Any], ...]:
+        """The receval parameters of the measure under ``compat="trec_eval"``: its
+        ``params``, and ``summary="sum"`` where trec_eval's ``all`` line is a sum (a plain
+        receval key such as ``num_ret`` keeps receval's mean)."""
+        return self.params + ((("summary", "sum"),) if self.summary == "sum" else ())
 
     def maps(self, text: str | None) -> bool:
         """Whether a receval metric computes this measure with these parameters."""

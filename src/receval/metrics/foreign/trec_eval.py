@@ -3,8 +3,9 @@
 Sources: usnistgov/trec_eval ``measures.c`` (the table and its default parameters) and the
 ``m_*.c`` file of each measure. A measure with ``family=None`` has no receval metric with the
 same per-query value; ``receval trec`` (:mod:`receval.trec`) computes it alone. The families
-``rprec_mult``, ``utility``, ``bin_g``, ``norm_g``, ``ndcg_rel``, ``rndcg`` and
-``num_nonrel_judged_ret`` are :mod:`receval.trec.registered`'s.
+``num_q``, ``gm_map``, ``gm_bpref``, ``rprec_mult``, ``utility``, ``bin_g``, ``norm_g``,
+``ndcg_rel``, ``rndcg`` and ``num_nonrel_judged_ret`` are :mod:`receval.trec.registered`'s.
+``runid`` and ``relstring`` are text, not numbers: only ``receval trec`` prints them.
 """
 
 from __future__ import annotations
@@ -16,14 +17,17 @@ CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _MIN_K_REL = (("denominator", "min_k_rel"),)
 
 TREC_EVAL: tuple[M, ...] = (
-    M("runid", "string", "run tag", summary="runid", per_query=False),
-    M("num_q", "count", "number of queries evaluated", summary="count", per_query=False),
+    M("runid", "string", "the run tag: a text field of trec_eval's output, not a number",
+      summary="runid", per_query=False),
+    M("num_q", "count", "number of queries evaluated (1 per query, summed)", "num_q",
+      summary="count", per_query=False, plugin=True),
     M("num_ret", "count", "documents retrieved", "num_ret", summary="sum"),
     M("num_rel", "count", "relevant documents judged (rel >= l)", "num_rel", summary="sum"),
     M("num_rel_ret", "count", "relevant documents retrieved", "hits", summary="sum"),
     M("map", "single", "AP = sum of precision at each relevant rank / R (all relevant)", "map"),
-    M("gm_map", "single", "geometric mean of AP: exp(mean log max(AP, 1e-5))", summary="gm",
-      per_query=False, values_of="map"),
+    M("gm_map", "single", "geometric mean of AP: per query log(max(AP, 1e-5)), all line exp of "
+      "their mean", "gm_map", summary="geometric", per_query=False, values_of="map",
+      plugin=True),
     M("Rprec", "single", "relevant in the top R / R", "r_precision"),
     M("bpref", "single", "Buckley & Voorhees binary preference", "bpref"),
     M("recip_rank", "single", "1 / rank of the first relevant document", "mrr"),
@@ -31,13 +35,14 @@ TREC_EVAL: tuple[M, ...] = (
       "at ranks >= the rank of the c-th relevant document, c = floor(p R + 0.9)", "iprec",
       arg="recall", default=tuple(i / 10 for i in range(11))),
     M("P", "cut_long", "P@k = relevant in the top k / k", "precision", arg="k", default=CUTS),
-    M("relstring", "params", "relevance codes of the first n documents (per query only)",
-      default=("10",), summary="none"),
+    M("relstring", "params", "the relevance codes of the first n documents: a text field of "
+      "trec_eval's per-query output, not a number", default=("10",), summary="none"),
     M("recall", "cut_long", "R@k = relevant in the top k / R", "recall", arg="k", default=CUTS),
     M("infAP", "single", "inferred AP (Yilmaz & Aslam, CIKM 2006); qrels with rel < 0 are "
       "pooled but unjudged, which only receval trec reads", "infap"),
-    M("gm_bpref", "single", "geometric mean of bpref", summary="gm", per_query=False,
-      values_of="bpref"),
+    M("gm_bpref", "single", "geometric mean of bpref: per query log(max(bpref, 1e-5)), all "
+      "line exp of their mean", "gm_bpref", summary="geometric", per_query=False,
+      values_of="bpref", plugin=True),
     M("Rprec_mult", "cut_double", "precision at floor(x R + 0.9)", "rprec_mult", arg="mult", plugin=True,
       default=tuple(i / 10 for i in range(2, 21, 2))),
     M("utility", "params", "set utility a h + b (ret - h) + c (R - h) + d (N + h - ret - R); "
