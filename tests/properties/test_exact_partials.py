@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from receval.kernels._ranking import _shewchuk_partials
+from receval.kernels._exact import _shewchuk_partials
 
 from receval.kernels import exact_partials
 

@@ -2,7 +2,8 @@
 
 ``Request`` (the kernel's request codes) and the option tuples (``VARIANTS``, ``GAINS``,
 ``IDEALS``, ``DISCOUNTS``) are defined once, in ``_ranking.pyx``; metric definitions read them
-from here.
+from here. Exact summation (``exact_partials``, and ``column_states``: a block's summary states
+per metric) is compiled in ``_exact.pyx``.
 
 The kernels are compiled (Cython) when receval is installed. Importing receval from a source
 checkout that was never built, or from a build whose compiled modules cannot be loaded, raises
@@ -40,6 +41,7 @@ def _missing_extension(exc: ImportError) -> ImportError:
 
 
 try:
+    from ._exact import column_states, exact_partials
     from ._join import (
         NotStrIds,
         adjacent_starts,
@@ -57,9 +59,7 @@ try:
         VARIANTS,
         MetricSetup,
         Request,
-        column_states,
         compute_metrics,
-        exact_partials,
         kernel_columns,
     )
 except ImportError as _exc:  # a source tree without the compiled modules
