@@ -23,6 +23,23 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+def users_summary(counts: dict[str, int]) -> str:
+    """Where the users of a result went, in words (every footer's one sentence): evaluated,
+    scored 0 without a list, left out by the ``users`` policy, skipped. The counts add up as
+    :mod:`receval.engines.totals` writes."""
+    c = counts
+    only_run = int(c.get("missing_from_truth", 0))
+    ignored = int(c.get("run_users_left_out", only_run))
+    fate = "ignored" if ignored == only_run else "evaluated" if not ignored \
+        else f"{ignored} ignored"
+    left_out = int(c.get("truth_users_left_out", 0))
+    return (f"{c.get('evaluated', 0)} evaluated, {c.get('missing_from_run', 0)} missing from "
+            "the run (scored 0), "
+            + (f"{left_out} in the truth without a list (left out), " if left_out else "")
+            + f"{only_run} in the run but not the truth ({fate}), "
+            f"{c.get('skipped_no_relevant', 0)} with no relevant item (skipped)")
+
+
 @dataclass
 class EvalResult:
     """Result of :func:`receval.evaluate`.
@@ -33,7 +50,10 @@ class EvalResult:
     user_ids : raw ids of the evaluated users (row order of ``values``).
     values : float64 array (users x metrics); NaN where a user was skipped for a metric.
     stats : one dict per metric: ``metric, mean, std, se, n, skipped``.
-    counts : users in truth / run, evaluated, skipped, missing from run / truth, rows, ...
+    counts : users in truth / run, evaluated, skipped, missing from run / truth, left out by
+        the ``users`` policy, rows, ...; the users add up as :mod:`receval.engines.totals`
+        writes (``truth_users = run_users - missing_from_truth + missing_from_run +
+        truth_users_left_out``, ...).
     policies : the policies used (see :mod:`receval.policies`).
     info : per-metric facts (e.g. the catalogue size a coverage metric used).
     name : an optional label (the system's name in comparisons and reports).
@@ -182,11 +202,7 @@ class EvalResult:
                 f"list in run a, {c.get('missing_from_b', 0)} without a list in run b"
             )
             return "\n".join(lines)
-        lines.append(
-            f"users: {c.get('evaluated', 0)} evaluated, {c.get('missing_from_run', 0)} missing "
-            f"from the run (scored 0), {c.get('missing_from_truth', 0)} in the run but not the "
-            f"truth (ignored), {c.get('skipped_no_relevant', 0)} with no relevant item (skipped)"
-        )
+        lines.append(f"users: {users_summary(c)}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
