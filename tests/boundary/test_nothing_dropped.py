@@ -30,6 +30,40 @@ def test_gauc_single_class_users_are_counted_as_skipped():
     assert np.isnan(res.user_values("gauc")[1:]).all()
 
 
+@pytest.mark.parametrize(("conv", "counts", "text"), [
+    ({"compat": "trec_eval"},
+     dict(truth_users=2, run_users=1, missing_from_run=0, truth_users_left_out=1,
+          missing_from_truth=0, run_users_left_out=0, evaluated=1),
+     "1 in the truth without a list (left out)"),
+    ({"users": "truth"},
+     dict(truth_users=2, run_users=1, missing_from_run=1, truth_users_left_out=0,
+          missing_from_truth=0, run_users_left_out=0, evaluated=2),
+     "1 missing from the run (scored 0)"),
+])
+def test_a_truth_user_without_a_list_is_counted_under_every_users_policy(conv, counts, text):
+    # run user 1 holds items 1, 2; truth user 2 (item 3) has no list
+    run = pd.DataFrame({"user": [1, 1], "item": [1, 2], "score": [2.0, 1.0]})
+    truth = pd.DataFrame({"user": [1, 2], "item": [1, 3]})
+    res = rv.evaluate(run, truth, ["recall@10", "ndcg@10"], **conv)
+    assert {k: res.counts[k] for k in counts} == counts
+    assert text in res.table()
+
+
+def test_a_run_without_rows_warns_with_the_counts():
+    truth = pd.DataFrame({"user": [1, 2], "item": [1, 3]})
+    empty = pd.DataFrame({"user": pd.Series([], dtype="int64"),
+                          "item": pd.Series([], dtype="int64"),
+                          "score": pd.Series([], dtype="float64")})
+    with pytest.warns(NoCommonUsersWarning,
+                      match=r"no rows: none of the 2 truth user\(s\) has a list \(2 evaluated"):
+        res = rv.evaluate(empty, truth, ["ndcg@10"])
+    assert res.user_values("ndcg@10").tolist() == [0.0, 0.0]
+    with pytest.warns(NoCommonUsersWarning, match="0 evaluated .* 2 left out"):
+        rv.evaluate(empty, truth, ["ndcg@10"], users="intersection")
+    with pytest.warns(NoCommonUsersWarning, match="no rows"):
+        rv.Evaluator(truth, ["ndcg@10"]).evaluate_blocks([])
+
+
 def test_lauc_skipped_survives_blocks():
     ev = rv.Evaluator({**TRUTH, "u3": {"z": 0}}, ["lauc@2"])  # u3: no positive
     whole = ev.evaluate(RUN)
