@@ -6,7 +6,10 @@ policies that match its user set, tie order and empty-truth rule. Parameters wri
 (``"ndcg@10(gain=exp)"``) and policies passed explicitly override the preset's. The presets
 themselves are data (:mod:`receval.compat.presets`) and their names those of the one table of
 foreign names (:mod:`receval.metrics.foreign`): under ``compat="trec_eval"`` every trec_eval
-measure that table maps (``set_F``, ``iprec_at_recall.0.50``, ...); :func:`describe` prints one.
+measure that table maps (``set_F``, ``iprec_at_recall.0.50``, ...), each summarised as
+trec_eval's ``all`` line: its counts (``num_ret``, ``num_rel``, ``num_rel_ret``, ...) by their
+sum (``num_ret(summary=sum)``), where receval's own keys keep the mean; ``num_q``, ``gm_map``
+and ``gm_bpref`` everywhere by their family's sum or geometric mean. :func:`describe` prints one.
 
 >>> import receval as rv
 >>> from receval.compat import resolve
