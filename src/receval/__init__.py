@@ -25,6 +25,7 @@ from typing import Any as _Any
 
 from ._version import __version__
 from .errors import (
+    EmptyRunWarning,
     InputError,
     MetricError,
     MissingDependencyError,
@@ -93,7 +94,7 @@ def __getattr__(name: str) -> _Any:
 _MODULES = ["errors", "io", "metrics", "policies", "results", "trec"]
 
 __all__ = [  # sub-packages (baselines, beyond, ...) are imported on first use
-    "Comparison", "EvalResult", "Evaluator", "InputError", "LeakageWarning", "MetricError",
+    "Comparison", "EmptyRunWarning", "EvalResult", "Evaluator", "InputError", "LeakageWarning", "MetricError",
     "MetricSpec", "MissingDependencyError", "MissingExtensionError", "NoCommonUsersWarning",
     "ParameterError", "Policies", "PolicyError", "RecevalError", "RecevalWarning",
     "RelevanceThresholdWarning", "TopK", "UnknownMetricError", "__version__", "baselines",

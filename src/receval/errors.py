@@ -102,6 +102,11 @@ class NoCommonUsersWarning(RecevalWarning):
     """
 
 
+class EmptyRunWarning(NoCommonUsersWarning):
+    """The run has no rows: every truth user is without a list (the counts say how many were
+    scored 0 and how many the ``users`` policy left out)."""
+
+
 def plain(value: object, limit: int = 80) -> str:
     """A value as users write it, for messages: ``nan``, ``0``, ``0.02``, ``'abc'``.
 

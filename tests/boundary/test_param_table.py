@@ -28,11 +28,12 @@ from receval.validation import (
 
 # importing a namespace registers the decorators of its public functions
 for _module in ("receval.split", "receval.sampling", "receval.stats", "receval.online",
-                "receval.trec", "receval.report"):
+                "receval.trec", "receval.report", "receval.difference"):
     importlib.import_module(_module)
 
 #: public functions that must stay declared (removing a declaration fails here)
 DECLARED = {
+    "receval.difference.diff": {"a", "b", "top"},
     "receval.report.report": {"digits", "color"},
     "receval.stats.compare.compare": {"alpha", "n_resamples", "users", "family", "ci", "tie_tol"},
     "receval.sampling._samplers.sample_negatives": {"n_negatives", "n_items", "seed", "alpha"},

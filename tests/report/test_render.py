@@ -176,4 +176,4 @@ def test_evalresult_displays_as_an_html_table_in_jupyter():
     res = rv.evaluate({"u": {"a": 2.0, "b": 1.0}}, {"u": {"b": 1}}, ["mrr", "ndcg@2"], name="x<y>")
     snippet = res._repr_html_()
     assert snippet.startswith("<table>") and "<td>mrr</td><td>0.5000</td>" in snippet
-    assert "x&lt;y&gt;" in snippet and "1 users evaluated" in snippet
+    assert "x&lt;y&gt;" in snippet and "users: 1 evaluated" in snippet

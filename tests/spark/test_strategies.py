@@ -115,8 +115,11 @@ def test_per_user_modes_and_empty_run(spark, strategy):
     order = np.argsort(local.user_ids, kind="stable")
     np.testing.assert_array_equal(lazy["user"].to_numpy(), local.user_ids[order])
     np.testing.assert_array_equal(lazy[metrics].to_numpy(), local.values[order])
-    empty_local = rv.evaluate(run_pdf.iloc[:0], truth_pdf, metrics)
-    assert_identical(empty_local, ev.evaluate(run_s.limit(0)))
+    with pytest.warns(rv.EmptyRunWarning, match="the run has no rows"):
+        empty_local = rv.evaluate(run_pdf.iloc[:0], truth_pdf, metrics)
+    with pytest.warns(rv.EmptyRunWarning, match="the run has no rows"):
+        empty_spark = ev.evaluate(run_s.limit(0))
+    assert_identical(empty_local, empty_spark)
     ev.close()
 
 

@@ -264,15 +264,11 @@ def run(args: argparse.Namespace) -> int:
         headers = ["metric", "mean", "std", "se", "n", "skipped"]
         rows = [[r["metric"], float(r["mean"]), float(r["std"]), float(r["se"]), int(r["n"]),
                  int(r["skipped"])] for r in res.stats]
-        c = res.counts
         footer = None
         if args.format == "table":
-            footer = (
-                f"users: {c.get('evaluated', 0)} evaluated, {c.get('missing_from_run', 0)} "
-                f"missing from the run (scored 0), {c.get('missing_from_truth', 0)} in the run "
-                f"but not the truth (ignored), {c.get('skipped_no_relevant', 0)} with no "
-                "relevant item (skipped)"
-            )
+            from ..results.result import users_summary
+
+            footer = f"users: {users_summary(res.counts)}"
         text = render(headers, rows, args.format, digits=digits, footer=footer,
                       width=terminal_width(args.output))
     emit(text, args.output)

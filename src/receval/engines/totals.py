@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__
-from ..errors import NoCommonUsersWarning, user_stacklevel
+from ..errors import EmptyRunWarning, user_stacklevel
 from ..metrics import MetricSpec
 from ..policies import Policies
 from ..results import EvalResult
@@ -215,4 +215,4 @@ def _warn_empty_run(counts: dict[str, int]) -> None:
         f"the run has no rows: none of the {counts['truth_users']} truth user(s) has a list "
         f"({counts['missing_from_run']} evaluated with an empty list and scored 0, "
         f"{counts['truth_users_left_out']} left out by the users policy). Check the run (or "
-        "its path and filters).", NoCommonUsersWarning, stacklevel=user_stacklevel())
+        "its path and filters).", EmptyRunWarning, stacklevel=user_stacklevel())

@@ -22,6 +22,7 @@ def html(obj: Any) -> str:
     from html import escape
 
     from ..results import EvalResult
+    from ..results.result import users_summary
     from .html import comparison_tables_html
 
     if not isinstance(obj, EvalResult):
@@ -32,11 +33,7 @@ def html(obj: Any) -> str:
             f"<td>{r[c]:.4f}</td>" if r[c] == r[c] else "<td>nan</td>"
             for c in ("mean", "std", "se")) + f"<td>{r['n']}</td><td>{r['skipped']}</td></tr>"
         for r in obj.stats)
-    c = obj.counts
-    caption = escape(
-        f"{obj.name + ': ' if obj.name else ''}{c.get('evaluated', 0)} users evaluated, "
-        f"{c.get('skipped_no_relevant', 0)} skipped, {c.get('missing_from_run', 0)} missing "
-        f"from the run, {c.get('missing_from_truth', 0)} missing from the truth")
+    caption = escape(f"{obj.name + ': ' if obj.name else ''}users: {users_summary(obj.counts)}")
     return (f"<table><caption>{caption}</caption><thead><tr>{head}</tr></thead>"
             f"<tbody>{rows}</tbody></table>")
 

@@ -66,6 +66,7 @@ def build(obj: Any, *, title: str | None = None, metrics: list[str] | None = Non
 
 def _build(obj: Any, title: str | None) -> TableModel:
     from ..results import Comparison, EvalResult
+    from ..results.result import users_summary
 
     if isinstance(obj, Comparison):
         return _from_comparison(obj, title)
@@ -74,12 +75,7 @@ def _build(obj: Any, title: str | None) -> TableModel:
         cells = {(name, m): Cell(float(v)) for m, v in obj.summary.items()}
         model = TableModel(title or f"receval: {name}", [name], list(obj.metrics), cells,
                            {name: "a"}, single=obj)
-        c = obj.counts
-        model.notes.append(
-            f"{c.get('evaluated', len(obj.user_ids))} users evaluated, "
-            f"{c.get('missing_from_run', 0)} missing from the run (scored 0), "
-            f"{c.get('skipped_no_relevant', 0)} with no relevant item (skipped)."
-        )
+        model.notes.append(f"users: {users_summary(obj.counts)}.")
         return model
     if isinstance(obj, Mapping) and obj and all(isinstance(v, EvalResult) for v in obj.values()):
         systems = [str(k) for k in obj]
