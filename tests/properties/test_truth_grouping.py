@@ -162,7 +162,8 @@ def test_metrics_reading_the_vocabulary_are_unchanged(how):
                         "score": rng.integers(0, 5, n).astype(float)})
     if how != "int":
         run["item"] = run["item"].astype(object)
-    train = pd.DataFrame({"user": rng.choice(users, 200), "item": rng.choice(items, 200)})
+    # psp's estimated propensities need at least 3 training users (else they leave (0, 1])
+    train = pd.DataFrame({"user": rng.integers(0, 10, 200), "item": rng.choice(items, 200)})
 
     def go(raw):
         with warnings.catch_warnings():
