@@ -198,7 +198,7 @@ def run_overlap(run_a: Any, run_b: Any, metrics: Sequence[Any] | str = (
         col = mv.per_user
         values[:, j] = col
         status = np.where(np.isnan(col), NO_VALUE, IN).astype(np.int8)
-        stats.append(MetricState.of(col, status).summary(s.key))
+        stats.append(MetricState.of(col, status).summary(s.key, None, s.summary))
         info[s.key] = {**mv.info, "undefined_users": int(np.isnan(col).sum())}
     pb = baseline_packed(packed, context, specs[0].key) if specs else None
     n_a = int(packed.in_run.sum())
