@@ -239,7 +239,7 @@ def diff(run: Any, truth: Any, metrics: Any, a: Any = None, b: Any = None, *,
     # mix of the two sets that is not valid together is skipped (None)
     values: dict[tuple[frozenset[str], str], float] = {}
     user_rows: dict[frozenset[str], Any] = {}
-    ends = (frozenset(), frozenset(pol_factors))
+    ends: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset(pol_factors))
     for pset in sorted((frozenset(c) for r in range(len(pol_factors) + 1)
                         for c in itertools.combinations(pol_factors, r)),
                        key=lambda c: c not in ends):  # A and B first: their errors are real
