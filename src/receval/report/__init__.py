@@ -12,7 +12,7 @@ decimals, the CSV every digit.
 | mrr | 0.7500 | 0.3536 | 0.2500 | 2 | 0 |
 | hit_rate@1 | 0.5000 | 0.7071 | 0.5000 | 2 | 0 |
 <BLANKLINE>
-2 users evaluated, 0 missing from the run (scored 0), 0 with no relevant item (skipped).
+users: 2 evaluated, 0 missing from the run (scored 0), 0 in the run but not the truth (ignored), 0 with no relevant item (skipped).
 >>> print(rv.report(res, format="csv"), end="")
 metric,mean,std,se,n,skipped
 mrr,0.75,0.3535533905932738,0.25,2,0
