@@ -223,16 +223,26 @@ def error(message: str) -> None:
 PARAM_FLAGS = {"n_resamples": "--resamples", "rng": "--seed", "n_folds": "--folds"}
 
 
-def flag_names(parser: argparse.ArgumentParser | None) -> dict[str, str]:
+class FlagNames(dict):
+    """Python parameter name -> the sub-command's flag; ``switches``: the parameters whose
+    flag takes no value (``store_true``: ``strict=True`` is ``--strict``)."""
+
+    switches: set[str]
+
+
+def flag_names(parser: argparse.ArgumentParser | None) -> FlagNames:
     """Python parameter name -> the sub-command's flag (from its options and their dests)."""
-    out = dict(PARAM_FLAGS)
+    out = FlagNames(PARAM_FLAGS)
+    out.switches = set()
     if parser is None:
         return out
     for action in parser._actions:
         longs = [o for o in action.option_strings if o.startswith("--")]
         flag = (longs or action.option_strings or [None])[0]
-        if flag and action.dest not in ("help", "version"):
+        if flag and action.dest not in ("help", "version") and action.dest not in out:
             out[action.dest] = flag
+            if isinstance(action, argparse._StoreTrueAction):
+                out.switches.add(action.dest)
     return out
 
 
@@ -242,6 +252,10 @@ def cli_message(message: str, flags: dict[str, str]) -> str:
     message = " ".join(message.split())
     if "stream" in flags:  # the library's advice to evaluate without blocks, as a flag
         message = message.replace(IN_MEMORY, f"evaluate it without {flags['stream']}")
+    for dest in sorted(getattr(flags, "switches", ())):  # an on/off flag takes no value
+        message = re.sub(rf"(?<![\w.@(,=\-]){re.escape(dest)}=(True|False)\b",
+                         lambda m, d=dest: flags[d] if m.group(1) == "True"
+                         else f"without {flags[d]}", message)
     names = sorted((n for n in flags if n), key=len, reverse=True)
     if not names:
         return message

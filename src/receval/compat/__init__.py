@@ -120,8 +120,8 @@ def resolve(preset: str | Preset, metrics: Any, *, strict: bool = False,
         if strict and entry.bug:
             raise MetricError(
                 f"compat={p.name!r}, strict=True: {text!r} reproduces a known bug of "
-                f"{p.library}: {entry.bug}. Use strict=False to reproduce the published "
-                f"value, or ask for the corrected metric without compat."
+                f"{p.library}: {entry.bug}. Without strict=True the preset reproduces the "
+                f"published value; or ask for the corrected metric without compat."
             )
         if spec not in specs:
             specs.append(spec)
