@@ -349,8 +349,17 @@ def test_nan_relevance_under_each_policy(spark, nan_rel):
     if nan_rel == "error":
         with pytest.raises(rv.InputError, match="NaN"):
             rv.evaluate(run_pdf, truth_pdf, ["ndcg@3"], **policies)
-        with pytest.raises(rv.InputError, match="NaN"):
+        n_nan = int(truth_pdf["relevance"].isna().sum())
+        with pytest.raises(rv.InputError, match=f"has {n_nan} NaN") as info:
             rvs.evaluate(run_s, truth_s, ["ndcg@3"], buckets=3, **policies)
+        # the truth's whole count and a real offending row, named by its ids (a task's row
+        # number would be its bucket's)
+        import re
+
+        user, item = re.search(r"user (\S+), item (\S+)\)", str(info.value)).groups()
+        bad = truth_pdf[truth_pdf["relevance"].isna()]
+        assert ((bad["user"].astype(str) == user) & (bad["item"].astype(str) == item)).any()
+        assert "at row" not in str(info.value)
         return
     local = rv.evaluate(run_pdf, truth_pdf, metrics, **policies)
     got = rvs.evaluate(run_s, truth_s, metrics, buckets=4, **policies)

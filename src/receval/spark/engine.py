@@ -31,7 +31,7 @@ from ..compat import get as get_preset
 from ..engines.plugins import Context
 from ..engines.setup import COMMON_KEYWORDS, evaluation_setup
 from ..engines.totals import Totals, build_result, relevance_info
-from ..errors import InputError, MetricError, PolicyError, RecevalError
+from ..errors import InputError, MetricError, PolicyError, RecevalError, plain
 from ..io.frames import ITEM_NAMES, RANK_NAMES, REL_NAMES, SCORE_NAMES, USER_NAMES, _find
 from ..results import EvalResult
 from . import _bucket as B
@@ -280,9 +280,20 @@ class Evaluator:
                 rel = F.greatest(rel, F.lit(0.0))
             elif negative_rel == "drop":
                 rel = F.when(rel >= 0, rel)
-            facts = projected.agg(F.count(F.lit(1)).alias("n"), F.max(rel).alias("max")) \
+            missing = F.isnan(F.col(B.REL)) | F.col(B.REL).isNull()
+            facts = projected.agg(F.count(F.lit(1)).alias("n"), F.max(rel).alias("max"),
+                                  F.sum(F.when(missing, 1).otherwise(0)).alias("nan")) \
                 .collect()[0]
             max_rel = float(facts["max"]) if facts["max"] is not None else 0.0
+            if self.policies.nan_rel == "error" and facts["nan"]:
+                # refused here, naming a row by its ids: a task sees only its bucket's rows,
+                # whose positions say nothing about the user's table (which has no row order)
+                user, item = projected.filter(missing).select(B.USER, B.ITEM).first()
+                raise InputError(
+                    f"truth: column {rcol!r} has {int(facts['nan'])} NaN (missing) relevance "
+                    f"value(s) (e.g. user {plain(user)}, item {plain(item)}). Pass "
+                    "nan_rel='zero' to treat them as judged non-relevant (LensKit's gain 0), "
+                    "nan_rel='drop' to remove those rows (unjudged), or fill them.")
         self.truth_rows = int(facts["n"])
         if not self.truth_rows:  # as the local engine refuses an empty truth
             raise InputError(
