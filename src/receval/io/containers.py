@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from .._lazy import pandas
-from ..errors import InputError
+from ..errors import InputError, require
 
 
 def to_pandas(data: Any, what: str = "data") -> Any:
     """``data`` as a pandas DataFrame: a pandas DataFrame as it is, a polars DataFrame or a
-    pyarrow Table through its ``to_pandas()``, a dict of equally long columns. Anything else
+    pyarrow Table through its ``to_pandas()``, any Arrow stream (the PyCapsule interface,
+    ``__arrow_c_stream__``), a dict of equally long columns. Anything else
     raises :class:`~receval.errors.InputError` naming ``what`` and the type given."""
     pd = pandas()
     if isinstance(data, pd.DataFrame):
@@ -24,6 +25,9 @@ def to_pandas(data: Any, what: str = "data") -> Any:
         out = data.to_pandas()
         if isinstance(out, pd.DataFrame):
             return out
+    if hasattr(data, "__arrow_c_stream__") and not isinstance(data, type):
+        # an Arrow stream (RecordBatchReader, DuckDB, nanoarrow, ...)
+        return require("pyarrow", "arrow").table(data).to_pandas()
     if isinstance(data, dict):
         try:
             return pd.DataFrame(data)

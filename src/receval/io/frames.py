@@ -1,7 +1,8 @@
 """Turn user containers into canonical columns.
 
 Accepted containers: pandas DataFrame, polars DataFrame / LazyFrame, pyarrow Table /
-RecordBatch, a dict-of-dicts ``{user: {item: value}}`` (trec_eval / ranx style) and a mapping of
+RecordBatch, any Arrow stream (``__arrow_c_stream__``: a RecordBatchReader, DuckDB, ...), a
+dict-of-dicts ``{user: {item: value}}`` (trec_eval / ranx style) and a mapping of
 column name to sequence. Column names must be strings and unique. When not given, the user,
 item, score / rank and relevance columns are found by common names, tried in order (``user``,
 ``user_id``, ``qid``, ...); :attr:`Columns.names` records exactly which columns were used.
@@ -21,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .._lazy import is_pandas, pandas, pandas_loaded
-from ..errors import InputError, suggest
+from ..errors import InputError, require, suggest
 from ..kernels import adjacent_starts, all_str
 
 USER_NAMES = ("user", "user_id", "userId", "uid", "qid", "query_id", "query", "head")
@@ -204,9 +205,14 @@ def _to_frame(data: Any, role: str) -> tuple[Any, str]:
         return _mapping_to_frame(data, role)
     if isinstance(data, np.ndarray) and data.dtype.names:
         return pandas().DataFrame(data), "pandas"
+    if hasattr(data, "__arrow_c_stream__") and not isinstance(data, type):
+        # the Arrow PyCapsule stream interface (a pyarrow RecordBatchReader, DuckDB, nanoarrow,
+        # ...): read once into a pyarrow Table
+        return require("pyarrow", "arrow").table(data), "arrow"
     raise InputError(
         f"{role}: unsupported container {type(data).__name__}. Pass a pandas / polars DataFrame, "
-        "a pyarrow Table, a dict-of-dicts {user: {item: value}}, or a dict of columns."
+        "a pyarrow Table (or any Arrow stream), a dict-of-dicts {user: {item: value}}, or a "
+        "dict of columns."
     )
 
 
