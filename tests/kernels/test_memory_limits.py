@@ -83,7 +83,8 @@ CHILD = textwrap.dedent("""
     for k in range(1, 200):
         limit = base + k * step
         if hard != resource.RLIM_INFINITY and limit > hard:
-            break
+            print(json.dumps({"skip": f"the hard address-space limit ({hard} bytes) is too low"}))
+            sys.exit(0)
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
         try:
             evaluate_codes()
@@ -115,6 +116,8 @@ def test_kernels_raise_memory_error_under_an_address_space_limit(
     assert proc.returncode >= 0, f"killed by signal {-proc.returncode}:\n{proc.stderr[-3000:]}"
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
+    if "skip" in out:
+        pytest.skip(out["skip"])
     assert out["done"], "never succeeded: the limits tried are too low"
     assert out["errors"], "no limit was low enough to fail"
     assert all(e for e in out["errors"])
