@@ -11,9 +11,10 @@ import numpy as np
 
 from cython.parallel cimport prange
 from libc.math cimport fabs, fma, isinf, isnan, ldexp
-from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.stdlib cimport free, realloc
 
 include "_threads.pxi"
+include "_alloc.pxi"
 
 
 # The long accumulator of ``exact_partials``: 32-bit digits of a fixed-point number whose unit
@@ -229,9 +230,9 @@ def column_states(const double[:, ::1] values, const signed char[:, ::1] status)
         raise ValueError("column_states: values and status must have the same shape")
     cdef int nt = _threads(n * m), t
     cdef Py_ssize_t width = COLUMN_SLOTS * (m if m > 0 else 1)
-    cdef long long* acc = <long long*> calloc(width * nt, sizeof(long long))
+    cdef long long* acc = <long long*> receval_alloc(width * nt, sizeof(long long), 1)
     if acc == NULL:
-        raise MemoryError()
+        raise _no_memory(f"the exact sums of {m:,} columns", width * sizeof(long long), nt)
     cdef long long* c
     cdef long long* o
     cdef Py_ssize_t step = CARRY_EVERY // 2  # two additions per square
@@ -321,13 +322,22 @@ cdef void _column_rows(const double[:, ::1] values, const signed char[:, ::1] st
 
 
 def _shewchuk_partials(const double[::1] x, int square=0):
-    """``exact_partials`` by Shewchuk's expansions (non-overlapping partials; any values)."""
+    """``exact_partials`` by Shewchuk's expansions (non-overlapping partials; any values).
+
+    Infinite values, squares beyond the double range and running sums that leave it are summed
+    apart, as ``math.fsum`` sums its special values: once one is met the total is that sum
+    (+-inf, or NaN for inf - inf), returned as the only partial, and finite values are no
+    longer added (an overflowing term kept among the partials made a NaN partial at every
+    later step: the expansion grew by one per value and the time went quadratic)."""
     cdef Py_ssize_t n = x.shape[0], i, j, k, m = 0, t
-    cdef double* p = <double*> malloc((64 + 1) * sizeof(double))
+    cdef double* p = <double*> receval_alloc(64 + 1, sizeof(double), 0)
     cdef Py_ssize_t cap = 64
     cdef double v, a, b, hi, lo, terms[2]
+    cdef double special = 0.0  # the sum of the values (or squares) beyond the double range
     cdef int nterms
     cdef double* grown
+    if p == NULL:
+        raise _no_memory("the partials of an exact sum", (64 + 1) * sizeof(double))
     try:
         for i in range(n):
             v = x[i]
@@ -336,6 +346,9 @@ def _shewchuk_partials(const double[::1] x, int square=0):
             if square:
                 # exact square: rounded product + its error (Dekker's product, Veltkamp split)
                 terms[0] = v * v
+                if isinf(terms[0]):
+                    special += terms[0]
+                    continue
                 if fabs(v) < 1e150:
                     a = 134217729.0 * v
                     hi = a - (a - v)
@@ -345,8 +358,13 @@ def _shewchuk_partials(const double[::1] x, int square=0):
                     terms[1] = fma(v, v, -terms[0])
                 nterms = 2
             else:
+                if isinf(v):
+                    special += v
+                    continue
                 terms[0] = v
                 nterms = 1
+            if special != 0.0:  # the total is decided: only special values still count
+                continue
             for t in range(nterms):
                 a = terms[t]
                 j = 0
@@ -355,19 +373,26 @@ def _shewchuk_partials(const double[::1] x, int square=0):
                     if fabs(a) < fabs(b):
                         a, b = b, a
                     hi = a + b
+                    if isinf(hi):  # the running sum leaves the double range
+                        special += hi
+                        break
                     lo = b - (hi - a)
                     if lo != 0.0:
                         p[j] = lo
                         j += 1
                     a = hi
+                if special != 0.0:
+                    break
                 if j >= cap:
                     cap *= 2
                     grown = <double*> realloc(p, (cap + 1) * sizeof(double))
                     if grown == NULL:
-                        raise MemoryError()
+                        raise _no_memory("the partials of an exact sum", (cap + 1) * sizeof(double))
                     p = grown
                 p[j] = a
                 m = j + 1
+        if special != 0.0:
+            return [special]
         return [p[i] for i in range(m)]
     finally:
         free(p)

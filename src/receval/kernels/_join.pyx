@@ -34,7 +34,7 @@ from cpython.unicode cimport PyUnicode_DecodeUTF8
 from cython.parallel cimport parallel, prange
 from libc.math cimport INFINITY, isfinite
 from libc.stdint cimport uint64_t
-from libc.stdlib cimport calloc, free, malloc, qsort
+from libc.stdlib cimport free, qsort
 from libc.string cimport memcmp, memcpy, memset
 
 from receval.kernels._ranking cimport (MetricBuffers, MetricPlan, MetricSetup,
@@ -44,12 +44,6 @@ cnp.import_array()
 
 cdef extern from *:
     """
-    #ifdef _OPENMP
-    #include <omp.h>
-    static int receval_join_threads(void) { return omp_get_max_threads(); }
-    #else
-    static int receval_join_threads(void) { return 1; }
-    #endif
     /* a str object whose canonical (PEP 393) data can be read in place */
     static int receval_is_str(PyObject* o) {
         if (!PyUnicode_Check(o)) return 0;
@@ -65,15 +59,14 @@ cdef extern from *:
         return (unsigned int) PyUnicode_READ(kind, data, i);
     }
     """
-    int receval_join_threads() nogil
     int receval_is_str(PyObject* o) nogil
     Py_ssize_t receval_ulen(PyObject* o) nogil
     int receval_ukind(PyObject* o) nogil
     const void* receval_udata(PyObject* o) nogil
     unsigned int receval_uread(int kind, const void* data, Py_ssize_t i) nogil
 
-# Below this many rows a parallel region costs more than it saves: run on one thread.
-DEF SMALL_WORK = 32768
+include "_threads.pxi"
+include "_alloc.pxi"
 
 
 cdef struct Ids:
@@ -795,7 +788,7 @@ def all_str(object arr):
         return False
     cdef PyObject** objs = <PyObject**> cnp.PyArray_DATA(a)
     cdef Py_ssize_t n = a.shape[0], i
-    cdef int nt = 1 if n < SMALL_WORK else receval_join_threads()
+    cdef int nt = _threads(n)
     cdef cnp.ndarray[cnp.int8_t, ndim=1] ok_arr = np.ones(nt, dtype=np.int8)
     cdef signed char[::1] ok = ok_arr
     cdef long long t, lo, hi
@@ -1003,31 +996,40 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     cdef const double* trel_p = &t_rel[0] if t_rel.shape[0] > 0 else NULL
     cdef long long n_rows = score.shape[0]
     cdef bint descending
-    cdef int nt = 1 if total_rows < SMALL_WORK else receval_join_threads()
+    cdef int nt = _threads_over(total_rows, n_eval)
+    cdef int failed = 0
+    cdef int* fail = &failed  # written through the pointer: shared by the threads
+    cdef bint ok
     with nogil, parallel(num_threads=nt):
         hint = -1
-        buf = <Row*> malloc(maxrows * sizeof(Row))
-        table = <Slot*> malloc(maxcap * sizeof(Slot))
-        ibuf = <long long*> malloc(maxrows * sizeof(long long)) if ints else NULL
+        buf = <Row*> receval_alloc(maxrows, sizeof(Row), 0)
+        table = <Slot*> receval_alloc(maxcap, sizeof(Slot), 0)
+        ibuf = <long long*> receval_alloc(maxrows, sizeof(long long), 0) if ints else NULL
+        ok = buf != NULL and table != NULL and (ibuf != NULL or not ints)
         B = NULL
         urel = NULL
         ujd = NULL
         ujpos = NULL
         if measure:  # pointers assigned here: each thread has its own
-            B = <MetricBuffers*> malloc(sizeof(MetricBuffers))
-            metric_buffers(P, B)
+            B = <MetricBuffers*> receval_alloc(1, sizeof(MetricBuffers), 1)
+            ok = ok and B != NULL and metric_buffers(P, B)
             # zero between lists: the in-place walk writes the truth's positions only
-            urel = <double*> calloc(maxpos, sizeof(double))
-            ujd = <signed char*> calloc(maxpos, sizeof(signed char))
-            ujpos = <long long*> malloc(maxpos * sizeof(long long))
+            urel = <double*> receval_alloc(maxpos, sizeof(double), 1)
+            ujd = <signed char*> receval_alloc(maxpos, sizeof(signed char), 1)
+            ujpos = <long long*> receval_alloc(maxpos, sizeof(long long), 0)
+            ok = ok and urel != NULL and ujd != NULL and ujpos != NULL
+        if not ok:
+            fail[0] = 1
         itab = <IntSlot*> table
-        if ints:
+        if ok and ints:
             for k0 in range(maxcap):
                 itab[k0].owner = -1
-        else:
+        elif ok:
             for k0 in range(maxcap):
                 table[k0].owner = -1
         for g in prange(n_eval, schedule="guided"):
+            if not ok or fail[0]:  # out of memory (here or in another thread): no more work
+                continue
             c = run_of[g]
             if c < 0:
                 if measure:  # a user without run rows: an empty list
@@ -1184,12 +1186,17 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
         free(buf)
         free(table)
         free(ibuf)
-        if measure:
+        if B != NULL:
             free_metric_buffers(B)
             free(B)
-            free(urel)
-            free(ujd)
-            free(ujpos)
+        free(urel)
+        free(ujd)
+        free(ujpos)
+    if failed:
+        raise _no_memory(
+            f"joining a list of {maxrows:,} run rows (table of {maxcap:,} slots)",
+            maxrows * (sizeof(Row) + (sizeof(long long) if ints else 0)) + maxcap * sizeof(Slot)
+            + (maxpos * (sizeof(double) + 1 + sizeof(long long)) if measure else 0), nt)
 
     if verify and not_str_arr.any():
         raise NotStrIds("an object id column holds a value that is not a str")
@@ -1270,11 +1277,19 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
     cdef Row* buf
     cdef long long* keys  # packed keys, then their rows
     cdef const long long* rows_p = &rows[0] if has_rows else NULL
-    cdef int nt = 1 if n < SMALL_WORK else receval_join_threads()
+    cdef int nt = _threads_over(n, n_users)
+    cdef int failed = 0
+    cdef int* fail = &failed  # written through the pointer: shared by the threads
+    cdef bint ok
     with nogil, parallel(num_threads=nt):
-        buf = <Row*> malloc(maxlen * sizeof(Row))
-        keys = <long long*> malloc(2 * SHORT_INT_LIST * sizeof(long long))
+        buf = <Row*> receval_alloc(maxlen, sizeof(Row), 0)
+        keys = <long long*> receval_alloc(2 * SHORT_INT_LIST, sizeof(long long), 0)
+        ok = buf != NULL and keys != NULL
+        if not ok:
+            fail[0] = 1
         for g in prange(n_users, schedule="guided"):
+            if not ok or fail[0]:  # out of memory (here or in another thread): no more work
+                continue
             s = start[g]
             e = start[g + 1]
             m = e - s
@@ -1314,6 +1329,9 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
                 kept[g] = w
         free(buf)
         free(keys)
+    if failed:
+        raise _no_memory(f"grouping a truth list of {maxlen:,} rows",
+                         maxlen * sizeof(Row) + 2 * SHORT_INT_LIST * sizeof(long long), nt)
     return (*_close_gaps(start, kept, n, first_arr, rel_arr, desc_arr), ndup_arr)
 
 
@@ -1395,7 +1413,7 @@ def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=
     if n <= 0:
         none = np.zeros(1 if with_end else 0, dtype=np.int64)
         return (none, np.zeros(0, dtype=np.int64)) if with_ids else none
-    cdef int nt = 1 if n < SMALL_WORK else receval_join_threads()
+    cdef int nt = _threads(n)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] out_arr = np.empty(n, dtype=np.int64)
     # the ids of the runs (int64): only the slots written are touched, as in out
     cdef cnp.ndarray[cnp.int64_t, ndim=1] oid_arr = np.empty(n if ints else 0, dtype=np.int64)
@@ -1527,7 +1545,7 @@ def index_ids(int kind, object vocab, object ids, int vocab_unique=0):
     cdef bint same = n == m, ascending = True
     cdef long long n_rep = 0, j, mask, cap, p
     cdef uint64_t h
-    cdef int nt = 1 if n < SMALL_WORK else receval_join_threads()
+    cdef int nt = _threads(n)
     if same:
         same = _ranges_hold(V, I, n, nt, 0)
     if (same or m == 0) and not vocab_unique:  # strictly ascending ids have no repeat
@@ -1557,7 +1575,7 @@ def index_ids(int kind, object vocab, object ids, int vocab_unique=0):
     if same and n_rep == 0:
         codes_arr[:] = np.arange(m, dtype=np.int64)
         return codes_arr, n_rep
-    nt = 1 if m < SMALL_WORK else receval_join_threads()
+    nt = _threads(m)
     for i in prange(m, nogil=True, schedule="static", num_threads=nt):
         h = _hash(I, i)
         j = <long long> (h & <uint64_t> mask)

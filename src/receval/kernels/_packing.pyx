@@ -13,23 +13,12 @@ import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport parallel, prange
 from libc.math cimport INFINITY, isfinite
-from libc.stdlib cimport free, malloc, qsort
+from libc.stdlib cimport free, qsort
 
 cnp.import_array()
 
-cdef extern from *:
-    """
-    #ifdef _OPENMP
-    #include <omp.h>
-    static int receval_pack_threads(void) { return omp_get_max_threads(); }
-    #else
-    static int receval_pack_threads(void) { return 1; }
-    #endif
-    """
-    int receval_pack_threads() nogil
-
-# Below this many rows a parallel region costs more than it saves: run on one thread.
-DEF SMALL_WORK = 32768
+include "_threads.pxi"
+include "_alloc.pxi"
 
 
 cdef struct Row:
@@ -139,15 +128,23 @@ def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
     cdef long long* mark
     cdef long long s, e, m, j, jj, w, kk, r
     cdef double sc
-    cdef int nt = 1 if n < SMALL_WORK else receval_pack_threads()
+    cdef int nt = _threads_over(n, n_groups)
     cdef int row_order = 1
     cdef const void* ctx = <const void*> &row_order if by_row else NULL
+    cdef int failed = 0
+    cdef int* fail = &failed  # written through the pointer: shared by the threads
+    cdef bint ok
     with nogil, parallel(num_threads=nt):
-        buf = <Row*> malloc(maxlen * sizeof(Row))
-        mark = <long long*> malloc(n_keys * sizeof(long long))
-        for jj in range(n_keys):
+        buf = <Row*> receval_alloc(maxlen, sizeof(Row), 0)
+        mark = <long long*> receval_alloc(n_keys, sizeof(long long), 0)
+        ok = buf != NULL and mark != NULL
+        if not ok:
+            fail[0] = 1
+        for jj in range(n_keys if ok else 0):
             mark[jj] = -1
         for g in prange(n_groups, schedule="guided"):
+            if not ok or fail[0]:  # out of memory (here or in another thread): no more work
+                continue
             s = counts[g]
             e = counts[g + 1]
             m = 0
@@ -193,6 +190,9 @@ def pack_lists(const int[::1] user_codes, const long long[::1] user_map,
                 rows[s + j] = buf[j].idx
         free(buf)
         free(mark)
+    if failed:
+        raise _no_memory(f"packing a list of {maxlen:,} rows over {n_keys:,} item keys",
+                         maxlen * sizeof(Row) + n_keys * sizeof(long long), nt)
 
     cdef cnp.ndarray[cnp.int64_t, ndim=1] indptr_arr = np.zeros(n_groups + 1, dtype=np.int64)
     cdef long long[::1] indptr = indptr_arr
@@ -349,10 +349,18 @@ def group_truth(const int[::1] user_codes, long long n_users, const int[::1] ite
     cdef long long[::1] ndup = ndup_arr
     cdef TRow* buf
     cdef long long s, e, j, m, w, r
-    cdef int nt = 1 if n < SMALL_WORK else receval_pack_threads()
+    cdef int nt = _threads_over(n, n_users)
+    cdef int failed = 0
+    cdef int* fail = &failed  # written through the pointer: shared by the threads
+    cdef bint ok
     with nogil, parallel(num_threads=nt):
-        buf = <TRow*> malloc(maxlen * sizeof(TRow))
+        buf = <TRow*> receval_alloc(maxlen, sizeof(TRow), 0)
+        ok = buf != NULL
+        if not ok:
+            fail[0] = 1
         for g in prange(n_users, schedule="guided"):
+            if not ok or fail[0]:  # out of memory (here or in another thread): no more work
+                continue
             s = start[g]
             e = start[g + 1]
             m = e - s
@@ -377,6 +385,8 @@ def group_truth(const int[::1] user_codes, long long n_users, const int[::1] ite
                 _sort_desc(&out_desc[s], w)
             kept[g] = w
         free(buf)
+    if failed:
+        raise _no_memory(f"grouping a truth list of {maxlen:,} rows", maxlen * sizeof(TRow), nt)
     return (*_close_gaps(start, kept, n, items_arr, rel_arr, desc_arr), ndup_arr)
 
 
@@ -386,7 +396,7 @@ def nonfinite(const double[::1] values, double floor=-INFINITY):
     temporary array (the check ``~np.isfinite(values)`` followed by a sum writes and reads one
     byte per value)."""
     cdef Py_ssize_t n = values.shape[0], i
-    cdef int nt = 1 if n < SMALL_WORK else receval_pack_threads()
+    cdef int nt = _threads(n)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] cnt_arr = np.zeros(nt, dtype=np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] first_arr = np.full(nt, -1, dtype=np.int64)
     cdef long long[::1] cnt = cnt_arr

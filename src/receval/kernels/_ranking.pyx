@@ -10,11 +10,13 @@ import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport parallel, prange
 from libc.math cimport NAN, exp, expm1, isnan, log, log1p, log2, log10, pow, sqrt
-from libc.stdlib cimport free, malloc, qsort
+from libc.limits cimport LLONG_MAX
+from libc.stdlib cimport free, qsort
 
 cnp.import_array()
 
 include "_threads.pxi"
+include "_alloc.pxi"
 
 
 # Request codes: the one definition. Python reads them as ``receval.kernels.Request``.
@@ -943,19 +945,30 @@ cdef const void* _data(object a):
     return <const void*> cnp.PyArray_DATA(arr)
 
 
+cdef inline long long _count(long long a, long long b) noexcept nogil:
+    """``a * b + 1`` entries, or -1 (refused by the allocation) when that overflows."""
+    return a * b + 1 if b == 0 or a <= (LLONG_MAX - 1) // b else -1
+
+
+cdef object _buffer_bytes(const MetricPlan* P):
+    """The bytes of one thread's :c:func:`metric_buffers` for ``P`` (for a message)."""
+    return 8 * (2 * P.maxlen + 2 * (P.n_t * P.stride + 1) + 3 * (P.n_t + 1) +
+                P.n_d * P.stride + P.n_d * P.tstride + 2 + P.n_t + P.n_d + 1)
+
+
 cdef bint metric_buffers(const MetricPlan* P, MetricBuffers* B) noexcept nogil:
     """One thread's working memory for ``P`` (False when out of memory; free it with
     :c:func:`free_metric_buffers` either way)."""
-    B.scratch = <double*> malloc(P.maxlen * sizeof(double))
-    B.gbuf = <long long*> malloc(P.maxlen * sizeof(long long))
-    B.hpos = <long long*> malloc((P.n_t * P.stride + 1) * sizeof(long long))
-    B.ap = <double*> malloc((P.n_t * P.stride + 1) * sizeof(double))
-    B.nhit_t = <long long*> malloc((P.n_t + 1) * sizeof(long long))
-    B.dp = <double*> malloc((P.n_d * P.stride + 1) * sizeof(double))
-    B.ip = <double*> malloc((P.n_d * P.tstride + 1) * sizeof(double))
-    B.nrel_t = <long long*> malloc((P.n_t + 1) * sizeof(long long))
-    B.first_t = <long long*> malloc((P.n_t + 1) * sizeof(long long))
-    B.depth_t = <long long*> malloc((P.n_t + P.n_d + 1) * sizeof(long long))
+    B.scratch = <double*> receval_alloc(P.maxlen, sizeof(double), 0)
+    B.gbuf = <long long*> receval_alloc(P.maxlen, sizeof(long long), 0)
+    B.hpos = <long long*> receval_alloc(_count(P.n_t, P.stride), sizeof(long long), 0)
+    B.ap = <double*> receval_alloc(_count(P.n_t, P.stride), sizeof(double), 0)
+    B.nhit_t = <long long*> receval_alloc(P.n_t + 1, sizeof(long long), 0)
+    B.dp = <double*> receval_alloc(_count(P.n_d, P.stride), sizeof(double), 0)
+    B.ip = <double*> receval_alloc(_count(P.n_d, P.tstride), sizeof(double), 0)
+    B.nrel_t = <long long*> receval_alloc(P.n_t + 1, sizeof(long long), 0)
+    B.first_t = <long long*> receval_alloc(P.n_t + 1, sizeof(long long), 0)
+    B.depth_t = <long long*> receval_alloc(P.n_t + P.n_d + 1, sizeof(long long), 0)
     return (B.scratch != NULL and B.gbuf != NULL and B.hpos != NULL and B.ap != NULL and
             B.nhit_t != NULL and
             B.dp != NULL and B.ip != NULL and B.nrel_t != NULL and B.first_t != NULL and
@@ -1122,11 +1135,18 @@ def compute_metrics(const long long[::1] indptr, const double[::1] rel,
                                          pars2, maxlen, maxtruth, avg, fused)
     cdef const MetricPlan* P = &setup.plan
     cdef MetricBuffers* B  # a pointer assigned in the parallel block: each thread has its own
-    cdef int nt = _threads(indptr[n_users] * n_req + n_users)
+    cdef int nt = _threads_over(indptr[n_users] * n_req + n_users, n_users)
+    cdef int failed = 0
+    cdef int* fail = &failed  # written through the pointer: shared by the threads
+    cdef bint ok
     with nogil, parallel(num_threads=nt):
-        B = <MetricBuffers*> malloc(sizeof(MetricBuffers))
-        metric_buffers(P, B)
+        B = <MetricBuffers*> receval_alloc(1, sizeof(MetricBuffers), 1)
+        ok = B != NULL and metric_buffers(P, B)
+        if not ok:
+            fail[0] = 1
         for u in prange(n_users, schedule="guided"):
+            if not ok or fail[0]:  # out of memory (here or in another thread): no more work
+                continue
             s = indptr[u]
             e = indptr[u + 1]
             n_avail = e - s
@@ -1138,8 +1158,11 @@ def compute_metrics(const long long[::1] indptr, const double[::1] rel,
                          B.gbuf if avg else NULL, n_avail, list_len[u],
                          &t_rel_desc[t_indptr[u]] if n_truth > 0 else NULL, n_truth,
                          NULL, 0, &out[u, 0] if n_req > 0 else NULL)
-        free_metric_buffers(B)
-        free(B)
+        if B != NULL:
+            free_metric_buffers(B)
+            free(B)
+    if failed:
+        raise _no_memory(f"measuring lists of up to {maxlen:,} positions", _buffer_bytes(P), nt)
     return out_arr
 
 

@@ -19,3 +19,10 @@ DEF SMALL_WORK = 32768
 
 cdef inline int _threads(long long work) noexcept nogil:
     return 1 if work < SMALL_WORK else receval_max_threads()
+
+
+cdef inline int _threads_over(long long work, long long parts) noexcept nogil:
+    """Threads for ``work`` shared out in ``parts`` (users), each thread holding working memory
+    for the largest part: no more threads than parts, since more would hold memory for nothing."""
+    cdef int nt = _threads(work)
+    return nt if parts >= nt else (<int> parts if parts > 1 else 1)
