@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import PolicyError, plain
 from ..kernels import column_states, compute_metrics, kernel_columns
+from ..metrics.catalogue import check_catalogue
 from ..pack import Packed
 from ..pack.positions import kernel_lists, metric_lists, top_rows
 from .aggregate import IN, NO_VALUE, SKIPPED, MetricState
@@ -75,6 +76,13 @@ def _kernel_columns(out: np.ndarray, requests: Any, plan: Plan, packed: Packed,
     """The kernel's specs (``cols`` of ``plan.specs``), all at once: the empty-truth policy,
     each user's status, and the summary states (one compiled pass over the block)."""
     specs = [plan.specs[j] for j in cols]
+    for s, c in requests.catalogue_column.items():  # a catalogue size holds every user's list
+        n_items = requests.items[requests.column[s]].par
+        listed, unlisted, what = s.definition.kernel.catalogue(
+            s, out[:, c], out[:, c + 1], out[:, requests.nrel_column[threshold(s)]])
+        size = int(n_items) if float(n_items).is_integer() else n_items
+        check_catalogue(s.key, f"n_items={plain(size)}", n_items, listed, unlisted,
+                        packed.user_ids, what)
     whole = cols == list(range(block.values.shape[1]))  # every spec: fill the values in place
     n_users = out.shape[0]
     vals = block.values if whole and block.values.flags.c_contiguous \

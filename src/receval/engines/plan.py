@@ -180,7 +180,14 @@ class Plan:
                 micro[s] = len(reqs)
                 reqs += [KernelRequest(pair[0], s.k or 0, threshold(s), own.par, own.par2),
                          KernelRequest(pair[1], s.k or 0, threshold(s), own.par, own.par2)]
-        return Requests(reqs, {s: i for i, s in enumerate(self.kernel_specs)}, nrel, micro)
+        catalogue = {}
+        for s in self.kernel_specs:  # what each user occupies in a catalogue of size par
+            if s.definition.kernel.catalogue is not None:
+                catalogue[s] = len(reqs)
+                reqs += [KernelRequest(Request.NRET, s.k or 0, threshold(s)),
+                         KernelRequest(Request.HITS, s.k or 0, threshold(s))]
+        return Requests(reqs, {s: i for i, s in enumerate(self.kernel_specs)}, nrel, micro,
+                        catalogue)
 
 
 @dataclass
@@ -191,6 +198,8 @@ class Requests:
     column: dict[MetricSpec, int]      # kernel spec -> output column
     nrel_column: dict[float, int]      # threshold -> column of the user's relevant-item count
     micro_column: dict[MetricSpec, int]  # micro spec -> numerator column (denominator: + 1)
+    #: spec with a catalogue size -> column of its positions read (hits among them: + 1)
+    catalogue_column: dict[MetricSpec, int] = field(default_factory=dict)
     _arrays: dict[str, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     def arrays(self) -> dict[str, np.ndarray]:

@@ -839,7 +839,7 @@ register(MetricDef(
     (REL, N_ITEMS), bounds=(-1.0, 1.0),
     reference="Matthews (1975); RecTools rectools/metrics/classification.py (MCC)",
     example="h = 1, k = 2, R = 2, N = 10: (1 * 7 - 1 * 1) / sqrt(2 * 2 * 8 * 8) = 6/16",
-    kernel=Kernel(Request.MCC, par=_mcc_n_items, average=False),
+    kernel=Kernel(Request.MCC, par=_mcc_n_items, average=False, catalogue=catalogue_need),
     explain=_mcc_steps,
 ))
 
@@ -882,6 +882,7 @@ register(MetricDef(
     reference="Hu, Koren & Volinsky (ICDM 2008); RecPack recpack/metrics/percentile_ranking.py",
     example="N = 10, list of 4 with hits at ranks 1 and 3, R = 3: (0 + 20 + 100 (3/10 + 1)/2) / 3",
     kernel=Kernel(Request.PERC_RANK, par=_n_items, variant="average",
-                  micro=(("items", Request.PERC_NUM, Request.NREL),)),
+                  micro=(("items", Request.PERC_NUM, Request.NREL),),
+                  catalogue=catalogue_need),
     explain=_percentile_rank_steps,
 ), ("percentile_ranking", "epr"))

@@ -122,6 +122,11 @@ class Kernel:
     without one.
     ``micro``: ``(variant choice, numerator request, denominator request)`` entries: for that
     choice the summary is the sum of numerators over the sum of denominators, not a mean.
+    ``catalogue``: for a metric whose ``par`` is a catalogue size N,
+    ``catalogue(spec, nret, hits, nrel) -> (listed, unlisted, what)``: what each user occupies
+    in the catalogue (:func:`receval.metrics.catalogue.check_catalogue` refuses an N smaller
+    than ``listed + unlisted``), from the list positions read, the hits among them and the
+    user's relevant items, which the engine asks the kernel for.
 
     Options named ``gain``, ``ideal`` and ``discount`` are passed to the kernel as the index of
     their value in :data:`receval.kernels.GAINS` / ``IDEALS`` / ``DISCOUNTS``.
@@ -140,6 +145,7 @@ class Kernel:
     average: bool = True
     not_average: tuple[tuple[str, Any], ...] = ()
     micro: tuple[tuple[str, int, int], ...] = ()
+    catalogue: Callable[..., tuple[Any, Any, str]] | None = None
 
     def micro_requests(self, spec: Any) -> tuple[int, int] | None:
         """(numerator, denominator) requests of a micro-averaged spec, else None."""
