@@ -61,15 +61,24 @@ def digits(text: str) -> int:
     return value
 
 
-def positive_int(text: str) -> int:
-    """argparse type of counts that must be at least 1."""
+def _int_at_least(text: str, low: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type of counts that must be at least 1."""
+    return _int_at_least(text, 1)
+
+
+def nonnegative_int(text: str) -> int:
+    """argparse type of whole numbers >= 0 (random seeds)."""
+    return _int_at_least(text, 0)
 
 
 def output_format(choices: Sequence[str]) -> Callable[[str], str]:

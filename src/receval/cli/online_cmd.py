@@ -15,6 +15,7 @@ from .common import (
     digits,
     emit,
     input_paths,
+    nonnegative_int,
     positive_int,
     protect_inputs,
 )
@@ -31,17 +32,6 @@ def _read(path: str, role: str = "input", dtype: dict[str, Any] | None = None) -
     df = read_frame(path, role=role, dtype=dtype)
     check_not_empty(df, path, role)
     return df
-
-
-def seed(text: str) -> int:
-    """argparse type of --seed: a whole number >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {value}")
-    return value
 
 
 def _out(p: argparse.ArgumentParser, *inputs: str) -> None:
@@ -133,7 +123,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="multiple-testing correction across pairs of teams (default holm)")
     p.add_argument("--resamples", type=positive_int, default=2000,
                    help="bootstrap resamples (default 2000)")
-    p.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="random seed (default 0)")
     _out(p, "log")
     p.set_defaults(func=run_interleave)
 
@@ -174,7 +164,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="resampling / variance cluster (default unit)")
     p.add_argument("--resamples", type=positive_int, default=2000,
                    help="bootstrap resamples (default 2000)")
-    p.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="random seed (default 0)")
     _out(p, "log", "run")
     p.set_defaults(func=run_ope)
 
@@ -191,7 +181,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="bootstrap resamples (default 2000)")
     p.add_argument("--no-measurement-error", action="store_true",
                    help="bootstrap without perturbing each effect by its standard error")
-    p.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="random seed (default 0)")
     _out(p, "ledger")
     p.set_defaults(func=run_agreement)
 
