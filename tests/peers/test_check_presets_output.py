@@ -1,6 +1,7 @@
 """The committed output of ``benchmarks/peers/check_presets.py`` (the presets against the
-libraries themselves): no failing line, and every preset of the registry either checked
-against its library or listed as not installed with a reason.
+libraries themselves): no failing line, and every entry of every preset of the registry
+(each metric name it maps or refuses) checked against its library: ``PASS``, a ``KNOWN``
+difference its preset documents, or ``REFUSED`` with the preset's reason.
 
 The heavy libraries (torch, Spark, ...) are not needed here: the test reads the text file.
 """
@@ -15,7 +16,7 @@ import pytest
 from receval.compat import PRESETS
 
 OUT = Path(__file__).resolve().parents[2] / "benchmarks" / "peers" / "check_presets.out"
-ROW = re.compile(r"^(PASS|KNOWN|FAIL)\s{2,}(\S+)\s{2,}")
+ROW = re.compile(r"^(PASS|KNOWN|FAIL|REFUSED)\s{2,}(\S+)\s{2,}(.+?)\s{2,}([^@( ]+)")
 MISSING = re.compile(r"^NOT-INSTALLED\s+(\S+)\s+(.+?):\s+(.*\S)")
 
 
@@ -56,3 +57,25 @@ def test_known_lines_carry_a_preset_note(lines):
     assert {name for name, _ in blocks} == known
     for name, note in blocks:
         assert note in PRESETS[name].notes, (name, note)
+
+
+def test_every_preset_entry_has_a_line(lines):
+    """100% of the entries: each name of each preset (derived from the registry, not listed
+    here) appears in a PASS, KNOWN or REFUSED line of its preset; a refused name only as
+    REFUSED, a mapped name at least once as PASS or KNOWN."""
+    seen: dict[tuple[str, str], set[str]] = {}
+    for line in lines:
+        if m := ROW.match(line):
+            seen.setdefault((m.group(2), m.group(4).lower()), set()).add(m.group(1))
+    absent = []
+    for preset, p in PRESETS.items():
+        for lib_name, entry in p.names.items():
+            status = seen.get((preset, lib_name), set())
+            if entry.refused:
+                ok = status == {"REFUSED"}
+            else:
+                ok = bool(status & {"PASS", "KNOWN"}) and "REFUSED" not in status
+            if not ok:
+                absent.append(f"{preset}: {lib_name} {sorted(status)}")
+    assert not absent, f"entries without a PASS/KNOWN/REFUSED line in {OUT.name}:\n" + \
+        "\n".join(absent)

@@ -28,6 +28,7 @@ from ..errors import MetricError, PolicyError, suggest
 from ..metrics import MetricSpec, metric, parse_metric
 from ..metrics.foreign import library_entry
 from ..metrics.names import split_keys
+from ..policies import POLICY_PARAMS
 from .presets import PRESET_ALIASES, PRESETS, Name, Preset
 
 __all__ = ["PRESETS", "Name", "Preset", "annotate", "describe", "get", "resolve", "split_names"]
@@ -60,7 +61,9 @@ def _explicit(text: str) -> dict[str, str]:
     return out
 
 
-def _one(preset: Preset, text: str) -> tuple[MetricSpec, Name]:
+def _one(preset: Preset, text: str) -> tuple[MetricSpec, Name, dict[str, Any]]:
+    """The spec a name means under a preset, its entry, and the policies its library
+    parameters ask for (``judged_only=True``: ``unjudged="remove"``)."""
     m = _KEY.match(str(text))
     entry = preset.entry(m.group(1)) if m else None
     if entry is not None and m is not None:
@@ -72,13 +75,25 @@ def _one(preset: Preset, text: str) -> tuple[MetricSpec, Name]:
         if entry is None:
             raise MetricError(
                 f"compat={preset.name!r}: {preset.library} has no metric for {text!r}; its "
-                f"names are {sorted(preset.names)}. Evaluate {text!r} without compat, or name "
-                "its conventions in the key." + suggest(str(text).lower(), preset.names)
+                f"names are {sorted(n for n, e in preset.names.items() if not e.refused)}. "
+                f"Evaluate {text!r} without compat, or name its conventions in the key."
+                + suggest(str(text).lower(), preset.names)
             )
         k, explicit = spec.k, {**dict(spec.params), **_explicit(str(text))}
+    if entry.refused:
+        raise MetricError(
+            f"compat={preset.name!r}: {preset.library}'s {text!r} ({entry.meaning}) is not "
+            f"reproduced: {entry.refused}"
+        )
     params = dict(entry.params)
-    params.update(explicit)
-    return metric(entry.family, k, **params), entry
+    for key, value in explicit.items():
+        try:
+            meant = entry.option(key, value)
+        except MetricError as exc:
+            raise MetricError(f"compat={preset.name!r}, {text!r}: {exc}") from None
+        params.update({key: value} if meant is None else meant)
+    policies = {key: params.pop(key) for key in list(params) if key in POLICY_PARAMS}
+    return metric(entry.family, k, **params), entry, policies
 
 
 def split_names(texts: Any) -> list[str]:
@@ -114,19 +129,32 @@ def resolve(preset: str | Preset, metrics: Any, *, strict: bool = False,
              for x in ([item] if isinstance(item, MetricSpec) else split_names(item))]
     specs: list[MetricSpec] = []
     names: dict[str, str] = {}
+    asked: dict[str, tuple[str, Any]] = {}  # policy -> (the name that asks for it, value)
+    given = dict(policies or {})
     for item in items:
         text = item.key if isinstance(item, MetricSpec) else str(item)
-        spec, entry = _one(p, text)
+        spec, entry, wants = _one(p, text)
         if strict and entry.bug:
             raise MetricError(
                 f"compat={p.name!r}, strict=True: {text!r} reproduces a known bug of "
                 f"{p.library}: {entry.bug}. Without strict=True the preset reproduces the "
                 f"published value; or ask for the corrected metric without compat."
             )
+        for key, value in wants.items():
+            other = asked.get(key, (text, value))
+            if str(other[1]) != str(value) or (key in given and str(given[key]) != str(value)):
+                first = f"{other[0]!r} asks for {key}={other[1]!r}" if other[0] != text \
+                    else f"{key}={given[key]!r} was given"
+                raise MetricError(
+                    f"compat={p.name!r}: {text!r} asks for {key}={value!r}, but {first}; a "
+                    "policy holds for every metric of one evaluation: evaluate them separately."
+                )
+            asked[key] = (text, value)
         if spec not in specs:
             specs.append(spec)
         names[text] = spec.key
-    return specs, {**dict(p.policies), **dict(policies or {})}, names
+    chosen = {key: value for key, (_, value) in asked.items()}
+    return specs, {**dict(p.policies), **chosen, **given}, names
 
 
 def describe(name: str | None = None) -> str:
@@ -139,9 +167,19 @@ def describe(name: str | None = None) -> str:
              "policies: " + ", ".join(f"{k}={v}" for k, v in p.policies), ""]
     width = max(len(n) for n in p.names)
     for lib_name, entry in p.names.items():
+        if entry.refused:
+            lines.append(f"{lib_name:{width}s}  (not reproduced)")
+            lines.append(f"{'':{width}s}    {entry.meaning}")
+            lines.append(f"{'':{width}s}    refused: {entry.refused}")
+            continue
         key = metric(entry.family, None, **dict(entry.params)).key
         lines.append(f"{lib_name:{width}s}  {key}")
         lines.append(f"{'':{width}s}    {entry.meaning}")
+        for option, target in entry.options:
+            meant = (f"-> {target}" if isinstance(target, str) else "; ".join(
+                f"{v} -> " + (",".join(f"{a}={b}" for a, b in t.items()) or "(default)")
+                for v, t in target.items()))
+            lines.append(f"{'':{width}s}    {option}: {meant}")
         if entry.bug:
             lines.append(f"{'':{width}s}    known bug (strict=True refuses): {entry.bug}")
     if p.notes:

@@ -12,9 +12,9 @@ trec_eval       :data:`TREC_EVAL` (one record a        ``P.5``, ``P_5``, ``set_F
                 measure: parsing, summary, target)     ``iprec_at_recall.0.50``
 ir_measures     :data:`IR_MEASURES` (names taking      ``P(rel=2)@5``, ``RBP(p=0.5)``
                 parameters in parentheses)
-each preset     :data:`LIBRARY_NAMES` (``"ranx"``,     ``ndcg_burges@10``, ``hitrate@5``
-                ``"rectools"``, ...; ``"trec_eval"``
-                derived from :data:`TREC_EVAL`)
+each preset     :data:`PRESETS`: a module a library      ``ndcg_burges@10``, ``hitrate@5``
+                in :mod:`.libraries` (names, policies,
+                notes); :data:`LIBRARY_NAMES`: names
 ==============  =====================================  ==============================
 """
 
@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import re
 
-from .libraries import LIBRARY_NAMES as _PRESET_NAMES
-from .records import Name, TrecMeasure, name
+from .libraries import LIBRARY_NAMES, PRESET_ALIASES, PRESETS
+from .records import Name, Preset, TrecMeasure, name, refuse
 from .trec_eval import BY_NAME, CUTS, SETS, TREC_EVAL
 
-__all__ = ["BY_NAME", "CUTS", "IR_MEASURES", "LIBRARY_NAMES", "Name", "SETS", "TREC_EVAL",
-           "TrecMeasure", "library_entry", "name", "trec_measure"]
+__all__ = ["BY_NAME", "CUTS", "IR_MEASURES", "LIBRARY_NAMES", "Name", "PRESETS", "PRESET_ALIASES",
+           "Preset", "SETS", "TREC_EVAL", "TrecMeasure", "library_entry", "name", "refuse",
+           "trec_measure"]
 
 #: ir_measures measure name (lower case) -> receval family (``None``: no receval metric yet).
 #: Its parameters: ``rel`` (the relevance threshold), ``dcg`` (``'log2'`` or ``'exp-log2'``,
@@ -36,14 +37,6 @@ IR_MEASURES: dict[str, str | None] = {
     "ndcg": "ndcg", "p": "precision", "r": "recall", "ap": "map", "rr": "mrr",
     "rprec": "r_precision", "success": "hit_rate", "bpref": "bpref", "err": "err", "rbp": "rbp",
     "numret": "num_ret", "numrel": "num_rel", "numrelret": "hits", "judged": None,
-}
-
-#: preset name -> {library name (lower case): Name}; trec_eval's from :data:`TREC_EVAL` (the
-#: measures of plugin families are found by :func:`library_entry` once they are registered).
-LIBRARY_NAMES: dict[str, dict[str, Name]] = {
-    "trec_eval": {m.name.lower(): Name(m.family, m.compat_params, m.doc)
-                  for m in TREC_EVAL if m.family is not None and not m.plugin},
-    **_PRESET_NAMES,
 }
 
 _LOWER = {m.name.lower(): m for m in TREC_EVAL}

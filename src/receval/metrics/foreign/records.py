@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import MetricError, plain
@@ -15,18 +15,79 @@ class Name:
     """One metric name of a library: the receval family and parameters that reproduce it.
 
     ``bug``: the library's value is a known bug that the mapping reproduces (``compat=...,
-    strict=True`` refuses the name).
+    strict=True`` refuses the name). ``refused``: receval cannot reproduce the library's value
+    (the reason; the name is refused whatever ``strict``, and ``family`` is empty).
+    ``options``: the library's own parameters, as written in a key under the preset
+    (``ndcg@10(divide_by_achievable=True)``): each library parameter maps to a receval
+    parameter or policy name (its value passed through) or to ``{value: {receval parameters
+    and policies}}`` (values compared as lower-case text); a value not in the map is refused
+    with the accepted ones.
     """
 
     family: str
     params: tuple[tuple[str, Any], ...] = ()
     meaning: str = ""
     bug: str = ""
+    refused: str = ""
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def option(self, key: str, value: Any) -> dict[str, Any] | None:
+        """The receval parameters and policies a library parameter means, or None when the
+        entry does not know ``key`` (then it is a receval parameter)."""
+        for lib_key, target in self.options:
+            if lib_key.lower() != key.lower():
+                continue
+            if isinstance(target, str):
+                return {target: value}
+            text = str(value).strip().lower()
+            if text not in target:
+                raise MetricError(
+                    f"{key}={plain(value)}: accepted values are "
+                    f"{', '.join(sorted(target))}."
+                )
+            return dict(target[text])
+        return None
 
 
-def name(family: str, meaning: str, bug: str = "", **params: Any) -> Name:
-    """A :class:`Name` with its parameters as keywords (``name("ndcg", "...", gain="exp")``)."""
-    return Name(family, tuple(sorted(params.items())), meaning, bug)
+def name(family: str, meaning: str, bug: str = "", *,
+         options: dict[str, Any] | None = None, **params: Any) -> Name:
+    """A :class:`Name` with its parameters as keywords (``name("ndcg", "...", gain="exp")``);
+    ``options``: the library's parameters (:attr:`Name.options`)."""
+    return Name(family, tuple(sorted(params.items())), meaning, bug,
+                options=tuple(sorted((options or {}).items())))
+
+
+def refuse(meaning: str, reason: str) -> Name:
+    """A library name receval does not reproduce: ``meaning`` in the library's terms and the
+    ``reason`` (the message that refuses it)."""
+    return Name("", (), meaning, refused=reason)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Every convention of one library: names, policies, version and sources checked.
+
+    ``names``: the library's metric names, lower case, with their receval metrics (or the
+    reason they are refused). ``policies``: the evaluation policies matching the library's user
+    set, tie order and empty-truth rule. ``notes``: the conventions receval does not reproduce.
+    """
+
+    name: str
+    library: str
+    version: str
+    source: str
+    policies: tuple[tuple[str, str], ...]
+    names: dict[str, Name] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def entry(self, name: str) -> Name | None:
+        return self.names.get(name.lower())
+
+    def by_family(self, family: str) -> Name | None:
+        for entry in self.names.values():
+            if entry.family == family:
+                return entry
+        return None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""One module a library: the checks of its ``compat=`` preset (see ``check_presets.py``)."""

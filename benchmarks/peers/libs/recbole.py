@@ -1,0 +1,92 @@
+"""RecBole: the ``compat="recbole"`` preset against the library itself."""
+
+from __future__ import annotations
+
+import numpy as np
+from common import CUTS, Report, check, make_data, need, ours, relevant, version
+
+_RECBOLE_TIE_TAIL = "TailPercentage(tail_ratio"
+
+
+@check("recbole", "RecBole")
+def check_recbole(report: Report) -> None:
+    torch = need("torch")
+    need("recbole.evaluator.metrics")
+    collector_mod = need("recbole.evaluator.collector")
+    evaluator_mod = need("recbole.evaluator.evaluator")
+    pd = need("pandas")
+    from collections import Counter
+
+    label = f"RecBole {version('recbole')} (torch {torch.__version__})"
+    # RecBole 1.2.1's metrics.py uses np.float and np.bool, removed in numpy 1.24/2.0: restore
+    # them as the builtins they were aliases of
+    for alias, builtin in (("float", float), ("bool", bool), ("int", int)):
+        if alias not in np.__dict__:
+            setattr(np, alias, builtin)
+            report.info.append(f"recbole: np.{alias} restored as {builtin.__name__} (RecBole "
+                               "1.2.1 uses the alias numpy removed)")
+    n_items = 30
+    # full ranking, distinct scores (torch.topk leaves tied scores' order unspecified)
+    run, truth = make_data(801, ties=False, full=True, n_items=n_items)
+    users = [u for u in run if u in relevant(truth)]  # RecBole's test users have positives
+    run = {u: run[u] for u in users}
+    truth = {u: t for u, t in truth.items() if u in users or not any(t.values())}
+    rng = np.random.default_rng(802)
+    counts = dict(zip(range(n_items), rng.permutation(n_items) + 1, strict=True))
+    del counts[3]  # an item never seen in training
+    train = pd.DataFrame([(f"t{j}", i) for i, c in counts.items() for j in range(c)],
+                         columns=["user", "item"])
+
+    def evaluate(names: list[str], **extra) -> dict[str, float]:
+        config = {"metrics": names, "topk": list(CUTS), "metric_decimal_place": 15,
+                  "eval_args": {"mode": "full"}, "device": torch.device("cpu"),
+                  "tail_ratio": 0.1, **extra}
+        # the trainer's path: the collector turns the score matrix into rec.topk / rec.items /
+        # rec.meanrank; internal item ids are 1..n (0 is the padding id, scored -inf)
+        collector = collector_mod.Collector(config)
+        scores = torch.full((len(users), n_items + 1), -np.inf, dtype=torch.float64)
+        pos_u, pos_i = [], []
+        for row, u in enumerate(users):
+            for i, s in run[u].items():
+                scores[row, i + 1] = s
+            for i in relevant(truth)[u]:
+                pos_u.append(row)
+                pos_i.append(i + 1)
+        collector.eval_batch_collect(scores, None, torch.tensor(pos_u), torch.tensor(pos_i))
+        data = collector.get_data_struct()
+        # what Collector.data_collect reads from the training dataset: the item count with
+        # the padding id, and the training interactions per item
+        data.set("data.num_items", n_items + 1)
+        data.set("data.count_items", Counter({i + 1: int(c) for i, c in counts.items()}))
+        return evaluator_mod.Evaluator(config).evaluate(data)
+
+    topk_names = ["hit", "mrr", "map", "recall", "ndcg", "precision"]
+    theirs = evaluate(topk_names)
+    for name in topk_names:
+        keys = [f"{name}@{k}" for k in CUTS]
+        got = ours(run, truth, keys, "recbole")
+        for key in keys:
+            report.add("recbole", label, key, got[key], theirs[key])
+    items_names = ["itemcoverage", "averagepopularity", "shannonentropy", "giniindex",
+                   "tailpercentage"]
+    theirs = evaluate(items_names)
+    for name in items_names:
+        keys = [f"{name}@{k}" for k in CUTS]
+        got = ours(run, truth, keys, "recbole", train=train, catalog=n_items + 1)
+        for key in keys:
+            report.add("recbole", label, key, got[key], theirs[key],
+                       known=_RECBOLE_TIE_TAIL if name == "tailpercentage" else "")
+    theirs = evaluate(["tailpercentage"], tail_ratio=4)
+    for k in CUTS:
+        key = f"tailpercentage@{k}(tail_max=4)"
+        report.add("recbole", label, key + " tail_ratio=4",
+                   ours(run, truth, [key], "recbole", train=train)[key],
+                   theirs[f"tailpercentage@{k}"])
+    # GAUC from the average ranks of tied scores: a run with ties
+    run, truth = make_data(803, ties=True, full=True, n_items=n_items)
+    users = [u for u in run if u in relevant(truth)]
+    run = {u: run[u] for u in users}
+    truth = {u: t for u, t in truth.items() if u in users}
+    theirs = evaluate(["gauc"])
+    report.add("recbole", label, "gauc ties", ours(run, truth, ["gauc"], "recbole")["gauc"],
+               theirs["gauc"])

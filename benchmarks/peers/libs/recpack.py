@@ -1,0 +1,41 @@
+"""RecPack: the ``compat="recpack"`` preset against the library itself."""
+
+from __future__ import annotations
+
+import numpy as np
+from common import CUTS, Report, binary, check, make_data, need, ours, version
+
+
+@check("recpack", "RecPack")
+def check_recpack(report: Report) -> None:
+    sparse = need("scipy.sparse")
+    metrics = need("recpack.metrics")
+    label = f"recpack {version('recpack')}"
+    n_items = 30
+    # distinct scores: get_top_K_ranks uses np.argpartition, whose order of ties is unspecified
+    run, truth = make_data(1101, ties=False, n_items=n_items)
+    n_users = max([*run, *truth]) + 1
+
+    def matrix(rows: dict) -> object:
+        cells = [(u, i, v) for u, items in rows.items() for i, v in items.items() if v]
+        u, i, v = zip(*cells, strict=True)
+        return sparse.csr_matrix((v, (u, i)), shape=(n_users, n_items), dtype=np.float64)
+
+    y_true = matrix(binary(truth))
+    y_graded = matrix(truth)
+    y_pred = matrix(run)
+    classes = {"ndcgk": metrics.NDCGK, "dcgk": metrics.DCGK, "precisionk": metrics.PrecisionK,
+               "recallk": metrics.RecallK, "calibratedrecallk": metrics.CalibratedRecallK,
+               "reciprocalrankk": metrics.ReciprocalRankK}
+    for k in CUTS:
+        for name, cls in classes.items():
+            m = cls(k)
+            m.calculate(y_true, y_pred)
+            key = f"{name}@{k}"
+            report.add("recpack", label, key, ours(run, binary(truth), [key], "recpack")[key],
+                       m.value)
+        # graded y_true: DCGK's discount takes the log of rank * y_true + 1 (not reproduced)
+        m = metrics.DCGK(k)
+        m.calculate(y_graded, y_pred)
+        report.add("recpack", label, f"dcgk@{k} graded", ours(run, truth, [f"dcgk@{k}"],
+                   "recpack")[f"dcgk@{k}"], m.value, known="DCGK and NDCGK")
