@@ -86,6 +86,8 @@ def _one(preset: Preset, text: str) -> tuple[MetricSpec, Name, dict[str, Any]]:
             f"reproduced: {entry.refused}"
         )
     params = dict(entry.params)
+    if k is None:
+        params.update(entry.uncut)
     for key, value in explicit.items():
         try:
             meant = entry.option(key, value)
@@ -175,6 +177,9 @@ def describe(name: str | None = None) -> str:
         key = metric(entry.family, None, **dict(entry.params)).key
         lines.append(f"{lib_name:{width}s}  {key}")
         lines.append(f"{'':{width}s}    {entry.meaning}")
+        if entry.uncut:
+            uncut = metric(entry.family, None, **{**dict(entry.params), **dict(entry.uncut)})
+            lines.append(f"{'':{width}s}    without a cutoff: {uncut.key}")
         for option, target in entry.options:
             meant = (f"-> {target}" if isinstance(target, str) else "; ".join(
                 f"{v} -> " + (",".join(f"{a}={b}" for a, b in t.items()) or "(default)")

@@ -21,7 +21,9 @@ class Name:
     (``ndcg@10(divide_by_achievable=True)``): each library parameter maps to a receval
     parameter or policy name (its value passed through) or to ``{value: {receval parameters
     and policies}}`` (values compared as lower-case text); a value not in the map is refused
-    with the accepted ones.
+    with the accepted ones. ``uncut``: parameters that replace ``params`` when the name is
+    written without a cutoff (LensKit's ``Recall()`` divides by R, its ``Recall(k)`` by
+    min(k, R); receval's ``min_k_rel`` without a cutoff is min(L, R), L the list's length).
     """
 
     family: str
@@ -30,6 +32,7 @@ class Name:
     bug: str = ""
     refused: str = ""
     options: tuple[tuple[str, Any], ...] = ()
+    uncut: tuple[tuple[str, Any], ...] = ()
 
     def option(self, key: str, value: Any) -> dict[str, Any] | None:
         """The receval parameters and policies a library parameter means, or None when the
@@ -50,11 +53,14 @@ class Name:
 
 
 def name(family: str, meaning: str, bug: str = "", *,
-         options: dict[str, Any] | None = None, **params: Any) -> Name:
+         options: dict[str, Any] | None = None, uncut: dict[str, Any] | None = None,
+         **params: Any) -> Name:
     """A :class:`Name` with its parameters as keywords (``name("ndcg", "...", gain="exp")``);
-    ``options``: the library's parameters (:attr:`Name.options`)."""
+    ``options``: the library's parameters (:attr:`Name.options`); ``uncut``: the parameters
+    without a cutoff (:attr:`Name.uncut`)."""
     return Name(family, tuple(sorted(params.items())), meaning, bug,
-                options=tuple(sorted((options or {}).items())))
+                options=tuple(sorted((options or {}).items())),
+                uncut=tuple(sorted((uncut or {}).items())))
 
 
 def refuse(meaning: str, reason: str) -> Name:

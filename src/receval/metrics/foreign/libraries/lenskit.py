@@ -8,7 +8,8 @@ from ..records import name as _n
 NAMES: dict[str, Name] = {
     "precision": _n("precision", "hits / length of the (truncated) list",
                     denominator="list"),
-    "recall": _n("recall", "hits / min(R, k)", denominator="min_k_rel"),
+    "recall": _n("recall", "hits / min(R, k); without k (Recall()): hits / R",
+                 denominator="min_k_rel", uncut={"denominator": "rel"}),
     "ndcg": _n("ndcg", "gain 1 per test item (gain=None); ideal min(R, k) ones; discount "
                "1/max(log2(rank), 1)", gain="binary", discount="log2_max2"),
 }
