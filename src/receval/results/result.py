@@ -97,7 +97,21 @@ class EvalResult:
         return resolve_key(key, self.metrics, "this result")
 
     def __getitem__(self, key: str) -> float:
+        if not isinstance(key, str):
+            raise TypeError(f"a result is indexed by a metric key such as 'ndcg@10', not by "
+                            f"{type(key).__name__} {key!r}; its keys are {self.metrics}.")
         return self.summary[self._key(key)]
+
+    def __iter__(self) -> Iterator[str]:
+        """The metric keys, in request order (``dict(result)``: each key's mean)."""
+        return iter(self.metrics)
+
+    def __len__(self) -> int:
+        return len(self.metrics)
+
+    def keys(self) -> list[str]:
+        """The metric keys, in request order."""
+        return list(self.metrics)
 
     def user_values(self, key: str) -> np.ndarray:
         """Per-user values of one metric (row order of ``user_ids``)."""
