@@ -101,7 +101,9 @@ POLICY_TABLE: Mapping[str, PolicyDef] = {p.name: p for p in (
     _policy(
         "users", "which users are averaged",
         "users evaluated: truth (a user without a list scores 0), run, union, intersection",
-        Choice("truth", "every user with truth rows; a user with no list scores 0"),
+        Choice("truth", "every user with truth rows; a user with no list scores 0, never "
+               "more than with a list (the rates an empty list would win, accuracy, "
+               "specificity and fpr, have no value for it)"),
         Choice("run", "every user with run rows"),
         Choice("union", "both"),
         Choice("intersection", "the users with truth rows and run rows")),

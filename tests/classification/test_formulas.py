@@ -76,6 +76,7 @@ def _oracle(key: str, users: list[str]) -> tuple[dict[str, float], float] | None
     k, lists = spec.k, _lists()
     get = dict(spec.params).get
     fp_rule, cand = get("fp", "list"), get("candidates", "catalog")
+    get_names = {p.name for p in spec.definition.params}
     per, nums, dens = {}, [], []
     for u in users:
         full = lists.get(u, [])
@@ -93,6 +94,9 @@ def _oracle(key: str, users: list[str]) -> tuple[dict[str, float], float] | None
         counts = dict(zip(COUNTS, (tp, fp, fn, tn), strict=True))
         if spec.name in counts:
             per[u] = float(counts[spec.name])
+            continue
+        if u not in lists and not (fp_rule == "k" and k is not None and "fp" in get_names):
+            per[u] = math.nan  # no list, no decision: no rate (only k empty slots count)
             continue
         num, den = RATES[spec.name](tp, fp, fn, tn)
         nums.append(num)

@@ -201,7 +201,9 @@ FP_RULE = Param(
     "fp", "list",
     "false positives of a list shorter than k: list = FP = |R_u| - TP (empty slots are not "
     "recommendations) | k = FP = k - TP (each empty slot counts as a false positive: RecTools "
-    "Accuracy, MCC); without a cutoff both are the list length", ("list", "k"))
+    "Accuracy, MCC); without a cutoff both are the list length. The rates (accuracy, "
+    "specificity, fpr) of a user without any list are NaN (no decision was made), except with "
+    "fp=k and a cutoff (k false positives)", ("list", "k"))
 
 
 NO_NEGATIVE = Param(
@@ -299,6 +301,16 @@ def _rate_metric(which: str):
         if which != "accuracy" and spec.get("no_negative") != "skip":
             fill = 0.0 if spec.get("no_negative") == "zero" else 1.0
             per_user = np.where(den > 0, per_user, fill)
+        # a user without a list made no decision: an empty list would be "right" about every
+        # negative (accuracy, specificity near 1, fpr 0) and reward having no list. Only k
+        # empty slots counted as false positives (fp=k with a cutoff) give it a value.
+        no_list = ~np.asarray(packed.in_run, dtype=bool)
+        slots = any(p.name == "fp" for p in spec.definition.params) and \
+            spec.get("fp") == "k" and spec.k is not None
+        if no_list.any() and not slots:
+            per_user = np.where(no_list, np.nan, per_user)
+            num, den = np.where(no_list, 0.0, num), np.where(no_list, 0.0, den)
+            info = dict(info, users_without_list=int(no_list.sum()))
         value = None
         if spec.get("average") == "micro":
             d = float(np.sum(den))
