@@ -22,7 +22,7 @@ import pytest
 import receval as rv
 from receval.compat import PRESETS, resolve
 from receval.errors import MetricError, RecevalError
-from receval.metrics import parse_metric
+from receval.metrics import REGISTRY, load_plugins, metric, parse_metric
 
 RUN = {"a": {1: 0.9, 2: 0.8, 3: 0.7, 4: 0.6}, "b": {6: 0.5, 7: 0.4}, "d": {1: 0.3, 5: 0.2}}
 TRUTH = {"a": {1: 1, 5: 1, 9: 0}, "b": {7: 2, 8: 1}, "c": {2: 1, 3: 2}}
@@ -113,3 +113,39 @@ def test_a_user_without_a_list_is_never_rewarded(preset, unretrieved):
             assert math.isnan(value) or not better, (preset, form, unretrieved, value, bound)
             checked += 1
     assert checked, f"{preset}: no per-user metric was checked"
+
+
+#: where an empty list is a value of its own: the counts of what a list holds (an empty list
+#: has no false positive, and every negative is a true negative, as a fact; the rates built
+#: on them have no value for such a user) and TREC filtering's linear utility, where
+#: retrieving nothing is a legitimate answer worth 0 (trec_eval m_utility.c)
+EMPTY_IS_AN_ANSWER = {"tp", "fp", "fn", "tn", "utility"}
+
+
+def _families() -> list[str]:
+    load_plugins()
+    return sorted(set(REGISTRY) - EMPTY_IS_AN_ANSWER)
+
+
+@pytest.mark.parametrize("unretrieved", ["absent", "bottom"])
+def test_no_registered_metric_rewards_a_user_without_a_list(unretrieved):
+    """The same rule for every registered family (defaults, with and without a cutoff)."""
+    checked, rewarded = 0, []
+    for family in _families():
+        for k in (None, 3):
+            try:
+                key = metric(family, k).key
+                policies = {"users": "truth", "unretrieved": unretrieved}
+                result = rv.evaluate(RUN, TRUTH, [key], **CONTEXT, **policies)
+                worst = rv.evaluate(WORST, TRUTH, [key], **CONTEXT, **policies)
+            except RecevalError:
+                continue
+            value, bound = _value_of_c(result, key), _value_of_c(worst, key)
+            if value is None or bound is None or math.isnan(value):
+                continue
+            better = value > bound if REGISTRY[family].higher_is_better else value < bound
+            if better:
+                rewarded.append((key, value, bound))
+            checked += 1
+    assert checked > 80
+    assert not rewarded, rewarded

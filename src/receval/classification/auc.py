@@ -325,7 +325,8 @@ def _lauc(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
         area = correct / (npos * nneg)
         if spec.get("tail") == "linear":
             area = area + (1.0 - fp_k / nneg) * (tp_k / npos + 1.0) / 2.0
-    per_user = np.where(bad, np.nan, area)
+    # a user without a list scores 0 (the users policy), not the area of a random order
+    per_user = np.where(bad, np.nan, np.where(np.asarray(packed.in_run, dtype=bool), area, 0.0))
     return MetricValues(per_user, None, info, skipped=bad)
 
 
@@ -427,7 +428,8 @@ register(MetricDef(
     "pairs inside the top k (ties 1/2), P = relevant truth items, N = catalogue size - P, "
     "TP_k / FP_k the hits / misses in the top k. tail: linear = close the curve with a straight "
     "line to (1, 1) (items after k in random order; equals gauc(candidates=catalog) on the top-k "
-    "list) | none = no area past the top k.",
+    "list) | none = no area past the top k. A user without a list scores 0, not the area "
+    "of a random order.",
     (REL, Param("tail", "linear", "linear | none", ("linear", "none")), SINGLE, CATALOG),
     family="classification", compute=_lauc,
     reference="Schroeder, Thiele, Lehner 2011 (UCERSTI 2)",
