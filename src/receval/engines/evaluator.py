@@ -240,51 +240,80 @@ class Evaluator:
         which raises :class:`receval.kernels.NotStrIds` where it fails.
         """
         t0 = time.perf_counter()
-        acc = _Accumulator(self)
-        block_policies = self.policies if whole else dataclasses.replace(
-            self.policies, users="run" if self.policies.users in ("run", "union")
-            else "intersection")
-        requests = self.plan.requests(self.truth.max_rel)
-        # lists measured as they are joined, when nothing but the kernel reads them
-        kernel = requests.arrays() if requests.items and not self.plan.keep_lists else None
+        acc = _Accumulator(self, whole)
         for block in blocks:
-            codes = self._codes(block, user_col, item_col, score_col, rank_col, defer)
-            for packed in pack_run_blocks(
-                    codes, self.truth, block_policies, depth=self.plan.depth,
-                    keep_items=self.plan.keep_lists, keep_scores=self.plan.keep_lists,
-                    cutoffs=self.plan.cutoffs, block_positions=BLOCK_POSITIONS, kernel=kernel):
-                acc.add(packed, evaluate_packed(packed, self.plan, self.context,
-                                                out=acc.rows_for(packed)), whole)
+            acc.feed(self._codes(block, user_col, item_col, score_col, rank_col, defer))
             if progress is not None:
                 progress(acc.totals.counts["run_rows"])
-        if not whole and self.policies.users in ("truth", "union"):
-            missing = np.flatnonzero(~acc.seen_truth)
-            if len(missing):
-                packed = self._pack(RunCodes.empty(self.truth), self.policies,
-                                    lists=self.plan.keep_lists, only_truth=missing)
-                acc.add(packed, evaluate_packed(packed, self.plan, self.context), False)
-                acc.totals.counts["missing_from_run"] = int(len(missing))
         res = acc.result(name, t0)
         return annotate_preset(res, *self.compat) if self.compat is not None else res
 
 
 class _Accumulator:
     """Per-block outputs collected into one result: rows in canonical order and the
-    blocks' :class:`~receval.engines.totals.Totals`."""
+    blocks' :class:`~receval.engines.totals.Totals`.
 
-    def __init__(self, ev: Evaluator) -> None:
+    ``whole``: the only block is the whole run, packed with the ``users`` policy itself;
+    otherwise blocks are narrowed to their own users and the truth users no block holds are
+    evaluated by :meth:`result` (with an empty list, ``users="truth"`` / ``"union"``). Two
+    accumulators of one :class:`Evaluator` over disjoint users combine with :meth:`merge`;
+    :meth:`result` leaves the accumulator as it was, so that it can be fed further.
+    """
+
+    def __init__(self, ev: Evaluator, whole: bool = False) -> None:
         self.ev = ev
+        self.whole = whole
         self.seen_truth = np.zeros(ev.truth.n_users, dtype=bool)
         self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.run_only: list[np.ndarray] = []
         self.totals = Totals()
-        self.totals.add_truth(ev.truth)
         self.n_blocks = 0
         self.n_extra = 0
         self.n_rows = 0  # the rows of the parts so far
         # the per-user values of the first packed run, filled block by block in place (no
         # copy at the end when that run is the whole result)
         self.table: np.ndarray | None = None
+        self.block_policies = ev.policies if whole else dataclasses.replace(
+            ev.policies, users="run" if ev.policies.users in ("run", "union")
+            else "intersection")
+        requests = ev.plan.requests(ev.truth.max_rel)
+        # lists measured as they are joined, when nothing but the kernel reads them
+        self.kernel = requests.arrays() if requests.items and not ev.plan.keep_lists else None
+
+    def feed(self, codes: RunCodes) -> None:
+        """Pack one block of the run (its users' rows, all of them) and add its values."""
+        ev = self.ev
+        for packed in pack_run_blocks(
+                codes, ev.truth, self.block_policies, depth=ev.plan.depth,
+                keep_items=ev.plan.keep_lists, keep_scores=ev.plan.keep_lists,
+                cutoffs=ev.plan.cutoffs, block_positions=BLOCK_POSITIONS, kernel=self.kernel):
+            self.add(packed, evaluate_packed(packed, ev.plan, ev.context,
+                                             out=self.rows_for(packed)), self.whole)
+
+    def merge(self, other: _Accumulator) -> None:
+        """Add the blocks of ``other`` (the same evaluator, other users) after this one's."""
+        if other.ev is not self.ev:
+            raise InputError("only accumulators of one evaluator (one truth, metrics and "
+                             "policies) merge.")
+        both = self.seen_truth & other.seen_truth
+        if both.any():
+            uid = self.ev.truth.users[int(np.flatnonzero(both)[0])]
+            raise InputError(
+                f"user {plain(uid)} is in both accumulators; each user's rows must be in one "
+                "batch: merge accumulators of disjoint users."
+            )
+        self.seen_truth |= other.seen_truth
+        n_truth = self.ev.truth.n_users
+        for key, user_ids, values in other.parts:
+            if self.n_extra and (key >= n_truth).any():
+                key = np.where(key >= n_truth, key + self.n_extra, key)
+            self.parts.append((key, user_ids, values))
+        self.run_only += other.run_only
+        self.totals = self.totals.merge(other.totals)
+        self.n_blocks += other.n_blocks
+        self.n_extra += other.n_extra
+        self.n_rows += other.n_rows
+        self.table = None  # rows from two tables: the result concatenates them
 
     def rows_for(self, packed: Packed) -> np.ndarray | None:
         """Where the block's per-user values go: its rows of the table of the first packed
@@ -298,15 +327,19 @@ class _Accumulator:
             return None
         return self.table[lo:hi]
 
-    def add(self, packed: Packed, block: BlockValues, whole: bool) -> None:
-        self.n_blocks += 1
-        if block.overrides and not whole:
+    def _check_whole_run_values(self, block: BlockValues) -> None:
+        if block.overrides:
             keys = [self.ev.plan.specs[j].key for j in block.overrides]
             raise InputError(
                 f"{keys}: these metrics have a value of the whole run (catalogue-wide, or pooled "
                 "over every user's pairs) that needs the whole run at once; evaluate them "
                 f"without blocks: {IN_MEMORY}."
             )
+
+    def add(self, packed: Packed, block: BlockValues, whole: bool) -> None:
+        self.n_blocks += 1
+        if not whole:
+            self._check_whole_run_values(block)
         t_idx = packed.truth_index
         extra = t_idx < 0
         n_extra = int(extra.sum())
@@ -332,21 +365,38 @@ class _Accumulator:
         self.totals.add(packed, block, missing_from_run=whole)
 
     def result(self, name: str | None, t0: float) -> EvalResult:
-        """The rows in canonical order, then :func:`build_result` (``t0``: start time)."""
+        """The rows in canonical order, then :func:`build_result` (``t0``: start time). The
+        truth users no block held are evaluated here (blocks narrowed to their users), into
+        a copy: the accumulator itself is unchanged."""
         ev = self.ev
-        if len(self.parts) == 1:
-            key, user_ids, values = self.parts[0]
+        parts, totals = list(self.parts), Totals().merge(self.totals)
+        n_blocks = self.n_blocks
+        if not self.whole and ev.policies.users in ("truth", "union"):
+            missing = np.flatnonzero(~self.seen_truth)
+            if len(missing):
+                packed = ev._pack(RunCodes.empty(ev.truth), ev.policies,
+                                  lists=ev.plan.keep_lists, only_truth=missing)
+                block = evaluate_packed(packed, ev.plan, ev.context)
+                self._check_whole_run_values(block)
+                parts.append((packed.truth_index, packed.user_ids, block.values))
+                totals.add(packed, block, missing_from_run=False)
+                totals.counts["missing_from_run"] = int(len(missing))
+                n_blocks += 1
+        totals.add_truth(ev.truth)
+        if len(parts) == 1:
+            key, user_ids, values = parts[0]
         else:
-            key = np.concatenate([p[0] for p in self.parts])
-            user_ids = np.concatenate([p[1] for p in self.parts])
+            key = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64)
+            user_ids = np.concatenate([p[1] for p in parts]) if parts else ev.truth.users[:0]
             whole_table = self.table is not None and \
-                sum(len(p[2]) for p in self.parts) == len(self.table) and \
-                all(p[2].base is self.table for p in self.parts)
-            values = self.table if whole_table else np.concatenate([p[2] for p in self.parts])
+                sum(len(p[2]) for p in parts) == len(self.table) and \
+                all(p[2].base is self.table for p in parts)
+            values = self.table if whole_table else np.concatenate([p[2] for p in parts]) \
+                if parts else np.zeros((0, len(ev.plan.specs)))
         if len(key) > 1 and not bool(np.all(key[1:] > key[:-1])):
             order = np.argsort(key, kind="stable")
             user_ids, values = user_ids[order], values[order]
-        if len(self.parts) > 1 and ev.policies.users in ("run", "union"):
+        if len(parts) > 1 and ev.policies.users in ("run", "union"):
             extra_ids = user_ids[key >= ev.truth.n_users] if len(key) else user_ids
             if len(extra_ids) != len(unique_ids(extra_ids)):
                 raise InputError(
@@ -355,15 +405,12 @@ class _Accumulator:
                     "memory."
                 )
         run_only = unique_ids(np.concatenate(self.run_only)) if self.run_only else []
-        totals = self.totals
         if len(run_only) and ev.truth.n_users and not totals.counts["run_users_in_truth"]:
             _warn_no_common_users(ev.truth.users, run_only)
         totals.run_only = len(run_only)
         return build_result(ev.plan, ev.policies, totals, user_ids, values,
                             relevance=ev.relevance_info(), name=name, t0=t0,
-                            provenance={"blocks": self.n_blocks})
-
-
+                            provenance={"blocks": n_blocks})
 
 
 def _warn_no_common_users(truth_users: np.ndarray, run_users: Any) -> None:
