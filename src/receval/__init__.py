@@ -51,6 +51,7 @@ _spec.PLUGIN_LOADER = _importlib.import_module
 
 # public name -> module that defines it (imported on first access)
 _LAZY: dict[str, str | tuple[str, str | None]] = {
+    "Accumulator": "receval.training",
     "compare": "receval.stats",
     "Comparison": "receval.results",
     "load_report": ("receval.report", "load"),
@@ -94,14 +95,16 @@ def __getattr__(name: str) -> _Any:
 _MODULES = ["errors", "io", "metrics", "policies", "results", "trec"]
 
 __all__ = [  # sub-packages (baselines, beyond, ...) are imported on first use
-    "Comparison", "EmptyRunWarning", "EvalResult", "Evaluator", "InputError", "LeakageWarning", "MetricError",
+    "Accumulator", "Comparison", "EmptyRunWarning", "EvalResult", "Evaluator", "InputError",
+    "LeakageWarning", "MetricError",
     "MetricSpec", "MissingDependencyError", "MissingExtensionError", "NoCommonUsersWarning",
     "ParameterError", "Policies", "PolicyError", "RecevalError", "RecevalWarning",
     "RelevanceThresholdWarning", "TopK", "UnknownMetricError", "__version__", "baselines",
     "beyond", "check_leakage", "classification", "compare", "compat", "datasets", "diff",
     "evaluate", "evaluate_blocks", "list_metrics", "load_report", "metric", "online",
     "parse_metric", "parse_metrics", "read_run", "read_truth", "report", "run_demo",
-    "run_overlap", "sampling", "split", "stats", "topk", "topk_from_scores", "trec_eval",
+    "run_overlap", "sampling", "split", "stats", "topk", "topk_from_scores", "training",
+    "trec_eval",
     "write_run", "write_truth",
 ]
 

@@ -1,0 +1,94 @@
+"""The accumulator on torch tensors (CPU, and CUDA where there is one): the same bits as the
+numpy path, ranking on the tensor's device, and merging across torch.distributed processes."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import numpy as np
+import pytest
+
+import receval as rv
+
+torch = pytest.importorskip("torch")
+
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+METRICS = ["ndcg@5", "recall@5", "map@5", "mrr", "precision@3"]
+
+
+def _data(n_users: int = 40, n_items: int = 30, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, 6, size=(n_users, n_items)).astype(np.float32)  # ties
+    train = rng.random((n_users, n_items)) < 0.2
+    truth = {u: {int(i): int(rng.integers(1, 3)) for i in rng.choice(n_items, 4, replace=False)}
+             for u in range(n_users)}
+    return scores, train, truth
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tensor_ids_give_the_numpy_bits(device):
+    scores, train, truth = _data()
+    items = np.argsort(-scores, axis=1, kind="stable")[:, :5]
+    a = rv.Accumulator(truth, METRICS)
+    a.update(np.arange(40), items)
+    b = rv.Accumulator(truth, METRICS)
+    b.update(torch.arange(40, device=device), torch.from_numpy(items).to(device))
+    ra, rb = a.compute(), b.compute()
+    assert ra.summary == rb.summary
+    np.testing.assert_array_equal(ra.values, rb.values)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_score_tensors_are_ranked_on_their_device(device):
+    scores, train, truth = _data()
+    a = rv.Accumulator(truth, METRICS)
+    for lo in range(0, 40, 16):
+        a.update_scores(np.arange(lo, min(lo + 16, 40)), scores[lo:lo + 16], 5,
+                        exclude=train[lo:lo + 16])
+    b = rv.Accumulator(truth, METRICS)
+    t_scores = torch.from_numpy(scores).to(device)
+    t_mask = torch.from_numpy(train).to(device)
+    for lo in range(0, 40, 16):
+        b.update_scores(torch.arange(lo, min(lo + 16, 40)), t_scores[lo:lo + 16], 5,
+                        exclude=t_mask[lo:lo + 16])
+    ra, rb = a.compute(), b.compute()
+    assert ra.summary == rb.summary
+    np.testing.assert_array_equal(ra.values, rb.values)
+
+
+def _worker(rank: int, world: int, port: int, out: str) -> None:
+    import torch.distributed as dist
+
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    try:
+        scores, train, truth = _data()
+        acc = rv.Accumulator(truth, METRICS)
+        rows = np.arange(rank, 40, world)
+        acc.update_scores(rows, scores[rows], 5, exclude=train[rows])
+        res = rv.training.all_gather(acc).compute()
+        np.save(f"{out}/rank{rank}.npy", np.array([res[m] for m in METRICS]))
+    finally:
+        dist.destroy_process_group()
+
+
+def test_all_gather_merges_every_process(tmp_path):
+    import torch.multiprocessing as mp
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    mp.spawn(_worker, args=(2, port, str(tmp_path)), nprocs=2, join=True)
+    scores, train, truth = _data()
+    whole = rv.Accumulator(truth, METRICS)
+    whole.update_scores(np.arange(40), scores, 5, exclude=train)
+    expect = np.array([whole.compute()[m] for m in METRICS])
+    for rank in range(2):
+        np.testing.assert_array_equal(np.load(tmp_path / f"rank{rank}.npy"), expect)
+
+
+def test_all_gather_needs_a_process_group():
+    acc = rv.Accumulator({0: {1: 1}}, ["ndcg@2"])
+    with pytest.raises(RuntimeError, match="init_process_group"):
+        rv.training.all_gather(acc)
