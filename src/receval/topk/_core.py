@@ -190,10 +190,37 @@ def _check_finite_block(s: np.ndarray, users: np.ndarray) -> None:
 
 
 def _block_topk_torch(s: Any, k: int, torch: Any) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - needs torch
+    """Top ``k`` columns per row on the tensor's device: ``torch.topk`` of ``k + 1`` columns;
+    where the k-th and (k+1)-th scores differ the k columns are the only top k, put in the
+    tie order (score descending, column ascending) by two sorts of k columns. The rows where a
+    tie straddles the cut (rare with real-valued scores) take the exact path
+    (:func:`_ties_at_cut_torch`)."""
     b, n = s.shape
     kk = min(k, n)
-    top = torch.topk(s, kk, dim=1, largest=True, sorted=True).values
-    thresh = top[:, -1:]
+    if kk < n:
+        top = torch.topk(s, kk + 1, dim=1, largest=True, sorted=True)
+        vals, idx = top.values[:, :kk], top.indices[:, :kk]
+        tied = top.values[:, kk - 1] == top.values[:, kk]
+    else:
+        vals, idx = s, torch.arange(n, device=s.device).expand(b, n)
+        tied = None
+    by_col = torch.argsort(idx, dim=1)
+    idx, vals = torch.gather(idx, 1, by_col), torch.gather(vals, 1, by_col)
+    order = torch.sort(vals, dim=1, descending=True, stable=True).indices
+    idx, vals = torch.gather(idx, 1, order), torch.gather(vals, 1, order)
+    if tied is not None and bool(tied.any()):
+        rows = torch.nonzero(tied)[:, 0]
+        t_idx, t_vals = _ties_at_cut_torch(s[rows], kk, torch)
+        idx, vals = idx.clone(), vals.clone()
+        idx[rows], vals[rows] = t_idx, t_vals
+    return idx.cpu().numpy().astype(np.int64), vals.double().cpu().numpy()
+
+
+def _ties_at_cut_torch(s: Any, kk: int, torch: Any) -> tuple[Any, Any]:  # pragma: no cover - needs torch
+    """The top ``kk`` of rows where scores tie at the cut: every column above the k-th score,
+    then the lowest columns equal to it, ordered by score descending, column ascending."""
+    b = s.shape[0]
+    thresh = torch.topk(s, kk, dim=1, largest=True, sorted=True).values[:, -1:]
     above = s > thresh
     eq = s == thresh
     need = (kk - above.sum(dim=1))[:, None]
@@ -201,9 +228,7 @@ def _block_topk_torch(s: Any, k: int, torch: Any) -> tuple[np.ndarray, np.ndarra
     idx = torch.nonzero(sel)[:, 1].reshape(b, kk)  # row-major, so ascending column per row
     vals = torch.gather(s, 1, idx)
     order = torch.sort(vals, dim=1, descending=True, stable=True).indices
-    idx = torch.gather(idx, 1, order)
-    vals = torch.gather(vals, 1, order)
-    return idx.cpu().numpy().astype(np.int64), vals.double().cpu().numpy()
+    return torch.gather(idx, 1, order), torch.gather(vals, 1, order)
 
 
 # ----------------------------------------------------------------------------- driver
@@ -442,18 +467,22 @@ def topk_from_scores(
             block = scores[rows]
 
         if use_torch:  # pragma: no cover - needs torch
-            t = block if _is_torch_tensor(block) else torch.as_tensor(np.asarray(block))
-            if not t.is_floating_point():
-                t = t.double()
-            t = t.to(device).clone()
-            if bool(torch.isnan(t).any()) or bool(torch.isposinf(t).any()):
-                _check_finite_block(t.double().cpu().numpy(), rows)
+            given = block if _is_torch_tensor(block) else torch.as_tensor(np.asarray(block))
+            t = given if given.is_floating_point() else given.double()
+            t = t.to(device)
+            if excl is not None and (copy or not is_callable) and \
+                    t.data_ptr() == given.data_ptr():
+                t = t.clone()  # masked below: never write into the caller's tensor
             if excl is not None:
                 ex = excl[start:stop] if users is None else excl[rows]
                 r = torch.as_tensor(np.repeat(np.arange(b), np.diff(ex.indptr)), device=t.device)
                 c = torch.as_tensor(ex.indices.astype(np.int64), device=t.device)
                 t[r, c] = float("-inf")
             idx, vals = _block_topk_torch(t, k, torch)
+            # torch.topk ranks NaN, then +inf, above every number: a row holding either has it
+            # first, so the k columns tell (no pass over the whole block)
+            if len(vals) and not bool(np.all(vals[:, 0] < np.inf)):
+                _check_finite_block(t.double().cpu().numpy(), rows)
         else:
             if _is_torch_tensor(block):
                 block = block.detach().cpu().numpy()

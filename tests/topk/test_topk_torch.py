@@ -1,0 +1,51 @@
+"""The torch backend of ``topk_from_scores`` (CPU, and CUDA where there is one) gives the numpy
+backend's items and scores, bit for bit: ties at the cut (the exact path), ties inside the top
+k, -inf (never returned), k past the catalogue, training items masked."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from receval.errors import InputError
+from receval.topk import topk_from_scores
+
+torch = pytest.importorskip("torch")
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+@st.composite
+def blocks(draw):
+    n_users, n_items = draw(st.integers(1, 30)), draw(st.integers(1, 40))
+    levels = draw(st.sampled_from([2, 5, 1000]))  # many ties .. almost none
+    rng = np.random.default_rng(draw(st.integers(0, 2**31)))
+    s = (rng.integers(0, levels, size=(n_users, n_items)) / levels).astype(
+        draw(st.sampled_from([np.float32, np.float64])))
+    s[rng.random(s.shape) < draw(st.sampled_from([0.0, 0.3]))] = -np.inf
+    mask = sp.csr_matrix(rng.random(s.shape) < 0.2)
+    return s, mask, draw(st.integers(1, 50))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@settings(max_examples=60, deadline=None)
+@given(blocks())
+def test_torch_gives_the_numpy_bits(device, case):
+    s, mask, k = case
+    a = topk_from_scores(s, k, exclude=mask, backend="numpy")
+    t = torch.from_numpy(s).to(device)
+    b = topk_from_scores(t, k, exclude=mask, device=device, block_users=7)
+    np.testing.assert_array_equal(a.items, b.items)
+    np.testing.assert_array_equal(a.scores, b.scores.astype(a.scores.dtype))
+    assert torch.equal(t, torch.from_numpy(s).to(device))  # the caller's tensor untouched
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_nan_and_inf_are_refused_naming_the_cell(device, bad):
+    s = torch.rand(4, 6, device=device)
+    s[2, 3] = bad
+    with pytest.raises(InputError, match="user row 2, item column 3"):
+        topk_from_scores(s, 2)
