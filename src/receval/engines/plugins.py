@@ -49,6 +49,9 @@ OPTION_NAMES: dict[str, str] = {
                        "diversity and coverage metrics",
     "propensities": "{item: propensity in (0, 1]} for psp / psndcg / ips_hit_rate (else they "
                     "are estimated from train=)",
+    "sample_weights": "weights of the run's scored (user, item) pairs (a table with user, item "
+                      "and weight columns, or {(user, item): w}) for normalized_entropy, "
+                      "calibration_ratio, ece and brier_score",
 }
 
 
