@@ -1,11 +1,23 @@
-"""PyKEEN: the ``compat="pykeen"`` preset against the library itself."""
+"""PyKEEN: the ``compat="pykeen"`` preset against the library itself.
+
+Every name the preset maps, spelled as PyKEEN's own parser reads it
+(``RankBasedMetricResults.key_from_string``: ``hits@5``, ``h@5``, ``hits_at_k.5``, ``mrr``),
+on leave-one-out data (one true item per user, every candidate scored), with distinct and
+with tied scores. Every name the preset lists, refused ones included, must be a spelling
+PyKEEN resolves.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 from common import CUTS, TOL_F32, Report, check, need, ours, version
 
+from receval.compat import PRESETS
+
 _PYKEEN_TIES = "tied scores: PyKEEN"
+_BARE_HITS = "Hits@k needs its cutoff"
+_HITS = {"hits": "hits@{k}", "h": "h@{k}", "hits_at_k": "hits_at_k.{k}",
+         "hitsatk": "hitsatk.{k}"}
 
 
 @check("pykeen", "PyKEEN")
@@ -13,7 +25,19 @@ def check_pykeen(report: Report) -> None:
     torch = need("torch")
     ranks_mod = need("pykeen.evaluation.ranks")
     ranking = need("pykeen.metrics.ranking")
+    evaluator = need("pykeen.evaluation.rank_based_evaluator")
     label = f"pykeen {version('pykeen')}"
+    parse = evaluator.RankBasedMetricResults.key_from_string
+    names = PRESETS["pykeen"].names
+    for name in names:  # a spelling PyKEEN does not read is an error of the preset
+        parse(_HITS[name].format(k=10) if name in _HITS else name)
+
+    def metric(text: str):
+        key = parse(text).metric
+        if key.startswith("hits_at_"):
+            return ranking.HitsAtK(k=int(key.rsplit("_", 1)[1]))
+        return ranking.rank_based_metric_resolver.make(key)
+
     n_items = 30
     for ties in (False, True):
         rng = np.random.default_rng(1001 + ties)
@@ -32,14 +56,20 @@ def check_pykeen(report: Report) -> None:
         realistic = ranks_mod.Ranks.from_scores(true_score, all_scores).realistic.numpy()
         tag = " ties" if ties else ""
         known = _PYKEEN_TIES if ties else ""
-        for k in CUTS:
-            for name in (f"hits@{k}", f"h@{k}"):
+        for name, entry in names.items():
+            if entry.refused:
+                continue
+            if name in _HITS:
+                for k in CUTS:
+                    key = f"{name}@{k}"
+                    report.add("pykeen", label, key + tag, ours(run, truth, [key], "pykeen")[key],
+                               metric(_HITS[name].format(k=k))(realistic), known=known,
+                               tol=TOL_F32)
+                # without a cutoff PyKEEN's HitsAtK is Hits@10, receval's the whole ranking
+                text = name if name.startswith("hits_at") or name == "hitsatk" else name + "@k"
+                report.add("pykeen", label, name + " (no cutoff)" + tag,
+                           ours(run, truth, [name], "pykeen")[name], metric(text)(realistic),
+                           known=_BARE_HITS, tol=TOL_F32)
+            else:
                 report.add("pykeen", label, name + tag, ours(run, truth, [name], "pykeen")[name],
-                           ranking.HitsAtK(k=k)(realistic), known=known, tol=TOL_F32)
-        mrr = ranking.InverseHarmonicMeanRank()(realistic)
-        mr = ranking.ArithmeticMeanRank()(realistic)
-        for name, value in (("mrr", mrr), ("mean_reciprocal_rank", mrr),
-                            ("inverse_harmonic_mean_rank", mrr), ("mr", mr), ("mean_rank", mr),
-                            ("arithmetic_mean_rank", mr)):
-            report.add("pykeen", label, name + tag, ours(run, truth, [name], "pykeen")[name],
-                       value, known=known, tol=TOL_F32)
+                           metric(name)(realistic), known=known, tol=TOL_F32)
