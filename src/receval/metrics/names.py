@@ -39,11 +39,15 @@ import re
 from collections.abc import Iterable
 
 from ..errors import MetricError, UnknownMetricError, plain, suggest
-from .foreign import BY_NAME, IR_MEASURES, LIBRARY_NAMES, trec_measure
+from ..policies import POLICY_PARAMS
+from .foreign import BY_NAME, IR_MEASURE_NAMES, LIBRARY_NAMES, trec_measure
 from .spec import _KEY, MetricSpec, metric
 
-_IRM_RE = re.compile(r"^([A-Za-z_]+)\((.*)\)(?:@(\d+))?$")
+# an ir_measures name: Name, Name(params), Name@k, Name(params)@k (IPrec@0.5: a recall level)
+_IRM_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\((.*)\))?(?:@([0-9.]+))?$")
 _RANX = LIBRARY_NAMES["ranx"]
+_RANX_LEVEL = re.compile(r"-l\d+\s*$")
+_RANX_RBP = re.compile(r"^rbp\.(\d+)$", re.IGNORECASE)  # ranx's rbp.95: p = 0.95
 # a name in trec_eval's form that receval's grammar does not read (``11pt_avg``, ``P.5``)
 _TREC_FORM = re.compile(r"^([A-Za-z0-9_]+)(?:\..*)?$")
 # after a comma, a parameter value of a trec_eval name (5, -1, .25, 2=9), not a name
@@ -57,15 +61,48 @@ def _foreign(s: str) -> MetricSpec | None:
     trec = _trec(s)
     if trec is not None:
         return trec
-    base, at, rest = s.partition("@")
-    entry = _RANX.get(base.lower())
-    if entry is not None:
-        spec = _parse_receval(entry.family + (at + rest if at else ""))
-        return metric(spec.name, spec.k, **{**dict(entry.params), **dict(spec.params)})
+    ranx = _ranx(s)
+    if ranx is not None:
+        return ranx
     m = _IRM_RE.match(s)
-    if m and m.group(1).lower() in IR_MEASURES:
-        return _irm(s, m.group(1), m.group(2), m.group(3))
+    if m and m.group(1).lower() in IR_MEASURE_NAMES:
+        return _irm(s, m.group(1), m.group(2) or "", m.group(3))
     return None
+
+
+def _ranx(s: str) -> MetricSpec | None:
+    """The spec of a ranx name (ranx/meta/evaluate.py ``extract_metric_and_params``):
+    ``name[@k][-lN]`` (``-lN``: relevance level N, receval's ``rel``) or ``rbp.p`` (the
+    persistence 0.p: ``rbp.95`` is p = 0.95), or None if it is not one."""
+    text, level = s, None
+    if "-l" in s:
+        text, _, tail = s.partition("-l")
+        if not tail.isdigit():
+            return None
+        level = int(tail)
+    rbp = _RANX_RBP.match(text)
+    if rbp:
+        spec = metric("rbp", None, p=float(f"0.{rbp.group(1)}"))
+    else:
+        base, at, rest = text.partition("@")
+        entry = _RANX.get(base.lower())
+        if entry is None:
+            return None
+        if entry.refused:
+            raise UnknownMetricError(
+                f"{plain(s)}: ranx's {base} ({entry.meaning}) has no receval metric: "
+                f"{entry.refused}")
+        spec = _parse_receval(entry.family + (at + rest if at else ""))
+        spec = metric(spec.name, spec.k, **{**dict(entry.params), **dict(spec.params)})
+    if level is None:
+        return spec
+    if any(p.name == "rel" for p in spec.definition.params):
+        return metric(spec.name, spec.k, **{**dict(spec.params), "rel": level})
+    if level == 1:  # ranx drops grades below 1: zero gains, the same value
+        return spec
+    raise MetricError(
+        f"{plain(s)}: ranx's -l{level} drops the judgments below {level} before {spec.name}'s "
+        f"gains; receval's {spec.name} has no relevance level (only -l1 is the same value).")
 
 
 def _trec(s: str) -> MetricSpec | None:
@@ -95,34 +132,51 @@ def _trec(s: str) -> MetricSpec | None:
     return measure.target(values[0])
 
 
-def _irm(text: str, name: str, ptext: str, k: str | None) -> MetricSpec:
-    target = IR_MEASURES[name.lower()]
-    if target is None:
-        raise MetricError(f"{plain(text)}: ir_measures' {name} has no receval equivalent yet.")
-    params: dict[str, str] = {}
+def _irm(text: str, name: str, ptext: str, at: str | None) -> MetricSpec:
+    """The spec of an ir_measures name with its parameters (``P(rel=2)@5``, ``IPrec@0.5``,
+    ``RBP(p=0.5,rel=1)``): each parameter as the ``compat="ir_measures"`` entry maps it. A
+    parameter that is a policy (``judged_only=True``: ``unjudged="remove"``) is refused here,
+    where no preset sets policies."""
+    entry = IR_MEASURE_NAMES[name.lower()]
+    if entry.refused:
+        raise UnknownMetricError(
+            f"{plain(text)}: ir_measures' {name} ({entry.meaning}) has no receval metric: "
+            f"{entry.refused}")
+    params: dict[str, object] = {k: v for k, v in entry.params if k != "summary"}
     seen: set[str] = set()
     for part in [p for p in ptext.split(",") if p.strip()]:
         pname, eq, value = part.partition("=")
         pname, value = pname.strip(), value.strip().strip("'\"")
         if not eq:
             raise MetricError(f"{plain(text)}: parameter {plain(part)} must be written name=value.")
-        if pname in ("rel", "dcg", "p") and pname in seen:
+        if pname in seen:
             raise MetricError(f"{plain(text)}: parameter {plain(pname)} is given twice; give it once.")
         seen.add(pname)
-        if pname == "rel":
-            params["rel"] = value
-        elif pname == "dcg" and target in ("ndcg",):
-            if value not in ("log2", "exp-log2"):
-                raise MetricError(
-                    f"{plain(text)}: dcg={plain(value)} is not supported; use 'log2' or 'exp-log2'."
-                )
-            if value == "exp-log2":
-                params["gain"] = "exp"
-        elif pname == "p" and target == "rbp":
-            params["p"] = value
+        try:
+            meant = entry.option(pname, value)
+        except MetricError as exc:
+            raise MetricError(f"{plain(text)}: ir_measures' {exc}") from None
+        if meant is None:
+            raise MetricError(
+                f"{plain(text)}: ir_measures' {name} takes no parameter {plain(pname)} that "
+                f"receval reproduces; its parameters are "
+                f"{sorted(k for k, _ in entry.options) or 'none'}.")
+        policies = sorted(k for k in meant if k in POLICY_PARAMS)
+        if policies:
+            asked = ", ".join(f"{k}={meant[k]!r}" for k in policies)
+            raise MetricError(
+                f"{plain(text)}: {pname}={value} is the policy {asked}: pass it to the "
+                "evaluation, or evaluate the name under compat='ir_measures'.")
+        params.update(meant)
+    k: int | None = None
+    if at is not None:
+        if entry.family == "iprec":  # ir_measures' IPrec: '@' sets the recall level
+            params["recall"] = _number(at)
+        elif not at.isdigit():
+            raise MetricError(f"{plain(text)}: the cutoff {plain(at)} must be an integer.")
         else:
-            raise MetricError(f"{plain(text)}: ir_measures parameter {plain(pname)} is not supported.")
-    return metric(target, int(k) if k else None, **params)  # k: digits only (_IRM_RE)
+            k = int(at)
+    return metric(entry.family, k, **params)
 
 
 def parse_metric(key: str | MetricSpec) -> MetricSpec:
@@ -136,6 +190,13 @@ def parse_metric(key: str | MetricSpec) -> MetricSpec:
         return key
     if not isinstance(key, str):
         raise MetricError(f"a metric must be a string key or a MetricSpec, got {plain(key)}.")
+    irm = _IRM_RE.match(key.strip())
+    if irm and irm.group(1).lower() == "iprec" and irm.group(3):  # IPrec@0.5: a recall level
+        return _irm(key.strip(), irm.group(1), irm.group(2) or "", irm.group(3))
+    if _RANX_LEVEL.search(key):  # ranx's relevance level: precision@5-l2
+        ranx = _ranx(key.strip())
+        if ranx is not None:
+            return ranx
     try:
         return _parse_receval(key)
     except MetricError as exc:

@@ -10,8 +10,8 @@ library         table                                  names as written
 ==============  =====================================  ==============================
 trec_eval       :data:`TREC_EVAL` (one record a        ``P.5``, ``P_5``, ``set_F``,
                 measure: parsing, summary, target)     ``iprec_at_recall.0.50``
-ir_measures     :data:`IR_MEASURES` (names taking      ``P(rel=2)@5``, ``RBP(p=0.5)``
-                parameters in parentheses)
+ir_measures     :data:`IR_MEASURE_NAMES` (names with   ``P(rel=2)@5``, ``RBP(p=0.5)``,
+                their parameters in parentheses)       ``IPrec@0.5``, ``SetF``
 each preset     :data:`PRESETS`: a module a library      ``ndcg_burges@10``, ``hitrate@5``
                 in :mod:`.libraries` (names, policies,
                 notes); :data:`LIBRARY_NAMES`: names
@@ -23,21 +23,20 @@ from __future__ import annotations
 import re
 
 from .libraries import LIBRARY_NAMES, PRESET_ALIASES, PRESETS
+from .libraries.trec_eval import IR_MEASURES_NAMES
 from .records import Name, Preset, TrecMeasure, name, refuse
 from .trec_eval import BY_NAME, CUTS, SETS, TREC_EVAL
 
-__all__ = ["BY_NAME", "CUTS", "IR_MEASURES", "LIBRARY_NAMES", "Name", "PRESETS", "PRESET_ALIASES",
+__all__ = ["BY_NAME", "CUTS", "IR_MEASURES", "IR_MEASURE_NAMES", "LIBRARY_NAMES", "Name", "PRESETS", "PRESET_ALIASES",
            "Preset", "SETS", "TREC_EVAL", "TrecMeasure", "library_entry", "name", "refuse",
            "trec_measure"]
 
-#: ir_measures measure name (lower case) -> receval family (``None``: no receval metric yet).
-#: Its parameters: ``rel`` (the relevance threshold), ``dcg`` (``'log2'`` or ``'exp-log2'``,
-#: receval's ``gain=exp``), ``p`` (RBP's persistence).
-IR_MEASURES: dict[str, str | None] = {
-    "ndcg": "ndcg", "p": "precision", "r": "recall", "ap": "map", "rr": "mrr",
-    "rprec": "r_precision", "success": "hit_rate", "bpref": "bpref", "err": "err", "rbp": "rbp",
-    "numret": "num_ret", "numrel": "num_rel", "numrelret": "hits", "judged": None,
-}
+#: ir_measures measure name (lower case, ``ir_measures.measures.registry``) -> its entry under
+#: ``compat="ir_measures"``: the receval metric, and its parameters (``rel``, ``judged_only``,
+#: ``dcg``, ``p``, ``T``, ``max_rel``, ...) as :attr:`Name.options`
+IR_MEASURE_NAMES: dict[str, Name] = IR_MEASURES_NAMES
+#: ir_measures measure name (lower case) -> receval family (``None``: refused, the entry says why)
+IR_MEASURES: dict[str, str | None] = {k: (e.family or None) for k, e in IR_MEASURES_NAMES.items()}
 
 _LOWER = {m.name.lower(): m for m in TREC_EVAL}
 # longest first, so that map_cut is found before map and num_rel_ret before num_rel
@@ -45,6 +44,7 @@ _PREFIXES = sorted(_LOWER, key=len, reverse=True)
 _PRINTED = re.compile(r"[0-9.\-]")
 # the measures of the plugin families (one each), by family: their receval keys under compat
 _PLUGIN_FAMILIES = {str(m.family): m for m in TREC_EVAL if m.plugin}
+_RANX_RBP = re.compile(r"^\s*rbp\.\d+\s*$", re.IGNORECASE)
 _LEADING = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -70,10 +70,12 @@ def trec_measure(text: str) -> tuple[TrecMeasure, str | None] | None:
 
 
 def library_entry(library: str, text: str) -> Name | None:
-    """The entry of a trec_eval name written with its parameters (``set_F``,
-    ``Rprec_mult_1.00``), or of a receval key of one of the measures' plugin families
+    """The entry of a ranx ``rbp.p`` name (``rbp.95``), of a trec_eval name written with its
+    parameters (``set_F``, ``Rprec_mult_1.00``), or of a receval key of one of the measures' plugin families
     (``gm_map(rel=2)``), under the ``library`` preset, or None (another library, or a name
     without a receval metric). Its parameters are :attr:`TrecMeasure.compat_params`."""
+    if library == "ranx" and _RANX_RBP.match(text.partition("-l")[0]):  # rbp.95: p = 0.95
+        return Name("rbp", (), "rank-biased precision, persistence 0.p")
     found = trec_measure(text) if library == "trec_eval" else None
     if found is None and library == "trec_eval":  # a receval key: gm_map(rel=2), bin_g
         lead = _LEADING.match(text)
