@@ -579,14 +579,12 @@ def _calibration(spec: MetricSpec, packed: Packed, context: Context) -> MetricVa
     pu, yu = _per_user(user, w * p, n), _per_user(user, w * y, n)
     no_pos = (yu <= 0) & (_per_user(user, w, n) > 0)
     info["users_without_positives"] = int(no_pos.sum())
-    if spec.get("average") == "micro":  # pooled: sum over users of num / of den (mergeable)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            per_user = np.where(yu > 0, pu / np.where(yu > 0, yu, 1.0),
-                                np.where(pu > 0, np.inf, np.nan))
-        if not (yu > 0).any():
-            info["undefined"] = ratio_value(_exact(_partials(pu)), Fraction(0))[1]
-        return MetricValues(per_user, None, info, num=pu, den=yu)
-    return MetricValues(_ratio(pu, yu), None, info, skipped=no_pos)
+    value = None
+    if spec.get("average") == "micro":
+        value, why = ratio_value(_exact(_partials(w * p)), _exact(_partials(w * y)))
+        if why:
+            info["undefined"] = why
+    return MetricValues(_ratio(pu, yu), value, info, skipped=no_pos)
 
 
 def _brier(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
@@ -648,9 +646,9 @@ register(MetricDef(
     "calibration_ratio", "Calibration ratio (predicted / observed positives)",
     "sum w p / sum w y",
     "1 = calibrated on average, above 1 over-predicts (the best value is 1, not an extreme). "
-    "micro: sum over users of the predictions over the sum of the labels (mergeable over "
-    "blocks; a user without a positive label has inf per user and counts in both sums); macro: "
-    "users without a positive label are skipped (counted)." + _INPUT,
+    "Per user: no value for a user without a positive label (skipped, counted); pooled "
+    "(micro): inf without any positive label (NaN if every prediction is 0 too), the reason in "
+    "info['undefined'] (TorchRec reports 0 there)." + _INPUT,
     (REL, AVERAGE, UNLABELLED), cutoff="none", higher_is_better=False, bounds=(0.0, None),
     family="classification", compute=_calibration,
     reference="TorchRec torchrec/metrics/calibration.py (calibration_num / calibration_denom)",

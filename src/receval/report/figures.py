@@ -120,6 +120,23 @@ def curves_figure(title: str, curves: list[Any]) -> str:
     return to_svg(fig)
 
 
+def reliability_figure(title: str, diagrams: Mapping[str, Any] | list[Any]) -> str:
+    """Reliability diagrams (:func:`receval.classification.reliability_diagram`), one per
+    system (a mapping gives each its label), as SVG text."""
+    import dataclasses
+
+    from .plots import plot_reliability
+
+    items = list(diagrams.items()) if isinstance(diagrams, Mapping) else \
+        [(d.label, d) for d in diagrams]
+    fig = _figure(5.0, 4.2)
+    ax = fig.add_subplot(1, 1, 1)
+    ax.set_prop_cycle(color=[color(i) for i in range(max(len(items), 1))])
+    plot_reliability([dataclasses.replace(d, label=str(name)) for name, d in items], ax=ax,
+                     title=title)
+    return to_svg(fig)
+
+
 def thin(curve: Any, max_points: int = 400) -> Any:
     """A copy of a curve with at most ``max_points`` points (display only; area unchanged)."""
     import dataclasses

@@ -1,4 +1,5 @@
-"""Matplotlib rendering of curve objects (ROC, precision-recall, metric@k, recall-IoU).
+"""Matplotlib rendering of curve objects (ROC, precision-recall, metric@k, recall-IoU) and of
+reliability diagrams (:func:`receval.classification.reliability_diagram`).
 
 matplotlib is an optional extra (``pip install 'receval[plot]'``), imported only when a curve
 is drawn. Figures are built with :class:`matplotlib.figure.Figure` directly (no pyplot, no
@@ -107,3 +108,34 @@ def render_curves(curves: list, *, format: str = "svg", figsize: tuple[float, fl
     buf = io.BytesIO()
     fig.savefig(buf, format=fmt, dpi=dpi)
     return buf.getvalue()
+
+
+def plot_reliability(diagrams: list, ax: Any = None, *, title: str = "", **style: Any) -> Any:
+    """Draw reliability diagrams on ``ax`` (a new Figure's axes when ``None``): each non-empty
+    bin's mean prediction (x) against its observed positive rate (y), marker area growing with
+    the bin's weight, the diagonal of perfect calibration, and each diagram's ECE in the
+    legend. ``diagrams``: :class:`receval.classification.Reliability` objects (one, or a list).
+    """
+    if not isinstance(diagrams, (list, tuple)):
+        diagrams = [diagrams]
+    if not diagrams:
+        raise InputError("plot_reliability needs at least one reliability diagram.")
+    if ax is None:
+        ax = new_figure().add_subplot(1, 1, 1)
+    ax.plot([0, 1], [0, 1], linestyle="--", color="0.6", linewidth=1,
+            label="perfectly calibrated")
+    for d in diagrams:
+        share = d.weight / d.weight.sum() if len(d.weight) and d.weight.sum() > 0 else d.weight
+        text = f"{literal(d.label)} (ECE = {d.ece:.4f})" if d.label else f"ECE = {d.ece:.4f}"
+        line = ax.plot(d.mean_predicted, d.observed_rate, label=text, **style)[0]
+        ax.scatter(d.mean_predicted, d.observed_rate, s=12 + 200 * share,
+                   color=line.get_color(), alpha=0.7, zorder=3)
+    ax.set_xlabel(f"mean predicted probability ({diagrams[0].bins} {diagrams[0].binning} bins)")
+    ax.set_ylabel("observed positive rate")
+    ax.set_xlim(0.0, 1.0)
+    ax.set_ylim(0.0, 1.02)
+    if title:
+        ax.set_title(literal(title))
+    ax.legend(loc="best", fontsize="small")
+    ax.grid(True, alpha=0.3)
+    return ax
