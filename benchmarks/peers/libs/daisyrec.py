@@ -1,9 +1,15 @@
-"""DaisyRec: the ``compat="daisyrec"`` preset against the library itself."""
+"""DaisyRec: the ``compat="daisyrec"`` preset against the library itself.
+
+Each function of ``daisy/utils/metrics.py`` the preset maps, on every user's full ranking cut
+at each k of ``CUTS`` (``calc_ranking_results``), averaged over the test users.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 from common import CUTS, Report, check, make_data, need, ours, ranked, relevant, version
+
+_NAN = "F1 divides 0 by 0"
 
 
 @check("daisyrec", "DaisyRec")
@@ -19,19 +25,42 @@ def check_daisyrec(report: Report) -> None:
             setattr(dm.np, alias, fn)
             report.info.append(f"daisyrec: np.{alias} restored for daisy/utils/metrics.py")
     n_items = 30
-    # DaisyRec ranks every candidate and cuts each list at k (calc_ranking_results): full lists
-    run, truth = make_data(1401, ties=True, full=True, n_items=n_items)
     funcs = {"map": dm.MAP, "ndcg": dm.NDCG, "precision": dm.Precision, "recall": dm.Recall,
-             "mrr": dm.MRR, "hit": dm.HR}
-    gt = {u: set(relevant(truth).get(u, [])) for u in run}
-    for name, fn in funcs.items():
-        # Recall divides by the number of test items: its users have at least one
-        users = [u for u in run if u in truth and (gt[u] or name != "recall")]
+             "mrr": dm.MRR, "hit": dm.HR, "hr": dm.HR, "f1": dm.F1, "auc": dm.AUC}
+
+    def compare(run, truth, name: str, tag: str = "") -> None:
+        gt = {u: set(relevant(truth).get(u, [])) for u in run}
+        # Recall and F1 divide by the number of test items: their users have at least one
+        users = [u for u in run if u in truth and (gt[u] or name not in ("recall", "f1"))]
         t = {u: truth[u] for u in users}
         for k in CUTS:
             top = {u: ranked(run[u])[:k] for u in users}
             cut = {u: {i: run[u][i] for i in top[u]} for u in users}
             pred = np.array([top[u] for u in users])
             key = f"{name}@{k}"
-            report.add("daisyrec", label, key, ours(cut, t, [key], "daisyrec")[key],
-                       fn(gt, pred, users))
+            report.add("daisyrec", label, key + tag, ours(cut, t, [key], "daisyrec")[key],
+                       funcs[name](gt, pred, users),
+                       known=_NAN if name in ("f1", "auc") else "")
+        if name == "hit":  # coverage: the distinct items of every top-k list / item_num
+            for k in CUTS:
+                top = {u: ranked(run[u])[:k] for u in users}
+                cut = {u: {i: run[u][i] for i in top[u]} for u in users}
+                key = f"coverage@{k}"
+                report.add("daisyrec", label, key + tag,
+                           ours(cut, t, [key], "daisyrec", catalog=n_items)[key],
+                           dm.Coverage(np.array([top[u] for u in users]), n_items))
+
+    # DaisyRec ranks every candidate and cuts each list at k (calc_ranking_results): full lists
+    run, truth = make_data(1401, ties=False, full=True, n_items=n_items)
+    for name in funcs:
+        compare(run, truth, name)
+    # every user has hits and misses in each top k (k >= 3): F1 and AUC have no 0 / 0
+    rng = np.random.default_rng(1402)
+    run, truth = {}, {}
+    for u in range(30):
+        order = rng.permutation(n_items)
+        run[u] = {int(i): float(n_items - r) for r, i in enumerate(order)}
+        hits = [order[0], order[2]] + list(rng.choice(order[3:], size=3, replace=False))
+        truth[u] = {int(i): 1 for i in hits}
+    for name in ("f1", "auc"):
+        compare(run, truth, name, " hits and misses")
