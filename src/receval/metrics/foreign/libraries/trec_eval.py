@@ -20,7 +20,6 @@ from ..trec_eval import TREC_EVAL
 
 _JUDGED_ONLY = {"judged_only": {"true": {"unjudged": "remove"}, "false": {}}}
 _REL = {"rel": "rel"}
-_REL1 = {"rel": {"1": {}}}  # pytrec_eval takes no relevance level for this measure
 _CWL = {"max_rel": "max_grade", "min_rel": {"0": {}}}
 _SUM: dict[str, Any] = {"summary": "sum"}  # a count: ir_measures' SumAgg, trec_eval's all line
 _DIVERSITY = ("needs subtopic (intent) qrels, one relevance per query, document and subtopic "
@@ -33,9 +32,9 @@ IR_MEASURES_NAMES: dict[str, Name] = {
             options={**_REL, **_JUDGED_ONLY}),
     "precision": _n("precision", "ir_measures' alias of P", options={**_REL, **_JUDGED_ONLY}),
     "r": _n("recall", "R@k = relevant in the top k / R (pytrec_eval recall.k)",
-            options={**_REL1, **_JUDGED_ONLY}),
+            options={**_REL, **_JUDGED_ONLY}),
     "recall": _n("recall", "R@k (ir_measures' alias of R; trec_eval's recall.k)",
-                 options={**_REL1, **_JUDGED_ONLY}),
+                 options={**_REL, **_JUDGED_ONLY}),
     "ap": _n("map", "AP = sum of precision at relevant ranks / R; AP@k is trec_eval's "
              "map_cut.k", options={**_REL, **_JUDGED_ONLY}),
     "map": _n("map", "AP (trec_eval map; ir_measures' MAP, alias of AP)",
@@ -50,7 +49,7 @@ IR_MEASURES_NAMES: dict[str, Name] = {
     "infap": _n("infap", "inferred AP (Yilmaz & Aslam 2006); rel < 0: pooled, unjudged",
                 options=_REL),
     "iprec": _n("iprec", "interpolated precision at recall level p (IPrec@p: '@' sets the "
-                "recall, trec_eval iprec_at_recall.p)", options={**_REL1, **_JUDGED_ONLY}),
+                "recall, trec_eval iprec_at_recall.p)", options={**_REL, **_JUDGED_ONLY}),
     "ndcg": _n("ndcg", "nDCG = DCG / ideal DCG of all judged grades, gain = grade, "
                "1/log2(i+1); nDCG@k is trec_eval's ndcg_cut.k; dcg='exp-log2': gain "
                "2^grade - 1 (gdeval)",
@@ -71,7 +70,7 @@ IR_MEASURES_NAMES: dict[str, Name] = {
                 options={**_REL, **_JUDGED_ONLY}),
     "numret": _n("num_ret", "documents retrieved, summed over queries (SumAgg)", **_SUM),
     "numrel": _n("num_rel", "relevant documents judged, summed over queries (SumAgg)",
-                 options=_REL1, **_SUM),
+                 options=_REL, **_SUM),
     "numrelret": _n("hits", "relevant documents retrieved, summed over queries (ir_measures "
                     "NumRet(rel=1), trec_eval num_rel_ret)", options=_REL, **_SUM),
     "numq": _n("num_q", "number of queries evaluated, summed"),
