@@ -137,7 +137,10 @@ def _partials(x: np.ndarray) -> list[float]:
     return list(exact_partials(np.ascontiguousarray(x, dtype=np.float64)))
 
 
-def _exact(partials: list[float]) -> Fraction:
+def _exact(partials: list[float]) -> Fraction | float:
+    """The exact sum of the partials (a float inf / NaN when one of them is not finite)."""
+    if not all(math.isfinite(v) for v in partials):
+        return math.fsum(partials)
     return sum((Fraction(v) for v in partials), Fraction(0))
 
 
@@ -150,7 +153,7 @@ def entropy(x: float) -> float:
     return -(x * math.log(x) + (1.0 - x) * math.log1p(-x))
 
 
-def ne_value(ce: Fraction, pos: Fraction, total: Fraction) -> tuple[float, str | None]:
+def ne_value(ce: Fraction | float, pos: Fraction, total: Fraction) -> tuple[float, str | None]:
     """NE from the exact sums ``sum w ce``, ``sum w y``, ``sum w``: (value, why it is NaN)."""
     if total <= 0:
         return math.nan, "the total weight is 0"
