@@ -3,8 +3,9 @@ numpy path, ranking on the tensor's device, and merging across torch.distributed
 
 from __future__ import annotations
 
-import os
 import socket
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -57,30 +58,47 @@ def test_score_tensors_are_ranked_on_their_device(device):
     np.testing.assert_array_equal(ra.values, rb.values)
 
 
-def _worker(rank: int, world: int, port: int, out: str) -> None:
-    import torch.distributed as dist
+WORKER = """
+import os, sys
+import numpy as np
+import torch.distributed as dist
+import receval as rv
 
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    dist.init_process_group("gloo", rank=rank, world_size=world)
-    try:
-        scores, train, truth = _data()
-        acc = rv.Accumulator(truth, METRICS)
-        rows = np.arange(rank, 40, world)
-        acc.update_scores(rows, scores[rows], 5, exclude=train[rows])
-        res = rv.training.all_gather(acc).compute()
-        np.save(f"{out}/rank{rank}.npy", np.array([res[m] for m in METRICS]))
-    finally:
-        dist.destroy_process_group()
+rank, world, port, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
+dist.init_process_group("gloo", rank=rank, world_size=world)
+rng = np.random.default_rng(0)
+scores = np.load(os.path.join(out, "scores.npy"))
+train = np.load(os.path.join(out, "train.npy"))
+truth = {"user": np.repeat(np.arange(len(scores)), 2), "item": np.load(os.path.join(out, "test.npy")).ravel()}
+acc = rv.Accumulator(truth, METRICS)
+rows = np.arange(rank, len(scores), world)
+acc.update_scores(rows, scores[rows], 5, exclude=train[rows])
+res = rv.training.all_gather(acc).compute()
+np.save(os.path.join(out, f"rank{rank}.npy"), np.array([res[m] for m in METRICS]))
+dist.destroy_process_group()
+"""
 
 
 def test_all_gather_merges_every_process(tmp_path):
-    import torch.multiprocessing as mp
-
+    """Two processes (gloo), each evaluating every other user: after all_gather both hold the
+    result of the whole evaluation."""
+    scores, train, _ = _data()
+    test = np.stack([np.arange(40) % 30, (np.arange(40) + 7) % 30], axis=1)  # distinct pairs
+    np.save(tmp_path / "scores.npy", scores)
+    np.save(tmp_path / "train.npy", train)
+    np.save(tmp_path / "test.npy", test)
+    script = tmp_path / "worker.py"
+    script.write_text(WORKER.replace("METRICS", repr(METRICS)))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    mp.spawn(_worker, args=(2, port, str(tmp_path)), nprocs=2, join=True)
-    scores, train, truth = _data()
+        port = str(s.getsockname()[1])
+    procs = [subprocess.Popen([sys.executable, str(script), str(r), "2", port, str(tmp_path)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+             for r in range(2)]
+    outs = [p.communicate(timeout=120)[0].decode() for p in procs]
+    assert all(p.returncode == 0 for p in procs), outs
+    truth = {"user": np.repeat(np.arange(40), 2), "item": test.ravel()}
     whole = rv.Accumulator(truth, METRICS)
     whole.update_scores(np.arange(40), scores, 5, exclude=train)
     expect = np.array([whole.compute()[m] for m in METRICS])
