@@ -32,27 +32,26 @@ def check_trec_eval(report: Report) -> None:
         run, truth = strings(*make_data(601 + rel_level, ties=True))
         per_query = pytrec_eval.RelevanceEvaluator(
             truth, asked, relevance_level=rel_level).evaluate(run)
-        lines: dict[str, tuple[str, str]] = {}  # our name -> (line label, pytrec_eval field)
+        # our name -> (line label, pytrec_eval field, how the all line sums it)
+        lines: dict[str, tuple[str, str, str]] = {}
         for name, m in measures.items():
             low = name.lower()
             if low in _CUT:
                 for k in CUTS:
-                    lines[f"{name}@{k}"] = (f"{name}@{k}", f"{_CUT[low]}_{k}")
+                    lines[f"{name}@{k}"] = (f"{name}@{k}", f"{_CUT[low]}_{k}", m.summary)
             elif name == "iprec_at_recall":
                 for p in _RECALLS:
-                    lines[f"iprec_at_recall_{p:.2f}"] = (f"iprec_at_recall {p:.2f}",
-                                                         f"iprec_at_recall_{p:.2f}")
+                    lines[f"iprec_at_recall_{p:.2f}"] = (
+                        f"iprec_at_recall {p:.2f}", f"iprec_at_recall_{p:.2f}", m.summary)
             else:
-                lines[name] = (name, name)
+                lines[name] = (name, name, m.summary)
         names = list(lines)
         level = {} if rel_level == 1 else {"rel": rel_level}
         keys = [n if not level else _with_rel(n, measures, rel_level) for n in names]
         got = ours(run, truth, keys, "trec_eval")
         for name, key in zip(names, keys, strict=True):
-            line, field = lines[name]
+            line, field, summary = lines[name]
             values = [v[field] for v in per_query.values()]
-            summary = measures[name.split("@")[0].split("_0")[0].split("_1")[0]
-                               if name not in measures else name].summary
             theirs = float(np.sum(values) if summary == "sum" else np.mean(values))
             report.add("trec_eval", label, f"{line} (-l {rel_level})" if level else line,
                        got[key], theirs)

@@ -146,14 +146,18 @@ PRESET = Preset(
     ("queries are those present in both the run and the qrels (trec_eval without -c); with "
      "-c use users='truth'",
      "ties: score as a 32-bit float descending, then docno descending",
-     "ir_measures RR@k: the msmarco provider orders tied scores by docno ascending (trec_eval: "
-     "descending); a policy holds for a whole evaluation, so tied lists are not reproduced",
-     "ir_measures nDCG(dcg='exp-log2')@k and ERR@k: the gdeval provider prints 5 decimals and "
-     "leaves out queries without a relevant document (receval scores them 0, as trec_eval "
-     "does for the other measures of the same evaluation); ERR without a cutoff has no "
-     "ir_measures provider",
+     "ir_measures RR@k and Judged (the msmarco and judged providers) order tied scores by docno "
+     "ascending: pass ties='id' (a policy holds for a whole evaluation, so the preset keeps "
+     "trec_eval's order)",
+     "ir_measures averages over the queries of the qrels, a query the run lacks scoring 0 "
+     "(trec_eval -c): pass users='truth'; its counts (NumQ, NumRel, NumRet, NumRelRet) are "
+     "pytrec_eval's, over the queries of both (the preset's users='intersection')",
+     "Judged: a query without a relevant document is scored 0 by empty_truth='zero', where "
+     "ir_measures gives its share of judged documents",
+     "ir_measures nDCG(dcg='exp-log2')@k and ERR@k (the gdeval provider) are printed with 5 "
+     "decimals; ERR without a cutoff has no ir_measures provider",
      "ir_measures' C/W/L measures (cwl_eval provider: RBP, INST, INSQ, SDCG, BPM, NERR8-11) "
-     "keep tied documents in run order; receval orders them by docno descending",
+     "keep tied documents in run order (ties='input')",
      "ir_measures parameters are written as ir_measures writes them (P(rel=2)@5) or after the "
      "cutoff (P@5(rel=2)); judged_only=True is the policy unjudged='remove' (trec_eval -J). "
      "ir_measures' gains={...} (custom gain map) is not reproduced; α_nDCG and α_DCG are "

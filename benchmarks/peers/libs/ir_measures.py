@@ -1,0 +1,117 @@
+"""ir_measures: its names under the ``compat="trec_eval"`` preset (``compat="ir_measures"`` is
+another name of it) against ``ir_measures.calc_aggregate``, each measure written as ir_measures
+prints it (``str(measure)``: ``P(rel=2)@5``, ``nDCG(dcg='exp-log2')@10``, ``IPrec@0.5``).
+
+ir_measures computes each measure with the first provider of its ``DefaultPipeline`` that
+supports it: pytrec_eval for most, msmarco for ``RR@k``, gdeval for ``nDCG(dcg='exp-log2')@k``
+and ``ERR@k``, judged for ``Judged``, cwl_eval for RBP and the C/W/L measures.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+from common import CUTS, TOL, Report, check, make_data, need, ours, strings, version
+
+_PRESET = "trec_eval"
+
+
+#: ir_measures averages over the queries of the qrels, a query the run lacks scoring 0
+TRUTH = {"users": "truth"}
+#: the msmarco and judged providers order tied scores by docno ascending
+BY_ID = {"users": "truth", "ties": "id"}
+#: pytrec_eval's counts: the queries of both the run and the qrels (the preset's policies)
+BOTH: dict[str, str] = {}
+_TIES = "ir_measures RR@k and Judged"
+_JUDGED = "Judged: a query without"
+
+Line = tuple[str, object, str, dict]
+
+
+def _measures(irm) -> list[Line]:
+    """(our name, ir_measures measure, known note, policies) for every entry checked."""
+    out: list[Line] = []
+
+    def add(measure, name: str | None = None, known: str = "", policies=TRUTH) -> None:
+        out.append((name or str(measure), measure, known, policies))
+
+    for k in CUTS:
+        add(irm.P @ k)
+        add(irm.P(rel=2) @ k)
+        add(irm.Precision @ k, f"Precision@{k}")
+        add(irm.R @ k)
+        add(irm.Recall @ k, f"Recall@{k}")
+        add(irm.AP @ k)
+        add(irm.nDCG @ k)
+        add(irm.Success @ k)
+        add(irm.Judged @ k, known=_TIES)
+        add(irm.Judged @ k, f"Judged@{k} ties=id", known=_JUDGED, policies=BY_ID)
+        add(irm.RR @ k, known=_TIES)
+        add(irm.RR @ k, f"RR@{k} ties=id", policies=BY_ID)
+        add(irm.MRR @ k, f"MRR@{k} ties=id", policies=BY_ID)
+    for m in (irm.AP, irm.AP(rel=2), irm.RR, irm.RR(rel=2), irm.Rprec, irm.Rprec(rel=2),
+              irm.Bpref, irm.Bpref(rel=2), irm.infAP, irm.nDCG, irm.SetP,
+              irm.SetP(relative=True), irm.SetP(rel=2), irm.SetR, irm.SetF, irm.SetF(rel=2),
+              irm.SetAP):
+        add(m)
+    for m in (irm.NumRet, irm.NumRel, irm.NumQ):
+        add(m, policies=BOTH)
+    add(irm.NumRelRet, "NumRelRet", policies=BOTH)
+    add(irm.Judged, "Judged ties=id", known=_JUDGED, policies=BY_ID)
+    add(irm.MAP, "MAP")
+    add(irm.MRR, "MRR")
+    add(irm.SetRelP, "SetRelP")
+    for p in (0.0, 0.3, 0.5, 1.0):
+        add(irm.IPrec @ p)
+    # judged_only=True: the policy unjudged='remove' (written after the cutoff; see the notes)
+    add(irm.P(judged_only=True) @ 5, "P@5(judged_only=True)")
+    add(irm.AP(judged_only=True), "AP(judged_only=True)")
+    add(irm.nDCG(judged_only=True) @ 10, "nDCG@10(judged_only=True)")
+    add(irm.SetF(judged_only=True), "SetF(judged_only=True)")
+    return out
+
+
+def _gdeval(irm) -> list[Line]:
+    return [(str(m), m, "", TRUTH) for k in CUTS
+            for m in (irm.nDCG(dcg="exp-log2") @ k, irm.ERR @ k)]
+
+
+def _cwl(irm) -> list[Line]:
+    out = [(str(m), m, "", TRUTH) for m in (
+        irm.RBP(rel=1), irm.RBP(p=0.5, rel=1), irm.RBP(rel=2), irm.INST(max_rel=3),
+        irm.INST(T=2.0, max_rel=3), irm.INSQ(max_rel=3), irm.INSQ(T=2.0, max_rel=3),
+        irm.NERR10(max_rel=3), irm.NERR10(p=0.5, max_rel=3), irm.NERR11(max_rel=3),
+        irm.NERR11(T=2.0, max_rel=3))]
+    for k in CUTS:
+        out += [(str(m), m, "", TRUTH) for m in (
+            irm.SDCG(max_rel=3) @ k, irm.BPM(max_rel=3) @ k, irm.BPM(T=2.0, max_rel=3) @ k,
+            irm.NERR8(max_rel=3) @ k, irm.NERR9(max_rel=3) @ k)]
+    return out
+
+
+def _drive(report: Report, irm, label: str, measures: list[Line], run, truth,
+           tol: float = TOL) -> None:
+    for name, measure, known, policies in measures:
+        # one measure a call: asked together, NumRet and NumRet(rel=1) share pytrec_eval's
+        # relevance level
+        value = irm.calc_aggregate([measure], truth, run)[measure]
+        got = ours(run, truth, [name.split(" ")[0]], _PRESET, **policies)[name.split(" ")[0]]
+        report.add(_PRESET, label, name, got, value, known=known, tol=tol)
+
+
+@check(_PRESET, "ir_measures")
+def check_ir_measures(report: Report) -> None:
+    irm = need("ir_measures")
+    label = f"ir_measures {version('ir_measures')}"
+    run, truth = strings(*make_data(611, ties=True))
+    _drive(report, irm, label, _measures(irm), run, truth)
+    # gdeval reads numeric query ids and grades up to 4
+    run, truth = make_data(612, ties=True)
+    run = {str(q): {f"d{d:03d}": s for d, s in items.items()} for q, items in run.items()}
+    truth = {str(q): {f"d{d:03d}": r for d, r in items.items()} for q, items in truth.items()}
+    # gdeval prints 5 decimals: half a unit of the fifth
+    _drive(report, irm, label + " (gdeval)", _gdeval(irm), run, truth, tol=5e-6)
+    if importlib.util.find_spec("cwl") is not None:
+        # cwl_eval keeps tied documents in run order: distinct scores
+        run, truth = strings(*make_data(613, ties=False))
+        _drive(report, irm, label + " (cwl_eval)", _cwl(irm), run, truth)
