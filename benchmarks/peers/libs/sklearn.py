@@ -58,7 +58,10 @@ def check_sklearn(report: Report) -> None:
             report.add("sklearn", label, name + tag, ours(run, truth, [name], "sklearn")[name],
                        sk.top_k_accuracy_score(labels, scores, k=k, labels=range(_N_ITEMS)),
                        known="top_k_accuracy_score: tied" if tag else "")
-            # the higher class index first among ties: ties='trec_eval' (id descending)
+            # the higher class index first among ties: ties='trec_eval' (id descending, ids
+            # compared as text: zero-padded class labels)
+            padded = ({u: {f"{i:02d}": s for i, s in row.items()} for u, row in run.items()},
+                      {u: {f"{i:02d}": r for i, r in row.items()} for u, row in truth.items()})
             report.add("sklearn", label, f"{name}{tag} ties=trec_eval",
-                       ours(run, truth, [name], "sklearn", ties="trec_eval")[name],
+                       ours(*padded, [name], "sklearn", ties="trec_eval")[name],
                        sk.top_k_accuracy_score(labels, scores, k=k, labels=range(_N_ITEMS)))

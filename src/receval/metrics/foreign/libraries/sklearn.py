@@ -84,8 +84,8 @@ PRESET = Preset(
      "top_k_accuracy_score: tied scores at the cutoff are ordered by a reversed stable sort "
      "(the higher class index first); receval averages over the orders of tied scores "
      "(ties='average'), equal whenever the k-th and (k+1)-th scores differ; ties='trec_eval' "
-     "(item id descending) gives scikit-learn's order for integer class labels and scores "
-     "exact in 32-bit floats. Write the cutoff "
+     "(item id descending, ids compared as text) gives scikit-learn's order for class labels "
+     "whose text sorts as their index (zero-padded) and scores exact in 32-bit floats. Write the cutoff "
      "as @k: without one every label is in the top (k = the number of classes); the binary "
      "form (one score per sample) is not a ranking",
      "the cutoff k is written @k (ndcg_score@5); sample_weight is not reproduced"),
