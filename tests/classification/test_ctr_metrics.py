@@ -527,3 +527,33 @@ def test_reliability_figure_is_svg_with_every_bin():
     assert a.plot() is not None
     with pytest.raises(InputError, match="at least one"):
         plot_reliability([])
+
+
+@pytest.mark.parametrize("lens", [[3, 1, 4, 1, 5], [1] * 50 + [4000]])  # padded / loop paths
+def test_cumsum_within_runs_is_the_cumsum_of_each_run_alone(lens):
+    from receval.classification.calibration import _cumsum_within
+
+    x = np.random.default_rng(1).random(sum(lens)) * 10
+    starts = np.r_[0, np.cumsum(lens)[:-1]]
+    got = _cumsum_within(x, starts)
+    for a, n in zip(starts, lens, strict=True):
+        assert got[a:a + n].tolist() == np.cumsum(x[a:a + n]).tolist()
+
+
+def test_per_user_equal_mass_bins_are_the_users_own_bins():
+    r = np.random.default_rng(7)
+    n_users, per = 40, 25
+    users = np.repeat([f"u{i}" for i in range(n_users)], per)
+    items = np.tile(np.arange(per), n_users)
+    p = np.round(r.random(len(users)), 2)  # ties
+    y = (r.random(len(users)) < p).astype(int)
+    w = r.random(len(users)) * 7
+    run = pd.DataFrame({"user": users, "item": items, "score": p})
+    truth = run[y == 1][["user", "item"]].assign(relevance=1)
+    weights = run[["user", "item"]].assign(weight=w)
+    key = rv.metrics.parse_metric("ece(average=macro,binning=mass,bins=4)").key
+    res = rv.evaluate(run, truth, [key], sample_weights=weights)
+    for i in range(n_users):
+        m = users == f"u{i}"
+        want = _ece_oracle(y[m], p[m], w[m], 4, "mass")
+        assert res.per_user.loc[f"u{i}", key] == pytest.approx(want, rel=1e-12, abs=1e-15)

@@ -177,27 +177,43 @@ def _bin_width(p: np.ndarray, bins: int) -> np.ndarray:
     return np.minimum(np.floor(p * bins), bins - 1).astype(np.int64)
 
 
+def _cumsum_within(x: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Cumulative sums restarted at each index of ``starts`` (sorted, ``starts[0] == 0``),
+    each run summed from 0 in order: the same bits as ``np.cumsum`` of the run alone."""
+    n = len(x)
+    lens = np.diff(np.r_[starts, n])
+    width = int(lens.max()) if len(lens) else 0
+    if len(lens) * width <= 4 * n + 1024:  # one padded (runs x longest run) array
+        pad = np.zeros((len(lens), width))
+        col = np.arange(n) - np.repeat(starts, lens)
+        row = np.repeat(np.arange(len(lens)), lens)
+        pad[row, col] = x
+        return np.cumsum(pad, axis=1)[row, col]
+    out = np.empty(n)
+    for a, b in zip(starts, np.r_[starts[1:], n], strict=True):
+        out[a:b] = np.cumsum(x[a:b])
+    return out
+
+
 def _bin_mass(p: np.ndarray, w: np.ndarray, bins: int, group: np.ndarray | None = None,
               n_groups: int = 1) -> np.ndarray:
     """Equal-mass bin of each row (within its group): ``min(floor(B F(p)), B - 1)``, ``F(p)``
-    the group's weighted fraction of rows with a prediction strictly below ``p``."""
-    g = np.zeros(len(p), dtype=np.int64) if group is None else group
-    order = np.lexsort((p, g))
+    the group's weighted fraction of rows with a prediction strictly below ``p``. Each group is
+    binned exactly as the rows of that group alone would be."""
+    n = len(p)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    g = np.zeros(n, dtype=np.int64) if group is None else group
+    order = np.lexsort((p, g))  # stable: by group, then prediction, then row
     ps, gs, ws = p[order], g[order], w[order]
-    cum = np.cumsum(ws) - ws  # weight before each sorted row (whole array)
-    n = len(ps)
+    g_start = np.r_[0, np.flatnonzero(gs[1:] != gs[:-1]) + 1]
+    cum = _cumsum_within(ws, g_start) - ws  # the group's weight before each sorted row
     start = np.ones(n, dtype=bool)  # a new tie group: prediction or group changes
-    if n > 1:
-        start[1:] = (ps[1:] != ps[:-1]) | (gs[1:] != gs[:-1])
-    first = np.flatnonzero(start)
-    before = cum[first][np.cumsum(start) - 1]  # weight before the row's tie group
-    g_first = np.r_[0, np.flatnonzero(gs[1:] != gs[:-1]) + 1] if n else np.zeros(0, np.int64)
-    g_base = np.zeros(n_groups)
-    g_base[gs[g_first]] = cum[g_first]
-    total = np.bincount(g, weights=w, minlength=n_groups)
-    below = before - g_base[gs]
+    start[1:] = (ps[1:] != ps[:-1]) | (gs[1:] != gs[:-1])
+    below = cum[np.flatnonzero(start)][np.cumsum(start) - 1]  # weight before the tie group
+    total = np.bincount(g, weights=w, minlength=n_groups)[gs]
     with np.errstate(invalid="ignore", divide="ignore"):
-        frac = np.where(total[gs] > 0, below / np.where(total[gs] > 0, total[gs], 1.0), 0.0)
+        frac = np.where(total > 0, below / np.where(total > 0, total, 1.0), 0.0)
     out = np.empty(n, dtype=np.int64)
     out[order] = np.minimum(np.floor(frac * bins), bins - 1).astype(np.int64)
     return out
