@@ -484,6 +484,15 @@ def test_parameters_are_declared_and_checked():
         assert rv.metrics.parse_metric(alias).name == name
 
 
+def test_summary_sum_needs_per_user_values():
+    res = rv.evaluate(RUN, TRUTH, ["brier(average=macro,summary=sum)", "brier(average=macro)"])
+    assert res.summary["brier_score(average=macro,summary=sum)"] == pytest.approx(
+        3 * res.summary["brier_score(average=macro)"], rel=1e-15)
+    for key in ("brier(summary=sum)", "ne(summary=sum)"):
+        with pytest.raises(MetricError, match=r"summary=sum sums per-user values.*average=macro"):
+            rv.evaluate(RUN, TRUTH, [key])
+
+
 def test_pooled_ne_undefined_is_nan_with_the_reason():
     truth = TRUTH.assign(relevance=0)
     res = rv.evaluate(RUN, truth, ["ne", "calibration"], empty_truth="zero")

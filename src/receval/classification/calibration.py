@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..engines.plugins import Context, MetricValues
-from ..errors import InputError, RecevalWarning, plain, user_stacklevel
+from ..errors import InputError, MetricError, RecevalWarning, plain, user_stacklevel
 from ..kernels import exact_partials
 from ..metrics.spec import MetricDef, MetricSpec, Param, register
 from ..pack import Packed
@@ -530,6 +530,11 @@ def _pair_weights(spec: MetricSpec, packed: Packed, context: Context, user: np.n
 def _pairs(spec: MetricSpec, packed: Packed, context: Context
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
     """(user, y, p, w) of the scored pairs that count, and the info shared by the family."""
+    if spec.summary != "mean" and spec.get("average") == "micro":
+        raise MetricError(
+            f"{spec.key}: summary={spec.summary} sums per-user values, but average=micro is one "
+            f"value pooled over every pair; use {spec.name}(average=macro,summary="
+            f"{spec.summary}) for the sum of the per-user values.")
     user = user_of_positions(packed)
     p = packed.scores
     i = first_outside_unit(p)
