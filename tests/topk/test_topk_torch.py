@@ -40,6 +40,19 @@ def test_torch_gives_the_numpy_bits(device, case):
     np.testing.assert_array_equal(a.items, b.items)
     np.testing.assert_array_equal(a.scores, b.scores.astype(a.scores.dtype))
     assert torch.equal(t, torch.from_numpy(s).to(device))  # the caller's tensor untouched
+    as_tensor = torch.from_numpy(mask.toarray()).to(device)
+    c = topk_from_scores(t, k, exclude=as_tensor, device=device, block_users=5)
+    np.testing.assert_array_equal(a.items, c.items)
+    np.testing.assert_array_equal(a.scores, c.scores.astype(a.scores.dtype))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_tensor_mask_is_boolean_and_of_the_scores_shape(device):
+    s = torch.rand(3, 4, device=device)
+    with pytest.raises(InputError, match="boolean and of the scores' shape"):
+        topk_from_scores(s, 2, exclude=torch.zeros(3, 4, device=device))
+    with pytest.raises(InputError, match="boolean and of the scores' shape"):
+        topk_from_scores(s, 2, exclude=torch.zeros(3, 5, dtype=torch.bool, device=device))
 
 
 @pytest.mark.parametrize("device", DEVICES)

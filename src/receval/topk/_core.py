@@ -189,30 +189,65 @@ def _check_finite_block(s: np.ndarray, users: np.ndarray) -> None:
 # ----------------------------------------------------------------------------- torch kernel
 
 
-def _block_topk_torch(s: Any, k: int, torch: Any) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - needs torch
-    """Top ``k`` columns per row on the tensor's device: ``torch.topk`` of ``k + 1`` columns;
-    where the k-th and (k+1)-th scores differ the k columns are the only top k, put in the
-    tie order (score descending, column ascending) by two sorts of k columns. The rows where a
-    tie straddles the cut (rare with real-valued scores) take the exact path
-    (:func:`_ties_at_cut_torch`)."""
+def _block_topk_torch(s: Any, k: int, torch: Any, ex_mask: Any = None, ex_keys: Any = None,
+                      ex_max: int = 0) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - needs torch
+    """Top ``k`` columns per row on the tensor's device, the excluded columns left out, with
+    no pass that writes the block.
+
+    ``ex_mask``: a boolean tensor of the block's shape (True: excluded); ``ex_keys``: the
+    excluded cells as ``row * n_items + column``; ``ex_max``: the most excluded cells of a row.
+    ``torch.topk`` of ``k + ex_max + 1`` columns holds, per row, at least ``k + 1`` columns
+    that are not excluded; the first ``k`` of them are the row's top k, unless the k-th and
+    the next score are equal (a tie straddles the cut, rare with real-valued scores): those
+    rows take the exact path (:func:`_ties_at_cut_torch`). The k columns are put in the tie
+    order (score descending, column ascending) by two sorts of k columns.
+    """
     b, n = s.shape
     kk = min(k, n)
-    if kk < n:
-        top = torch.topk(s, kk + 1, dim=1, largest=True, sorted=True)
-        vals, idx = top.values[:, :kk], top.indices[:, :kk]
-        tied = top.values[:, kk - 1] == top.values[:, kk]
+    wide = min(n, kk + ex_max + 1)
+    top = torch.topk(s, wide, dim=1, largest=True, sorted=True)
+    vals, idx = top.values, top.indices
+    if ex_mask is not None:
+        valid = ~torch.gather(ex_mask, 1, idx)
+    elif ex_keys is not None and ex_keys.numel():
+        rows = torch.arange(b, device=s.device)[:, None]
+        valid = ~torch.isin(rows * n + idx, ex_keys)
     else:
-        vals, idx = s, torch.arange(n, device=s.device).expand(b, n)
-        tied = None
+        valid = None
+    if valid is None:
+        tied = vals[:, kk - 1] == vals[:, kk] if wide > kk else None
+        vals, idx = vals[:, :kk], idx[:, :kk]
+    else:
+        place = torch.cumsum(valid.to(torch.int32), dim=1)  # 1 for a row's first valid column
+        keep = valid & (place <= kk)
+        ninf = torch.tensor(float("-inf"), dtype=vals.dtype, device=s.device)
+        at_k = torch.where(valid & (place == kk), vals, ninf).max(dim=1).values
+        after = torch.where(valid & (place == kk + 1), vals, ninf).max(dim=1).values
+        has_after = (valid & (place == kk + 1)).any(dim=1)
+        tied = has_after & (at_k == after)
+        # the kept columns first (in score order), the others after them as -inf / column n
+        vals = torch.where(keep, vals, ninf)
+        idx = torch.where(keep, idx, torch.full_like(idx, n))
+        first = torch.sort((~keep).to(torch.int8), dim=1, stable=True).indices[:, :kk]
+        vals, idx = torch.gather(vals, 1, first), torch.gather(idx, 1, first)
     by_col = torch.argsort(idx, dim=1)
     idx, vals = torch.gather(idx, 1, by_col), torch.gather(vals, 1, by_col)
     order = torch.sort(vals, dim=1, descending=True, stable=True).indices
     idx, vals = torch.gather(idx, 1, order), torch.gather(vals, 1, order)
     if tied is not None and bool(tied.any()):
         rows = torch.nonzero(tied)[:, 0]
-        t_idx, t_vals = _ties_at_cut_torch(s[rows], kk, torch)
+        block = s[rows]  # a copy of the few tied rows, masked here
+        if ex_mask is not None:
+            block = block.masked_fill(ex_mask[rows], float("-inf"))
+        elif ex_keys is not None and ex_keys.numel():
+            r, c = ex_keys // n, ex_keys % n
+            pick = torch.isin(r, rows)
+            local = torch.searchsorted(rows, r[pick])
+            block[local, c[pick]] = float("-inf")
+        t_idx, t_vals = _ties_at_cut_torch(block, kk, torch)
         idx, vals = idx.clone(), vals.clone()
         idx[rows], vals[rows] = t_idx, t_vals
+    idx = torch.where(idx >= n, torch.zeros_like(idx), idx)  # kept -inf: dropped by _finish
     return idx.cpu().numpy().astype(np.int64), vals.double().cpu().numpy()
 
 
@@ -263,7 +298,10 @@ def topk_from_scores(
         a larger ``k`` is clamped to the number of items instead of allocating padding.
     exclude
         Sparse ``(n_users, n_items)`` matrix whose stored entries are masked out (the user's
-        training items). Stored explicit zeros are masked too.
+        training items). Stored explicit zeros are masked too. With torch scores, also a
+        boolean tensor of the scores' shape (True: masked). The torch backend never writes
+        the scores: it ranks ``k`` + (the most masked items of a row) + 1 columns and leaves
+        the masked ones out.
     users
         Rows to rank (default: all rows, in order); output row ``i`` belongs to ``users[i]``.
     n_users
@@ -355,8 +393,17 @@ def topk_from_scores(
                 f"max {user_rows.max()}."
             )
 
-    excl = None
-    if exclude is not None:
+    excl = mask = None
+    if exclude is not None and _is_torch_tensor(exclude):  # pragma: no cover - needs torch
+        if not _is_torch_tensor(scores) or tuple(exclude.shape) != tuple(scores.shape) or \
+                str(exclude.dtype) != "torch.bool":
+            raise InputError(
+                f"exclude: a tensor mask must be boolean and of the scores' shape (a tensor "
+                f"{tuple(getattr(scores, 'shape', ()))}); got {exclude.dtype} "
+                f"{tuple(exclude.shape)}. Or give a scipy.sparse matrix of the excluded items."
+            )
+        mask = exclude
+    elif exclude is not None:
         excl = _as_csr(exclude, "exclude")
         if n_items is not None and excl.shape[1] != n_items:
             raise InputError(
@@ -375,6 +422,8 @@ def topk_from_scores(
         backend == "auto" and not is_callable and _is_torch_tensor(scores)
     )
     torch = require("torch", "torch") if use_torch else None
+    if mask is not None and not use_torch:  # pragma: no cover - needs torch
+        excl = sp.csr_matrix(mask.detach().cpu().numpy())
     if torch is not None and device is None:  # pragma: no cover - needs torch
         device = "cuda" if torch.cuda.is_available() else "cpu"
 
@@ -470,15 +519,20 @@ def topk_from_scores(
             given = block if _is_torch_tensor(block) else torch.as_tensor(np.asarray(block))
             t = given if given.is_floating_point() else given.double()
             t = t.to(device)
-            if excl is not None and (copy or not is_callable) and \
-                    t.data_ptr() == given.data_ptr():
-                t = t.clone()  # masked below: never write into the caller's tensor
-            if excl is not None:
+            ex_mask = ex_keys = None
+            ex_max = 0
+            if mask is not None:
+                ex_mask = (mask[start:stop] if users is None else mask[
+                    torch.as_tensor(rows, device=mask.device)]).to(t.device)
+                ex_max = int(ex_mask.sum(dim=1).max()) if b else 0
+            elif excl is not None:
                 ex = excl[start:stop] if users is None else excl[rows]
-                r = torch.as_tensor(np.repeat(np.arange(b), np.diff(ex.indptr)), device=t.device)
-                c = torch.as_tensor(ex.indices.astype(np.int64), device=t.device)
-                t[r, c] = float("-inf")
-            idx, vals = _block_topk_torch(t, k, torch)
+                counts = np.diff(ex.indptr)
+                keys = np.repeat(np.arange(b, dtype=np.int64), counts) * n_items + \
+                    ex.indices.astype(np.int64)
+                ex_keys = torch.as_tensor(keys, device=t.device)
+                ex_max = int(counts.max()) if b else 0
+            idx, vals = _block_topk_torch(t, k, torch, ex_mask, ex_keys, ex_max)
             # torch.topk ranks NaN, then +inf, above every number: a row holding either has it
             # first, so the k columns tell (no pass over the whole block)
             if len(vals) and not bool(np.all(vals[:, 0] < np.inf)):

@@ -80,14 +80,8 @@ def scores_block(users: Any, scores: Any, k: int, *, exclude: Any = None,
     device): each row's top ``k`` items, ``exclude`` masked first (a boolean tensor or array
     of the scores' shape, or a scipy.sparse matrix whose stored entries are masked: the
     users' training items). The ranking runs on the scores' device."""
-    if _is_torch(scores) and exclude is not None and _is_torch(exclude):
-        if tuple(exclude.shape) != tuple(scores.shape):
-            raise InputError(f"exclude: expected the scores' shape {tuple(scores.shape)}, got "
-                             f"{tuple(exclude.shape)}.")
-        scores = scores.masked_fill(exclude.to(device=scores.device, dtype=bool_of(exclude)),
-                                    float("-inf"))
-        exclude = None
-    elif exclude is not None and not hasattr(exclude, "tocsr"):
+    if exclude is not None and not hasattr(exclude, "tocsr") and \
+            not (_is_torch(scores) and _is_torch(exclude)):
         mask = to_numpy(exclude, "exclude")
         if mask.dtype != bool or mask.shape != tuple(scores.shape):
             raise InputError(f"exclude: expected a boolean mask of the scores' shape "
@@ -99,10 +93,3 @@ def scores_block(users: Any, scores: Any, k: int, *, exclude: Any = None,
     device = str(scores.device) if _is_torch(scores) else None
     top = topk_from_scores(scores, k, exclude=exclude, device=device)
     return ids_block(users, top.items, top.scores, item_ids=item_ids)
-
-
-def bool_of(mask: Any) -> Any:
-    """torch's bool dtype, read from a tensor's module (torch is imported only by callers)."""
-    import sys
-
-    return sys.modules[type(mask).__module__.split(".")[0]].bool
