@@ -138,10 +138,15 @@ def test_every_preset_describes_itself_and_resolves_its_names(name):
     assert preset.version in text
     for lib_name, entry in preset.names.items():
         assert lib_name in text
+        if entry.refused:
+            assert entry.refused in text
+            continue
         k = None if rv.metric(entry.family).definition.cutoff == "none" else 3
         at = "" if k is None else f"@{k}"
-        specs, _, _ = rv.compat.resolve(name, [f"{lib_name}{at}"], strict=False)
-        assert specs[0] == rv.metric(entry.family, k, **dict(entry.params))
+        specs, policies, _ = rv.compat.resolve(name, [f"{lib_name}{at}"], strict=False)
+        params, own = entry.split()
+        assert specs[0] == rv.metric(entry.family, k, **params)
+        assert own.items() <= policies.items()
 
 
 # Presets of libraries that do not run here (torch, a JVM, compiled extras): values worked out

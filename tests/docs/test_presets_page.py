@@ -24,7 +24,7 @@ def test_every_entry_is_a_row(page, preset):
         if entry.refused:
             assert "not reproduced" in rows[0] and "Refused:" in rows[0]
         else:
-            key = metric(entry.family, None, **dict(entry.params)).key
+            key = metric(entry.family, entry.k, **entry.split()[0]).key
             assert f"| `{key}` |" in rows[0], (preset, lib_name, rows[0])
     for note in PRESETS[preset].notes:
         assert note.replace("|", "\\|") in section

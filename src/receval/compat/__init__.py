@@ -28,7 +28,6 @@ from ..errors import MetricError, PolicyError, suggest
 from ..metrics import MetricSpec, metric, parse_metric
 from ..metrics.foreign import library_entry
 from ..metrics.names import split_keys
-from ..policies import POLICY_PARAMS
 from .presets import PRESET_ALIASES, PRESETS, Name, Preset
 
 __all__ = ["PRESETS", "Name", "Preset", "annotate", "describe", "get", "resolve", "split_names"]
@@ -86,16 +85,37 @@ def _one(preset: Preset, text: str) -> tuple[MetricSpec, Name, dict[str, Any]]:
             f"reproduced: {entry.refused}"
         )
     params = dict(entry.params)
-    if k is None:
-        params.update(entry.uncut)
     for key, value in explicit.items():
         try:
             meant = entry.option(key, value)
         except MetricError as exc:
             raise MetricError(f"compat={preset.name!r}, {text!r}: {exc}") from None
-        params.update({key: value} if meant is None else meant)
-    policies = {key: params.pop(key) for key in list(params) if key in POLICY_PARAMS}
+        meant = {key: value} if meant is None else dict(meant)
+        if "@k" in meant:  # the library's cutoff parameter (top_k=10)
+            cut = _cutoff(preset, text, meant.pop("@k"))
+            if k is not None and k != cut:
+                raise MetricError(f"compat={preset.name!r}, {text!r}: two cutoffs, @{k} and "
+                                  f"{key}={cut}; give one.")
+            k = cut
+        params.update(meant)
+    if k is None:
+        k = entry.k
+    if k is None:
+        params = {**params, **dict(entry.uncut),
+                  **{key: params[key] for key in explicit if key in params}}
+    params, policies = entry.split(params)
     return metric(entry.family, k, **params), entry, policies
+
+
+def _cutoff(preset: Preset, text: str, value: Any) -> int:
+    try:
+        cut = int(str(value))
+    except ValueError:
+        cut = 0
+    if cut < 1:
+        raise MetricError(f"compat={preset.name!r}, {text!r}: the cutoff must be a whole "
+                          f"number >= 1, got {value!r}.")
+    return cut
 
 
 def split_names(texts: Any) -> list[str]:
@@ -174,11 +194,15 @@ def describe(name: str | None = None) -> str:
             lines.append(f"{'':{width}s}    {entry.meaning}")
             lines.append(f"{'':{width}s}    refused: {entry.refused}")
             continue
-        key = metric(entry.family, None, **dict(entry.params)).key
+        params, policies = entry.split()
+        key = metric(entry.family, entry.k, **params).key
         lines.append(f"{lib_name:{width}s}  {key}")
         lines.append(f"{'':{width}s}    {entry.meaning}")
-        if entry.uncut:
-            uncut = metric(entry.family, None, **{**dict(entry.params), **dict(entry.uncut)})
+        if policies:
+            lines.append(f"{'':{width}s}    policies: "
+                         + ", ".join(f"{a}={b}" for a, b in policies.items()))
+        if entry.uncut and entry.k is None:
+            uncut = metric(entry.family, None, **entry.split({**params, **dict(entry.uncut)})[0])
             lines.append(f"{'':{width}s}    without a cutoff: {uncut.key}")
         for option, target in entry.options:
             meant = (f"-> {target}" if isinstance(target, str) else "; ".join(

@@ -34,10 +34,13 @@ def _row(lib_name: str, entry: Name) -> str:
     if entry.refused:
         return (f"| `{_cell(lib_name)}` | not reproduced | {_cell(entry.meaning)}. "
                 f"**Refused:** {_cell(entry.refused)} | |")
-    key = metric(entry.family, None, **dict(entry.params)).key
+    params, policies = entry.split()
+    key = metric(entry.family, entry.k, **params).key
     meaning = _cell(entry.meaning)
-    if entry.uncut:
-        uncut = metric(entry.family, None, **{**dict(entry.params), **dict(entry.uncut)})
+    if policies:
+        meaning += " Policies: " + ", ".join(f"`{a}={b}`" for a, b in policies.items()) + "."
+    if entry.uncut and entry.k is None:
+        uncut = metric(entry.family, None, **entry.split({**params, **dict(entry.uncut)})[0])
         meaning += f" Without a cutoff: `{uncut.key}`."
     if entry.bug:
         meaning += f" **Known bug reproduced** (`strict=True` refuses it): {_cell(entry.bug)}"

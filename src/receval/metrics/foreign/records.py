@@ -24,6 +24,8 @@ class Name:
     with the accepted ones. ``uncut``: parameters that replace ``params`` when the name is
     written without a cutoff (LensKit's ``Recall()`` divides by R, its ``Recall(k)`` by
     min(k, R); receval's ``min_k_rel`` without a cutoff is min(L, R), L the list's length).
+    ``k``: the library's cutoff when the name is written without one (PyKEEN's ``HitsAtK()``
+    is Hits@10). An option mapped to ``"@k"`` gives the cutoff (torchmetrics' ``top_k=``).
     """
 
     family: str
@@ -33,6 +35,17 @@ class Name:
     refused: str = ""
     options: tuple[tuple[str, Any], ...] = ()
     uncut: tuple[tuple[str, Any], ...] = ()
+    k: int | None = None
+
+    def split(self, params: dict[str, Any] | None = None
+              ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``(metric parameters, policies)`` of ``params`` (default: the entry's own): a name
+        may carry a policy (``ties="average"``) that holds for the whole evaluation."""
+        from ...policies import POLICY_PARAMS
+
+        given = dict(self.params) if params is None else dict(params)
+        policies = {key: given.pop(key) for key in list(given) if key in POLICY_PARAMS}
+        return given, policies
 
     def option(self, key: str, value: Any) -> dict[str, Any] | None:
         """The receval parameters and policies a library parameter means, or None when the
@@ -54,13 +67,14 @@ class Name:
 
 def name(family: str, meaning: str, bug: str = "", *,
          options: dict[str, Any] | None = None, uncut: dict[str, Any] | None = None,
-         **params: Any) -> Name:
+         default_k: int | None = None, **params: Any) -> Name:
     """A :class:`Name` with its parameters as keywords (``name("ndcg", "...", gain="exp")``);
     ``options``: the library's parameters (:attr:`Name.options`); ``uncut``: the parameters
-    without a cutoff (:attr:`Name.uncut`)."""
+    without a cutoff (:attr:`Name.uncut`); ``default_k``: the library's cutoff when none is
+    written (:attr:`Name.k`)."""
     return Name(family, tuple(sorted(params.items())), meaning, bug,
                 options=tuple(sorted((options or {}).items())),
-                uncut=tuple(sorted((uncut or {}).items())))
+                uncut=tuple(sorted((uncut or {}).items())), k=default_k)
 
 
 def refuse(meaning: str, reason: str) -> Name:
