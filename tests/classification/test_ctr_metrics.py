@@ -566,3 +566,18 @@ def test_per_user_equal_mass_bins_are_the_users_own_bins():
         m = users == f"u{i}"
         want = _ece_oracle(y[m], p[m], w[m], 4, "mass")
         assert res.per_user.loc[f"u{i}", key] == pytest.approx(want, rel=1e-12, abs=1e-15)
+
+
+def test_a_target_value_is_best_where_it_is_closest():
+    """A calibration ratio is best at 1, not at an end: comparisons and reports pick the system
+    closest to 1 (0.9 beats 1.3 and 0.5), and the registry says so."""
+    from receval.metrics import REGISTRY, best_value, goodness
+    from receval.metrics.describe import describe
+
+    key = "calibration_ratio"
+    assert best_value(key) == 1.0 and best_value("ndcg@10") is None
+    good = goodness(key)
+    assert max([0.5, 0.9, 1.3], key=good) == 0.9
+    assert good(0.8) == good(1.2)
+    assert goodness("rmse")(0.1) > goodness("rmse")(0.2)
+    assert "best at 1" in describe(REGISTRY[key])

@@ -417,7 +417,7 @@ class Reliability:
 
     def plot(self, ax: Any = None, **style: Any) -> Any:
         """Draw the diagram (matplotlib) on ``ax`` (a new figure's axes when ``None``)."""
-        from ..report.plots import plot_reliability
+        from ..report.display import plot_reliability
 
         return plot_reliability([self], ax=ax, **style)
 
@@ -674,7 +674,7 @@ register(MetricDef(
     "(micro): inf without any positive label (NaN if every prediction is 0 too), the reason in "
     "info['undefined'] (TorchRec reports 0 there)." + _INPUT,
     (REL, AVERAGE, UNLABELLED), cutoff="none", higher_is_better=False, bounds=(0.0, None),
-    family="classification", compute=_calibration,
+    best=1.0, family="classification", compute=_calibration,
     reference="TorchRec torchrec/metrics/calibration.py (calibration_num / calibration_denom)",
     example="scores (0.5, 0.25, 0.75), labels (1, 0, 0): 1.5 / 1 = 1.5",
 ), ("calibration",))

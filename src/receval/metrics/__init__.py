@@ -2,8 +2,10 @@
 
 from . import ranking  # noqa: F401  (registers the ranking metrics)
 from .names import (
+    best_value,
     canonical_key,
     canonical_keys,
+    goodness,
     higher_is_better,
     parse_metric,
     parse_metrics,
@@ -28,6 +30,6 @@ def list_metrics() -> list[MetricDef]:
 
 
 __all__ = [
-    "ALIASES", "REGISTRY", "canonical_key", "canonical_keys", "higher_is_better", "MetricDef", "MetricSpec", "Param", "list_metrics", "metric",
+    "ALIASES", "REGISTRY", "canonical_key", "best_value", "canonical_keys", "goodness", "higher_is_better", "MetricDef", "MetricSpec", "Param", "list_metrics", "metric",
     "load_plugins", "parse_metric", "parse_metrics", "register", "resolve_key",
 ]

@@ -53,8 +53,9 @@ def describe(defn: MetricDef, aliases: Iterable[str] | None = None) -> str:
         lines.append(f"  {p.name} = {p.default}{choice}: {p.doc}")
     summary = {"mean": "mean over users", "pooled": "one value over every user's pairs pooled"
                }.get(defn.aggregate, defn.aggregate)
-    lines.append(f"  summary:   {summary}"
-                 f", {'higher' if defn.higher_is_better else 'lower'} is better")
+    better = (f"best at {defn.best:g}" if defn.best is not None
+              else f"{'higher' if defn.higher_is_better else 'lower'} is better")
+    lines.append(f"  summary:   {summary}, {better}")
     lines.append(f"  {defn.doc}")
     if defn.reference:
         lines.append(f"  reference: {defn.reference}")

@@ -36,7 +36,7 @@ ir_measures cut AP at k with denominator R (receval's default), as trec_eval's `
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ..errors import MetricError, UnknownMetricError, plain, suggest
 from ..policies import POLICY_PARAMS
@@ -353,6 +353,30 @@ def split_keys(text: str) -> list[str]:
             cur += ch
     out.append(cur)
     return [s for s in (x.strip() for x in out) if s]
+
+
+def best_value(key: str) -> float | None:
+    """The best value of the metric ``key`` when it is inside its range (a calibration
+    ratio's 1), else None (its best is an end: see :func:`higher_is_better`)."""
+    try:
+        best = parse_metric(key).definition.best
+    except MetricError:
+        return None
+    return None if best is None else float(best)
+
+
+def goodness(key: str) -> Callable[[float], float]:
+    """How good a value of the metric ``key`` is, as a number where larger is better: the
+    value (higher is better), its negative (lower is better), or minus its distance to the
+    metric's best value (:attr:`MetricDef.best`, a calibration ratio's 1)."""
+    try:
+        definition = parse_metric(key).definition
+    except MetricError:
+        return float
+    if definition.best is not None:
+        best = float(definition.best)
+        return lambda v: -abs(float(v) - best)
+    return float if definition.higher_is_better else (lambda v: -float(v))
 
 
 def higher_is_better(key: str) -> bool:

@@ -196,6 +196,9 @@ class MetricDef:
     higher_is_better: bool = True
     bounds: tuple[float, float | None] = (0.0, 1.0)
     family: str = "ranking"
+    #: the best value when it is neither end of the range (a calibration ratio's 1): values
+    #: are then better the closer they are to it, whatever ``higher_is_better`` says
+    best: float | None = None
     reference: str = ""
     example: str = ""
     compute: Callable[..., Any] | None = None
@@ -283,6 +286,7 @@ ALIASES: dict[str, str] = {}
 PLUGIN_MODULES = (  # the one list: each family registers its metrics beside its array code
     "receval.classification.auc", "receval.classification.confusion",
     "receval.classification.rating", "receval.classification.probability",
+    "receval.classification.calibration",
     "receval.beyond.catalogue", "receval.beyond.dq", "receval.beyond.popularity",
     "receval.beyond.diversity", "receval.beyond.serendipity", "receval.beyond.personalization",
     "receval.beyond.runs", "receval.beyond.categories",

@@ -64,3 +64,10 @@ def render_curves(*args: Any, **kwargs: Any) -> Any:
     from .plots import render_curves as draw
 
     return draw(*args, **kwargs)
+
+
+def plot_reliability(*args: Any, **kwargs: Any) -> Any:
+    """Draw reliability diagrams (see :func:`receval.report.plots.plot_reliability`)."""
+    from .plots import plot_reliability as draw
+
+    return draw(*args, **kwargs)

@@ -94,16 +94,18 @@ def _build(obj: Any, title: str | None) -> TableModel:
 
 
 def _mark_best(model: TableModel) -> None:
-    from ..metrics import higher_is_better
+    from ..metrics import goodness
 
     for m in model.metrics:
         vals = [model.cells[(s, m)].value for s in model.systems]
         finite = [v for v in vals if v == v]
         if len(model.systems) < 2 or not finite:
             continue
-        top = max(finite) if higher_is_better(m) else min(finite)
+        good = goodness(m)
+        top = max(good(v) for v in finite)
         for s in model.systems:
-            model.cells[(s, m)].best = model.cells[(s, m)].value == top
+            v = model.cells[(s, m)].value
+            model.cells[(s, m)].best = v == v and good(v) == top
 
 
 def _from_comparison(cmp: Any, title: str | None) -> TableModel:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._lazy import pandas
 from ..errors import InputError, RecevalError, plain
-from ..metrics import higher_is_better
+from ..metrics import best_value, goodness, higher_is_better
 from .jsonio import number, unnumber
 
 if TYPE_CHECKING:
@@ -109,13 +109,18 @@ class Comparison:
         """Systems that ``system`` is significantly better than on ``metric``."""
         metric = self._metric(metric)
         hib = higher_is_better(metric)
+        good = goodness(metric)
+        target = best_value(metric) is not None
         out = []
         for row in self.pairs:
             if row["metric"] != metric or not row["significant"] or system not in (row["a"], row["b"]):
                 continue
             other = row["b"] if row["a"] == system else row["a"]
             diff = row["diff"] if row["a"] == system else -row["diff"]
-            if (diff > 0) == hib and diff != 0:
+            if target:  # a best value inside the range: the summary closer to it wins
+                if good(self.summary[system][metric]) > good(self.summary[other][metric]):
+                    out.append(other)
+            elif (diff > 0) == hib and diff != 0:
                 out.append(other)
         return [s for s in self.systems if s in out]
 
@@ -126,8 +131,9 @@ class Comparison:
         finite = [v for v in vals.values() if v == v]
         if not finite:
             return []
-        top = max(finite) if higher_is_better(metric) else min(finite)
-        return [s for s, v in vals.items() if v == top]
+        good = goodness(metric)
+        top = max(good(v) for v in finite)
+        return [s for s, v in vals.items() if v == v and good(v) == top]
 
     # ---- display --------------------------------------------------------------------------
     def report(self, format: str = "text", path: str | None = None, **kwargs: Any) -> str:
