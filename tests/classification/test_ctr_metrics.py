@@ -503,17 +503,21 @@ def test_pooled_ne_undefined_is_nan_with_the_reason():
 
 
 def test_blocks_give_the_same_bits_and_refuse_pooled_values_they_cannot_merge():
+    """Pooled NE, calibration ratio and equal-width ECE are exact sums over every row, merged
+    over blocks (and accumulators): the same bits as in memory, for any split. Equal-mass ECE
+    needs every prediction at once: refused in blocks, with that reason."""
     blocks = [RUN[RUN.user == u] for u in ("a", "b", "c")]
     mergeable = ["brier", "brier(average=macro)", "ne(average=macro)", "ece(average=macro)",
-                 "ece(average=macro,binning=mass)", "calibration(average=macro)"]
+                 "ece(average=macro,binning=mass)", "calibration(average=macro)", "ne",
+                 "calibration", "ece", "ece(bins=4)"]
     whole = rv.evaluate(RUN, TRUTH, mergeable, sample_weights=WEIGHTS)
-    got = rv.evaluate_blocks(iter(blocks), TRUTH, mergeable, sample_weights=WEIGHTS)
-    assert got.summary == whole.summary
-    pd.testing.assert_frame_equal(got.per_user, whole.per_user)
-    # pooled NE / ECE / calibration are one value over every pair: refused in blocks today
-    for key in ("ne", "ece", "calibration"):
-        with pytest.raises(InputError, match="without blocks"):
-            rv.evaluate_blocks(iter(blocks), TRUTH, [key])
+    for order in (("a", "b", "c"), ("c", "a", "b")):
+        got = rv.evaluate_blocks(iter([RUN[RUN.user == u] for u in order]), TRUTH, mergeable,
+                                 sample_weights=WEIGHTS)
+        assert got.summary == whole.summary
+        pd.testing.assert_frame_equal(got.per_user, whole.per_user)
+    with pytest.raises(InputError, match="without blocks"):
+        rv.evaluate_blocks(iter(blocks), TRUTH, ["ece(binning=mass)"])
 
 
 # ------------------------------------------------------------------ the figure

@@ -170,3 +170,20 @@ def test_declared_parameters(acc):
         rv.Accumulator({0: {1: 1}}, ["mrr"]).update_scores(np.array([0]), np.zeros((1, 3)))
     with pytest.raises(InputError, match="boolean mask"):
         acc.update_scores(np.array([0]), np.zeros((1, 3)), exclude=np.zeros((1, 3)))
+
+
+def test_ctr_metrics_pool_exactly_over_batches():
+    """Normalized entropy, calibration ratio, Brier and equal-width ECE pooled over every
+    scored pair: batches in any order give the bits of one evaluation."""
+    rng = np.random.default_rng(9)
+    users = np.arange(30)
+    items = np.stack([rng.permutation(12)[:5] for _ in users])
+    probs = rng.random((30, 5)).round(3)
+    truth = {int(u): {int(i): int(rng.random() < 0.3) for i in items[u]} for u in users}
+    keys = ["ne", "calibration", "brier", "ece", "ece(bins=3)"]
+    run = {int(u): dict(zip(items[u].tolist(), probs[u].tolist(), strict=True)) for u in users}
+    whole = rv.evaluate(run, truth, keys)
+    acc = rv.Accumulator(truth, keys)
+    for batch in (users[20:], users[:7], users[7:20]):
+        acc.update(batch, items[batch], probs[batch])
+    assert acc.compute().summary == whole.summary

@@ -318,6 +318,22 @@ class CalibrationState:
         return ece_value(self.gaps, self._total())
 
 
+@dataclass(frozen=True)
+class PooledValue:
+    """One CTR metric's pooled value over the rows of a block, mergeable over blocks (the
+    :class:`~receval.engines.plugins.MetricValues` ``pooled`` state): the block's
+    :class:`CalibrationState` and the metric it gives (``which``, a method of the state)."""
+
+    state: CalibrationState
+    which: str
+
+    def merge(self, other: PooledValue) -> PooledValue:
+        return PooledValue(self.state.merge(other.state), self.which)
+
+    def value(self) -> float:
+        return float(getattr(self.state, self.which)())
+
+
 # -------------------------------------------------------------------------------------------------
 # Array functions
 
@@ -588,13 +604,14 @@ def _ne(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
         per_user = np.where((wu > 0) & ~single, (lu / np.where(wu > 0, wu, 1)) / h, np.nan)
     _no_weight(info, wu)
     info.update(eps=e, users_single_class=int(single.sum()))
-    value = None
+    pooled = None
     if spec.get("average") == "micro":
-        value, why = ne_value(_exact(_partials(w * ce)), _exact(_partials(w * y)),
-                              _exact(_partials(w)))
+        state = CalibrationState._of(y, p, w, 1, e)
+        why = ne_value(_exact(state.ce), _exact(state.pos), _exact(state.weight))[1]
         if why:
             info["undefined"] = why
-    return MetricValues(per_user, value, info, skipped=single)
+        pooled = PooledValue(state, "normalized_entropy")
+    return MetricValues(per_user, None, info, skipped=single, pooled=pooled)
 
 
 def _calibration(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
@@ -603,12 +620,14 @@ def _calibration(spec: MetricSpec, packed: Packed, context: Context) -> MetricVa
     pu, yu = _per_user(user, w * p, n), _per_user(user, w * y, n)
     no_pos = (yu <= 0) & (_per_user(user, w, n) > 0)
     info["users_without_positives"] = int(no_pos.sum())
-    value = None
+    pooled = None
     if spec.get("average") == "micro":
-        value, why = ratio_value(_exact(_partials(w * p)), _exact(_partials(w * y)))
+        state = CalibrationState._of(y, p, w, 1, AUTO_EPS)
+        why = ratio_value(_exact(state.pred), _exact(state.pos))[1]
         if why:
             info["undefined"] = why
-    return MetricValues(_ratio(pu, yu), value, info, skipped=no_pos)
+        pooled = PooledValue(state, "calibration_ratio")
+    return MetricValues(_ratio(pu, yu), None, info, skipped=no_pos, pooled=pooled)
 
 
 def _brier(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
@@ -631,11 +650,14 @@ def _ece(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     per_user = _ratio(np.abs(d).sum(axis=1), wu)
     _no_weight(info, wu)
     info.update(bins=nb, binning=binning)
-    value = None
-    if spec.get("average") == "micro":
+    value = pooled = None
+    if spec.get("average") == "micro" and binning == "width":  # per-bin sums merge
+        pooled = PooledValue(CalibrationState._of(y, p, w, nb, AUTO_EPS),
+                             "expected_calibration_error")
+    elif spec.get("average") == "micro":  # equal-mass bins need every prediction at once
         value = ece_value(_gaps(w * (y - p), _bin_of(p, w, nb, binning), nb),
                           _exact(_partials(w)))
-    return MetricValues(per_user, value, info)
+    return MetricValues(per_user, value, info, pooled=pooled)
 
 
 AVERAGE = Param("average", "micro", "micro = pooled over every scored pair of every user (the "

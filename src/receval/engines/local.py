@@ -34,6 +34,7 @@ class BlockValues:
     overrides: dict[int, float] = field(default_factory=dict)  # spec column -> global value
     global_only: set[int] = field(default_factory=set)  # columns with no per-user values
     info: dict[str, Any] = field(default_factory=dict)
+    pooled: dict[int, Any] = field(default_factory=dict)  # spec column -> mergeable pooled state
 
 
 def run_kernel(packed: Packed, arrays: dict[str, np.ndarray]) -> np.ndarray:
@@ -133,6 +134,8 @@ def _plugin_column(s: Any, j: int, packed: Packed, context: Context,
         status[:] = IN
         block.overrides[j] = float(mv.value)
         block.global_only.add(j)
+    elif mv.pooled is not None:  # a pooled value that blocks merge: no override
+        block.pooled[j] = mv.pooled
     elif mv.value is not None:
         block.overrides[j] = float(mv.value)
     if mv.info:

@@ -37,6 +37,10 @@ class MetricValues:
     num: np.ndarray | None = None
     den: np.ndarray | None = None
     skipped: np.ndarray | None = None
+    # a pooled value over the block's rows that merges exactly over blocks: an object with
+    # ``merge(other)`` (the state of both blocks) and ``value()`` (the summary), e.g. the
+    # exact sums of the CTR metrics (receval.classification.calibration)
+    pooled: Any = None
 
 
 # Extra keyword options of evaluate() / Evaluator() that plugin metrics read from

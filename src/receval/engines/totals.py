@@ -61,6 +61,8 @@ class Totals:
 
     ``states``: one merged :class:`MetricState` per metric (None: no block yet);
     ``overrides``: global values that replace a metric's mean (catalogue-wide metrics);
+    ``pooled``: mergeable pooled states whose ``value()`` replaces a metric's mean (the CTR
+    metrics' exact sums over every row);
     ``global_only``: the columns whose value is global (no spread over users); ``info``: the
     metrics' extra facts (:func:`merge_info`); ``counts``: :data:`TOTAL_COUNTS`;
     ``run_only``: distinct run users without truth; ``truth_users`` / ``truth_rows`` /
@@ -69,6 +71,7 @@ class Totals:
 
     states: list[MetricState] | None = None
     overrides: dict[int, float] = field(default_factory=dict)
+    pooled: dict[int, Any] = field(default_factory=dict)
     global_only: set[int] = field(default_factory=set)
     info: dict[str, Any] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TOTAL_COUNTS, 0))
@@ -92,6 +95,7 @@ class Totals:
             self.counts["missing_from_run"] += int(packed.counts.get("missing_from_run", 0))
         self.states = _merge_states(self.states, block.states)
         self.overrides.update(block.overrides)
+        self.pooled = _merge_pooled(self.pooled, getattr(block, "pooled", {}))
         self.global_only |= set(block.global_only)
         self.info = merge_info([self.info, block.info])
         self.n_users += len(packed.user_ids)
@@ -107,6 +111,7 @@ class Totals:
         return Totals(
             states=_merge_states(self.states, other.states),
             overrides={**self.overrides, **other.overrides},
+            pooled=_merge_pooled(self.pooled, other.pooled),
             global_only=self.global_only | other.global_only,
             info=merge_info([self.info, other.info]),
             counts={k: int(self.counts.get(k, 0)) + int(other.counts.get(k, 0))
@@ -176,8 +181,9 @@ def build_result(plan: Plan, policies: Policies, totals: Totals, user_ids: np.nd
     specs = plan.specs
     stats = []
     for j, s in enumerate(specs):
+        value = totals.pooled[j].value() if j in totals.pooled else totals.overrides.get(j)
         row = (totals.states[j] if totals.states else MetricState()).summary(
-            s.key, totals.overrides.get(j), s.summary)
+            s.key, value, s.summary)
         if j in totals.global_only:  # a catalogue-wide value: no spread over users
             row.update(std=float("nan"), se=float("nan"), n=int(totals.n_users))
         stats.append(row)
@@ -216,3 +222,13 @@ def _warn_empty_run(counts: dict[str, int]) -> None:
         f"({counts['missing_from_run']} evaluated with an empty list and scored 0, "
         f"{counts['truth_users_left_out']} left out by the users policy). Check the run (or "
         "its path and filters).", EmptyRunWarning, stacklevel=user_stacklevel())
+
+
+def _merge_pooled(a: dict[int, Any], b: dict[int, Any]) -> dict[int, Any]:
+    """The pooled states of two disjoint sets of users, column by column."""
+    if not b:
+        return dict(a)
+    out = dict(a)
+    for j, state in b.items():
+        out[j] = out[j].merge(state) if j in out else state
+    return out
