@@ -159,7 +159,8 @@ PRESET = Preset(
      "ir_measures' C/W/L measures (cwl_eval provider: RBP, INST, INSQ, SDCG, BPM, NERR8-11) "
      "keep tied documents in run order (ties='input')",
      "ir_measures parameters are written as ir_measures writes them (P(rel=2)@5) or after the "
-     "cutoff (P@5(rel=2)); judged_only=True is the policy unjudged='remove' (trec_eval -J). "
-     "ir_measures' gains={...} (custom gain map) is not reproduced; α_nDCG and α_DCG are "
-     "alpha_nDCG and alpha_DCG"),
+     "cutoff (P@5(rel=2)); judged_only=True is the policy unjudged='remove' (trec_eval -J), "
+     "written after the cutoff (P@5(judged_only=True), AP(judged_only=True)). ir_measures' "
+     "gains={...} (custom gain map) and NumRet(rel=N) (write NumRelRet, or "
+     "num_rel_ret(rel=N)) are not reproduced; α_nDCG and α_DCG are alpha_nDCG and alpha_DCG"),
 )
