@@ -90,6 +90,22 @@ def test_top_k_accuracy_score(k, expected):
     assert _one(_labels([0, 1, 2, 3]), TOPK_SCORE, name) == expected
 
 
+@pytest.mark.parametrize(("y_true", "expected"), [([0, 1, 1, 2], 0.75), ([0, 1, 1, 1], 0.5),
+                                                  ([1, 1, 1, 1], 0.5)])
+def test_top_k_accuracy_score_default_k_is_two(y_true, expected):
+    """test_top_k_accuracy_score_multiclass_with_labels: k=2, scikit-learn's default."""
+    assert _one(_labels(y_true), TOPK_SCORE, "top_k_accuracy_score") == expected
+    assert _one(_labels(y_true), TOPK_SCORE, "top_k_accuracy_score(k=2)") == expected
+
+
+def test_k_is_the_cutoff():
+    for fn in ("ndcg_score", "dcg_score"):
+        assert _one(TOY_TRUE, TOY_SCORE, f"{fn}(k=3)") == _one(TOY_TRUE, TOY_SCORE, f"{fn}@3")
+    assert _one(TOY_TRUE, TOY_SCORE, "dcg_score(k=1)") == pytest.approx(3 / 5, rel=1e-15)
+    with pytest.raises(rv.MetricError, match="two cutoffs"):
+        _one(TOY_TRUE, TOY_SCORE, "ndcg_score@3(k=5)")
+
+
 @pytest.mark.parametrize(("k", "expected"), [(1, 0.25), (2, 0.5), (3, 1.0)])
 def test_top_k_accuracy_score_ties_under_trec_eval_order(k, expected):
     """test_top_k_accuracy_score_ties: the highest class index first among ties, which
@@ -150,7 +166,8 @@ def test_curves_are_refused_as_curves():
 
 
 @pytest.mark.parametrize(("key", "bad"), [("dcg_score(log_base=3)", "log_base"),
-                                          ("ndcg_score(ignore_ties=maybe)", "ignore_ties")])
+                                          ("ndcg_score(ignore_ties=maybe)", "ignore_ties"),
+                                          ("top_k_accuracy_score(k=0)", "cutoff")])
 def test_bad_option_value_is_refused_naming_it(key, bad):
     with pytest.raises(rv.MetricError, match=bad):
         rv.evaluate({1: {1: 1.0}}, {1: {1: 1}}, [key], compat="sklearn")

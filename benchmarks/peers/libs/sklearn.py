@@ -43,6 +43,12 @@ def check_sklearn(report: Report) -> None:
                 report.add("sklearn", label, name + tag, ours(run, truth, [name], "sklearn")[name],
                            getattr(sk, fn)(y_true, scores, k=k, ignore_ties=True),
                            known="ignore_ties=True" if not tag else "")
+            if k is not None:  # scikit-learn's own spelling of the cutoff
+                for fn in ("ndcg_score", "dcg_score"):
+                    name = f"{fn}(k={k})"
+                    report.add("sklearn", label, name + tag,
+                               ours(run, truth, [name], "sklearn")[name],
+                               getattr(sk, fn)(y_true, scores, k=k))
             for base, text in ((10, "10"), (np.e, "e"), (2, "2")):
                 name = f"dcg_score{at}(log_base={text})"
                 report.add("sklearn", label, name + tag, ours(run, truth, [name], "sklearn")[name],
@@ -53,6 +59,10 @@ def check_sklearn(report: Report) -> None:
                         (rng.random((40, _N_ITEMS)), "")):
         run = {u: {i: float(scores[u, i]) for i in range(_N_ITEMS)} for u in range(40)}
         truth = {u: {int(labels[u]): 1} for u in range(40)}
+        report.add("sklearn", label, f"top_k_accuracy_score{tag} (k=2, the default)",
+                   ours(run, truth, ["top_k_accuracy_score"], "sklearn")["top_k_accuracy_score"],
+                   sk.top_k_accuracy_score(labels, scores, labels=range(_N_ITEMS)),
+                   known="top_k_accuracy_score: tied" if tag else "")
         for k in CUTS:
             name = f"top_k_accuracy_score@{k}"
             report.add("sklearn", label, name + tag, ours(run, truth, [name], "sklearn")[name],

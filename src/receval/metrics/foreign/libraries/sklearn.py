@@ -10,6 +10,7 @@ from ..records import Name, Preset, refuse
 from ..records import name as _n
 
 _CURVE = "a curve, not one number"
+_K = {"k": "@k"}  # scikit-learn's cutoff parameter: ndcg_score(k=5) is ndcg_score@5
 # ignore_ties=True orders by np.argsort, whose order of tied scores depends on the sort kernel
 # numpy picks for the machine: it equals ignore_ties=False whenever a row's scores are distinct
 _IGNORE_TIES = {"ignore_ties": {"false": {}, "true": {}}}
@@ -20,14 +21,14 @@ _LOG_BASE = {"log_base": {"2": {}, "2.0": {}, "10": {"discount": "log10"},
 NAMES: dict[str, Name] = {
     "ndcg_score": _n("ndcg", "DCG / DCG of the user's own candidates sorted by truth; "
                      "ties averaged (McSherry & Najork)", ideal="list",
-                     options=_IGNORE_TIES),
+                     options={**_K, **_IGNORE_TIES}),
     "dcg_score": _n("dcg", "sum of y_true / log_base(rank + 1); ties averaged; log_base -> "
                     "discount (2: log2, 10: log10, e: ln)",
-                    options={**_IGNORE_TIES, **_LOG_BASE}),
+                    options={**_K, **_IGNORE_TIES, **_LOG_BASE}),
     "top_k_accuracy_score": _n(
         "hit_rate", "1 if the sample's true label is among the k labels of highest score, "
-        "averaged over samples (multiclass y_score: one score per class); write the cutoff "
-        "as @k (scikit-learn's default k = 2 is top_k_accuracy_score@2)"),
+        "averaged over samples (multiclass y_score: one score per class); k = 2 unless "
+        "given (@k or k=)", options=_K, default_k=2),
     "label_ranking_average_precision_score": refuse(
         "LRAP: mean over relevant labels j of |relevant with score >= s_j| / |labels with "
         "score >= s_j|", "each relevant label is ranked below every label tied with it, and a "
@@ -85,8 +86,9 @@ PRESET = Preset(
      "(the higher class index first); receval averages over the orders of tied scores "
      "(ties='average'), equal whenever the k-th and (k+1)-th scores differ; ties='trec_eval' "
      "(item id descending, ids compared as text) gives scikit-learn's order for class labels "
-     "whose text sorts as their index (zero-padded) and scores exact in 32-bit floats. Write the cutoff "
-     "as @k: without one every label is in the top (k = the number of classes); the binary "
-     "form (one score per sample) is not a ranking",
-     "the cutoff k is written @k (ndcg_score@5); sample_weight is not reproduced"),
+     "whose text sorts as their index (zero-padded) and scores exact in 32-bit floats. "
+     "Without a cutoff it is scikit-learn's default k = 2; the binary form (one score per "
+     "sample) is not a ranking",
+     "the cutoff is written k=5 or @5 (ndcg_score(k=5) is ndcg_score@5); without one, the "
+     "whole row (scikit-learn's k=None); sample_weight is not reproduced"),
 )
