@@ -76,6 +76,14 @@ def test_parameters_map_to_receval_parameters():
     assert [s.key for s in specs] == ["err@10(max_grade=4)"]
 
 
+def test_cutoff_parameter_is_the_cutoff():
+    got = _irm(RUN, QRELS_SET, ["P(cutoff=2)", "P@2", "nDCG(cutoff=3)", "nDCG@3"])
+    assert got["P(cutoff=2)"] == got["P@2"] == (1 / 2 + 0) / 2
+    assert got["nDCG(cutoff=3)"] == got["nDCG@3"]
+    with pytest.raises(rv.MetricError, match="two cutoffs"):
+        parse_metric("P(cutoff=5)@3")
+
+
 def test_judged_only_is_the_unjudged_remove_policy():
     """judged_only=True drops the unjudged documents (trec_eval -J): under the preset it asks
     for unjudged='remove'; outside a preset it names that policy."""

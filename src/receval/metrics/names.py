@@ -15,10 +15,12 @@ trec_eval          ``ndcg_cut.10``, ``P.5``,       ``ndcg@10``, ``precision@5``,
 ir_measures        ``nDCG@10``, ``P@5``, ``AP``,   ``ndcg@10``, ``precision@5``, ``map``,
                    ``RR@10``, ``R@100``,           ``mrr@10``, ``recall@100``,
                    ``P(rel=2)@5``,                 ``precision@5(rel=2)``,
-                   ``nDCG(dcg='exp-log2')@10``     ``ndcg@10(gain=exp)``
+                   ``nDCG(dcg='exp-log2')@10``,    ``ndcg@10(gain=exp)``,
+                   ``IPrec@0.5``, ``SetF``         ``iprec(recall=0.5)``, ``f1``
 ranx               ``ndcg@10``, ``map@100``,       ``ndcg@10``, ``map@100``, ``mrr``,
-                   ``mrr``, ``r-precision``,       ``r_precision``, ``ndcg@10(gain=exp)``
-                   ``ndcg_burges@10``
+                   ``mrr``, ``r-precision``,       ``r_precision``, ``ndcg@10(gain=exp)``,
+                   ``ndcg_burges@10``,             ``precision@5(rel=2)``,
+                   ``precision@5-l2``, ``rbp.95``  ``rbp(p=0.95)``
 receval            ``ndcg@10(gain=exp)``           itself
 =================  ==============================  ========================================
 
@@ -167,6 +169,11 @@ def _irm(text: str, name: str, ptext: str, at: str | None) -> MetricSpec:
             raise MetricError(
                 f"{plain(text)}: {pname}={value} is the policy {asked}: pass it to the "
                 "evaluation, or evaluate the name under compat='ir_measures'.")
+        if "@k" in meant:  # ir_measures' cutoff=5, as @5
+            if at is not None:
+                raise MetricError(f"{plain(text)}: two cutoffs, @{at} and {pname}={value}; "
+                                  "give one.")
+            at = str(meant.pop("@k"))
         params.update(meant)
     k: int | None = None
     if at is not None:

@@ -20,6 +20,7 @@ from ..trec_eval import TREC_EVAL
 
 _JUDGED_ONLY = {"judged_only": {"true": {"unjudged": "remove"}, "false": {}}}
 _REL = {"rel": "rel"}
+_CUT = {"cutoff": "@k"}  # ir_measures' cutoff=5 is @5
 _CWL = {"max_rel": "max_grade", "min_rel": {"0": {}}}
 _SUM: dict[str, Any] = {"summary": "sum"}  # a count: ir_measures' SumAgg, trec_eval's all line
 _DIVERSITY = ("needs subtopic (intent) qrels, one relevance per query, document and subtopic "
@@ -29,22 +30,24 @@ _DIVERSITY = ("needs subtopic (intent) qrels, one relevance per query, document 
 #: ir_measures' measures (and aliases) by lower-case name
 IR_MEASURES_NAMES: dict[str, Name] = {
     "p": _n("precision", "P@k = relevant in the top k / k (pytrec_eval P.k)",
-            options={**_REL, **_JUDGED_ONLY}),
-    "precision": _n("precision", "ir_measures' alias of P", options={**_REL, **_JUDGED_ONLY}),
+            options={**_CUT, **_REL, **_JUDGED_ONLY}),
+    "precision": _n("precision", "ir_measures' alias of P",
+                    options={**_CUT, **_REL, **_JUDGED_ONLY}),
     "r": _n("recall", "R@k = relevant in the top k / R (pytrec_eval recall.k)",
-            options={**_REL, **_JUDGED_ONLY}),
+            options={**_CUT, **_REL, **_JUDGED_ONLY}),
     "recall": _n("recall", "R@k (ir_measures' alias of R; trec_eval's recall.k)",
-                 options={**_REL, **_JUDGED_ONLY}),
+                 options={**_CUT, **_REL, **_JUDGED_ONLY}),
     "ap": _n("map", "AP = sum of precision at relevant ranks / R; AP@k is trec_eval's "
-             "map_cut.k", options={**_REL, **_JUDGED_ONLY}),
+             "map_cut.k", options={**_CUT, **_REL, **_JUDGED_ONLY}),
     "map": _n("map", "AP (trec_eval map; ir_measures' MAP, alias of AP)",
-              options={**_REL, **_JUDGED_ONLY}),
+              options={**_CUT, **_REL, **_JUDGED_ONLY}),
     "rr": _n("mrr", "1 / rank of the first relevant document (pytrec_eval recip_rank; RR@k: "
-             "the msmarco provider)", options={**_REL, **_JUDGED_ONLY}),
-    "mrr": _n("mrr", "ir_measures' alias of RR", options={**_REL, **_JUDGED_ONLY}),
+             "the msmarco provider)", options={**_CUT, **_REL, **_JUDGED_ONLY}),
+    "mrr": _n("mrr", "ir_measures' alias of RR",
+              options={**_CUT, **_REL, **_JUDGED_ONLY}),
     "rprec": _n("r_precision", "relevant in the top R / R", options={**_REL, **_JUDGED_ONLY}),
     "success": _n("hit_rate", "1 if a relevant document is in the top k",
-                  options={**_REL, **_JUDGED_ONLY}),
+                  options={**_CUT, **_REL, **_JUDGED_ONLY}),
     "bpref": _n("bpref", "Buckley & Voorhees binary preference", options=_REL),
     "infap": _n("infap", "inferred AP (Yilmaz & Aslam 2006); rel < 0: pooled, unjudged",
                 options=_REL),
@@ -53,9 +56,10 @@ IR_MEASURES_NAMES: dict[str, Name] = {
     "ndcg": _n("ndcg", "nDCG = DCG / ideal DCG of all judged grades, gain = grade, "
                "1/log2(i+1); nDCG@k is trec_eval's ndcg_cut.k; dcg='exp-log2': gain "
                "2^grade - 1 (gdeval)",
-               options={"dcg": {"log2": {}, "exp-log2": {"gain": "exp"}}, **_JUDGED_ONLY}),
+               options={"dcg": {"log2": {}, "exp-log2": {"gain": "exp"}}, **_CUT,
+                        **_JUDGED_ONLY}),
     "err": _n("err", "ERR@k (Chapelle et al. 2009) as gdeval computes it: R_i = (2^grade - 1) "
-              "/ 2^4 (gdeval's MAX_JUDGMENT = 4)", max_grade=4),
+              "/ 2^4 (gdeval's MAX_JUDGMENT = 4)", options=_CUT, max_grade=4),
     "setp": _n("precision", "relevant retrieved / retrieved (trec_eval set_P; relative=True: "
                "set_relative_P)",
                options={**_REL, **_JUDGED_ONLY,
@@ -75,7 +79,7 @@ IR_MEASURES_NAMES: dict[str, Name] = {
                     "NumRet(rel=1), trec_eval num_rel_ret)", options=_REL, **_SUM),
     "numq": _n("num_q", "number of queries evaluated, summed"),
     "judged": _n("judged", "judged documents in the top k / min(k, retrieved) (the judged "
-                 "provider)"),
+                 "provider)", options=_CUT),
     "rbp": _n("rbp", "RBP = (1 - p) sum_i b_i p^(i-1), b_i = [grade >= rel] (cwl_eval; "
               "ir_measures needs rel)", options={"p": "p", **_REL}),
     "inst": _n("inst", "INST (Bailey et al. 2015), C/W/L gain = grade / max_rel (cwl_eval)",
@@ -83,13 +87,13 @@ IR_MEASURES_NAMES: dict[str, Name] = {
     "insq": _n("insq", "INSQ (Moffat et al. 2012), C/W/L (cwl_eval)",
                options={"T": "T", **_CWL}),
     "sdcg": _n("sdcg", "scaled DCG@k: discount scaled to sum to 1 (cwl_eval NDCG-k)",
-               options={"dcg": {"log2": {}}, **_CWL}),
+               options={"dcg": {"log2": {}}, **_CUT, **_CWL}),
     "bpm": _n("bpm", "Bejeweled Player Model (Zhang et al. 2017), C/W/L (cwl_eval)",
-              options={"T": "T", **_CWL}),
+              options={"T": "T", **_CUT, **_CWL}),
     "nerr8": _n("nerr_eq8", "NERR eq. 8 (Azzopardi et al. 2021), C/W/L (cwl_eval)",
-                options=_CWL),
+                options={**_CUT, **_CWL}),
     "nerr9": _n("nerr_eq9", "NERR eq. 9 (Azzopardi et al. 2021), C/W/L (cwl_eval)",
-                options=_CWL),
+                options={**_CUT, **_CWL}),
     "nerr10": _n("nerr_eq10", "NERR eq. 10 (Azzopardi et al. 2021), C/W/L, persistence p "
                  "(cwl_eval)", options={"p": "phi", **_CWL}, phi=0.9),
     "nerr11": _n("nerr_eq11", "NERR eq. 11 (Azzopardi et al. 2021), C/W/L, goal T (cwl_eval)",
