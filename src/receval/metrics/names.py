@@ -166,9 +166,11 @@ def _irm(text: str, name: str, ptext: str, at: str | None) -> MetricSpec:
         policies = sorted(k for k in meant if k in POLICY_PARAMS)
         if policies:
             asked = ", ".join(f"{k}={meant[k]!r}" for k in policies)
+            after = f"{name}@{at}({ptext})" if at else f"{name}({ptext})"
             raise MetricError(
                 f"{plain(text)}: {pname}={value} is the policy {asked}: pass it to the "
-                "evaluation, or evaluate the name under compat='ir_measures'.")
+                f"evaluation, or write {plain(after)} (parameters after the cutoff) under "
+                "compat='ir_measures'.")
         if "@k" in meant:  # ir_measures' cutoff=5, as @5
             if at is not None:
                 raise MetricError(f"{plain(text)}: two cutoffs, @{at} and {pname}={value}; "
