@@ -215,3 +215,25 @@ def test_every_class_and_function_is_named():
                  "retrieval_precision_recall_curve", "retrieval_r_precision",
                  "retrieval_recall", "retrieval_reciprocal_rank"]
     assert sorted(NAMES) == sorted(n.lower() for n in classes + functions)
+
+
+def test_top_k_written_in_parentheses_is_the_cutoff():
+    run = {"q1": {"a": 0.9, "b": 0.8, "c": 0.7}, "q2": {"a": 0.2, "d": 0.1}}
+    truth = {"q1": {"c": 1}, "q2": {"a": 1, "d": 1}}
+    at = rv.evaluate(run, truth, ["retrievalmap@2"], compat="torchmetrics")
+    paren = rv.evaluate(run, truth, ["retrievalmap(top_k=2)"], compat="torchmetrics")
+    assert paren["retrievalmap(top_k=2)"] == at["retrievalmap@2"] == (0 + 1) / 2
+    with pytest.raises(rv.MetricError, match="two cutoffs"):
+        rv.evaluate(run, truth, ["retrievalmap@3(top_k=2)"], compat="torchmetrics")
+    with pytest.raises(rv.MetricError, match="whole number"):
+        rv.evaluate(run, truth, ["retrievalmap(top_k=0)"], compat="torchmetrics")
+
+
+def test_auroc_of_a_top_k_without_both_classes_is_zero():
+    """RetrievalAUROC(top_k=1): a query whose top 1 is relevant has no negative in it: 0
+    (torchmetrics' retrieval_auroc), as is one without any relevant candidate there."""
+    run = {"q1": {"a": 0.9, "b": 0.8}, "q2": {"a": 0.9, "b": 0.8}, "q3": {"a": 0.9, "b": 0.8}}
+    truth = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"a": 1, "b": 0}}
+    res = rv.evaluate(run, truth, ["retrievalauroc@1", "retrievalauroc"], compat="torchmetrics")
+    assert res.per_user["gauc@1(single_class=zero)"].tolist() == [0.0, 0.0, 0.0]
+    assert res["retrievalauroc"] == (1.0 + 0.0 + 1.0) / 3

@@ -246,8 +246,9 @@ SINGLE = Param("single_class", "skip",
 GAUC_SINGLE = Param(
     "single_class", "skip",
     "a user with no positive or no negative: skip (left out, counted) | error | zero_one "
-    "(no positive scores 0, positives but no negative score 1: RePlay RocAuc)",
-    ("skip", "error", "zero_one"))
+    "(no positive scores 0, positives but no negative score 1: RePlay RocAuc) | zero (either "
+    "way it scores 0: torchmetrics RetrievalAUROC)",
+    ("skip", "error", "zero_one", "zero"))
 
 
 def _single_class(spec: MetricSpec, packed: Packed, npos: np.ndarray, nneg: np.ndarray
@@ -296,8 +297,9 @@ def _gauc(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     info.update(counts)
     with np.errstate(invalid="ignore", divide="ignore"):
         per_user = np.where(bad, np.nan, correct / (npos * nneg))
-    if spec.get("single_class") == "zero_one":
-        per_user = np.where(npos <= 0, 0.0, np.where(nneg <= 0, 1.0, per_user))
+    if spec.get("single_class") in ("zero_one", "zero"):
+        one = 1.0 if spec.get("single_class") == "zero_one" else 0.0
+        per_user = np.where(npos <= 0, 0.0, np.where(nneg <= 0, one, per_user))
         bad = np.zeros(len(per_user), dtype=bool)
         info["skipped"] = 0
     w = _weights(spec.get("weight"), npos, nneg)

@@ -22,9 +22,10 @@ _EMPTY = {"neg": {"empty_truth": "zero"}, "skip": {"empty_truth": "skip"},
 #: the parameters every class takes: ``ignore_index`` (drops the rows whose target is that
 #: value; only None) and ``aggregation`` (only "mean": receval summarises by the mean)
 _CLASS = {"empty_target_action": _EMPTY, "ignore_index": {"none": {}},
-          "aggregation": {"mean": {}}}
+          "aggregation": {"mean": {}}, "top_k": "@k"}
 _ADAPTIVE = {"adaptive_k": {"false": {}, "true": {"denominator": "list"}}}
 _MAX_FPR = {"max_fpr": {"none": {}, "1": {}, "1.0": {}}}
+_TOP_K = {"top_k": "@k"}  # the cutoff, as written in parentheses
 
 _CURVE = ("a curve (mean precision and recall at every k up to max_k), not one number: "
           "evaluate precision@k and recall@k for each k")
@@ -46,8 +47,9 @@ _MEANINGS: dict[str, tuple[str, dict[str, Any]]] = {
     "rprecision": ("relevant candidates in the top R / R, R = relevant candidates",
                    {"family": "r_precision"}),
     "auroc": ("ROC AUC of the query's top_k candidates (all without top_k), tied "
-              "(relevant, non-relevant) pairs counting 1/2; a query whose top_k holds no "
-              "relevant candidate scores 0", {"family": "gauc", "single_class": "zero_one"}),
+              "(relevant, non-relevant) pairs counting 1/2; a query whose top_k lacks a "
+              "class (no relevant or no non-relevant candidate) scores 0",
+              {"family": "gauc", "single_class": "zero"}),
 }
 
 
@@ -72,10 +74,12 @@ NAMES: dict[str, Name] = {
     "retrievalhitrate": _entry("hitrate", _CLASS),
     "retrievalmrr": _entry("mrr", _CLASS),
     "retrievalnormalizeddcg": _entry("ndcg", _CLASS),
-    "retrievalrprecision": _entry("rprecision", _CLASS),
+    "retrievalrprecision": _entry("rprecision", {k: v for k, v in _CLASS.items()
+                                                 if k != "top_k"}),  # R is its cutoff
     "retrievalauroc": _entry("auroc", {"empty_target_action": {"neg": {}},
                                        "ignore_index": {"none": {}},
-                                       "aggregation": {"mean": {}}, **_MAX_FPR}),
+                                       "aggregation": {"mean": {}}, "top_k": "@k",
+                                       **_MAX_FPR}),
     "retrievalfallout": _fallout(
         "non-relevant candidates in the top_k / non-relevant candidates of the query; a "
         "query without a non-relevant candidate scores 1 (empty_target_action='pos', this "
@@ -92,14 +96,14 @@ NAMES: dict[str, Name] = {
         "recall@k for k = 1..max_k and take the largest recall whose precision reaches "
         "min_precision"),
     # torchmetrics.functional.retrieval: one query each, averaged over the users
-    "retrieval_average_precision": _entry("map", {}),
-    "retrieval_precision": _entry("precision", _ADAPTIVE),
-    "retrieval_recall": _entry("recall", {}),
-    "retrieval_hit_rate": _entry("hitrate", {}),
-    "retrieval_reciprocal_rank": _entry("mrr", {}),
-    "retrieval_normalized_dcg": _entry("ndcg", {}),
+    "retrieval_average_precision": _entry("map", _TOP_K),
+    "retrieval_precision": _entry("precision", {**_ADAPTIVE, **_TOP_K}),
+    "retrieval_recall": _entry("recall", _TOP_K),
+    "retrieval_hit_rate": _entry("hitrate", _TOP_K),
+    "retrieval_reciprocal_rank": _entry("mrr", _TOP_K),
+    "retrieval_normalized_dcg": _entry("ndcg", _TOP_K),
     "retrieval_r_precision": _entry("rprecision", {}),
-    "retrieval_auroc": _entry("auroc", _MAX_FPR),
+    "retrieval_auroc": _entry("auroc", {**_MAX_FPR, **_TOP_K}),
     "retrieval_fall_out": _fallout(
         "non-relevant candidates in the top_k / non-relevant candidates of the query; a "
         "query without a non-relevant candidate scores 0", "zero", {}),
@@ -132,10 +136,8 @@ PRESET = Preset(
      "ignore_index (drops the rows whose target is that value), aggregation other than "
      "'mean' (median, min, max, a callable) and max_fpr below 1 (McClish-standardised "
      "partial AUC) are refused",
-     "RetrievalAUROC gives 0 to a query whose top_k candidates are all relevant "
-     "(retrieval_auroc returns 0 when the top_k lacks a class); receval's gauc"
-     "(single_class=zero_one) gives it 1; with empty_target_action='skip' a query without "
-     "any relevant target is left out but one whose top_k lacks a class still scores 0: "
-     "not reproduced (only 'neg' is accepted)",
-     "top_k is the cutoff (retrievalmap@10), not a parameter in parentheses"),
+     "RetrievalAUROC with empty_target_action='skip' leaves out a query without any "
+     "relevant target, but one whose top_k lacks a class still scores 0: not reproduced "
+     "(only 'neg' is accepted)",
+     "top_k is the cutoff, written either way: retrievalmap@10 or retrievalmap(top_k=10)"),
 )
