@@ -27,8 +27,9 @@ _CANDIDATES = ("needs the number of candidates of every ranking task (the expect
 #: (names, entry): every spelling of one PyKEEN class
 _GROUPS: tuple[tuple[tuple[str, ...], Name], ...] = (
     (("hits_at_k", "hitsatk", "hits", "h"),
-     _n("hit_rate", "Hits@k: mean of [r <= k], r the rank of the true item (written "
-        "hits@k; HitsAtK's own default k=10 needs hits@10)")),
+     _n("hit_rate", "Hits@k: mean of [r <= k], r the rank of the true item (hits@k, or "
+        "hits(k=5); without a cutoff HitsAtK's default, k = 10)", default_k=10,
+        options={"k": "@k"})),
     (("inverse_harmonic_mean_rank", "inverseharmonicmeanrank", "mean_reciprocal_rank",
       "meanreciprocalrank", "mrr"),
      _n("mrr", "MRR, the inverse harmonic mean rank: mean of 1 / r over the whole "
@@ -103,9 +104,8 @@ PRESET = Preset(
      "the metric is taken of the realistic rank, not averaged over tie orders as receval's "
      "ties='average' does: with tied scores none of the three is reproduced (with distinct "
      "scores they coincide with every receval tie policy)",
-     "Hits@k needs its cutoff in the name (hits@10); PyKEEN's result keys hits_at_10 and "
-     "prefixed keys (both.realistic.hits_at_10, tail.mean_rank) are not names here. A bare "
-     "hits or hits_at_k is hit_rate of the whole ranking (1 whenever the true item is "
-     "scored), where PyKEEN's HitsAtK() defaults to k=10",
+     "Hits@k takes its cutoff as hits@5 or hits(k=5), and without one is Hits@10 (HitsAtK's "
+     "default); PyKEEN's result keys hits_at_10 and prefixed keys (both.realistic."
+     "hits_at_10, tail.mean_rank) are not names here",
      "PyKEEN averages head and tail predictions ('both'); evaluate each side as its own run"),
 )
