@@ -28,6 +28,7 @@ from ..errors import MetricError, PolicyError, suggest
 from ..metrics import MetricSpec, metric, parse_metric
 from ..metrics.foreign import library_entry
 from ..metrics.names import split_keys
+from ..policies import POLICY_PARAMS
 from .presets import PRESET_ALIASES, PRESETS, Name, Preset
 
 __all__ = ["PRESETS", "Name", "Preset", "annotate", "describe", "get", "resolve", "split_names"]
@@ -46,8 +47,19 @@ def get(name: str) -> Preset:
     return PRESETS[key]
 
 
+#: ir_measures writes the parameters before the cutoff: ``P(rel=2)@5``
+_PARAMS_FIRST = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_\-\.]*?)\s*\((.*)\)\s*@\s*(\d+)\s*$")
+
+
+def _in_order(text: str) -> str:
+    """``name@k(params)`` of a name written ``name(params)@k`` (ir_measures' order)."""
+    m = _PARAMS_FIRST.match(text)
+    return f"{m.group(1)}@{m.group(3)}({m.group(2)})" if m else text
+
+
 def _explicit(text: str) -> dict[str, str]:
-    """Parameters written in a key, defaults included (``ndcg@3(ideal=truth)``)."""
+    """Parameters written in a key, defaults included (``ndcg@3(ideal=truth)``); quotes
+    around a value are dropped (``nDCG(dcg='exp-log2')``)."""
     m = re.search(r"\((.*)\)\s*$", text)
     out: dict[str, str] = {}
     for part in (m.group(1).split(",") if m else []):
@@ -56,13 +68,17 @@ def _explicit(text: str) -> dict[str, str]:
             if not sep:
                 raise MetricError(f"{text!r}: parameter {part.strip()!r} needs a value "
                                   "(name=value).")
-            out[name.strip()] = value.strip()
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            out[name.strip()] = value
     return out
 
 
 def _one(preset: Preset, text: str) -> tuple[MetricSpec, Name, dict[str, Any]]:
     """The spec a name means under a preset, its entry, and the policies its library
     parameters ask for (``judged_only=True``: ``unjudged="remove"``)."""
+    written, text = text, _in_order(str(text))
     m = _KEY.match(str(text))
     entry = preset.entry(m.group(1)) if m else None
     if entry is not None and m is not None:
@@ -70,18 +86,19 @@ def _one(preset: Preset, text: str) -> tuple[MetricSpec, Name, dict[str, Any]]:
         explicit: dict[str, Any] = _explicit(str(text))
     else:
         spec = parse_metric(text)
-        entry = preset.by_family(spec.name) or library_entry(preset.name, str(text))
+        entry = library_entry(preset.name, str(text)) or \
+            _of_family(preset, spec.name, spec.k, written)
         if entry is None:
             raise MetricError(
-                f"compat={preset.name!r}: {preset.library} has no metric for {text!r}; its "
+                f"compat={preset.name!r}: {preset.library} has no metric for {written!r}; its "
                 f"names are {sorted(n for n, e in preset.names.items() if not e.refused)}. "
-                f"Evaluate {text!r} without compat, or name its conventions in the key."
+                f"Evaluate {written!r} without compat, or name its conventions in the key."
                 + suggest(str(text).lower(), preset.names)
             )
         k, explicit = spec.k, {**dict(spec.params), **_explicit(str(text))}
     if entry.refused:
         raise MetricError(
-            f"compat={preset.name!r}: {preset.library}'s {text!r} ({entry.meaning}) is not "
+            f"compat={preset.name!r}: {preset.library}'s {written!r} ({entry.meaning}) is not "
             f"reproduced: {entry.refused}"
         )
     params = dict(entry.params)
@@ -90,6 +107,13 @@ def _one(preset: Preset, text: str) -> tuple[MetricSpec, Name, dict[str, Any]]:
             meant = entry.option(key, value)
         except MetricError as exc:
             raise MetricError(f"compat={preset.name!r}, {text!r}: {exc}") from None
+        if meant is None and key not in _family_params(entry.family):
+            own = sorted(k for k, _ in entry.options)
+            raise MetricError(
+                f"compat={preset.name!r}, {written!r}: {preset.library}'s metric has no "
+                f"parameter {key!r}; its parameters are {own or 'none'} (and receval's "
+                f"{sorted(_family_params(entry.family))})."
+            )
         meant = {key: value} if meant is None else dict(meant)
         if "@k" in meant:  # the library's cutoff parameter (top_k=10)
             cut = _cutoff(preset, text, meant.pop("@k"))
@@ -107,6 +131,12 @@ def _one(preset: Preset, text: str) -> tuple[MetricSpec, Name, dict[str, Any]]:
     return metric(entry.family, k, **params), entry, policies
 
 
+def _family_params(family: str) -> set[str]:
+    """The parameter names of a receval family, ``summary``, and the policies a key may
+    carry."""
+    return {p.name for p in metric(family).definition.params} | {"summary"} | set(POLICY_PARAMS)
+
+
 def _cutoff(preset: Preset, text: str, value: Any) -> int:
     try:
         cut = int(str(value))
@@ -116,6 +146,23 @@ def _cutoff(preset: Preset, text: str, value: Any) -> int:
         raise MetricError(f"compat={preset.name!r}, {text!r}: the cutoff must be a whole "
                           f"number >= 1, got {value!r}.")
     return cut
+
+
+def _of_family(preset: Preset, family: str, k: int | None, written: str) -> Name | None:
+    """The library's metric a receval key means under the preset (``ndcg@3-l1``, ``map@5``):
+    the entry named as the family, else the library's one metric of that family; refused
+    where the library has several with other conventions (recmetrics' ``mark`` and ``mapk``
+    for ``map``)."""
+    same = preset.of_family(family, k)
+    if family in same:
+        return same[family]
+    if len({(e.params, e.uncut, e.k) for e in same.values()}) > 1:
+        raise MetricError(
+            f"compat={preset.name!r}: {written!r} is a receval key, and {preset.library} has "
+            f"several metrics of that family ({', '.join(sorted(same))}) with other "
+            "conventions; write the library's name for the one you mean."
+        )
+    return next(iter(same.values()), None)
 
 
 def split_names(texts: Any) -> list[str]:

@@ -26,6 +26,10 @@ class Name:
     min(k, R); receval's ``min_k_rel`` without a cutoff is min(L, R), L the list's length).
     ``k``: the library's cutoff when the name is written without one (PyKEEN's ``HitsAtK()``
     is Hits@10). An option mapped to ``"@k"`` gives the cutoff (torchmetrics' ``top_k=``).
+    ``cutoff``: ``"none"`` where the library's metric has no cutoff (Spark's
+    ``meanAveragePrecision``), ``"required"`` where it always has one (``meanAveragePrecisionAt``),
+    else ``"optional"``: a receval key under the preset (``map@5``) means the entries that
+    take its form.
     """
 
     family: str
@@ -36,6 +40,7 @@ class Name:
     options: tuple[tuple[str, Any], ...] = ()
     uncut: tuple[tuple[str, Any], ...] = ()
     k: int | None = None
+    cutoff: str = "optional"
 
     def split(self, params: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -67,14 +72,17 @@ class Name:
 
 def name(family: str, meaning: str, bug: str = "", *,
          options: dict[str, Any] | None = None, uncut: dict[str, Any] | None = None,
-         default_k: int | None = None, **params: Any) -> Name:
+         default_k: int | None = None, cutoff: str = "optional", **params: Any) -> Name:
     """A :class:`Name` with its parameters as keywords (``name("ndcg", "...", gain="exp")``);
     ``options``: the library's parameters (:attr:`Name.options`); ``uncut``: the parameters
     without a cutoff (:attr:`Name.uncut`); ``default_k``: the library's cutoff when none is
-    written (:attr:`Name.k`)."""
+    written (:attr:`Name.k`); ``cutoff``: whether the library's metric takes one
+    (:attr:`Name.cutoff`)."""
+    if cutoff not in ("optional", "none", "required"):
+        raise ValueError(f"cutoff={cutoff!r}: optional, none or required")
     return Name(family, tuple(sorted(params.items())), meaning, bug,
                 options=tuple(sorted((options or {}).items())),
-                uncut=tuple(sorted((uncut or {}).items())), k=default_k)
+                uncut=tuple(sorted((uncut or {}).items())), k=default_k, cutoff=cutoff)
 
 
 def refuse(meaning: str, reason: str) -> Name:
@@ -104,10 +112,17 @@ class Preset:
         return self.names.get(name.lower())
 
     def by_family(self, family: str) -> Name | None:
-        for entry in self.names.values():
-            if entry.family == family:
-                return entry
-        return None
+        """The first entry of a receval family, or None."""
+        return next(iter(self.of_family(family).values()), None)
+
+    def of_family(self, family: str, k: int | None = None) -> dict[str, Name]:
+        """The entries (not refused) of a receval family, by library name, that take the form
+        of a key with cutoff ``k`` (:attr:`Name.cutoff`): a receval key under the preset
+        (``map@5``) means the library's one metric of that family, and is ambiguous where
+        the library has several with other conventions."""
+        form = "none" if k is not None else "required"
+        return {n: e for n, e in self.names.items()
+                if e.family == family and not e.refused and e.cutoff != form}
 
 
 @dataclass(frozen=True)
