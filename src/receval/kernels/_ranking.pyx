@@ -82,6 +82,7 @@ CWL_OUTPUTS = ("eu", "etu", "etc", "ed")  # expected utility (rate), total utili
 for _code in range(CWL_RBP, CWL_NERR11 + 1):
     VARIANTS[_code] = CWL_OUTPUTS
 VARIANTS[PERC_RANK] = ("items", "users")  # average
+VARIANTS[PAUC] = VARIANTS[PAP] = ("ignore", "exclude")  # insufficient
 GAINS = ("linear", "exp", "binary")
 IDEALS = ("truth", "list", "k")
 DISCOUNTS = ("log2", "log2_max2", "ln", "log10")
@@ -716,6 +717,15 @@ cdef double _metric_ext(int code, long long k, double thr, double par, double pa
                 m += 1
                 if m >= kk:
                     break
+        if opt == V_SECOND:
+            # insufficient_handling="exclude": fewer than k non-relevant items in the whole
+            # list while a relevant item is missing from it leaves no value (NaN)
+            h = 0
+            for i in range(n_avail):
+                if rel[i] >= thr:
+                    h += 1
+            if list_len - h < kk and h < nrel:
+                return NAN
         c = nrel if code == PAUC or nrel < kk else kk
         den = <double> c * <double> kk
         return acc / den if den > 0 else 0.0
@@ -1178,8 +1188,9 @@ def kernel_columns(const double[:, ::1] out, const long long[::1] cols,
     without a hit (``undefined[k] == 0``) that is not a count (``count[k] == 0``), NaN for one
     undefined without a hit, the count itself for a count. Its status is ``skipped_code``
     under ``skip`` (empty_truth="skip"), else 0; a NaN value of a column undefined without a
-    hit that is still 0 becomes ``no_value_code``. Returns, per column, the users without a
-    relevant item.
+    hit that is still 0 becomes ``no_value_code``, and so does the NaN of a user with a
+    relevant item (a value the metric leaves undefined, e.g. ``pauc(insufficient=exclude)``).
+    Returns, per column, the users without a relevant item.
     """
     cdef Py_ssize_t n = out.shape[0], m = cols.shape[0], u, k
     if values.shape[0] != n or values.shape[1] != m or status.shape[0] != n or \
@@ -1211,7 +1222,7 @@ def kernel_columns(const double[:, ::1] out, const long long[::1] cols,
                         v = NAN
                         if skip:
                             st = <signed char> skipped_code
-                if st == 0 and undefined[k] and isnan(v):
+                if st == 0 and isnan(v) and (undefined[k] or not none):
                     st = <signed char> no_value_code
                 values[u, k] = v
                 status[u, k] = st

@@ -771,6 +771,15 @@ def catalogue_need(spec: Any, nret: np.ndarray, hits: np.ndarray, nrel: np.ndarr
     return np.asarray(nret, dtype=np.float64), unlisted, "list position(s) read"
 
 
+INSUFFICIENT = _variant(
+    Request.PAUC, "insufficient", "ignore",
+    "a user whose whole list holds fewer than k non-relevant items while one of its relevant "
+    "items is not in the list (the k non-relevant items the partial AUC compares with are not "
+    "all known): ignore = scored as the list stands, the missing relevant items below every "
+    "listed one (RecTools insufficient_handling='ignore') | exclude = no value, left out of the "
+    "mean (RecTools insufficient_handling='exclude')")
+
+
 def _partial_auc_steps(spec: Any, user: UserList) -> Steps:
     """RecTools PAUC / PAP: each relevant item ranked above the k-th non-relevant one gains
     the number of those k it outranks."""
@@ -788,6 +797,11 @@ def _partial_auc_steps(spec: Any, user: UserList) -> Steps:
         above += 1 - bi
     den = t.R * k if spec.name == "pauc" else min(t.R, k) * k
     what = "R k" if spec.name == "pauc" else "min(R, k) k"
+    hits = sum(t.b)
+    if spec.get("insufficient") == "exclude" and t.L - hits < k and hits < t.R:
+        t.steps.append(f"{t.L - hits} non-relevant item(s) in the list (< k = {k}) and "
+                       f"{t.R - hits} relevant item(s) not in it: insufficient, excluded")
+        return t.done(float("nan"))
     t.steps.append(f"{spec.name}{t.at} = {total} / ({what} = {den})")
     return t.done(ratio(total, den))
 
@@ -798,11 +812,11 @@ register(MetricDef(
     "ROC AUC of the whole list against the first k non-relevant items: each relevant item "
     "recommended before the k-th non-relevant one gains the number of those k that it "
     "outranks; relevant items that are not recommended rank below all of them and gain 0 "
-    "(RecTools PAUC, insufficient_handling='skip'). k counts non-relevant items, not ranks, so "
-    "the whole list is read; without a cutoff k = L.",
-    (REL,), reference="RecTools rectools/metrics/auc.py (PAUC); McClish (1989) for partial AUC",
+    "(RecTools PAUC, insufficient_handling='ignore'). k counts non-relevant items, not ranks, "
+    "so the whole list is read; without a cutoff k = L.",
+    (REL, INSUFFICIENT), reference="RecTools rectools/metrics/auc.py (PAUC); McClish (1989) for partial AUC",
     example="[1, 0, 1, 0], R = 3, k = 2: (2 + 1) / (3 * 2) = 1/2",
-    kernel=Kernel(Request.PAUC, full_list=True, average=False),
+    kernel=Kernel(Request.PAUC, full_list=True, average=False, variant="insufficient"),
     explain=_partial_auc_steps,
 ), ("partial_auc",))
 
@@ -812,9 +826,9 @@ register(MetricDef(
     "RecTools PAP: partial AUC over the first k non-relevant and the first k relevant items, "
     "normalized by min(R, k) k (reaches 1 when min(R, k) relevant items lead the list). The "
     "whole list is read; without a cutoff k = L.",
-    (REL,), reference="RecTools rectools/metrics/auc.py (PAP)",
+    (REL, INSUFFICIENT), reference="RecTools rectools/metrics/auc.py (PAP)",
     example="[1, 0, 1, 0], R = 3, k = 2: (2 + 1) / (2 * 2) = 3/4",
-    kernel=Kernel(Request.PAP, full_list=True, average=False),
+    kernel=Kernel(Request.PAP, full_list=True, average=False, variant="insufficient"),
     explain=_partial_auc_steps,
 ), ("partial_ap",))
 
