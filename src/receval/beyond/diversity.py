@@ -336,6 +336,15 @@ MISSING = Param("missing", "error",
                 "comparing)", ("error", "skip"))
 
 
+PAIR_MISSING = Param("missing", "error",
+                     "recommended items without features: error | skip (left out of the list "
+                     "before comparing) | nan (a pair holding such an item has no similarity: "
+                     "the list's value is the mean over its other pairs, NaN and left out of "
+                     "the mean when every pair holds one; RecTools IntraListDiversity, whose "
+                     "distance of such a pair is NaN and skipped by the pandas mean)",
+                     ("error", "skip", "nan"))
+
+
 SHORT = Param("short", "skip",
               "lists with fewer than two items (after missing=skip): skip = no value (NaN, left "
               "out of the mean) | one_item = a one-item list scores ILD 0 / ILS 1 and an empty "
@@ -441,6 +450,9 @@ def _ils_values(spec: MetricSpec, packed: Packed, context: Context, short: str =
     npairs = lens * (lens - 1) / 2
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(npairs > 0, total / np.maximum(npairs, 1), np.nan)
+    if spec.get("missing") == "nan":
+        # pairs with a featureless item are left out; the list's length is as recommended
+        lens = np.diff(top_k(packed, spec.k)[0]).astype(np.float64)
     if short != "skip":  # no pair: the ILS of an item with itself, 1 (ILD 0)
         values[(lens == 1) | ((lens == 0) & (short == "zero"))] = 1.0
     return values
@@ -480,7 +492,7 @@ register(beyond_metric(
     "ils", "Intra-list similarity@k", "ILS = 2/(L(L-1)) sum_{i<j} sim(i, j)",
     "Mean pairwise similarity of the items of a list (Ziegler et al. 2005); lower = "
     "more diverse." + _SIM_DOC,
-    _ils, (SIM, SOURCE, MISSING, SHORT), higher_is_better=False, bounds=(-1.0, None),
+    _ils, (SIM, SOURCE, PAIR_MISSING, SHORT), higher_is_better=False, bounds=(-1.0, None),
     reference="Ziegler et al., WWW 2005",
 ), ("intra_list_similarity",))
 
@@ -489,7 +501,7 @@ register(beyond_metric(
     "ild", "Intra-list diversity@k", "ILD = 2/(L(L-1)) sum_{i<j} (1 - sim(i, j)) = 1 - ILS",
     "Mean pairwise distance 1 - sim of the items of a list (Smyth & McClave 2001 ILD; "
     "each unordered pair counted once); overall diversity = mean over users." + _SIM_DOC,
-    _ild, (SIM, SOURCE, MISSING, SHORT), bounds=(0.0, None),
+    _ild, (SIM, SOURCE, PAIR_MISSING, SHORT), bounds=(0.0, None),
     reference="Smyth & McClave 2001; Ziegler et al. 2005",
     example="two orthogonal items: 1",
 ), ("diversity", "intra_list_diversity"))
