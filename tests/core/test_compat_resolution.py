@@ -1,6 +1,7 @@
 """How a name resolves under ``compat=``, for every preset (derived from the preset table):
-the library's own name wins, a receval key means the library's one metric of its family (and
-is refused, naming them, where the library has several with other conventions), ir_measures'
+the library's own name wins, a receval key means the library's one metric of its family, or
+the one with receval's conventions (and is refused, naming them, where the library has several
+with other conventions and none of them receval's), ir_measures'
 ``Name(params)@k`` order and quoted values read as written, and an unknown parameter is
 refused with the library's parameters."""
 
@@ -30,8 +31,12 @@ def test_a_receval_key_means_the_one_metric_of_its_family_or_is_refused(preset, 
     if key is None or not same:
         return
     distinct = {(e.params, e.uncut, e.k) for e in same.values()}
-    if family in same or len(distinct) == 1:
-        lib_name = family if family in same else next(iter(same))
+    plain = [n for n, e in same.items() if not e.params and not e.uncut and e.k is None]
+    if len(plain) > 1:
+        plain = [n for n in plain if (same[n].cutoff == "none") == (k is None)]
+    if family in same or len(distinct) == 1 or len(plain) == 1:
+        lib_name = family if family in same else plain[0] if len(distinct) > 1 \
+            else next(iter(same))
         specs, policies, _ = resolve(preset, [key])
         assert (specs, policies) == resolve(preset, [lib_name + ("" if k is None else f"@{k}")])[:2]
     else:

@@ -1,5 +1,5 @@
-"""``compat="ir_measures"`` (a name of the trec_eval preset): every measure of ir_measures 0.4.3,
-written as ir_measures writes it, reproduced with its parameters or refused with the reason.
+"""``compat="ir_measures"`` (its own preset: the qrels' queries): every measure of
+ir_measures 0.4.3, written as ir_measures writes it, reproduced with its parameters or refused with the reason.
 
 Worked examples are ir_measures' own (terrierteam/ir_measures ``test/test_pytrec_eval.py``:
 ``test_NumRet``, ``test_NumQ``, ``test_NumRel``, ``test_Success``, ``test_SetP``, ``test_SetR``,
@@ -91,8 +91,10 @@ def test_judged_only_is_the_unjudged_remove_policy():
     want = rv.evaluate(RUN, QRELS_SET, ["precision@2"], compat="ir_measures",
                        unjudged="remove")["precision@2"]
     assert got == float(want)
-    run = {"0": {"X": 0.9, "D3": 0.5}}
-    assert _irm(run, QRELS_SET, ["P@1(judged_only=True)"])["P@1(judged_only=True)"] == 1.0
+    run = {"0": {"X": 0.9, "D3": 0.5}}  # query 1 of the qrels is not in the run: it scores 0
+    assert _irm(run, QRELS_SET, ["P@1(judged_only=True)"])["P@1(judged_only=True)"] == 0.5
+    assert _irm(run, QRELS_SET, ["P@1(judged_only=True)"], users="intersection")[
+        "P@1(judged_only=True)"] == 1.0
     assert _irm(run, QRELS_SET, ["P@1(judged_only=False)"])["P@1(judged_only=False)"] == 0.0
     with pytest.raises(rv.MetricError, match="unjudged='remove'"):
         parse_metric("P(judged_only=True)@5")
@@ -146,8 +148,10 @@ def test_against_ir_measures():
              irm.IPrec @ 0.3, irm.Judged @ 5, irm.P(judged_only=True) @ 5]
     for m in means:
         name = str(m).replace("P(judged_only=True)@5", "P@5(judged_only=True)")
-        got = _irm(run, qrels, [name], users="truth")[name]
+        got = _irm(run, qrels, [name])[name]  # the preset's users='truth
         assert got == pytest.approx(irm.calc_aggregate([m], qrels, run)[m], rel=1e-12), name
     for m in (irm.NumRet, irm.NumRel, irm.NumRelRet, irm.NumQ):
         name = "NumRelRet" if m == irm.NumRelRet else str(m)
-        assert _irm(run, qrels, [name])[name] == irm.calc_aggregate([m], qrels, run)[m]
+        # pytrec_eval's counts: the queries of both (the preset's notes)
+        got = _irm(run, qrels, [name], users="intersection")[name]
+        assert got == irm.calc_aggregate([m], qrels, run)[m]

@@ -1,5 +1,4 @@
-"""ir_measures: its names under the ``compat="trec_eval"`` preset (``compat="ir_measures"`` is
-another name of it) against ``ir_measures.calc_aggregate``, each measure written as ir_measures
+"""ir_measures: the ``compat="ir_measures"`` preset against ``ir_measures.calc_aggregate``, each measure written as ir_measures
 prints it (``str(measure)``: ``P(rel=2)@5``, ``nDCG(dcg='exp-log2')@10``, ``IPrec@0.5``).
 
 ir_measures computes each measure with the first provider of its ``DefaultPipeline`` that
@@ -13,16 +12,16 @@ import importlib.util
 
 from common import CUTS, TOL, Report, check, make_data, need, ours, strings, version
 
-_PRESET = "trec_eval"
+_PRESET = "ir_measures"
 
 
-#: ir_measures averages over the queries of the qrels, a query the run lacks scoring 0
-TRUTH = {"users": "truth"}
+#: the preset's policies: the queries of the qrels, a query the run lacks scoring 0
+TRUTH: dict[str, str] = {}
 #: the msmarco and judged providers order tied scores by docno ascending
-BY_ID = {"users": "truth", "ties": "id"}
-#: pytrec_eval's counts: the queries of both the run and the qrels (the preset's policies)
-BOTH: dict[str, str] = {}
-_TIES = "ir_measures RR@k and Judged"
+BY_ID = {"ties": "id"}
+#: pytrec_eval's counts: the queries of both the run and the qrels (the preset's notes)
+BOTH = {"users": "intersection"}
+_TIES = "ties: trec_eval's"
 _JUDGED = "Judged: a query without"
 
 Line = tuple[str, object, str, dict]

@@ -150,12 +150,17 @@ def _cutoff(preset: Preset, text: str, value: Any) -> int:
 
 def _of_family(preset: Preset, family: str, k: int | None, written: str) -> Name | None:
     """The library's metric a receval key means under the preset (``ndcg@3-l1``, ``map@5``):
-    the entry named as the family, else the library's one metric of that family; refused
-    where the library has several with other conventions (recmetrics' ``mark`` and ``mapk``
-    for ``map``)."""
+    the entry named as the family, else the library's one metric of that family, else the one
+    with receval's own conventions for it (trec_eval's ``P`` for ``precision@5``, not
+    ``relative_P``); refused where the library has several, none of them receval's."""
     same = preset.of_family(family, k)
     if family in same:
         return same[family]
+    plain_ = [e for e in same.values() if not e.params and not e.uncut and e.k is None]
+    if len(plain_) > 1:  # without a cutoff, the library's cutoff-less one (set_P, not P)
+        plain_ = [e for e in plain_ if (e.cutoff == "none") == (k is None)]
+    if len({(e.params, e.uncut, e.k) for e in same.values()}) > 1 and len(plain_) == 1:
+        return plain_[0]
     if len({(e.params, e.uncut, e.k) for e in same.values()}) > 1:
         raise MetricError(
             f"compat={preset.name!r}: {written!r} is a receval key, and {preset.library} has "

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from .libraries import LIBRARY_NAMES, PRESET_ALIASES, PRESETS
-from .libraries.trec_eval import IR_MEASURES_NAMES
+from .libraries.ir_measures import IR_MEASURES_NAMES
 from .records import Name, Preset, TrecMeasure, name, refuse
 from .trec_eval import BY_NAME, CUTS, SETS, TREC_EVAL
 

@@ -1,170 +1,29 @@
-"""trec_eval (also pytrec_eval, ir_measures)'s metric names and conventions (``compat="trec_eval"``).
-
-One preset, three spellings: trec_eval's measures (``P.5``, ``set_F``, ``iprec_at_recall.0.50``),
-and ir_measures 0.4.3's (``P(rel=2)@5``, ``SetF``, ``IPrec@0.5``, ``nDCG(dcg='exp-log2')@10``),
-which are computed by trec_eval's C code (pytrec_eval) for most measures. Each ir_measures
-name is that of ``ir_measures.measures.registry``, lower case; its parameters are
-:attr:`~receval.metrics.foreign.records.Name.options`, mapped to the receval parameters and
-policies that give the value of the provider ir_measures' ``DefaultPipeline`` picks first:
-pytrec_eval, then cwl_eval, compat, pyndeval, judged, msmarco, gdeval, accuracy, ranx.
-"""
+"""trec_eval's metric names and conventions (``compat="trec_eval"``, also
+``compat="pytrec_eval"``): its measures as ``-m`` and its output write them (``P.5``,
+``P_5``, ``set_F``, ``iprec_at_recall.0.50``)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any
-
-from ..records import Name, Preset, refuse
-from ..records import name as _n
+from ..records import Name, Preset
 from ..trec_eval import TREC_EVAL
 
-_JUDGED_ONLY = {"judged_only": {"true": {"unjudged": "remove"}, "false": {}}}
-_REL = {"rel": "rel"}
-_CUT = {"cutoff": "@k"}  # ir_measures' cutoff=5 is @5
-_CWL = {"max_rel": "max_grade", "min_rel": {"0": {}}}
-_SUM: dict[str, Any] = {"summary": "sum"}  # a count: ir_measures' SumAgg, trec_eval's all line
-_DIVERSITY = ("needs subtopic (intent) qrels, one relevance per query, document and subtopic "
-              "(ir_measures' pyndeval provider); receval reads one relevance per query and "
-              "document")
-
-#: ir_measures' measures (and aliases) by lower-case name
-IR_MEASURES_NAMES: dict[str, Name] = {
-    "p": _n("precision", "P@k = relevant in the top k / k (pytrec_eval P.k)",
-            options={**_CUT, **_REL, **_JUDGED_ONLY}),
-    "precision": _n("precision", "ir_measures' alias of P",
-                    options={**_CUT, **_REL, **_JUDGED_ONLY}),
-    "r": _n("recall", "R@k = relevant in the top k / R (pytrec_eval recall.k)",
-            options={**_CUT, **_REL, **_JUDGED_ONLY}),
-    "recall": _n("recall", "R@k (ir_measures' alias of R; trec_eval's recall.k)",
-                 options={**_CUT, **_REL, **_JUDGED_ONLY}),
-    "ap": _n("map", "AP = sum of precision at relevant ranks / R; AP@k is trec_eval's "
-             "map_cut.k", options={**_CUT, **_REL, **_JUDGED_ONLY}),
-    "map": _n("map", "AP (trec_eval map; ir_measures' MAP, alias of AP)",
-              options={**_CUT, **_REL, **_JUDGED_ONLY}),
-    "rr": _n("mrr", "1 / rank of the first relevant document (pytrec_eval recip_rank; RR@k: "
-             "the msmarco provider)", options={**_CUT, **_REL, **_JUDGED_ONLY}),
-    "mrr": _n("mrr", "ir_measures' alias of RR",
-              options={**_CUT, **_REL, **_JUDGED_ONLY}),
-    "rprec": _n("r_precision", "relevant in the top R / R", options={**_REL, **_JUDGED_ONLY}),
-    "success": _n("hit_rate", "1 if a relevant document is in the top k",
-                  options={**_CUT, **_REL, **_JUDGED_ONLY}),
-    "bpref": _n("bpref", "Buckley & Voorhees binary preference", options=_REL),
-    "infap": _n("infap", "inferred AP (Yilmaz & Aslam 2006); rel < 0: pooled, unjudged",
-                options=_REL),
-    "iprec": _n("iprec", "interpolated precision at recall level p (IPrec@p: '@' sets the "
-                "recall, trec_eval iprec_at_recall.p)", options={**_REL, **_JUDGED_ONLY}),
-    "ndcg": _n("ndcg", "nDCG = DCG / ideal DCG of all judged grades, gain = grade, "
-               "1/log2(i+1); nDCG@k is trec_eval's ndcg_cut.k; dcg='exp-log2': gain "
-               "2^grade - 1 (gdeval)",
-               options={"dcg": {"log2": {}, "exp-log2": {"gain": "exp"}}, **_CUT,
-                        **_JUDGED_ONLY}),
-    "err": _n("err", "ERR@k (Chapelle et al. 2009) as gdeval computes it: R_i = (2^grade - 1) "
-              "/ 2^4 (gdeval's MAX_JUDGMENT = 4)", options=_CUT, max_grade=4),
-    "setp": _n("precision", "relevant retrieved / retrieved (trec_eval set_P; relative=True: "
-               "set_relative_P)",
-               options={**_REL, **_JUDGED_ONLY,
-                        "relative": {"true": {"denominator": "min_k_rel"}, "false": {}}}),
-    "setrelp": _n("precision", "relevant retrieved / min(retrieved, R) (trec_eval "
-                  "set_relative_P)", options={**_REL, **_JUDGED_ONLY},
-                  denominator="min_k_rel"),
-    "setr": _n("recall", "relevant retrieved / R (trec_eval set_recall)", options=_REL),
-    "setf": _n("f1", "F1 of set precision and set recall (trec_eval set_F)",
-               options={**_REL, **_JUDGED_ONLY}),
-    "setap": _n("set_map", "set precision x set recall (trec_eval set_map)",
-                options={**_REL, **_JUDGED_ONLY}),
-    "numret": _n("num_ret", "documents retrieved, summed over queries (SumAgg)", **_SUM),
-    "numrel": _n("num_rel", "relevant documents judged, summed over queries (SumAgg)",
-                 options=_REL, **_SUM),
-    "numrelret": _n("hits", "relevant documents retrieved, summed over queries (ir_measures "
-                    "NumRet(rel=1), trec_eval num_rel_ret)", options=_REL, **_SUM),
-    "numq": _n("num_q", "number of queries evaluated, summed"),
-    "judged": _n("judged", "judged documents in the top k / min(k, retrieved) (the judged "
-                 "provider)", options=_CUT),
-    "rbp": _n("rbp", "RBP = (1 - p) sum_i b_i p^(i-1), b_i = [grade >= rel] (cwl_eval; "
-              "ir_measures needs rel)", options={"p": "p", **_REL}),
-    "inst": _n("inst", "INST (Bailey et al. 2015), C/W/L gain = grade / max_rel (cwl_eval)",
-               options={"T": "T", **_CWL}),
-    "insq": _n("insq", "INSQ (Moffat et al. 2012), C/W/L (cwl_eval)",
-               options={"T": "T", **_CWL}),
-    "sdcg": _n("sdcg", "scaled DCG@k: discount scaled to sum to 1 (cwl_eval NDCG-k)",
-               options={"dcg": {"log2": {}}, **_CUT, **_CWL}),
-    "bpm": _n("bpm", "Bejeweled Player Model (Zhang et al. 2017), C/W/L (cwl_eval)",
-              options={"T": "T", **_CUT, **_CWL}),
-    "nerr8": _n("nerr_eq8", "NERR eq. 8 (Azzopardi et al. 2021), C/W/L (cwl_eval)",
-                options={**_CUT, **_CWL}),
-    "nerr9": _n("nerr_eq9", "NERR eq. 9 (Azzopardi et al. 2021), C/W/L (cwl_eval)",
-                options={**_CUT, **_CWL}),
-    "nerr10": _n("nerr_eq10", "NERR eq. 10 (Azzopardi et al. 2021), C/W/L, persistence p "
-                 "(cwl_eval)", options={"p": "phi", **_CWL}, phi=0.9),
-    "nerr11": _n("nerr_eq11", "NERR eq. 11 (Azzopardi et al. 2021), C/W/L, goal T (cwl_eval)",
-                 options={"T": "T", **_CWL}),
-    "accuracy": refuse("the probability that a retrieved relevant document is ranked above a "
-                       "retrieved non-relevant one (the accuracy provider)",
-                       "receval has no metric over the retrieved judged pairs only; gauc "
-                       "counts every relevant item"),
-    "compat": refuse("Compatibility: rank-biased overlap with the ideal ranking of the qrels "
-                     "(Clarke et al. 2021)", "receval's rbo compares two runs; the ideal "
-                     "ranking of graded qrels with ties is not built"),
-    "alpha_ndcg": refuse("alpha-nDCG (Clarke et al. 2008)", _DIVERSITY),
-    "alpha_dcg": refuse("alpha-DCG (Clarke et al. 2008)", _DIVERSITY),
-    "err_ia": refuse("intent-aware ERR", _DIVERSITY),
-    "nerr_ia": refuse("intent-aware nERR", _DIVERSITY),
-    "nrbp": refuse("novelty- and rank-biased precision (Clarke et al. 2009)", _DIVERSITY),
-    "nnrbp": refuse("normalised NRBP", _DIVERSITY),
-    "ap_ia": refuse("intent-aware AP", _DIVERSITY),
-    "map_ia": refuse("intent-aware AP (alias of AP_IA)", _DIVERSITY),
-    "p_ia": refuse("intent-aware P@k", _DIVERSITY),
-    "strecall": refuse("subtopic recall", _DIVERSITY),
-}
-
-
-def _names() -> dict[str, Name]:
-    """trec_eval's measures of built-in families, then ir_measures' names; a name both
-    libraries use (``P``, ``map``, ``ndcg``, ``recall``, ``bpref``, ``Rprec``, ``success``,
-    ``infAP``) keeps trec_eval's metric and takes ir_measures' parameters."""
-    out = {m.name.lower(): Name(m.family, m.compat_params, m.doc)
-           for m in TREC_EVAL if m.family is not None and not m.plugin}
-    for key, entry in IR_MEASURES_NAMES.items():
-        if key in out and not entry.refused:
-            out[key] = replace(out[key], options=entry.options)
-        else:
-            out[key] = entry
-    return out
-
-
-#: every trec_eval measure with a receval metric of a built-in family and every ir_measures
-#: measure, by lower-case name (the measures of plugin families are found by
-#: :func:`receval.metrics.foreign.library_entry`)
-NAMES: dict[str, Name] = _names()
+#: every trec_eval measure with a receval metric of a built-in family, by its lower-case name
+#: (the measures of plugin families are found by :func:`receval.metrics.foreign.library_entry`)
+#: (a measure without integer cutoffs, set_P or num_ret, is no reading of a receval key @k)
+NAMES: dict[str, Name] = {
+    m.name.lower(): Name(m.family, m.compat_params, m.doc,
+                         cutoff="optional" if m.kind == "cut_long" else "none")
+    for m in TREC_EVAL if m.family is not None and not m.plugin}
 
 PRESET = Preset(
-    "trec_eval", "trec_eval (also pytrec_eval, ir_measures)",
-    "pytrec_eval-terrier 0.5.11 (trec_eval's C code); ir_measures 0.4.3",
-    "usnistgov/trec_eval measures.c and its m_*.c files; ir_measures measures/*.py, "
-    "providers/{pytrec_eval,cwl_eval,msmarco,gdeval,judged}_provider.py, bin/gdeval.pl; "
-    "checked by tests/crosscheck/test_pytrec_eval.py, test_preset_trec_eval.py and "
-    "test_preset_ir_measures.py",
+    "trec_eval", "trec_eval (also pytrec_eval)",
+    "pytrec_eval-terrier 0.5.11 (trec_eval's C code)", "usnistgov/trec_eval measures.c and "
+    "its m_*.c files; checked by tests/crosscheck/test_pytrec_eval.py and "
+    "test_preset_trec_eval.py",
     (("ties", "trec_eval"), ("users", "intersection"), ("empty_truth", "zero"),
      ("negative_rel", "zero")),
     NAMES,
     ("queries are those present in both the run and the qrels (trec_eval without -c); with "
      "-c use users='truth'",
-     "ties: score as a 32-bit float descending, then docno descending",
-     "ir_measures RR@k and Judged (the msmarco and judged providers) order tied scores by docno "
-     "ascending: pass ties='id' (a policy holds for a whole evaluation, so the preset keeps "
-     "trec_eval's order)",
-     "ir_measures averages over the queries of the qrels, a query the run lacks scoring 0 "
-     "(trec_eval -c): pass users='truth'; its counts (NumQ, NumRel, NumRet, NumRelRet) are "
-     "pytrec_eval's, over the queries of both (the preset's users='intersection')",
-     "Judged: a query without a relevant document is scored 0 by empty_truth='zero', where "
-     "ir_measures gives its share of judged documents",
-     "ir_measures nDCG(dcg='exp-log2')@k and ERR@k (the gdeval provider) are printed with 5 "
-     "decimals; ERR without a cutoff has no ir_measures provider",
-     "ir_measures' C/W/L measures (cwl_eval provider: RBP, INST, INSQ, SDCG, BPM, NERR8-11) "
-     "keep tied documents in run order (ties='input')",
-     "ir_measures parameters are written as ir_measures writes them (P(rel=2)@5) or after the "
-     "cutoff (P@5(rel=2)); judged_only=True is the policy unjudged='remove' (trec_eval -J), "
-     "written after the cutoff (P@5(judged_only=True), AP(judged_only=True)). ir_measures' "
-     "gains={...} (custom gain map) and NumRet(rel=N) (write NumRelRet, or "
-     "num_rel_ret(rel=N)) are not reproduced; α_nDCG and α_DCG are alpha_nDCG and alpha_DCG"),
+     "ties: score as a 32-bit float descending, then docno descending"),
 )
