@@ -17,7 +17,15 @@ from it (:mod:`receval.policies`); packing records them on the block
     user's largest rank, read up to the deepest cutoff needed (the plan's depth; the whole list
     when a metric has no cutoff). The placeholders are read by the ranking kernel only: metrics
     on the recommended items themselves (coverage, novelty, diversity ...) see the user's rows
-    with rank <= k (:func:`rank_view`).
+    with rank <= k (:func:`rank_view`), and a list's length at k is the number of those rows.
+
+    Shared ranks (two rows of one user at one rank) mean that each row sits at that rank: at
+    cutoff k every row with rank <= k is in the top k (RecTools filters ``rank <= k``, so
+    its precision, recall and hit rate count both rows, its NDCG sums 1/log2(r + 1) for each
+    hit at rank r, its MRR reads the smallest hit rank, and its MAP adds (hits at ranks <= r)
+    / r once for each rank r holding a hit). A ranked list holds one item per position, so
+    the ranking kernel cannot read them: :func:`fill_positions` refuses them, naming the user
+    and the rank, at the ranks any cutoff reads.
 
 ``unretrieved="bottom"``
     Every truth item that is not in the user's list is appended after the list, all tied with
@@ -86,7 +94,8 @@ def fill_positions(packed: Packed, depth: int) -> Packed:
     ``L_u = r_max`` positions (``min(depth, r_max)`` with ``depth > 0``; ``depth`` when rows
     past the depth were cut); position ``p`` holds the row with rank ``p``, or a placeholder
     (relevance 0, not judged). The list length the kernel reads (``list_len``: num_ret, the
-    ``min(k, L)`` denominators) is ``r_max``. Two rows of a user at one rank are an error.
+    ``min(k, L)`` denominators) is ``r_max``. Two rows of a user at one rank within the
+    positions read (shared ranks) are an error: a position holds one item.
     """
     p = packed
     n_users = len(p.user_ids)
@@ -122,9 +131,10 @@ def fill_positions(packed: Packed, depth: int) -> Packed:
             u = int(np.searchsorted(indptr, q, side="right") - 1)
             raise InputError(
                 f"ranks='position': user {_plain(p.user_ids[u])!r} has {int(occupied[q])} rows "
-                f"at rank {q - int(indptr[u]) + 1}; with absolute ranks each rank holds one "
-                "item. Fix the ranks, or use ranks='order' (rows of equal rank are then tied "
-                "and ordered by the ties policy)."
+                f"at rank {q - int(indptr[u]) + 1} (shared rank); the ranking metrics read one "
+                "item per position and cannot place both. Give each row of a user its own "
+                "rank, or use ranks='order' (rows of equal rank are then tied and ordered by "
+                "the ties policy)."
             )
     rel = np.zeros(total, dtype=np.float64)
     rel[dest] = p.rel[keep]
@@ -140,14 +150,16 @@ def fill_positions(packed: Packed, depth: int) -> Packed:
 
 def rank_view(packed: Packed, k: int | None) -> Packed:
     """The rows of each list with rank <= k (all rows when ``k`` is None), for metrics on the
-    recommended items under ``ranks="position"``: a row with rank 9 is outside the top 3."""
+    recommended items under ``ranks="position"``: a row with rank 9 is outside the top 3, and
+    the list's length (``list_len``) is its number of rows with rank <= k (RecTools
+    ``SufficientReco`` counts those rows)."""
     p = packed
     if k is None or not len(p.scores):
         return p
     keep = -p.scores <= k
-    if keep.all():
-        return p
     lens = np.bincount(_segments(p.indptr)[keep], minlength=len(p.user_ids)).astype(np.int64)
+    if keep.all():
+        return dataclasses.replace(p, list_len=lens)
     indptr = np.zeros(len(lens) + 1, dtype=np.int64)
     np.cumsum(lens, out=indptr[1:])
     grp_end = p.grp_end
@@ -156,7 +168,7 @@ def rank_view(packed: Packed, k: int | None) -> Packed:
     return dataclasses.replace(
         p, indptr=indptr, rel=p.rel[keep], judged=p.judged[keep],
         items=p.items[keep] if len(p.items) else p.items, scores=p.scores[keep],
-        grp_end=grp_end)
+        grp_end=grp_end, list_len=lens)
 
 
 def append_unretrieved(lists: Packed, source: Packed) -> Packed:
