@@ -141,6 +141,10 @@ PRESET = Preset(
      "users are the users of the interactions; a user without recommendations scores 0; "
      "AvgRecPopularity, MeanInvUserFreq, IntraListDiversity, Serendipity and SufficientReco "
      "average the users of the reco table: evaluate them with users='run'",
+     "Accuracy and CoveredUsers: a user whose truth rows are all non-relevant (relevance 0) "
+     "has no interactions, so RecTools does not count it, while receval's accuracy and "
+     "user_coverage evaluate every truth user whatever empty_truth: pass the relevant rows "
+     "only as the truth",
      "insufficient_handling='raise' is refused: receval leaves such users out "
      "(insufficient=exclude) or scores them as their lists stand, never stops on them"),
 )
