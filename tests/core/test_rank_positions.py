@@ -1,7 +1,7 @@
 """``ranks="position"``: a rank column read as absolute positions (RecTools).
 
 A row with rank r sits at position r; ranks without a row hold a non-relevant, unjudged
-placeholder. Checked against two oracles written from that definition (the same run with real
+placeholder; two rows of a user at one rank (shared ranks) are refused. Checked against two oracles written from that definition (the same run with real
 filler items at the missing ranks under ``ranks="order"``, and RecTools' formulas computed by
 hand), a worked example, RecTools itself when it is installed, both packing routes and blocks.
 """
@@ -274,13 +274,45 @@ def test_score_run_takes_positions_in_score_order():
     ([1, 2.5], "integer ranks >= 1.*2.5"),
     ([0, 1], "integer ranks >= 1.*0.0"),
     ([-3, 1], "integer ranks >= 1"),
-    ([2, 2], "user 1 has 2 rows at rank 2"),
+    ([2, 2], r"user 1 has 2 rows at rank 2 \(shared rank\).*own rank.*ranks='order'"),
 ])
 def test_bad_ranks_are_refused(ranks, match):
     run = pd.DataFrame({"user": [1, 1], "item": [1, 2], "rank": ranks})
     truth = pd.DataFrame({"user": [1], "item": [1]})
     with pytest.raises((rv.InputError, rv.PolicyError), match=match):
         rv.evaluate(run, truth, ["ndcg@5"], ranks="position")
+
+
+def test_shared_ranks_are_refused_by_every_metric_reading_them():
+    """Shared ranks mean that each row sits at its rank (RecTools counts both rows at rank 1
+    in precision@1, 2/1); a ranked list holds one item per position, so they are refused,
+    naming the user and the rank, whether the ranks are read by a ranking metric or not."""
+    run = pd.DataFrame({"user": [1, 1, 1, 2], "item": [1, 2, 3, 1], "rank": [1, 1, 2, 1]})
+    truth = pd.DataFrame({"user": [1, 2], "item": [1, 1]})
+    for key in ("precision@2", "ndcg@2", "map", "coverage@2", "sufficient_reco@2"):
+        with pytest.raises(rv.InputError, match=r"user 1 has 2 rows at rank 1 \(shared"):
+            rv.evaluate(run, truth, [key], ranks="position", train=truth)
+
+
+@pytest.mark.xfail(strict=True, reason="packing cuts a list at the deepest cutoff by rows, "
+                   "not by rank: a row sharing the rank of the last kept row is dropped unseen")
+@pytest.mark.parametrize("key", ["precision@2", "coverage@2"])
+def test_shared_ranks_cut_at_the_depth_are_refused_too(key):
+    run = pd.DataFrame({"user": [1, 1, 1], "item": [1, 2, 3], "rank": [1, 2, 2]})
+    truth = pd.DataFrame({"user": [1, 1], "item": [3, 2]})
+    with pytest.raises(rv.InputError, match="2 rows at rank 2"):
+        rv.evaluate(run, truth, [key], ranks="position")
+
+
+def test_list_length_at_k_counts_the_rows_with_rank_at_most_k():
+    """RecTools SufficientReco: a user whose only row has rank 3 has no row in the top 2."""
+    run = pd.DataFrame({"user": [1, 1, 1, 3, 4], "item": [1, 2, 3, 1, 1],
+                        "rank": [1, 2, 3, 3, 2]})
+    truth = pd.DataFrame({"user": [1], "item": [1]})
+    res = rv.evaluate(run, truth, ["sufficient_reco@2(deep=true)", "sufficient_reco@2"],
+                      ranks="position", users="run", empty_truth="zero")
+    assert res.per_user["sufficient_reco@2(deep=true)"].to_dict() == {1: 1.0, 3: 0.0, 4: 0.5}
+    assert res.per_user["sufficient_reco@2"].to_dict() == {1: 1.0, 3: 0.0, 4: 0.0}
 
 
 def test_duplicate_ranks_past_the_depth_are_not_read():
