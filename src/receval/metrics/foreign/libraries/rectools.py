@@ -74,7 +74,9 @@ NAMES: dict[str, Name] = {
     "avgrecpopularity": _n("arp", "mean over the items with rank <= k of their training "
                            "interactions (normalize=True: their share of the interactions, "
                            "arp(normalize=share)); the users are the users of the reco table",
-                           options={**_K, "normalize": _flag({"normalize": "share"})}),
+                           options={**_K, "normalize": {
+                               **_flag({"normalize": "share"}),
+                               "none": {}, "share": {"normalize": "share"}}}),
     "meaninvuserfreq": _n("novelty", "mean over the items with rank <= k of -log2(users of "
                           "the item / users of prev_interactions), an item no one saw counting "
                           "one user; the users are the users of the reco table",
