@@ -300,8 +300,10 @@ def topk_from_scores(
         Sparse ``(n_users, n_items)`` matrix whose stored entries are masked out (the user's
         training items). Stored explicit zeros are masked too. With torch scores, also a
         boolean tensor of the scores' shape (True: masked). The torch backend never writes
-        the scores: it ranks ``k`` + (the most masked items of a row) + 1 columns and leaves
-        the masked ones out.
+        the caller's scores: a boolean mask is applied to a new block (one pass); a sparse
+        matrix with few items per row (at most ``max(8, k // 2)``) is read at the top
+        ``k`` + (the most masked items of a row) + 1 columns, and a denser one masks a
+        copy.
     users
         Rows to rank (default: all rows, in order); output row ``i`` belongs to ``users[i]``.
     n_users
@@ -519,20 +521,27 @@ def topk_from_scores(
             given = block if _is_torch_tensor(block) else torch.as_tensor(np.asarray(block))
             t = given if given.is_floating_point() else given.double()
             t = t.to(device)
-            ex_mask = ex_keys = None
+            ex_keys = None
             ex_max = 0
-            if mask is not None:
+            if mask is not None:  # one pass that writes a new block: the caller's stays
                 ex_mask = (mask[start:stop] if users is None else mask[
                     torch.as_tensor(rows, device=mask.device)]).to(t.device)
-                ex_max = int(ex_mask.sum(dim=1).max()) if b else 0
+                t = t.masked_fill(ex_mask, float("-inf"))
             elif excl is not None:
                 ex = excl[start:stop] if users is None else excl[rows]
                 counts = np.diff(ex.indptr)
-                keys = np.repeat(np.arange(b, dtype=np.int64), counts) * n_items + \
-                    ex.indices.astype(np.int64)
-                ex_keys = torch.as_tensor(keys, device=t.device)
+                r = np.repeat(np.arange(b, dtype=np.int64), counts)
                 ex_max = int(counts.max()) if b else 0
-            idx, vals = _block_topk_torch(t, k, torch, ex_mask, ex_keys, ex_max)
+                if ex_max <= max(8, k // 2):  # few per row: rank past them, write nothing
+                    ex_keys = torch.as_tensor(r * n_items + ex.indices, device=t.device)
+                else:  # many: mask a copy (never the caller's tensor)
+                    if t.data_ptr() == given.data_ptr() and (copy or not is_callable):
+                        t = t.clone()
+                    t[torch.as_tensor(r, device=t.device),
+                      torch.as_tensor(ex.indices.astype(np.int64), device=t.device)] = \
+                        float("-inf")
+                    ex_max = 0
+            idx, vals = _block_topk_torch(t, k, torch, None, ex_keys, ex_max)
             # torch.topk ranks NaN, then +inf, above every number: a row holding either has it
             # first, so the k columns tell (no pass over the whole block)
             if len(vals) and not bool(np.all(vals[:, 0] < np.inf)):
