@@ -202,6 +202,8 @@ def metric_value(spec: Any, rels: Sequence[float], judged: Sequence[bool],
         return cwl_value(spec, rels, max_rel)
     if name in ("pauc", "pap"):
         # RecTools: the whole list, against the first k non-relevant items
+        if spec.get("insufficient") == "exclude" and L - sum(b) < k and sum(b) < R:
+            return math.nan  # fewer than k non-relevant items, a relevant one unlisted
         acc, fp, seen = 0.0, 0, 0
         for x in b:
             if x:
@@ -478,6 +480,9 @@ def evaluate(run: Iterable[tuple], truth: Iterable[tuple], metrics: Sequence[str
         vals = [per_user[u][spec.key] for u in users_in]
         if spec.name == "first_hit_rank":
             vals = [v for v in vals if not math.isnan(v)]
+        if spec.name in ("pauc", "pap"):  # insufficient=exclude: no value, left out
+            vals = [v for u, v in zip(users_in, vals, strict=True)
+                    if not (math.isnan(v) and any(r >= thr for r in t.get(u, {}).values()))]
         summary[spec.key] = sum(vals) / len(vals) if vals else math.nan
     return per_user, summary
 

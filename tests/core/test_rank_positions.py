@@ -294,10 +294,10 @@ def test_shared_ranks_are_refused_by_every_metric_reading_them():
             rv.evaluate(run, truth, [key], ranks="position", train=truth)
 
 
-@pytest.mark.xfail(strict=True, reason="packing cuts a list at the deepest cutoff by rows, "
-                   "not by rank: a row sharing the rank of the last kept row is dropped unseen")
 @pytest.mark.parametrize("key", ["precision@2", "coverage@2"])
 def test_shared_ranks_cut_at_the_depth_are_refused_too(key):
+    """Packing keeps one row past the deepest cutoff under absolute ranks: a row sharing the
+    rank of the last row within the cutoff is seen, and refused, not dropped unseen."""
     run = pd.DataFrame({"user": [1, 1, 1], "item": [1, 2, 3], "rank": [1, 2, 2]})
     truth = pd.DataFrame({"user": [1, 1], "item": [3, 2]})
     with pytest.raises(rv.InputError, match="2 rows at rank 2"):

@@ -56,9 +56,12 @@ def test_each_name_evaluates_with_and_without_a_cutoff(preset, name):
     values, errors = [], []
     entry = PRESETS[preset].names[name]
     forms = [name, f"{name}@3"]
-    if any(p.name == "missing" for p in metric(entry.family).definition.params):
+    params = {p.name for p in metric(entry.family).definition.params}
+    if "missing" in params:
         # rating metrics refuse truth ratings without a prediction unless told to skip them
         forms += [f"{name}(missing=skip)", f"{name}@3(missing=skip)"]
+    if "n_items" in params:  # a catalogue size given in the key (RecTools MCC)
+        forms += [f"{name}@3(n_items={len(ITEMS)})"]
     for form in forms:
         try:
             result = _evaluate(preset, form)

@@ -155,7 +155,9 @@ class Plan:
             if s.k is None or (whole is not None and whole(s)):
                 return 0
             depth = max(depth, s.k)
-        return depth
+        # absolute ranks: one row past the depth, so that a rank shared within the cutoff is
+        # seen (and refused) rather than cut away by packing
+        return depth + 1 if depth and self.options.absolute_ranks else depth
 
     def requests(self, max_rel: float) -> Requests:
         """The kernel requests (``max_rel``: the truth's largest relevance, for ERR's default);
