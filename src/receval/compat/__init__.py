@@ -153,7 +153,9 @@ def _of_family(preset: Preset, family: str, k: int | None, written: str) -> Name
     the entry named as the family, else the library's one metric of that family, else the one
     with receval's own conventions for it (trec_eval's ``P`` for ``precision@5``, not
     ``relative_P``); refused where the library has several, none of them receval's."""
-    same = preset.of_family(family, k)
+    # the entries that take the key's form (with or without a cutoff), else any of the family
+    # (trec_eval's recip_rank has no cutoff: mrr@20 is receval's mrr@20 under the preset)
+    same = preset.of_family(family, k) or preset.of_family(family)
     if family in same:
         return same[family]
     plain_ = [e for e in same.values() if not e.params and not e.uncut and e.k is None]
