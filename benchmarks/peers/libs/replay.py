@@ -89,3 +89,29 @@ def check_replay(report: Report) -> None:
     got = ours(run, truth, keys, "replay", train=frame, users="run")
     for k, key in zip(CUTS, keys, strict=True):
         report.add("replay", label, key, got[key], values[f"Surprisal@{k}"])
+    # Coverage (over the users of the recommendations, / distinct train items),
+    # Unexpectedness against a second run, CategoricalDiversity of one category per item
+    values = metrics.Coverage(topk=list(CUTS))(recs, train)
+    keys = [f"coverage@{k}" for k in CUTS]
+    got = ours(run, truth, keys, "replay", train=frame, catalog="train", users="run")
+    for k, key in zip(CUTS, keys, strict=True):
+        report.add("replay", label, key, got[key], values[f"Coverage@{k}"])
+    base, _ = make_data(1205, ties=False)
+    base = {u: items for u, items in base.items() if u in run}
+    base_recs = {u: [(i, base[u][i]) for i in ranked(items)] for u, items in base.items()}
+    values = metrics.Unexpectedness(topk=list(CUTS))(
+        {u: v for u, v in recs.items() if u in base}, base_recs)
+    keys = [f"unexpectedness@{k}" for k in CUTS]
+    got = ours({u: v for u, v in run.items() if u in base}, truth, keys, "replay",
+               baseline_run=base, users="run")
+    for k, key in zip(CUTS, keys, strict=True):
+        report.add("replay", label, key + " users with a baseline", got[key],
+                   values[f"Unexpectedness@{k}"])
+    run_d, _ = make_data(1206, ties=False)
+    values = metrics.CategoricalDiversity(topk=list(CUTS))(
+        {u: [(i % 4, s) for i, s in items.items()] for u, items in run_d.items()})
+    cats = {i: [i % 4] for items in run_d.values() for i in items}
+    keys = [f"categoricaldiversity@{k}" for k in CUTS]
+    got = ours(run_d, truth, keys, "replay", item_categories=cats, users="run")
+    for k, key in zip(CUTS, keys, strict=True):
+        report.add("replay", label, key, got[key], values[f"CategoricalDiversity@{k}"])

@@ -27,6 +27,10 @@ A = Param("A", 0.55, "Jain et al.'s A (used when propensities are estimated from
           kind=float, low=0.0, low_open=True)
 B = Param("B", 1.5, "Jain et al.'s B (used when propensities are estimated from train=)",
           kind=float, low=0.0)
+NORMALIZE = Param("normalize", "truth",
+                  "truth = divide by the weights of the relevant items (default) | users = "
+                  "divide by the number of users with a relevant item (RecPack IPSHitRateK)",
+                  ("truth", "users"))
 _PROP = ("Propensities p_l: propensities={item: p} (an evaluate() option) or, from train=, "
          "p_l = 1 / (1 + C (N_l + B)^-A), C = (ln N - 1) (B + 1)^A, N = training users, N_l = "
          "training users with item l (Jain, Prabhu & Varma, KDD 2016). Every propensity read, given "
@@ -60,6 +64,9 @@ def _compute(kind: str):
                              w_truth[packed.t_items] if len(packed.t_items) else np.zeros(0),
                              packed.list_len)
         with np.errstate(divide="ignore", invalid="ignore"):
+            if kind == "ips_hit_rate" and spec.get("normalize") == "users":
+                # RecPack's IPSHitRateK: the weighted hits of each user with a relevant item
+                den = np.where(den > 0, 1.0, 0.0)
             per_user = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
         return MetricValues(per_user=per_user, num=num, den=den)
     return compute
@@ -93,11 +100,14 @@ register(MetricDef(
 
 register(MetricDef(
     "ips_hit_rate", "IPS-weighted hit rate@k",
-    "IPS-HR@k = sum_u sum_{i<=k} b_i / p_{l_i}  /  sum_u sum_{relevant j} 1 / p_j",
+    "IPS-HR@k = sum_u sum_{i<=k} b_i / p_{l_i}  /  sum_u sum_{relevant j} 1 / p_j "
+    "(normalize=users: / |{u: R_u > 0}|)",
     "Share of the held-out items found in the top k, each weighted by 1/propensity: the "
     "inverse-propensity-scored (unbiased under missing-not-at-random exposure) estimate of the "
-    "item-level hit rate hit_rate@k(level=truth) (Yang et al., RecSys 2018). " + _PROP,
-    (REL, A, B), aggregate="micro", bounds=(0.0, 1.0), family="debiased",
+    "item-level hit rate hit_rate@k(level=truth) (Yang et al., RecSys 2018), in [0, 1]. "
+    "normalize=users: sum_u sum_{i<=k} b_i / p_{l_i} / |{u: R_u > 0}|, the mean over users "
+    "of their weighted hits (RecPack IPSHitRateK; not bounded by 1). " + _PROP,
+    (REL, A, B, NORMALIZE), aggregate="micro", bounds=(0.0, None), family="debiased",
     reference="Yang, Cui, Xiong, Mcauley, Ma, Zhang, Berg, Estrin, 'Unbiased offline recommender "
               "evaluation for missing-not-at-random implicit feedback' (RecSys 2018)",
     example="held-out p = {0.5, 0.1}, the first found: 2 / (2 + 10) = 1/6",

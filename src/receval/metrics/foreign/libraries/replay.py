@@ -2,29 +2,56 @@
 
 from __future__ import annotations
 
-from ..records import Name, Preset
+from ..records import Name, Preset, refuse
 from ..records import name as _n
 
+#: RePlay's ``mode=`` (replay/metrics/descriptors.py): only Mean() is the mean over users that
+#: receval's summary gives
+_MODE = {"mode": {"mean": {}, "mean()": {}}}
+
+
+def _r(family: str, meaning: str, **params: object) -> Name:
+    """An entry that takes RePlay's ``mode=`` option."""
+    return _n(family, meaning, options=_MODE, **params)
+
+
 NAMES: dict[str, Name] = {
-    "map": _n("map", "sum of precision at hits within k / min(k, |ground truth|)",
+    "map": _r("map", "sum of precision at hits within k / min(k, |ground truth|)",
               denominator="min_k_rel"),
-    "ndcg": _n("ndcg", "binary gain; ideal min(k, |ground truth|) hits", gain="binary"),
-    "precision": _n("precision", "hits in the top k / k"),
-    "recall": _n("recall", "hits in the top k / |ground truth|"),
-    "mrr": _n("mrr", "1 / rank of the first hit within k"),
-    "hitrate": _n("hit_rate", "1 if a hit is in the top k"),
-    "rocauc": _n("gauc", "AUC of the pairs inside the top k; no hit scores 0, no miss 1",
+    "ndcg": _r("ndcg", "binary gain; ideal min(k, |ground truth|) hits", gain="binary"),
+    "precision": _r("precision", "hits in the top k / k"),
+    "recall": _r("recall", "hits in the top k / |ground truth|"),
+    "mrr": _r("mrr", "1 / rank of the first hit within k"),
+    "hitrate": _r("hit_rate", "1 if a hit is in the top k"),
+    "rocauc": _r("gauc", "AUC of the pairs inside the top k; no hit scores 0, no miss 1",
                  single_class="zero_one"),
-    "surprisal": _n("novelty", "sum over the top k of log2(users / users of i) / "
+    "surprisal": _r("novelty", "sum over the top k of log2(users / users of i) / "
                     "log2(users), unseen items 1, divided by k", pop="users",
                     normalize="max", denominator="k"),
+    "coverage": _n("coverage", "distinct items in the top k of every user of the "
+                   "recommendations / distinct items of train (Coverage(topk)(recs, train)): "
+                   "evaluate(catalog='train', users='run'); recommended items outside train "
+                   "count; allow_caching changes no value", outside="count",
+                   options={"allow_caching": {"true": {}, "false": {}}}),
+    "unexpectedness": _r("unexpectedness", "1 - |top k & baseline top k| / k over the users "
+                         "of the recommendations: evaluate(baseline_run=base_recs, "
+                         "users='run')"),
+    "categoricaldiversity": _r("category_diversity", "distinct categories among the top k "
+                               "rows / k (each row an item with one category): "
+                               "evaluate(item_categories={item: [category]}, users='run')"),
+    "novelty": refuse("|top k \\ train items of the user| / k",
+                      "RePlay's Novelty divides by k even when a list is shorter than k; "
+                      "receval's unseen_share@k divides by the list's length at k (equal "
+                      "only when every list holds k items or more): evaluate unseen_share@k "
+                      "with train=... where every list is that long"),
 }
 
+
 PRESET = Preset(
-    "replay", "RePlay", "RePlay 0.21.7 (master b4e051e)", "sb-ai-lab/RePlay replay/metrics/"
-    "map.py, ndcg.py, precision.py, recall.py, mrr.py, hitrate.py, rocauc.py; RePlay needs "
-    "Spark or polars extras, so the tests use values worked out from these formulas (and "
-    "RocAuc's docstring example)",
+    "replay", "RePlay", "replay-rec 0.22.0", "sb-ai-lab/RePlay replay/metrics/"
+    "__init__.py, map.py, ndcg.py, precision.py, recall.py, mrr.py, hitrate.py, rocauc.py, "
+    "surprisal.py, coverage.py, novelty.py, unexpectedness.py, categorical_diversity.py, "
+    "descriptors.py; tests/metrics",
     (("users", "truth"), ("empty_truth", "zero")),
     NAMES,
     ("RocAuc orders tied scores by the list (no half credit for ties): equal to gauc@k when "
@@ -34,5 +61,9 @@ PRESET = Preset(
      "(base_metric.py): tied scores rank the larger item id first. receval's ties='id' ranks "
      "the smaller first; ties='trec_eval' (score as float32, then id descending as a string) "
      "reproduces it for string ids that sort like the library's and float32-exact scores; "
-     "integer ids: not reproduced. Dict inputs keep the given order of tied scores"),
+     "integer ids: not reproduced. Dict inputs keep the given order of tied scores",
+     "Unexpectedness gives 0 to a user without a baseline list; receval's unexpectedness "
+     "gives 1 (nothing of the list is in the baseline)",
+     "mode=Median(), PerUser(), ConfidenceInterval(): not one mean over users; receval's "
+     "per-user values (EvalResult.per_user) give them"),
 )
