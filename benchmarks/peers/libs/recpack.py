@@ -39,3 +39,36 @@ def check_recpack(report: Report) -> None:
         m.calculate(y_graded, y_pred)
         report.add("recpack", label, f"dcgk@{k} graded", ours(run, truth, [f"dcgk@{k}"],
                    "recpack")[f"dcgk@{k}"], m.value, known="DCGK and NDCGK")
+        # HitK, DiscountedGainK, CoverageK (|I| = the column count)
+        for name, cls, extra in (("hitk", metrics.HitK, {}),
+                                 ("discountedgaink", metrics.DiscountedGainK, {}),
+                                 ("coveragek", metrics.CoverageK, {"catalog": n_items})):
+            m = cls(k)
+            m.calculate(y_true, y_pred)
+            key = f"{name}@{k}"
+            report.add("recpack", label, key,
+                       ours(run, binary(truth), [key], "recpack", **extra)[key], m.value)
+        # IntraListDiversityK: Jaccard distance of boolean feature rows
+        rng = np.random.default_rng(1102)
+        feats = (rng.random((n_items, 6)) < 0.4).astype(np.float64)
+        feats[:, 0] = 1.0  # no item without a feature
+        m = metrics.IntraListDiversityK(k)
+        m.fit(sparse.csr_matrix(feats))
+        m.calculate(y_true, y_pred)
+        key = f"intralistdiversityk@{k}"
+        report.add("recpack", label, key, ours(run, binary(truth), [key], "recpack",
+                   item_features={i: feats[i] for i in range(n_items)})[key], m.value)
+        # IPSHitRateK fitted on y_true: p(i) = column sum / total
+        m = metrics.IPSHitRateK(k)
+        m.fit(y_true)
+        m.calculate(y_true, y_pred)
+        col = np.asarray(y_true.sum(axis=0)).ravel() / y_true.sum()
+        props = {i: float(max(col[i], 1e-4)) for i in range(n_items) if col[i] > 0}
+        props.update({i: 1.0 for items in run.values() for i in items if i not in props})
+        key = f"ipshitratek@{k}"
+        report.add("recpack", label, key, ours(run, binary(truth), [key], "recpack",
+                   propensities=props)[key], m.value)
+    m = metrics.PercentileRanking()
+    m.calculate(y_true, y_pred)
+    key = f"percentileranking(n_items={n_items})"
+    report.add("recpack", label, key, ours(run, binary(truth), [key], "recpack")[key], m.value)
