@@ -187,3 +187,35 @@ def test_ctr_metrics_pool_exactly_over_batches():
     for batch in (users[20:], users[:7], users[7:20]):
         acc.update(batch, items[batch], probs[batch])
     assert acc.compute().summary == whole.summary
+
+
+# ---- torchmetrics' rows -----------------------------------------------------------------
+
+def test_pair_rows_in_any_batches_give_the_bits_of_evaluate():
+    rng = np.random.default_rng(4)
+    q = np.repeat(np.arange(12), 6)
+    p = rng.integers(0, 4, size=len(q)) / 4  # ties
+    t = rng.integers(0, 3, size=len(q))
+    keys = ["ndcg@3", "map@5", "mrr", "precision@2"]
+    whole = rv.evaluate({"user": q, "item": np.arange(len(q)), "score": p},
+                        {"user": q, "item": np.arange(len(q)), "relevance": t}, keys)
+    acc = rv.training.PairAccumulator(keys)
+    other = rv.training.PairAccumulator(keys)
+    for lo in range(0, len(q), 10):  # batches cut through queries, as torchmetrics allows
+        (acc if lo < 40 else other).update(p[lo:lo + 10], t[lo:lo + 10], q[lo:lo + 10])
+    acc.merge(pickle.loads(pickle.dumps(other.state())))
+    _same(acc.compute(), whole)
+
+
+def test_pair_rows_are_one_dimensional_and_labels_non_negative():
+    acc = rv.training.PairAccumulator(["mrr"])
+    with pytest.raises(InputError, match="1-D"):
+        acc.update(np.zeros((2, 3)), np.zeros((2, 3)), np.zeros((2, 3)))
+    with pytest.raises(InputError, match="one length"):
+        acc.update(np.zeros(3), np.zeros(2), np.zeros(3))
+    with pytest.raises(InputError, match=">= 0"):
+        acc.update(np.zeros(2), np.array([1, -1]), np.zeros(2))
+    with pytest.raises(InputError, match="no rows yet"):
+        acc.compute()
+    with pytest.raises(rv.MetricError):
+        rv.training.PairAccumulator(["ndcg@zz"])

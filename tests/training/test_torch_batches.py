@@ -110,3 +110,26 @@ def test_all_gather_needs_a_process_group():
     acc = rv.Accumulator({0: {1: 1}}, ["ndcg@2"])
     with pytest.raises(RuntimeError, match="init_process_group"):
         rv.training.all_gather(acc)
+
+
+def test_pair_rows_reproduce_torchmetrics():
+    """torchmetrics' own retrieval classes on the same (preds, target, indexes) batches."""
+    tr = pytest.importorskip("torchmetrics.retrieval")
+    gen = torch.Generator().manual_seed(3)
+    q = torch.arange(50).repeat_interleave(8)
+    p = torch.rand(len(q), generator=gen)  # distinct scores
+    t = torch.rand(len(q), generator=gen) < 0.3
+    t[torch.arange(0, len(q), 8)] = True  # a relevant candidate in every query
+    ours = rv.training.PairAccumulator(
+        ["retrievalmap@5", "retrievalmrr", "retrievalnormalizeddcg@3", "retrievalrecall@4"],
+        compat="torchmetrics")
+    theirs = [tr.RetrievalMAP(top_k=5), tr.RetrievalMRR(), tr.RetrievalNormalizedDCG(top_k=3),
+              tr.RetrievalRecall(top_k=4)]
+    for lo in range(0, len(q), 96):
+        ours.update(p[lo:lo + 96], t[lo:lo + 96], q[lo:lo + 96])
+        for m in theirs:
+            m.update(p[lo:lo + 96], t[lo:lo + 96], indexes=q[lo:lo + 96])
+    res = ours.compute()
+    for key, m in zip(["retrievalmap@5", "retrievalmrr", "retrievalnormalizeddcg@3",
+                       "retrievalrecall@4"], theirs, strict=True):
+        assert res[key] == pytest.approx(float(m.compute()), abs=1e-6), key

@@ -32,7 +32,7 @@ from ..results import EvalResult
 from ..validation import POSITIVE_INT, validate_params
 from .batches import ids_block, scores_block, to_numpy
 
-__all__ = ["ACCUMULATOR_PARAMS", "Accumulator", "AccumulatorState"]
+__all__ = ["ACCUMULATOR_PARAMS", "Accumulator", "AccumulatorState", "PairAccumulator"]
 
 #: the declared parameters of :class:`Accumulator` (the Evaluator's, and its own)
 ACCUMULATOR_PARAMS: dict[str, list[Any]] = {**EVALUATOR_PARAMS, "window": [None, *POSITIVE_INT]}
@@ -175,3 +175,75 @@ class Accumulator:
 
             res = annotate(res, *self.evaluator.compat)
         return res
+
+
+class PairAccumulator:
+    """torchmetrics' retrieval interface: ``update(preds, target, indexes)`` with one row per
+    (query, candidate), batch after batch; ``compute()`` is :func:`receval.evaluate` on every
+    row so far.
+
+    Each row is a candidate of its query (``indexes``), scored ``preds`` and labelled
+    ``target`` (0: judged non-relevant; graded labels are relevance grades). The rows of one
+    query may come in several batches, as torchmetrics allows. Candidates carry no item ids:
+    each row is its own item, numbered in arrival order (ties between equal scores are broken
+    by that order under ``ties="id"``). Rows are kept on the host until :meth:`compute` (k
+    numbers a row; torchmetrics keeps them too). Use :class:`Accumulator` when the truth is
+    known up front.
+
+    >>> import numpy as np, receval as rv
+    >>> acc = rv.training.PairAccumulator(["retrievalmap"], compat="torchmetrics")
+    >>> acc.update(np.array([0.9, 0.2, 0.8]), np.array([0, 1, 1]), np.array([0, 0, 1]))
+    >>> acc.update(np.array([0.5]), np.array([0]), np.array([1]))    # query 1 goes on
+    >>> acc.compute()["retrievalmap"]                                # (1/2 + 1) / 2
+    0.75
+    """
+
+    @validate_params(EVALUATOR_PARAMS, name="PairAccumulator")
+    def __init__(self, metrics: Any, **kwargs: Any) -> None:
+        self.metrics, self.kwargs = metrics, kwargs
+        Evaluator({0: {0: 1}}, metrics, **kwargs)  # metrics and policies checked now, not later
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget every row."""
+        self._rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def update(self, preds: Any, target: Any, indexes: Any) -> None:
+        """Add rows: ``preds`` (scores), ``target`` (labels >= 0) and ``indexes`` (the query of
+        each row), 1-D and of one length (numpy or torch on any device)."""
+        p, t, q = (to_numpy(x, name).reshape(-1) if np.ndim(to_numpy(x, name)) <= 1
+                   else _flat(x, name) for x, name in ((preds, "preds"), (target, "target"),
+                                                       (indexes, "indexes")))
+        if not len(p) == len(t) == len(q):
+            raise InputError(f"preds, target and indexes must have one length; got {len(p)}, "
+                             f"{len(t)} and {len(q)}.")
+        if len(t) and (not np.all(np.isfinite(t.astype(np.float64))) or t.min() < 0):
+            raise InputError("target: labels must be finite and >= 0 (0: not relevant).")
+        self._rows.append((q, p, t))
+
+    def state(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The rows so far (picklable)."""
+        return list(self._rows)
+
+    def merge(self, other: PairAccumulator | list) -> None:
+        """Add the rows of another pair accumulator (or its :meth:`state`) after these."""
+        self._rows += other.state() if isinstance(other, PairAccumulator) else list(other)
+
+    def compute(self, *, name: str | None = None) -> EvalResult:
+        """:func:`receval.evaluate` of every row so far."""
+        if not self._rows:
+            raise InputError("PairAccumulator.compute: no rows yet; call update first.")
+        q, p, t = (np.concatenate([r[j] for r in self._rows]) for j in range(3))
+        item = np.arange(len(q), dtype=np.int64)
+        run = {"user": q, "item": item, "score": p}
+        truth = {"user": q, "item": item, "relevance": t}
+        from ..engines.evaluator import evaluate_local
+
+        return evaluate_local(run, truth, self.metrics, name=name, **self.kwargs)
+
+
+def _flat(x: Any, name: str) -> np.ndarray:
+    """A 2-D batch (queries x candidates) refused: torchmetrics flattens it silently."""
+    raise InputError(f"{name}: expected one row per (query, candidate), 1-D; got shape "
+                     f"{tuple(np.shape(to_numpy(x, name)))}. Give indexes for every row "
+                     "(torchmetrics flattens 2-D inputs, mixing queries).")
