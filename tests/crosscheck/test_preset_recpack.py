@@ -147,3 +147,14 @@ def test_zero_propensity_refused() -> None:
     props = {**_fitted(X_TRUE), 4: 0.0}
     with pytest.raises(InputError, match="outside"):
         _value(X_TRUE, "ipshitratek@2", propensities=props)
+
+
+def test_k_option_is_the_cutoff() -> None:
+    """RecPack's ``K`` (NDCGK(K=2)) is the key's cutoff; two different cutoffs are refused."""
+    for name, entry in NAMES.items():
+        if entry.cutoff == "none":
+            continue
+        assert dict(entry.options) == {"K": "@k"}, name
+    assert _value(X_TRUE, "reciprocalrankk(K=2)") == pytest.approx(0.75, rel=1e-12)
+    with pytest.raises(MetricError, match="two cutoffs"):
+        _value(X_TRUE, "reciprocalrankk@3(K=2)")

@@ -145,3 +145,10 @@ def test_every_metric_but_coverage_takes_mode() -> None:
         options = dict(entry.options)
         assert ("allow_caching" in options) == (name == "coverage"), name
         assert ("mode" in options) == (name != "coverage"), name
+
+
+def test_topk_option_is_the_cutoff() -> None:
+    """RePlay's ``topk`` (one value: MAP(topk=3)) is the key's cutoff."""
+    assert _values(["map(topk=3)"]) == pytest.approx([0.35185], abs=ABS)
+    with pytest.raises(MetricError, match="two cutoffs"):
+        _values(["map@5(topk=3)"])

@@ -39,6 +39,11 @@ def check_recpack(report: Report) -> None:
         m.calculate(y_graded, y_pred)
         report.add("recpack", label, f"dcgk@{k} graded", ours(run, truth, [f"dcgk@{k}"],
                    "recpack")[f"dcgk@{k}"], m.value, known="DCGK and NDCGK")
+        m = metrics.DiscountedGainK(k)
+        m.calculate(y_graded, y_pred)
+        key = f"discountedgaink@{k}"
+        report.add("recpack", label, key + " graded", ours(run, truth, [key], "recpack")[key],
+                   m.value, known="DiscountedGainK with")
         # HitK, DiscountedGainK, CoverageK (|I| = the column count)
         for name, cls, extra in (("hitk", metrics.HitK, {}),
                                  ("discountedgaink", metrics.DiscountedGainK, {}),

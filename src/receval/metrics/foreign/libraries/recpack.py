@@ -5,25 +5,34 @@ from __future__ import annotations
 from ..records import Name, Preset
 from ..records import name as _n
 
+#: RecPack's cutoff parameter: NDCGK(K=10) is ndcgk@10
+_K = {"K": "@k"}
+
+
+def _k(family: str, meaning: str, **params: object) -> Name:
+    """An entry with RecPack's ``K`` (the top-K list's length)."""
+    return _n(family, meaning, options=_K, **params)
+
+
 NAMES: dict[str, Name] = {
-    "ndcgk": _n("ndcg", "binary interactions; ideal min(K, |truth|) hits", gain="binary"),
-    "dcgk": _n("dcg", "sum over hits of y_true / log2(rank + 1)"),
-    "precisionk": _n("precision", "hits in the top K / K"),
-    "recallk": _n("recall", "hits in the top K / |truth|"),
-    "calibratedrecallk": _n("recall", "hits in the top K / min(|truth|, K)",
+    "ndcgk": _k("ndcg", "binary interactions; ideal min(K, |truth|) hits", gain="binary"),
+    "dcgk": _k("dcg", "sum over hits of y_true / log2(rank + 1)"),
+    "precisionk": _k("precision", "hits in the top K / K"),
+    "recallk": _k("recall", "hits in the top K / |truth|"),
+    "calibratedrecallk": _k("recall", "hits in the top K / min(|truth|, K)",
                             denominator="min_k_rel"),
-    "reciprocalrankk": _n("mrr", "1 / rank of the first hit within K"),
-    "hitk": _n("hits", "number of hits in the top K (summed per user, then the mean over "
+    "reciprocalrankk": _k("mrr", "1 / rank of the first hit within K"),
+    "hitk": _k("hits", "number of hits in the top K (summed per user, then the mean over "
                "users with a truth interaction)"),
-    "discountedgaink": _n("dcg", "sum over the hits in the top K of y_true / log2(rank + 1)"),
-    "coveragek": _n("coverage", "distinct items in the top K of the users with a truth "
+    "discountedgaink": _k("dcg", "sum over the hits in the top K of y_true / log2(rank + 1)"),
+    "coveragek": _k("coverage", "distinct items in the top K of the users with a truth "
                     "interaction / |I|, |I| the matrices' column count: "
                     "evaluate(catalog=n_items)"),
-    "intralistdiversityk": _n("ild", "2 / (L (L - 1)) sum over pairs of the Jaccard distance "
+    "intralistdiversityk": _k("ild", "2 / (L (L - 1)) sum over pairs of the Jaccard distance "
                               "of the items' boolean feature rows (fit(X)): "
                               "evaluate(item_features=X); a list of fewer than two items "
                               "scores 0", sim="jaccard", short="zero"),
-    "ipshitratek": _n("ips_hit_rate", "sum over the hits in the top K of 1 / p(i), summed per "
+    "ipshitratek": _k("ips_hit_rate", "sum over the hits in the top K of 1 / p(i), summed per "
                       "user and averaged over users; p(i) = X[:, i].sum() / X.sum() of the "
                       "fitted X: evaluate(propensities={i: p(i)})", normalize="users"),
     "percentileranking": _n("percentile_rank", "expected percentile ranking over every "
@@ -32,9 +41,10 @@ NAMES: dict[str, Name] = {
 }
 
 PRESET = Preset(
-    "recpack", "RecPack", "recpack 0.3.6", "LienM/recpack recpack/metrics/dcg.py (DCGK, NDCGK), "
-    "precision.py, recall.py (RecallK, CalibratedRecallK), reciprocal_rank.py, base.py "
-    "(_eliminate_empty_users); worked examples from these formulas",
+    "recpack", "RecPack", "recpack 0.3.6", "LienM/recpack recpack/metrics/__init__.py (METRICS), "
+    "dcg.py (DCGK, NDCGK), hit.py (HitK, DiscountedGainK), coverage.py, diversity.py, ips.py, "
+    "percentile_ranking.py, precision.py, recall.py (RecallK, CalibratedRecallK), "
+    "reciprocal_rank.py, base.py (_eliminate_empty_users); recpack/tests/test_metrics",
     (("users", "truth"), ("empty_truth", "skip")),
     NAMES,
     ("users without truth interactions are removed before scoring (empty_truth='skip')",

@@ -5,9 +5,10 @@ from __future__ import annotations
 from ..records import Name, Preset, refuse
 from ..records import name as _n
 
-#: RePlay's ``mode=`` (replay/metrics/descriptors.py): only Mean() is the mean over users that
-#: receval's summary gives
-_MODE = {"mode": {"mean": {}, "mean()": {}}}
+#: RePlay's ``topk`` (one cutoff: MAP(topk=5) is map@5) and ``mode=``
+#: (replay/metrics/descriptors.py): only Mean() is the mean over users that receval's summary
+#: gives
+_MODE = {"topk": "@k", "mode": {"mean": {}, "mean()": {}}}
 
 
 def _r(family: str, meaning: str, **params: object) -> Name:
@@ -32,7 +33,7 @@ NAMES: dict[str, Name] = {
                    "recommendations / distinct items of train (Coverage(topk)(recs, train)): "
                    "evaluate(catalog='train', users='run'); recommended items outside train "
                    "count; allow_caching changes no value", outside="count",
-                   options={"allow_caching": {"true": {}, "false": {}}}),
+                   options={"topk": "@k", "allow_caching": {"true": {}, "false": {}}}),
     "unexpectedness": _r("unexpectedness", "1 - |top k & baseline top k| / k over the users "
                          "of the recommendations: evaluate(baseline_run=base_recs, "
                          "users='run')"),
