@@ -585,3 +585,28 @@ def test_a_target_value_is_best_where_it_is_closest():
     assert good(0.8) == good(1.2)
     assert goodness("rmse")(0.1) > goodness("rmse")(0.2)
     assert "best at 1" in describe(REGISTRY[key])
+
+
+def test_pooled_ece_carries_its_reliability_diagram_over_blocks():
+    """result.info['ece']['reliability'] is the diagram of every scored pair (the same as
+    reliability_diagram on the rows), whether evaluated at once or in blocks."""
+    whole = rv.evaluate(RUN, TRUTH, ["ece(bins=4)"], sample_weights=WEIGHTS)
+    blocks = rv.evaluate_blocks(iter([RUN[RUN.user == u] for u in ("b", "c", "a")]), TRUTH,
+                                ["ece(bins=4)"], sample_weights=WEIGHTS)
+    got = whole.info["ece(bins=4)"]["reliability"]
+    assert blocks.info["ece(bins=4)"]["reliability"] == got
+    want = reliability_diagram(_labels(), RUN.score, bins=4, weights=WEIGHTS.weight)
+    assert got["count"] == want.count.tolist() and sum(got["count"]) == len(RUN)
+    assert got["lo"] == want.lo.tolist() and got["weight"] == want.weight.tolist()
+    np.testing.assert_allclose(got["mean_predicted"], want.mean_predicted, rtol=1e-15)
+    np.testing.assert_allclose(got["observed_rate"], want.observed_rate, rtol=1e-15)
+
+
+@pytest.mark.skipif(not HAVE_MPL, reason="matplotlib (the receval[plot] extra) is not installed")
+def test_the_html_report_draws_the_reliability_diagram():
+    res = rv.evaluate(RUN, TRUTH, ["ece", "ne"], sample_weights=WEIGHTS)
+    page = rv.report(res, format="html")
+    assert 'id="calibration"' in page and "Reliability diagram of ece" in page
+    assert 'id="calibration"' not in rv.report(rv.evaluate(RUN, TRUTH, ["ne"],
+                                                           sample_weights=WEIGHTS),
+                                               format="html")

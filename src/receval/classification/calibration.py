@@ -261,6 +261,11 @@ class CalibrationState:
     ce: list[float] = field(default_factory=list)
     sq: list[float] = field(default_factory=list)
     gaps: list[list[float]] = field(default_factory=list)
+    #: per equal-width bin: rows, and exact partials of w, w p and w y (the reliability diagram)
+    bin_rows: list[int] = field(default_factory=list)
+    bin_weight: list[list[float]] = field(default_factory=list)
+    bin_pred: list[list[float]] = field(default_factory=list)
+    bin_pos: list[list[float]] = field(default_factory=list)
 
     @classmethod
     def of(cls, y_true: Any, y_prob: Any, *, weights: Any = None, bins: int = 10,
@@ -273,9 +278,13 @@ class CalibrationState:
     def _of(cls, y: np.ndarray, p: np.ndarray, w: np.ndarray, bins: int, e: float
             ) -> CalibrationState:
         ce = cross_entropy(y > 0, p, e)
+        b = _bin_width(p, bins)
         return cls(bins=bins, eps=e, rows=len(p), weight=_partials(w), pos=_partials(w * y),
                    pred=_partials(w * p), ce=_partials(w * ce), sq=_partials(w * (p - y) ** 2),
-                   gaps=_gaps(w * (y - p), _bin_width(p, bins), bins))
+                   gaps=_gaps(w * (y - p), b, bins),
+                   bin_rows=np.bincount(b, minlength=bins).astype(int).tolist(),
+                   bin_weight=_gaps(w, b, bins), bin_pred=_gaps(w * p, b, bins),
+                   bin_pos=_gaps(w * y, b, bins))
 
     def merge(self, other: CalibrationState) -> CalibrationState:
         """The state of both sets of rows."""
@@ -283,22 +292,27 @@ class CalibrationState:
             raise InputError(
                 f"only states with the same bins and eps merge; got bins={self.bins}, "
                 f"eps={plain(self.eps)} and bins={other.bins}, eps={plain(other.eps)}.")
-        gaps = [_compact(a + b) for a, b in zip(self.gaps, other.gaps, strict=True)] \
-            if self.gaps and other.gaps else (self.gaps or other.gaps)
+        def per_bin(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
+            if a and b:
+                return [_compact(x + y) for x, y in zip(a, b, strict=True)]
+            return [list(g) for g in (a or b)]
+
+        rows = [x + y for x, y in zip(self.bin_rows, other.bin_rows, strict=True)] \
+            if self.bin_rows and other.bin_rows else list(self.bin_rows or other.bin_rows)
         return CalibrationState(
             self.bins, self.eps, self.rows + other.rows, _compact(self.weight + other.weight),
             _compact(self.pos + other.pos), _compact(self.pred + other.pred),
-            _compact(self.ce + other.ce), _compact(self.sq + other.sq), [list(g) for g in gaps])
+            _compact(self.ce + other.ce), _compact(self.sq + other.sq),
+            per_bin(self.gaps, other.gaps), rows, per_bin(self.bin_weight, other.bin_weight),
+            per_bin(self.bin_pred, other.bin_pred), per_bin(self.bin_pos, other.bin_pos))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain lists and numbers (JSON-ready); :meth:`from_dict` restores the state."""
-        return {k: getattr(self, k) for k in ("bins", "eps", "rows", "weight", "pos", "pred", "ce",
-                                              "sq", "gaps")}
+        return {k: getattr(self, k) for k in _FIELDS}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CalibrationState:
-        return cls(**{k: data[k] for k in ("bins", "eps", "rows", "weight", "pos", "pred", "ce",
-                                           "sq", "gaps")})
+        return cls(**{k: data[k] for k in _FIELDS if k in data})
 
     def _total(self) -> Fraction:
         return _exact(self.weight)
@@ -317,6 +331,24 @@ class CalibrationState:
         """ECE over ``bins`` equal-width bins."""
         return ece_value(self.gaps, self._total())
 
+    def reliability(self, label: str = "") -> Reliability:
+        """The reliability diagram of the rows (equal-width bins), from the exact sums: the
+        same as :func:`reliability_diagram` on the rows."""
+        nb = self.bins
+        count = np.asarray(self.bin_rows, dtype=np.int64)
+        wt = np.array([float(_exact(g)) for g in self.bin_weight])
+        keep = (count > 0) & (wt > 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean_p = np.array([float(_exact(g)) for g in self.bin_pred]) / wt
+            rate = np.array([float(_exact(g)) for g in self.bin_pos]) / wt
+        lo, hi = np.arange(nb) / nb, np.arange(1, nb + 1) / nb
+        return Reliability("width", nb, lo[keep], hi[keep], count[keep], wt[keep],
+                           mean_p[keep], rate[keep], self.expected_calibration_error(), label)
+
+
+_FIELDS = ("bins", "eps", "rows", "weight", "pos", "pred", "ce", "sq", "gaps", "bin_rows",
+           "bin_weight", "bin_pred", "bin_pos")
+
 
 @dataclass(frozen=True)
 class PooledValue:
@@ -332,6 +364,17 @@ class PooledValue:
 
     def value(self) -> float:
         return float(getattr(self.state, self.which)())
+
+    def info(self) -> dict[str, Any]:
+        """Facts of the whole evaluation for ``result.info``: ECE's reliability diagram (per
+        bin: range, rows, weight, mean prediction, observed rate) as plain lists."""
+        if self.which != "expected_calibration_error":
+            return {}
+        r = self.state.reliability()
+        return {"reliability": {"bins": r.bins, "lo": r.lo.tolist(), "hi": r.hi.tolist(),
+                                "count": r.count.tolist(), "weight": r.weight.tolist(),
+                                "mean_predicted": r.mean_predicted.tolist(),
+                                "observed_rate": r.observed_rate.tolist()}}
 
 
 # -------------------------------------------------------------------------------------------------

@@ -182,6 +182,8 @@ def build_result(plan: Plan, policies: Policies, totals: Totals, user_ids: np.nd
     stats = []
     for j, s in enumerate(specs):
         value = totals.pooled[j].value() if j in totals.pooled else totals.overrides.get(j)
+        if j in totals.pooled and hasattr(totals.pooled[j], "info"):
+            totals.info[s.key] = {**totals.info.get(s.key, {}), **totals.pooled[j].info()}
         row = (totals.states[j] if totals.states else MetricState()).summary(
             s.key, value, s.summary)
         if j in totals.global_only:  # a catalogue-wide value: no spread over users

@@ -8,6 +8,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from .model import TableModel, build, definitions
 
 _CSS = """
@@ -215,6 +217,16 @@ def render_html(obj: Any, *, title: str | None = None, digits: int = 4, train: A
             for ctitle, cs in curve_groups.items():
                 parts.append(_figure_html("curve", figures.curves_figure(ctitle, cs), ctitle))
             parts.append("</div></section>")
+        # ---- reliability diagrams (pooled ECE keeps its bins in result.info)
+        diagrams = _reliability(results, model.metrics)
+        if diagrams:
+            parts.append('<section id="calibration"><h2>Calibration</h2><div class="plots">')
+            for key, per_system in diagrams.items():
+                parts.append(_figure_html(
+                    "reliability", figures.reliability_figure(key, per_system),
+                    f"Reliability diagram of {key}: per bin, the mean predicted probability "
+                    "against the observed rate of positives (the diagonal is calibrated)."))
+            parts.append("</div></section>")
         # ---- per-user distributions
         per_user = [m for m in model.metrics
                     if any(m in r.metrics and (r.user_values(m) == r.user_values(m)).any()
@@ -311,3 +323,24 @@ def _settings_html(obj: Any, results: Mapping[str, Any]) -> str:
         rows += [(f"users: {k}", v) for k, v in first.counts.items()]
     body = "".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in rows)
     return ('<h3>Settings</h3><table id="settings-table"><tbody>' + body + "</tbody></table>")
+
+
+def _reliability(results: dict[str, Any], metrics: list[str]) -> dict[str, dict[str, Any]]:
+    """``{metric: {system: Reliability}}`` of the metrics whose result info holds a
+    reliability diagram (pooled equal-width ECE)."""
+    from ..classification.calibration import Reliability
+
+    out: dict[str, dict[str, Any]] = {}
+    for m in metrics:
+        for system, res in results.items():
+            data = getattr(res, "info", {}).get(m, {})
+            r = data.get("reliability") if isinstance(data, dict) else None
+            if not r:
+                continue
+            arr = {k: np.asarray(r[k], dtype=np.float64) for k in
+                   ("lo", "hi", "weight", "mean_predicted", "observed_rate")}
+            out.setdefault(m, {})[system] = Reliability(
+                "width", int(r["bins"]), arr["lo"], arr["hi"],
+                np.asarray(r["count"], dtype=np.int64), arr["weight"], arr["mean_predicted"],
+                arr["observed_rate"], float(res[m]), str(system))
+    return out
