@@ -259,7 +259,8 @@ def describe(name: str | None = None) -> str:
             uncut = metric(entry.family, None, **entry.split({**params, **dict(entry.uncut)})[0])
             lines.append(f"{'':{width}s}    without a cutoff: {uncut.key}")
         for option, target in entry.options:
-            meant = (f"-> {target}" if isinstance(target, str) else "; ".join(
+            meant = ("the cutoff (@k)" if target == "@k" else f"-> {target}"
+                     if isinstance(target, str) else "; ".join(
                 f"{v} -> " + (",".join(f"{a}={b}" for a, b in t.items()) or "(default)")
                 for v, t in target.items()))
             lines.append(f"{'':{width}s}    {option}: {meant}")

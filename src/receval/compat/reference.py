@@ -19,7 +19,9 @@ def _cell(text: str) -> str:
 def _options(entry: Name) -> str:
     parts = []
     for option, target in entry.options:
-        if isinstance(target, str):
+        if target == "@k":
+            parts.append(f"`{option}`: the cutoff (`@k`)")
+        elif isinstance(target, str):
             parts.append(f"`{option}` -> `{target}`")
         else:
             values = "; ".join(
