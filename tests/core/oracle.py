@@ -433,7 +433,7 @@ def evaluate(run: Iterable[tuple], truth: Iterable[tuple], metrics: Sequence[str
                 if spec.name == "first_hit_rank":
                     vals[spec.key] = math.nan  # no hit, hence no rank
                     continue
-                if spec.name not in ("num_ret", "num_rel", "hits"):
+                if spec.name not in ("num_ret", "num_rel", "hits", "judged"):  # counts
                     vals[spec.key] = 0.0
                     continue
             if ties == "average" and spec.name in NOT_AVERAGED:

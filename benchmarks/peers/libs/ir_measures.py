@@ -22,7 +22,6 @@ BY_ID = {"ties": "id"}
 #: pytrec_eval's counts: the queries of both the run and the qrels (the preset's notes)
 BOTH = {"users": "intersection"}
 _TIES = "ties: trec_eval's"
-_JUDGED = "Judged: a query without"
 
 Line = tuple[str, object, str, dict]
 
@@ -44,7 +43,7 @@ def _measures(irm) -> list[Line]:
         add(irm.nDCG @ k)
         add(irm.Success @ k)
         add(irm.Judged @ k, known=_TIES)
-        add(irm.Judged @ k, f"Judged@{k} ties=id", known=_JUDGED, policies=BY_ID)
+        add(irm.Judged @ k, f"Judged@{k} ties=id", policies=BY_ID)
         add(irm.RR @ k, known=_TIES)
         add(irm.RR @ k, f"RR@{k} ties=id", policies=BY_ID)
         add(irm.MRR @ k, f"MRR@{k} ties=id", policies=BY_ID)
@@ -56,7 +55,7 @@ def _measures(irm) -> list[Line]:
     for m in (irm.NumRet, irm.NumRel, irm.NumQ):
         add(m, policies=BOTH)
     add(irm.NumRelRet, "NumRelRet", policies=BOTH)
-    add(irm.Judged, "Judged ties=id", known=_JUDGED, policies=BY_ID)
+    add(irm.Judged, "Judged ties=id", policies=BY_ID)
     add(irm.MAP, "MAP")
     add(irm.MRR, "MRR")
     add(irm.SetRelP, "SetRelP")

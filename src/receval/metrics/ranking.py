@@ -562,7 +562,7 @@ register(MetricDef(
     (), bounds=(0.0, 1.0),
     reference="ir_measures Judged (MacAvaney et al., OpenNIR); Sakai (SIGIR 2007)",
     example="top 3 = [judged non-relevant, unjudged, judged relevant]: Judged@3 = 2/3",
-    kernel=Kernel(Request.JUDGED),
+    kernel=Kernel(Request.JUDGED, count=True),  # defined without a relevant item
     explain=_judged_steps,
 ))
 

@@ -131,8 +131,6 @@ PRESET = Preset(
      "ties: trec_eval's (score as a 32-bit float descending, then docno descending); RR@k and "
      "Judged (the msmarco and judged providers) order tied scores by docno ascending: pass "
      "ties='id' for them",
-     "Judged: a query without a relevant document is scored 0 by empty_truth='zero', where "
-     "ir_measures gives its share of judged documents",
      "nDCG(dcg='exp-log2')@k and ERR@k (the gdeval provider) are printed with 5 decimals; ERR "
      "without a cutoff has no ir_measures provider",
      "the C/W/L measures (cwl_eval provider: RBP, INST, INSQ, SDCG, BPM, NERR8-11) keep tied "
