@@ -2,25 +2,84 @@
 
 from __future__ import annotations
 
-from ..records import Name, Preset
+from ..records import Name, Preset, refuse
 from ..records import name as _n
+
+#: relevance_threshold t: a truth row is relevant when its relevance >= t
+_T = {"relevance_threshold": "rel"}
+_POP = ("needs the training interactions (Elliot's item popularity from its training set), "
+        "which receval's evaluation does not take under this preset")
+_FAIR = ("configured by user or item group files (clustering_file); receval's group fairness "
+         "metrics are a later issue")
 
 NAMES: dict[str, Name] = {
     "ndcg": _n("ndcg", "gain 2^(r - t + 1) - 1 for truth items with r >= t (t = "
                "relevance_threshold; t = 1: 2^r - 1); ideal from the user's relevant "
-               "items, cut at k", gain="exp"),
-    "ndcgrendle2020": _n("ndcg", "binary gain; ideal min(R, k) hits", gain="binary"),
-    "precision": _n("precision", "hits in the top k / k"),
-    "recall": _n("recall", "hits in the top k / R"),
-    "hr": _n("hit_rate", "1 if a relevant item is in the top k"),
-    "mrr": _n("mrr", "1 / rank of the first relevant item within k"),
-    "mar": _n("mar", "mean over n = 1..k of recall@n"),
-    "f1": _n("f1", "2 P R / (P + R), P over k, R over the relevant items"),
+               "items, cut at k", gain="exp",
+               options={"relevance_threshold": {"1": {}}}),
+    "ndcgrendle2020": _n("ndcg", "binary gain; ideal min(R, k) hits", gain="binary",
+                                 options={"relevance_threshold": {"1": {}}}),
+    "precision": _n("precision", "hits in the top k / k", options=_T),
+    "recall": _n("recall", "hits in the top k / R", options=_T),
+    "hr": _n("hit_rate", "1 if a relevant item is in the top k", options=_T),
+    "mrr": _n("mrr", "1 / rank of the first relevant item within k", options=_T),
+    "mar": _n("mar", "mean over n = 1..k of recall@n", options=_T),
+    "f1": _n("f1", "2 P R / (P + R), P over k, R over the relevant items", options=_T),
     "itemcoverage": _n("coverage", "distinct items in the top-k lists (a count)",
                        kind="count"),
     "sentropy": _n("entropy", "sum_i w_i (-log2 c_i / sum_j c_j) / users, w_i = sum over "
                    "lists holding i of 1 / list length: the entropy of exposure in bits "
                    "when every list has k items"),
+    "numretrieved": _n("num_ret", "min(k, list length) averaged over the users with a relevant "
+                       "item"),
+    "dsc": _n("fbeta", "Sorensen-Dice (1 + b^2) P R / (b^2 P + R) of Precision and Recall "
+              "(beta, default 1)", options={**_T, "beta": "beta"}),
+    "map": refuse("mean over n = 1..k of precision@n", "Elliot's MAP averages precision@n over "
+                  "every n = 1..k (map.py), not over the relevant ranks: no receval metric "
+                  "computes that mean"),
+    "extendedf1": refuse("F1 of two configured metrics", "combines any two configured "
+                         "metrics per user (complex_metrics); write fbeta or dsc instead"),
+    "auc": refuse("AUC over the catalogue", "counts negatives as |I| - |train(u)| - R + 1: "
+                  "needs each user's training items and the full score matrix"),
+    "gauc": refuse("group AUC", "counts negatives over the catalogue minus the user's training "
+                   "items: needs the training data and the full score matrix"),
+    "lauc": refuse("limited AUC", "counts negatives over the catalogue minus the user's "
+                   "training items: needs the training data"),
+    "mae": refuse("mean absolute error", "computed on Elliot's full predicted score matrix "
+                  "for every test rating (needs_full_recommendations), not on a top-k run"),
+    "mse": refuse("mean squared error", "computed on Elliot's full predicted score matrix "
+                  "for every test rating (needs_full_recommendations), not on a top-k run"),
+    "rmse": refuse("root mean squared error", "computed on Elliot's full predicted score "
+                   "matrix for every test rating (needs_full_recommendations), not on a "
+                   "top-k run"),
+    "usercoverage": refuse("count of users with a list", "counts every user with a non-empty "
+                           "list before the cutoff, over the users with test rows: not "
+                           "checked against Elliot yet"),
+    "usercoverageatn": refuse("count of users with a list at k", "not checked against Elliot "
+                              "yet"),
+    "gini": refuse("1 - Gini of exposure over the catalogue", "not checked against Elliot "
+                   "yet (Elliot reports 1 - G over num_items)"),
+    "srecall": refuse("subtopic recall", "needs Elliot's item feature (category) file"),
+    "efd": refuse("expected free discovery", _POP),
+    "extendedefd": refuse("expected free discovery, rank and relevance aware", _POP),
+    "epc": refuse("expected popularity complement", _POP),
+    "extendedepc": refuse("expected popularity complement, rank and relevance aware", _POP),
+    "arp": refuse("average recommendation popularity", _POP),
+    "aplt": refuse("average percentage of long-tail items", _POP),
+    "aclt": refuse("average coverage of long-tail items", _POP),
+    "poprsp": refuse("popularity ranking-based statistical parity", _POP),
+    "popreo": refuse("popularity ranking-based equal opportunity", _POP),
+    "extendedpoprsp": refuse("popularity RSP by configured groups", _POP),
+    "extendedpopreo": refuse("popularity REO by configured groups", _POP),
+    "usermadrating": refuse("user groups' mean absolute deviation of ratings", _FAIR),
+    "itemmadrating": refuse("item groups' mean absolute deviation of ratings", _FAIR),
+    "usermadranking": refuse("user groups' mean absolute deviation of nDCG", _FAIR),
+    "itemmadranking": refuse("item groups' mean absolute deviation of exposure", _FAIR),
+    "biasdisparitybr": refuse("bias disparity of the training data", _FAIR),
+    "biasdisparitybs": refuse("bias disparity of the recommendations", _FAIR),
+    "biasdisparitybd": refuse("bias disparity BS - BR", _FAIR),
+    "rsp": refuse("ranking-based statistical parity of item groups", _FAIR),
+    "reo": refuse("ranking-based equal opportunity of item groups", _FAIR),
 }
 
 PRESET = Preset(
