@@ -53,7 +53,8 @@ def check_elliot(report: Report) -> None:
         for k in CUTS:
             objs = SimpleNamespace(relevance=rel, cutoff=k, num_items=30)
             for name, cls in classes.items():
-                if t != 1 and name in ("ndcg", "ndcgrendle2020", "itemcoverage", "sentropy"):
+                if t != 1 and name in ("ndcg", "ndcgrendle2020", "itemcoverage", "sentropy",
+                                       "numretrieved"):
                     continue  # nDCG: threshold 1 only; the coverages read no relevance
                 theirs = cls(recs, None, None, objs).eval()
                 key = f"{name}@{k}" if t == 1 else f"{name}@{k}(relevance_threshold={t})"
