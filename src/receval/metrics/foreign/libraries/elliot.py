@@ -52,13 +52,15 @@ NAMES: dict[str, Name] = {
     "rmse": refuse("root mean squared error", "computed on Elliot's full predicted score "
                    "matrix for every test rating (needs_full_recommendations), not on a "
                    "top-k run"),
-    "usercoverage": refuse("count of users with a list", "counts every user with a non-empty "
-                           "list before the cutoff, over the users with test rows: not "
-                           "checked against Elliot yet"),
-    "usercoverageatn": refuse("count of users with a list at k", "not checked against Elliot "
-                              "yet"),
-    "gini": refuse("1 - Gini of exposure over the catalogue", "not checked against Elliot "
-                   "yet (Elliot reports 1 - G over num_items)"),
+    "usercoverage": refuse("count of users with a non-empty list", "a count of users (with "
+                           "test rows) whose list is not empty, where receval's user_coverage "
+                           "is a share of users"),
+    "usercoverageatn": refuse("count of users whose list holds at least k items", "a count of "
+                              "users whose list has k items or more: no receval metric counts "
+                              "full lists"),
+    "gini": refuse("1 - Gini of exposure over the catalogue", "Elliot reports 1 - G over its "
+                   "catalogue of num_items items (the dataset's items), where receval's gini "
+                   "is G: compute 1 - gini@k with that catalogue"),
     "srecall": refuse("subtopic recall", "needs Elliot's item feature (category) file"),
     "efd": refuse("expected free discovery", _POP),
     "extendedefd": refuse("expected free discovery, rank and relevance aware", _POP),
@@ -84,22 +86,29 @@ NAMES: dict[str, Name] = {
 
 PRESET = Preset(
     "elliot", "Elliot", "elliot 0.3.1 (master fc27efe)",
-    "sisinflab/elliot elliot/evaluation/metrics/accuracy/ (ndcg/ndcg.py, ndcg/ndcg_rendle2020.py, "
-    "precision, recall, hit_rate, mrr, mar, f1, map, AUC/*.py), relevance/relevance.py, "
-    "base_metric.py, coverage/item_coverage, diversity/shannon_entropy, diversity/gini_index; "
-    "Elliot needs TensorFlow, so the tests use values worked out from these formulas",
+    "sisinflab/elliot at fc27efedaddf (master, 0.3.1) elliot/evaluation/metrics/__init__.py "
+    "(_metric_dictionary: every exported name), accuracy/ (ndcg/ndcg.py, ndcg/ndcg_rendle2020.py, "
+    "precision, recall, hit_rate, mrr, mar, map, f1, DSC, AUC/*.py), rating/, coverage/, "
+    "diversity/, novelty/, bias/, fairness/, base_metric.py, relevance/relevance.py, "
+    "evaluation/evaluator.py; the metric modules import with numpy and pandas only, and "
+    "benchmarks/peers/libs/elliot.py checks the preset against them",
     (("users", "intersection"), ("empty_truth", "skip")),
     NAMES,
     ("relevance_threshold t: Elliot's default when the configuration omits it is 0 (every test "
      "row relevant, nDCG gain 2^(r + 1) - 1); the preset follows the example configurations "
-     "(t = 1). On implicit feedback (every truth relevance 1) both give the same values",
+     "(t = 1). On implicit feedback (every truth relevance 1) both give the same values. "
+     "Binary metrics take relevance_threshold as receval's rel; nDCG and nDCGRendle2020 accept "
+     "only 1 (receval's exponential gain does not shift by t)",
      "users are those with recommendations and at least one relevant test item "
      "(eval_user_metric), hence users='intersection', empty_truth='skip'",
      "MAP averages precision@n over every n = 1..k (map.py), not over the relevant ranks as "
-     "its docstring states: not reproduced",
+     "its docstring states: no receval metric computes that mean, so map is refused",
      "AUC, GAUC and LAUC count negatives as |I| - |train(u)| - |relevant(u)| + 1 (the catalogue "
-     "minus the user's training items, plus one): not reproduced",
-     "Gini reports 1 - G over the catalogue (Elliot's num_items): 1 - gini@k",
+     "minus the user's training items, plus one): refused, as are the metrics that read "
+     "Elliot's training popularity (EFD, EPC, ARP, APLT, ACLT, PopRSP, PopREO) or group files "
+     "(BiasDisparity*, *MAD*, RSP, REO: receval's group fairness is a later issue)",
+     "Gini reports 1 - G over the catalogue (Elliot's num_items): refused, write 1 - gini@k "
+     "with that catalogue",
      "SEntropy weights each exposure by 1 / the list's length and divides by the users: equal "
      "to entropy@k only when every list has k items"),
 )
