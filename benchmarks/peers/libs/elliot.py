@@ -36,7 +36,7 @@ def _load():
 @check("elliot", "Elliot")
 def check_elliot(report: Report) -> None:
     metrics, relevance = _load()
-    label = f"Elliot {metrics.__version__} ({_SRC})"
+    label = f"Elliot {metrics.__version__}"
     run, truth = make_data(301, ties=True)
     # the Evaluator keeps the recommendations of users with test rows
     recs = {u: [(i, run[u][i]) for i in ranked(items)]
