@@ -108,6 +108,12 @@ def test_ndcg_threshold_other_than_one_is_refused() -> None:
         _value("ndcgrendle2020@3(relevance_threshold=0)")
 
 
+def test_threshold_zero_is_refused() -> None:
+    """Elliot's default threshold 0 (every judged row relevant) has no receval rel."""
+    with pytest.raises(MetricError, match="rel='0' is out of range"):
+        _value("precision@3(relevance_threshold=0)")
+
+
 def test_unknown_option_is_refused_by_name() -> None:
     with pytest.raises(MetricError, match="metric_0"):
         _value("dsc@3(metric_0=nDCG)")

@@ -98,7 +98,8 @@ PRESET = Preset(
      "row relevant, nDCG gain 2^(r + 1) - 1); the preset follows the example configurations "
      "(t = 1). On implicit feedback (every truth relevance 1) both give the same values. "
      "Binary metrics take relevance_threshold as receval's rel; nDCG and nDCGRendle2020 accept "
-     "only 1 (receval's exponential gain does not shift by t)",
+     "only 1 (receval's exponential gain does not shift by t); relevance_threshold=0 is "
+     "refused (receval's rel is positive: a truth row of relevance 0 is never relevant)",
      "users are those with recommendations and at least one relevant test item "
      "(eval_user_metric), hence users='intersection', empty_truth='skip'",
      "MAP averages precision@n over every n = 1..k (map.py), not over the relevant ranks as "
