@@ -55,3 +55,21 @@ def check_ms_recommenders(report: Report) -> None:
     report.add("ms_recommenders", label, "logloss",
                ours(run2, truth2, ["logloss"], "ms_recommenders")["logloss"],
                pe.logloss(t_df, p_df))
+    # auc: one ROC area over the labelled pairs of every user pooled (inner join)
+    report.add("ms_recommenders", label, "auc",
+               ours(run2, truth2, ["auc"], "ms_recommenders")["auc"], pe.auc(t_df, p_df))
+    # catalog_coverage: distinct recommended items / distinct training items, every list of
+    # reco_df (users='run'), items outside training counted
+    # training items outside each user's list (the library refuses recommended training pairs)
+    train = {u: {int(i): 1 for i in rng.choice(
+        [j for j in range(30) if j not in run.get(u, {})], size=5, replace=False)}
+        for u in range(25)}
+    train_df = pd.DataFrame([(u, i) for u, t in train.items() for i in t],
+                            columns=["userID", "itemID"])
+    for k in CUTS:
+        reco_df = pd.DataFrame([(u, i) for u in run for i in ranked(run[u])[:k]],
+                               columns=["userID", "itemID"])
+        key = f"catalog_coverage@{k}"
+        got = rv.evaluate(run, truth, [key], compat="ms_recommenders", catalog="train",
+                          train=train, users="run")[key]
+        report.add("ms_recommenders", label, key, got, pe.catalog_coverage(train_df, reco_df))

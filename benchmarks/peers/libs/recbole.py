@@ -90,3 +90,24 @@ def check_recbole(report: Report) -> None:
     theirs = evaluate(["gauc"])
     report.add("recbole", label, "gauc ties", ours(run, truth, ["gauc"], "recbole")["gauc"],
                theirs["gauc"])
+
+
+@check("recbole", "RecBole AUC")
+def check_recbole_auc(report: Report) -> None:
+    """RecBole's AUC (value-based evaluation): one ROC area over every labelled (user, item)
+    pair pooled, from ``AUC.metric_info(preds, trues)`` on the same pairs."""
+    torch = need("torch")
+    metrics = need("recbole.evaluator.metrics")
+    label = f"RecBole {version('recbole')} (torch {torch.__version__})"
+    rng = np.random.default_rng(803)
+    run, truth = {}, {}
+    for u in range(30):
+        items = rng.choice(40, size=8, replace=False)
+        run[u] = {int(i): float(s) for i, s in
+                  zip(items, rng.integers(1, 9, size=8) / 8, strict=True)}  # tied scores
+        truth[u] = {int(i): int(rng.integers(0, 2)) for i in items}  # every pair labelled
+    preds = np.array([run[u][i] for u in run for i in run[u]])
+    trues = np.array([truth[u][i] for u in run for i in run[u]])
+    theirs = metrics.AUC({"metric_decimal_place": 12}).metric_info(preds, trues)
+    report.add("recbole", label, "auc", ours(run, truth, ["auc"], "recbole")["auc"], theirs,
+               tol=1e-12)
