@@ -8,9 +8,9 @@ from ..records import name as _n
 NAMES: dict[str, Name] = {
     "precisionat": _n("precision", "hits in the top k / k"),
     "recallat": _n("recall", "hits in the top k / |labels|"),
-    "meanaverageprecisionat": _n("map", "AP@k / min(|labels|, k)",
+    "meanaverageprecisionat": _n("map", "AP@k / min(|labels|, k)", cutoff="required",
                                  denominator="min_k_rel"),
-    "meanaverageprecision": _n("map", "AP over the whole list / |labels|"),
+    "meanaverageprecision": _n("map", "AP over the whole list / |labels|", cutoff="none"),
     "ndcgat": _n("ndcg", "binary relevance (the Python API passes no relevance values): "
                  "ideal min(|labels|, k) ones",
                  "pyspark's RankingMetrics hands only the first two columns of each row to "
