@@ -111,3 +111,19 @@ def check_recbole_auc(report: Report) -> None:
     theirs = metrics.AUC({"metric_decimal_place": 12}).metric_info(preds, trues)
     report.add("recbole", label, "auc", ours(run, truth, ["auc"], "recbole")["auc"], theirs,
                tol=1e-12)
+    # value-based rating and CTR metrics over the same pairs: ratings 1..5 predicted in
+    # [0.5, 5.5], then labels 0/1 with probabilities (metric_info of each class)
+    ratings = {u: {i: int(rng.integers(1, 6)) for i in run[u]} for u in run}
+    rated = {u: {i: float(np.round(rng.uniform(0.5, 5.5), 3)) for i in run[u]} for u in run}
+    r_true = np.array([ratings[u][i] for u in run for i in run[u]], dtype=float)
+    r_pred = np.array([rated[u][i] for u in run for i in run[u]])
+    for name, cls in (("rmse", metrics.RMSE), ("mae", metrics.MAE)):
+        report.add("recbole", label, name, ours(rated, ratings, [name], "recbole")[name],
+                   cls({"metric_decimal_place": 12}).metric_info(r_pred, r_true), tol=1e-12)
+    probs = {u: {i: float(np.clip(s / 1.0, 0.0, 1.0)) for i, s in run[u].items()} for u in run}
+    probs[0][next(iter(probs[0]))] = 1.0  # a certain prediction: clipped by eps
+    p_pred = np.array([probs[u][i] for u in run for i in run[u]])
+    report.add("recbole", label, "logloss",
+               ours(probs, truth, ["logloss"], "recbole")["logloss"],
+               metrics.LogLoss({"metric_decimal_place": 12}).metric_info(p_pred, trues),
+               tol=1e-12)

@@ -6,6 +6,13 @@ from ..records import Name, Preset
 from ..records import name as _n
 
 NAMES: dict[str, Name] = {
+    "rmse": _n("rmse", "value-based evaluation: sqrt of the mean squared error of the predicted "
+               "ratings over every labelled (user, item) pair pooled", average="micro"),
+    "mae": _n("mae", "value-based evaluation: mean absolute error of the predicted ratings "
+              "over every labelled pair pooled", average="micro"),
+    "logloss": _n("log_loss", "value-based evaluation: mean of -y log p - (1 - y) log(1 - p) "
+                  "over every labelled pair pooled, p clipped to [1e-15, 1 - 1e-15]",
+                  average="micro", unlabelled="skip", eps=1e-15),
     "hit": _n("hit_rate", "1 if a relevant item is in the top k"),
     "mrr": _n("mrr", "1 / rank of the first relevant item"),
     "map": _n("map", "sum of precision at hits / min(R, k)", denominator="min_k_rel"),
