@@ -40,5 +40,18 @@ def check_spark_mllib(report: Report) -> None:
             key = f"ndcgat@{k}"
             report.add("spark_mllib", label, key + " relevance given",
                        ours(run, truth, [key], "spark_mllib")[key], graded.ndcgAt(k))
+        # pyspark.ml's RankingEvaluator on a DataFrame of the same pairs (k = 10 by default)
+        ml_eval = need("pyspark.ml.evaluation")
+        frame = spark.createDataFrame(
+            [([float(i) for i in p], [float(i) for i in lab]) for p, lab in pairs],
+            ["prediction", "label"])
+        for metric_name in ("meanAveragePrecisionAtK", "precisionAtK", "recallAtK", "ndcgAtK"):
+            for k in (None, *CUTS):
+                ev = ml_eval.RankingEvaluator(metricName=metric_name)
+                if k is not None:
+                    ev.setK(k)
+                name = metric_name.lower() + ("" if k is None else f"@{k}")
+                report.add("spark_mllib", label, name + " (RankingEvaluator)",
+                           ours(run, truth, [name], "spark_mllib")[name], ev.evaluate(frame))
     finally:
         spark.stop()
