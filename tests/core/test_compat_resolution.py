@@ -34,7 +34,8 @@ def test_a_receval_key_means_the_one_metric_of_its_family_or_is_refused(preset, 
         with pytest.raises(rv.MetricError, match="is not reproduced"):
             resolve(preset, [key])
         return
-    distinct = {(e.params, e.uncut, e.k) for e in same.values()}
+    distinct = {e.params if k is not None else (e.params, e.uncut, e.k)
+                for e in same.values()}
     plain = [n for n, e in same.items() if not e.params and not e.uncut and e.k is None]
     if len(plain) > 1:
         plain = [n for n in plain if (same[n].cutoff == "none") == (k is None)]

@@ -158,18 +158,27 @@ def _of_family(preset: Preset, family: str, k: int | None, written: str) -> Name
     same = preset.of_family(family, k) or preset.of_family(family)
     if family in same:
         return same[family]
+    meanings = {_form(e, k) for e in same.values()}  # what each means in the key's form
     plain_ = [e for e in same.values() if not e.params and not e.uncut and e.k is None]
     if len(plain_) > 1:  # without a cutoff, the library's cutoff-less one (set_P, not P)
         plain_ = [e for e in plain_ if (e.cutoff == "none") == (k is None)]
-    if len({(e.params, e.uncut, e.k) for e in same.values()}) > 1 and len(plain_) == 1:
+    if len(meanings) > 1 and len(plain_) == 1:
         return plain_[0]
-    if len({(e.params, e.uncut, e.k) for e in same.values()}) > 1:
+    if len(meanings) > 1:
         raise MetricError(
             f"compat={preset.name!r}: {written!r} is a receval key, and {preset.library} has "
             f"several metrics of that family ({', '.join(sorted(same))}) with other "
             "conventions; write the library's name for the one you mean."
         )
     return next(iter(same.values()), None)
+
+
+def _form(entry: Name, k: int | None) -> tuple:
+    """What an entry means written with cutoff ``k`` (its parameters, and without a cutoff
+    its cutoff-less parameters and default cutoff)."""
+    if k is not None:
+        return entry.params
+    return (entry.params, entry.uncut, entry.k)
 
 
 def split_names(texts: Any) -> list[str]:
