@@ -43,6 +43,11 @@ def check_lenskit(report: Report) -> None:
         report.add("lenskit", label, f"recall@{k}", got[f"recall@{k}"],
                    mean(ranking.Recall(n=k)))
         report.add("lenskit", label, f"ndcg@{k}", got[f"ndcg@{k}"], mean(ranking.NDCG(n=k)))
+        for name, cls in (("hit", ranking.Hit), ("reciprank", ranking.RecipRank),
+                          ("dcg", ranking.DCG)):
+            key = f"{name}@{k}"
+            report.add("lenskit", label, key, ours(run, truth, [key], "lenskit")[key],
+                       mean(cls(n=k)))
         key = f"ndcg@{k}(gain=linear)"
         report.add("lenskit", label, f"{key} gain='rating'",
                    ours(run, truth, [key], "lenskit")[key],

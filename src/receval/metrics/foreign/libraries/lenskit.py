@@ -6,6 +6,13 @@ from ..records import Name, Preset
 from ..records import name as _n
 
 NAMES: dict[str, Name] = {
+    "hit": _n("hit_rate", "Hit(n): 1 if a test item is in the (truncated) list",
+              options={"n": "@k"}),
+    "reciprank": _n("mrr", "RecipRank(n): 1 / rank of the first test item in the (truncated) "
+                    "list, 0 without one", options={"n": "@k"}),
+    "dcg": _n("dcg", "DCG(n): unnormalized, gain 1 per test item (gain=None), discount "
+              "1/max(log2(rank), 1)", options={"n": "@k"}, gain="binary",
+              discount="log2_max2"),
     "precision": _n("precision", "hits / length of the (truncated) list",
                     denominator="list"),
     "recall": _n("recall", "hits / min(R, k); without k (Recall()): hits / R",
