@@ -44,7 +44,7 @@ def check_lenskit(report: Report) -> None:
                    mean(ranking.Recall(n=k)))
         report.add("lenskit", label, f"ndcg@{k}", got[f"ndcg@{k}"], mean(ranking.NDCG(n=k)))
         for name, cls in (("hit", ranking.Hit), ("reciprank", ranking.RecipRank),
-                          ("dcg", ranking.DCG)):
+                          ("dcg", ranking.DCG), ("rbp", ranking.RBP)):
             key = f"{name}@{k}"
             report.add("lenskit", label, key, ours(run, truth, [key], "lenskit")[key],
                        mean(cls(n=k)))
@@ -52,3 +52,9 @@ def check_lenskit(report: Report) -> None:
         report.add("lenskit", label, f"{key} gain='rating'",
                    ours(run, truth, [key], "lenskit")[key],
                    mean(ranking.NDCG(n=k, gain="rating"), graded=True))
+    report.add("lenskit", label, "listlength",
+               ours(run, truth, ["listlength"], "lenskit")["listlength"],
+               mean(ranking.ListLength()))
+    key = "rbp@5(patience=0.5)"
+    report.add("lenskit", label, key, ours(run, truth, [key], "lenskit")[key],
+               mean(ranking.RBP(n=5, patience=0.5)))

@@ -10,6 +10,11 @@ NAMES: dict[str, Name] = {
               options={"n": "@k"}),
     "reciprank": _n("mrr", "RecipRank(n): 1 / rank of the first test item in the (truncated) "
                     "list, 0 without one", options={"n": "@k"}),
+    "rbp": _n("rbp", "RBP(n, patience=0.85): (1 - p) sum over test items in the list of "
+              "p^(rank - 1) (normalize=False: the geometric series' sum; normalize=True, over "
+              "the best achievable, is not reproduced)", p=0.85,
+              options={"n": "@k", "patience": "p", "normalize": {"false": {}}}),
+    "listlength": _n("num_ret", "ListLength: the length of the list (it takes no cutoff)"),
     "dcg": _n("dcg", "DCG(n): unnormalized, gain 1 per test item (gain=None), discount "
               "1/max(log2(rank), 1)", options={"n": "@k"}, gain="binary",
               discount="log2_max2"),
