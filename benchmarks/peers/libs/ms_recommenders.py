@@ -73,3 +73,20 @@ def check_ms_recommenders(report: Report) -> None:
         got = rv.evaluate(run, truth, [key], compat="ms_recommenders", catalog="train",
                           train=train, users="run")[key]
         report.add("ms_recommenders", label, key, got, pe.catalog_coverage(train_df, reco_df))
+    # rating metrics over the inner join: ratings 1..5, predictions of most rated pairs and
+    # of some unrated ones (the join leaves both kinds of unmatched rows out)
+    ratings = {u: {int(i): int(rng.integers(1, 6)) for i in rng.choice(30, 6, replace=False)}
+               for u in range(20)}
+    preds = {u: {i: float(np.round(rng.uniform(0.5, 5.5), 3)) for i in list(r)[:5]}
+             for u, r in ratings.items()}
+    for u in range(5):
+        preds[u][100 + u] = 3.0  # a prediction without a rating
+    rt = pd.DataFrame([(u, i, float(r)) for u, t in ratings.items() for i, r in t.items()],
+                      columns=["userID", "itemID", "rating"])
+    rp = pd.DataFrame([(u, i, s) for u, t in preds.items() for i, s in t.items()],
+                      columns=["userID", "itemID", "prediction"])
+    for name, fn in (("rmse", pe.rmse), ("mae", pe.mae), ("rsquared", pe.rsquared),
+                     ("exp_var", pe.exp_var)):
+        report.add("ms_recommenders", label, name,
+                   ours(preds, ratings, [name], "ms_recommenders")[name], fn(rt, rp),
+                   tol=1e-12)

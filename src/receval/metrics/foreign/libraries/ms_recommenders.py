@@ -6,6 +6,15 @@ from ..records import Name, Preset
 from ..records import name as _n
 
 NAMES: dict[str, Name] = {
+    # rating metrics: scikit-learn's over the inner join of rating_true and rating_pred
+    "rmse": _n("rmse", "sqrt of the mean squared error over the (user, item) pairs of both "
+               "rating_true and rating_pred, pooled", average="micro", missing="skip"),
+    "mae": _n("mae", "mean absolute error over the pairs of both, pooled", average="micro",
+              missing="skip"),
+    "rsquared": _n("r2", "scikit-learn's r2_score over the pairs of both, pooled",
+                   average="micro", missing="skip"),
+    "exp_var": _n("explained_variance", "scikit-learn's explained_variance_score over the "
+                  "pairs of both, pooled", average="micro", missing="skip"),
     "precision_at_k": _n("precision", "hits in the top k / k"),
     "recall_at_k": _n("recall", "hits in the top k / R"),
     "ndcg_at_k": _n("ndcg", "score_type='binary' (default): gain 1 for every true item; "
