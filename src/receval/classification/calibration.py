@@ -153,7 +153,8 @@ def entropy(x: float) -> float:
     return -(x * math.log(x) + (1.0 - x) * math.log1p(-x))
 
 
-def ne_value(ce: Fraction | float, pos: Fraction, total: Fraction) -> tuple[float, str | None]:
+def ne_value(ce: Fraction | float, pos: Fraction | float, total: Fraction | float
+             ) -> tuple[float, str | None]:
     """NE from the exact sums ``sum w ce``, ``sum w y``, ``sum w``: (value, why it is NaN)."""
     if total <= 0:
         return math.nan, "the total weight is 0"
@@ -165,7 +166,7 @@ def ne_value(ce: Fraction | float, pos: Fraction, total: Fraction) -> tuple[floa
     return float(ce / total) / entropy(mean), None
 
 
-def ratio_value(num: Fraction, den: Fraction) -> tuple[float, str | None]:
+def ratio_value(num: Fraction | float, den: Fraction | float) -> tuple[float, str | None]:
     """``num / den`` of exact sums; inf or NaN (with why) when ``den`` is 0."""
     if den > 0:
         return float(num / den), None
@@ -231,11 +232,15 @@ def _gaps(d: np.ndarray, b: np.ndarray, bins: int) -> list[list[float]]:
     return [_partials(ds[cuts[j]:cuts[j + 1]]) for j in range(bins)]
 
 
-def ece_value(gaps: list[list[float]], total: Fraction) -> float:
+def ece_value(gaps: list[list[float]], total: Fraction | float) -> float:
     """``(1/W) sum_b |D_b|`` from each bin's exact ``D_b = sum w (y - p)``."""
     if total <= 0:
         return math.nan
-    return float(sum((abs(_exact(g)) for g in gaps), Fraction(0)) / total)
+    acc: Fraction | float = Fraction(0)
+    for g in gaps:
+        d = _exact(g)
+        acc += d if d >= 0 else -d
+    return float(acc / total)
 
 
 @dataclass
@@ -314,7 +319,7 @@ class CalibrationState:
     def from_dict(cls, data: dict[str, Any]) -> CalibrationState:
         return cls(**{k: data[k] for k in _FIELDS if k in data})
 
-    def _total(self) -> Fraction:
+    def _total(self) -> Fraction | float:
         return _exact(self.weight)
 
     def normalized_entropy(self) -> float:
@@ -531,8 +536,8 @@ def _weight_table(raw: Any) -> Any:
                 f"{WEIGHT_OPTION}: a dict must map (user, item) pairs to weights, got a key "
                 f"{plain(next(k for k in keys if not (isinstance(k, tuple) and len(k) == 2)))}; "
                 "e.g. {(user, item): 2.0}, or pass a table with user, item and weight columns.")
-        users = [k[0] for k in keys]
-        items = [k[1] for k in keys]
+        users: Any = [k[0] for k in keys]
+        items: Any = [k[1] for k in keys]
         values = list(raw.values())
     else:
         frame = raw.to_pandas() if hasattr(raw, "to_pandas") else raw

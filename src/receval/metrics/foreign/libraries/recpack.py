@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..records import Name, Preset
 from ..records import name as _n
 
@@ -9,7 +11,7 @@ from ..records import name as _n
 _K = {"K": "@k"}
 
 
-def _k(family: str, meaning: str, **params: object) -> Name:
+def _k(family: str, meaning: str, **params: Any) -> Name:
     """An entry with RecPack's ``K`` (the top-K list's length)."""
     return _n(family, meaning, options=_K, **params)
 

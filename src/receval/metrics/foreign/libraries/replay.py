@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..records import Name, Preset, refuse
 from ..records import name as _n
 
@@ -11,7 +13,7 @@ from ..records import name as _n
 _MODE = {"topk": "@k", "mode": {"mean": {}, "mean()": {}}}
 
 
-def _r(family: str, meaning: str, **params: object) -> Name:
+def _r(family: str, meaning: str, **params: Any) -> Name:
     """An entry that takes RePlay's ``mode=`` option."""
     return _n(family, meaning, options=_MODE, **params)
 

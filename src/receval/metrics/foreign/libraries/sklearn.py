@@ -6,6 +6,8 @@ sample (a user) and label (an item), ``y_true`` and ``y_score`` of shape (users,
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..records import Name, Preset, refuse
 from ..records import name as _n
 
@@ -13,7 +15,7 @@ _CURVE = "a curve, not one number"
 _K = {"k": "@k"}  # scikit-learn's cutoff parameter: ndcg_score(k=5) is ndcg_score@5
 # ignore_ties=True orders by np.argsort, whose order of tied scores depends on the sort kernel
 # numpy picks for the machine: it equals ignore_ties=False whenever a row's scores are distinct
-_IGNORE_TIES = {"ignore_ties": {"false": {}, "true": {}}}
+_IGNORE_TIES: dict[str, Any] = {"ignore_ties": {"false": {}, "true": {}}}
 _LOG_BASE = {"log_base": {"2": {}, "2.0": {}, "10": {"discount": "log10"},
                           "10.0": {"discount": "log10"}, "2.718281828459045": {"discount": "ln"},
                           "e": {"discount": "ln"}}}

@@ -24,7 +24,7 @@ _EMPTY = {"neg": {"empty_truth": "zero"}, "skip": {"empty_truth": "skip"},
 _CLASS = {"empty_target_action": _EMPTY, "ignore_index": {"none": {}},
           "aggregation": {"mean": {}}, "top_k": "@k"}
 _ADAPTIVE = {"adaptive_k": {"false": {}, "true": {"denominator": "list"}}}
-_MAX_FPR = {"max_fpr": {"none": {}, "1": {}, "1.0": {}}}
+_MAX_FPR: dict[str, Any] = {"max_fpr": {"none": {}, "1": {}, "1.0": {}}}
 _TOP_K = {"top_k": "@k"}  # the cutoff, as written in parentheses
 
 _CURVE = ("a curve (mean precision and recall at every k up to max_k), not one number: "
