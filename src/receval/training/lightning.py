@@ -1,6 +1,7 @@
 """A PyTorch Lightning callback that evaluates the validation epoch with receval.
 
-Needs ``lightning`` (or the older ``pytorch_lightning``); importing this module imports it.
+Needs ``lightning`` (or the older ``pytorch_lightning``), imported when the callback class is
+first used.
 
 The LightningModule's ``validation_step`` returns the batch's model output as a dict:
 
@@ -28,20 +29,35 @@ from ..results import EvalResult
 from .accumulator import Accumulator
 from .distributed import all_gather
 
-try:  # the package, then its older name
-    from lightning.pytorch import Callback
-except ImportError:  # pragma: no cover - depends on what is installed
+__all__ = ["EvaluationCallback"]  # noqa: F822 - made on first access (__getattr__)
+
+
+def _callback_base() -> type:
+    """Lightning's ``Callback`` (the package, then its older name), imported on first use so
+    that this module imports without Lightning (its documentation and doctests)."""
     try:
-        from pytorch_lightning import Callback
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "receval.training.lightning needs PyTorch Lightning: pip install lightning"
-        ) from exc
+        from lightning.pytorch import Callback
+    except ImportError:  # pragma: no cover - depends on what is installed
+        try:
+            from pytorch_lightning import Callback
+        except ImportError as exc:
+            raise MissingDependencyError(
+                "receval.training.lightning needs PyTorch Lightning: pip install lightning"
+            ) from exc
+    return Callback
 
-__all__ = ["EvaluationCallback"]
+
+def __getattr__(name: str) -> Any:
+    """``EvaluationCallback``: the evaluation hooks on Lightning's ``Callback`` base class."""
+    if name != "EvaluationCallback":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    cls = type("EvaluationCallback", (_EvaluationHooks, _callback_base()),
+               {"__doc__": _EvaluationHooks.__doc__, "__module__": __name__})
+    globals()[name] = cls
+    return cls
 
 
-class EvaluationCallback(Callback):  # type: ignore[misc]
+class _EvaluationHooks:
     """Evaluate each validation epoch from the ``validation_step`` outputs (module docstring).
 
     Parameters
