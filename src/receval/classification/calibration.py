@@ -43,7 +43,7 @@ from ..metrics.spec import MetricDef, MetricSpec, Param, register
 from ..pack import Packed
 from ._common import as_binary, as_float_array, check_choice, same_length
 from ._packed import REL, UNLABELLED, user_of_positions
-from .probability import AUTO_EPS, cross_entropy, first_outside_unit
+from .probability import AUTO_EPS, check_run_probabilities, cross_entropy, first_outside_unit
 
 __all__ = [
     "CalibrationState", "Reliability", "brier_score", "calibration_ratio",
@@ -601,14 +601,7 @@ def _pairs(spec: MetricSpec, packed: Packed, context: Context
             f"{spec.summary}) for the sum of the per-user values.")
     user = user_of_positions(packed)
     p = packed.scores
-    i = first_outside_unit(p)
-    if i is not None:
-        bad = ~((p >= 0) & (p <= 1))
-        raise InputError(
-            f"{spec.key}: run scores must be probabilities in [0, 1]; got {int(bad.sum())} "
-            f"outside (e.g. {plain(p[i])} for user {plain(packed.user_ids[user[i]])}). Calibrate "
-            "the scores (e.g. a sigmoid) and drop or fill NaN first."
-        )
+    check_run_probabilities(spec, packed, user)
     pos = np.arange(len(p))
     y = (packed.rel >= float(spec.get("rel"))).astype(np.float64)
     if spec.get("unlabelled") == "skip":

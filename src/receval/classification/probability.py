@@ -82,17 +82,24 @@ def log_loss(y_true: Any, y_prob: Any, *, eps: float | str = "auto", normalize: 
 # Log loss of scored items:
 # plugin metrics of receval.evaluate over the packed lists, registered on import.
 
-def _log_loss(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
-    user = user_of_positions(packed)
+def check_run_probabilities(spec: MetricSpec, packed: Packed, user: np.ndarray) -> None:
+    """Refuse run scores outside [0, 1] (or NaN) for a metric of probabilities, naming the
+    first value and its user."""
     p = packed.scores
     i = first_outside_unit(p)
     if i is not None:
         bad = ~((p >= 0) & (p <= 1))
         raise InputError(
             f"{spec.key}: run scores must be probabilities in [0, 1]; got {int(bad.sum())} "
-            f"outside (e.g. {plain(p[i])} for user {plain(packed.user_ids[user[i]])}). Calibrate the scores "
-            "(e.g. a sigmoid) first."
+            f"outside (e.g. {plain(p[i])} for user {plain(packed.user_ids[user[i]])}). Calibrate "
+            "the scores (e.g. a sigmoid) and drop or fill NaN first."
         )
+
+
+def _log_loss(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    user = user_of_positions(packed)
+    p = packed.scores
+    check_run_probabilities(spec, packed, user)
     eps = spec.get("eps")
     e = AUTO_EPS if eps is None else float(eps)
     y = packed.rel >= float(spec.get("rel"))

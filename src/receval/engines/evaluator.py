@@ -280,6 +280,25 @@ class _Accumulator:
         # lists measured as they are joined, when nothing but the kernel reads them
         self.kernel = requests.arrays() if requests.items and not ev.plan.keep_lists else None
 
+    #: what the accumulator has measured: its state without the evaluator (the truth)
+    STATE = ("seen_truth", "parts", "run_only", "totals", "n_blocks", "n_extra", "n_rows")
+
+    def state(self) -> dict[str, Any]:
+        """The measured blocks (picklable; :meth:`restored` takes it back)."""
+        return {key: getattr(self, key) for key in self.STATE}
+
+    @classmethod
+    def restored(cls, ev: Evaluator, state: dict[str, Any]) -> _Accumulator:
+        """An accumulator of ``ev`` holding a :meth:`state` (copied: the two never share a
+        list or an array they change)."""
+        acc = cls(ev)
+        acc.seen_truth = np.asarray(state["seen_truth"], dtype=bool).copy()
+        acc.parts, acc.run_only = list(state["parts"]), list(state["run_only"])
+        acc.totals = Totals().merge(state["totals"])
+        acc.n_blocks, acc.n_extra, acc.n_rows = \
+            state["n_blocks"], state["n_extra"], state["n_rows"]
+        return acc
+
     def feed(self, codes: RunCodes) -> None:
         """Pack one block of the run (its users' rows, all of them) and add its values."""
         ev = self.ev

@@ -189,12 +189,11 @@ def _check_finite_block(s: np.ndarray, users: np.ndarray) -> None:
 # ----------------------------------------------------------------------------- torch kernel
 
 
-def _block_topk_torch(s: Any, k: int, torch: Any, ex_mask: Any = None, ex_keys: Any = None,
-                      ex_max: int = 0) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - needs torch
+def _block_topk_torch(s: Any, k: int, torch: Any, ex_keys: Any = None, ex_max: int = 0) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - needs torch
     """Top ``k`` columns per row on the tensor's device, the excluded columns left out, with
     no pass that writes the block.
 
-    ``ex_mask``: a boolean tensor of the block's shape (True: excluded); ``ex_keys``: the
+    ``ex_keys``: the
     excluded cells as ``row * n_items + column``; ``ex_max``: the most excluded cells of a row.
     ``torch.topk`` of ``k + ex_max + 1`` columns holds, per row, at least ``k + 1`` columns
     that are not excluded; the first ``k`` of them are the row's top k, unless the k-th and
@@ -207,9 +206,7 @@ def _block_topk_torch(s: Any, k: int, torch: Any, ex_mask: Any = None, ex_keys: 
     wide = min(n, kk + ex_max + 1)
     top = torch.topk(s, wide, dim=1, largest=True, sorted=True)
     vals, idx = top.values, top.indices
-    if ex_mask is not None:
-        valid = ~torch.gather(ex_mask, 1, idx)
-    elif ex_keys is not None and ex_keys.numel():
+    if ex_keys is not None and ex_keys.numel():
         rows = torch.arange(b, device=s.device)[:, None]
         valid = ~torch.isin(rows * n + idx, ex_keys)
     else:
@@ -237,9 +234,7 @@ def _block_topk_torch(s: Any, k: int, torch: Any, ex_mask: Any = None, ex_keys: 
     if tied is not None and bool(tied.any()):
         rows = torch.nonzero(tied)[:, 0]
         block = s[rows]  # a copy of the few tied rows, masked here
-        if ex_mask is not None:
-            block = block.masked_fill(ex_mask[rows], float("-inf"))
-        elif ex_keys is not None and ex_keys.numel():
+        if ex_keys is not None and ex_keys.numel():
             r, c = ex_keys // n, ex_keys % n
             pick = torch.isin(r, rows)
             local = torch.searchsorted(rows, r[pick])
@@ -541,7 +536,7 @@ def topk_from_scores(
                       torch.as_tensor(ex.indices.astype(np.int64), device=t.device)] = \
                         float("-inf")
                     ex_max = 0
-            idx, vals = _block_topk_torch(t, k, torch, None, ex_keys, ex_max)
+            idx, vals = _block_topk_torch(t, k, torch, ex_keys, ex_max)
             # torch.topk ranks NaN, then +inf, above every number: a row holding either has it
             # first, so the k columns tell (no pass over the whole block)
             if len(vals) and not bool(np.all(vals[:, 0] < np.inf)):

@@ -26,7 +26,6 @@ from typing import Any
 import numpy as np
 
 from ..engines.evaluator import EVALUATOR_PARAMS, Evaluator, _Accumulator
-from ..engines.totals import Totals
 from ..errors import InputError
 from ..results import EvalResult
 from ..validation import POSITIVE_INT, validate_params
@@ -95,7 +94,6 @@ class Accumulator:
     def reset(self) -> None:
         """Forget every batch (the truth stays packed)."""
         self._blocks: deque[_Accumulator] = deque(maxlen=self.window)
-        self._users_seen = 0
 
     @property
     def n_batches(self) -> int:
@@ -109,10 +107,7 @@ class Accumulator:
 
     def state(self) -> AccumulatorState:
         """The batches measured so far, without the truth (pickle it, send it, merge it)."""
-        blocks = [{"seen_truth": b.seen_truth, "parts": b.parts, "run_only": b.run_only,
-                   "totals": b.totals, "n_blocks": b.n_blocks, "n_extra": b.n_extra,
-                   "n_rows": b.n_rows} for b in self._blocks]
-        return AccumulatorState(self._fingerprint(), blocks)
+        return AccumulatorState(self._fingerprint(), [b.state() for b in self._blocks])
 
     def merge(self, other: Accumulator | AccumulatorState) -> None:
         """Add the batches of another accumulator (or its :meth:`state`) of the same truth,
@@ -125,14 +120,7 @@ class Accumulator:
             raise InputError("merge: the other accumulator was measured against other metrics, "
                              "policies or truth; only accumulators of one evaluation merge.")
         for fields in state.blocks:
-            block = _Accumulator(self.evaluator)
-            block.seen_truth = np.asarray(fields["seen_truth"], dtype=bool).copy()
-            block.parts = list(fields["parts"])
-            block.run_only = list(fields["run_only"])
-            block.totals = Totals().merge(fields["totals"])
-            block.n_blocks, block.n_extra, block.n_rows = \
-                fields["n_blocks"], fields["n_extra"], fields["n_rows"]
-            self._blocks.append(block)
+            self._blocks.append(_Accumulator.restored(self.evaluator, fields))
 
     # ---- batches ---------------------------------------------------------------------------
     def update(self, users: Any, items: Any, scores: Any = None) -> None:
@@ -211,9 +199,8 @@ class PairAccumulator:
     def update(self, preds: Any, target: Any, indexes: Any) -> None:
         """Add rows: ``preds`` (scores), ``target`` (labels >= 0) and ``indexes`` (the query of
         each row), 1-D and of one length (numpy or torch on any device)."""
-        p, t, q = (to_numpy(x, name).reshape(-1) if np.ndim(to_numpy(x, name)) <= 1
-                   else _flat(x, name) for x, name in ((preds, "preds"), (target, "target"),
-                                                       (indexes, "indexes")))
+        p, t, q = (_rows(to_numpy(x, name), name) for x, name in
+                   ((preds, "preds"), (target, "target"), (indexes, "indexes")))
         if not len(p) == len(t) == len(q):
             raise InputError(f"preds, target and indexes must have one length; got {len(p)}, "
                              f"{len(t)} and {len(q)}.")
@@ -242,8 +229,11 @@ class PairAccumulator:
         return evaluate_local(run, truth, self.metrics, name=name, **self.kwargs)
 
 
-def _flat(x: Any, name: str) -> np.ndarray:
-    """A 2-D batch (queries x candidates) refused: torchmetrics flattens it silently."""
-    raise InputError(f"{name}: expected one row per (query, candidate), 1-D; got shape "
-                     f"{tuple(np.shape(to_numpy(x, name)))}. Give indexes for every row "
-                     "(torchmetrics flattens 2-D inputs, mixing queries).")
+def _rows(x: np.ndarray, name: str) -> np.ndarray:
+    """One value per (query, candidate) row; a 2-D batch is refused (torchmetrics flattens
+    it silently, mixing queries)."""
+    if x.ndim > 1:
+        raise InputError(f"{name}: expected one row per (query, candidate), 1-D; got shape "
+                         f"{x.shape}. Give indexes for every row (torchmetrics flattens 2-D "
+                         "inputs, mixing queries).")
+    return x.reshape(-1)
