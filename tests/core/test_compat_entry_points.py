@@ -103,6 +103,38 @@ def test_strict_on_every_entry_point():
                                        empty_truth="zero")["map@3"]
 
 
+def _declared(kind: str) -> list[tuple[str, str]]:
+    """``(preset, library name)`` of every entry with a known bug or a declared difference."""
+    from receval.compat import PRESETS
+
+    return [(p, n) for p, preset in PRESETS.items() for n, e in preset.names.items()
+            if getattr(e, kind) and not e.refused]
+
+
+@pytest.mark.parametrize(("preset", "lib_name"), _declared("differs"))
+def test_strict_refuses_every_name_that_differs_on_some_inputs(preset, lib_name):
+    # the preset's note on the inputs where receval's value is not the library's is the
+    # message; without strict the name evaluates
+    from receval.compat import PRESETS, resolve
+
+    p = PRESETS[preset]
+    note = p.note(p.names[lib_name].differs)
+    with pytest.raises(MetricError, match="strict=True") as caught:
+        resolve(preset, [lib_name], strict=True)
+    assert note in str(caught.value)
+    specs, _, _ = resolve(preset, [lib_name])
+    assert len(specs) == 1
+
+
+@pytest.mark.parametrize(("preset", "lib_name"), _declared("bug"))
+def test_strict_refuses_every_known_bug(preset, lib_name):
+    from receval.compat import PRESETS, resolve
+
+    with pytest.raises(MetricError, match="known bug") as caught:
+        resolve(preset, [lib_name], strict=True)
+    assert PRESETS[preset].names[lib_name].bug in str(caught.value)
+
+
 def test_evaluator_refuses_bad_compat_values():
     _, truth = _data(5)
     with pytest.raises(rv.errors.PolicyError, match="not a known library preset"):

@@ -79,3 +79,42 @@ def test_every_preset_entry_has_a_line(lines):
                 absent.append(f"{preset}: {lib_name} {sorted(status)}")
     assert not absent, f"entries without a PASS/KNOWN/REFUSED line in {OUT.name}:\n" + \
         "\n".join(absent)
+
+
+
+KNOWN_ROW = re.compile(r"^KNOWN\s{2,}(\S+)\s{2,}.+?\s{2,}(\S(?:\S| (?! ))*)\s{2,}\S+\s{2,}\S+\s{2,}\S+$")
+
+
+def _known_entries(lines: list[str]) -> list[tuple[str, str, object, set[str]]]:
+    """``(preset, metric, entry, notes)`` of each KNOWN line: its metric (written as a user
+    writes it under the preset) resolved to the entry it means, and the notes printed for it."""
+    from receval.compat import _one
+
+    blocks = re.findall(r"^- (\S+): (.*):\n    (.+)$", "\n".join(lines), re.MULTILINE)
+    out = []
+    for line in lines:
+        if (m := KNOWN_ROW.match(line)) is None:
+            assert not line.startswith("KNOWN"), f"unparsed line: {line}"
+            continue
+        preset, label = m.group(1), m.group(2)
+        notes = {note for p, labels, note in blocks if p == preset and label in labels}
+        entry = _one(PRESETS[preset], label.split(" ")[0])[1]
+        out.append((preset, label, entry, notes))
+    return out
+
+
+def test_known_differences_are_declared_on_their_names(lines):
+    # an entry whose value differs from its library's on some inputs names the note
+    # (Name.differs), so that compat=..., strict=True refuses it; and every entry that
+    # declares a difference shows it in the check
+    known = _known_entries(lines)
+    assert known, "no KNOWN line parsed"
+    for preset, label, entry, notes in known:
+        assert entry.differs, f"{preset}: {label!r} has a KNOWN line but no differs="
+        assert PRESETS[preset].note(entry.differs) in notes, (preset, label, notes)
+    shown = [(preset, entry) for preset, _, entry, _ in known]
+    for name, preset in PRESETS.items():
+        for lib_name, entry in preset.names.items():
+            if entry.differs:
+                assert (name, entry) in shown, f"{name}: {lib_name!r} declares a difference " \
+                    "that no KNOWN line shows"

@@ -203,7 +203,9 @@ def resolve(preset: str | Preset, metrics: Any, *, strict: bool = False,
             ) -> tuple[list[MetricSpec], dict[str, Any], dict[str, str]]:
     """Specs, policies and ``{name as written: canonical key}`` under a library's conventions.
 
-    ``strict=True`` refuses a name whose preset reproduces a known bug of the library.
+    ``strict=True`` refuses a name whose preset reproduces a known bug of the library, or
+    whose value differs from the library's on some inputs (:attr:`Name.differs`: tied
+    scores, graded relevance, ...; the preset's note says which).
     ``policies``: the policies given explicitly; they override the preset's in the policies
     returned. Every entry point (``rv.evaluate``, ``rv.Evaluator``, ``rv.evaluate_blocks``,
     the command line) resolves a preset here.
@@ -224,6 +226,12 @@ def resolve(preset: str | Preset, metrics: Any, *, strict: bool = False,
                 f"compat={p.name!r}, strict=True: {text!r} reproduces a known bug of "
                 f"{p.library}: {entry.bug}. Without strict=True the preset reproduces the "
                 f"published value; or ask for the corrected metric without compat."
+            )
+        if strict and entry.differs:
+            raise MetricError(
+                f"compat={p.name!r}, strict=True: {text!r} is not {p.library}'s value on every "
+                f"input: {p.note(entry.differs)} Without strict=True receval gives this value, "
+                f"equal to {p.library}'s on other inputs."
             )
         for key, value in wants.items():
             other = asked.get(key, (text, value))
@@ -275,6 +283,9 @@ def describe(name: str | None = None) -> str:
             lines.append(f"{'':{width}s}    {option}: {meant}")
         if entry.bug:
             lines.append(f"{'':{width}s}    known bug (strict=True refuses): {entry.bug}")
+        if entry.differs:
+            lines.append(f"{'':{width}s}    differs on some inputs (strict=True refuses): "
+                         f"{p.note(entry.differs)}")
     if p.notes:
         lines += ["", "not reproduced / to know:"] + [f"- {n}" for n in p.notes]
     return "\n".join(lines)

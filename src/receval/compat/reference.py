@@ -32,7 +32,7 @@ def _options(entry: Name) -> str:
     return "<br>".join(parts)
 
 
-def _row(lib_name: str, entry: Name) -> str:
+def _row(preset: Preset, lib_name: str, entry: Name) -> str:
     if entry.refused:
         return (f"| `{_cell(lib_name)}` | not reproduced | {_cell(entry.meaning)}. "
                 f"**Refused:** {_cell(entry.refused)} | |")
@@ -46,6 +46,9 @@ def _row(lib_name: str, entry: Name) -> str:
         meaning += f" Without a cutoff: `{uncut.key}`."
     if entry.bug:
         meaning += f" **Known bug reproduced** (`strict=True` refuses it): {_cell(entry.bug)}"
+    if entry.differs:
+        meaning += (" **Differs on some inputs** (`strict=True` refuses it): "
+                    f"{_cell(preset.note(entry.differs))}")
     return f"| `{_cell(lib_name)}` | `{_cell(key)}` | {meaning} | {_options(entry)} |"
 
 
@@ -59,7 +62,7 @@ def _section(p: Preset) -> list[str]:
              "Policies: " + ", ".join(f"`{k}={v}`" for k, v in p.policies) + ".", "",
              "| name | receval metric | meaning | library parameters |",
              "|---|---|---|---|"]
-    lines += [_row(n, e) for n, e in p.names.items()]
+    lines += [_row(p, n, e) for n, e in p.names.items()]
     if p.notes:
         lines += ["", "Not reproduced, or to know:", ""] + [f"- {_cell(n)}" for n in p.notes]
     return lines + [""]

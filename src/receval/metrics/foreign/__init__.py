@@ -24,6 +24,7 @@ import re
 
 from .libraries import LIBRARY_NAMES, PRESET_ALIASES, PRESETS
 from .libraries.ir_measures import IR_MEASURES_NAMES
+from .libraries.ranx import RBP_P as RANX_RBP_P
 from .records import Name, Preset, TrecMeasure, name, refuse
 from .trec_eval import BY_NAME, CUTS, SETS, TREC_EVAL
 
@@ -75,7 +76,7 @@ def library_entry(library: str, text: str) -> Name | None:
     (``gm_map(rel=2)``), under the ``library`` preset, or None (another library, or a name
     without a receval metric). Its parameters are :attr:`TrecMeasure.compat_params`."""
     if library == "ranx" and _RANX_RBP.match(text.partition("-l")[0]):  # rbp.95: p = 0.95
-        return Name("rbp", (), "rank-biased precision, persistence 0.p")
+        return RANX_RBP_P
     found = trec_measure(text) if library == "trec_eval" else None
     if found is None and library == "trec_eval":  # a receval key: gm_map(rel=2), bin_g
         lead = _LEADING.match(text)

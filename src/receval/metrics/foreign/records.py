@@ -15,7 +15,9 @@ class Name:
     """One metric name of a library: the receval family and parameters that reproduce it.
 
     ``bug``: the library's value is a known bug that the mapping reproduces (``compat=...,
-    strict=True`` refuses the name). ``refused``: receval cannot reproduce the library's value
+    strict=True`` refuses the name). ``differs``: the start of the preset's note on inputs
+    where receval's value is not the library's (tied scores, graded relevance, ...): equal
+    elsewhere, and ``strict=True`` refuses the name with that note. ``refused``: receval cannot reproduce the library's value
     (the reason; the name is refused whatever ``strict``, and ``family`` is empty).
     ``options``: the library's own parameters, as written in a key under the preset
     (``ndcg@10(divide_by_achievable=True)``): each library parameter maps to a receval
@@ -41,6 +43,7 @@ class Name:
     uncut: tuple[tuple[str, Any], ...] = ()
     k: int | None = None
     cutoff: str = "optional"
+    differs: str = ""
 
     def split(self, params: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -72,17 +75,20 @@ class Name:
 
 def name(family: str, meaning: str, bug: str = "", *,
          options: dict[str, Any] | None = None, uncut: dict[str, Any] | None = None,
-         default_k: int | None = None, cutoff: str = "optional", **params: Any) -> Name:
+         default_k: int | None = None, cutoff: str = "optional", differs: str = "",
+         **params: Any) -> Name:
     """A :class:`Name` with its parameters as keywords (``name("ndcg", "...", gain="exp")``);
     ``options``: the library's parameters (:attr:`Name.options`); ``uncut``: the parameters
     without a cutoff (:attr:`Name.uncut`); ``default_k``: the library's cutoff when none is
     written (:attr:`Name.k`); ``cutoff``: whether the library's metric takes one
-    (:attr:`Name.cutoff`)."""
+    (:attr:`Name.cutoff`); ``differs``: the start of the note on inputs where the values
+    differ (:attr:`Name.differs`)."""
     if cutoff not in ("optional", "none", "required"):
         raise ValueError(f"cutoff={cutoff!r}: optional, none or required")
     return Name(family, tuple(sorted(params.items())), meaning, bug,
                 options=tuple(sorted((options or {}).items())),
-                uncut=tuple(sorted((uncut or {}).items())), k=default_k, cutoff=cutoff)
+                uncut=tuple(sorted((uncut or {}).items())), k=default_k, cutoff=cutoff,
+                differs=differs)
 
 
 def refuse(meaning: str, reason: str) -> Name:
@@ -107,6 +113,19 @@ class Preset:
     policies: tuple[tuple[str, str], ...]
     names: dict[str, Name] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for lib_name, entry in self.names.items():
+            if entry.differs:
+                self.note(entry.differs, lib_name)
+
+    def note(self, start: str, lib_name: str = "") -> str:
+        """The one note that starts with ``start`` (a name's :attr:`Name.differs`)."""
+        found = [text for text in self.notes if text.startswith(start)]
+        if len(found) != 1:
+            raise ValueError(f"preset {self.name!r}, {lib_name!r}: {len(found)} notes start "
+                             f"with {start!r}; differs= names the start of exactly one")
+        return found[0]
 
     def entry(self, name: str) -> Name | None:
         return self.names.get(name.lower())

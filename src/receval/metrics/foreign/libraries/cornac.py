@@ -36,9 +36,11 @@ NAMES: dict[str, Name] = {
                    options=_RANKING),
     "f1": _n("f1", "FMeasure's reported name (F1@k)", options=_RANKING),
     "auc": _n("gauc", "per user: the share of (positive, negative) candidate pairs the "
-              "positive scores strictly above, averaged over users", options=_RANKING),
+              "positive scores strictly above, averaged over users", options=_RANKING,
+              differs="AUC counts a tied"),
     "map": _n("map", "AP over the whole ranking: mean over the positives of (positives "
-              "ranked at or above it) / its rank", options=_RANKING),
+              "ranked at or above it) / its rank", options=_RANKING,
+              differs="MAP ranks tied scores"),
     "mae": _n("mae", "mean |predicted - true rating| over the test ratings "
               "(user_based=True: mean of the users' means)", options=_RATING),
     "rmse": _n("rmse", "square root of the mean squared error over the test ratings "

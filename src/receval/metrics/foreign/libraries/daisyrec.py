@@ -24,9 +24,9 @@ NAMES: dict[str, Name] = {
     "hit": _n("hit_rate", "1 if a test item is in the top k"),
     "hr": _n("hit_rate", "the function HR behind 'hit'"),
     "f1": _n("f1", "2 P R / (P + R), P = hits / k, R = hits / |test items| (the function "
-             "F1)"),
+             "F1)", differs="F1 divides 0 by 0"),
     "auc": _n("gauc", "per user, the share of (hit, non-hit) pairs of the top k with the hit "
-              "ranked above, averaged over users (the function AUC)"),
+              "ranked above, averaged over users (the function AUC)", differs="F1 divides 0 by 0"),
     "coverage": _n("coverage", "distinct items of all top-k lists / item_num: pass "
                    "evaluate(catalog=item_num)"),
     "popularity": refuse(

@@ -29,7 +29,7 @@ NAMES: dict[str, Name] = {
                        kind="count"),
     "sentropy": _n("entropy", "sum_i w_i (-log2 c_i / sum_j c_j) / users, w_i = sum over "
                    "lists holding i of 1 / list length: the entropy of exposure in bits "
-                   "when every list has k items"),
+                   "when every list has k items", differs="SEntropy weights"),
     "numretrieved": _n("num_ret", "min(k, list length) averaged over the users with a relevant "
                        "item"),
     "dsc": _n("fbeta", "Sorensen-Dice (1 + b^2) P R / (b^2 P + R) of Precision and Recall "

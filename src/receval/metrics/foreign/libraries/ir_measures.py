@@ -41,7 +41,8 @@ IR_MEASURES_NAMES: dict[str, Name] = {
     "map": _n("map", "AP (trec_eval map; ir_measures' MAP, alias of AP)",
               options={**_CUT, **_REL, **_JUDGED_ONLY}),
     "rr": _n("mrr", "1 / rank of the first relevant document (pytrec_eval recip_rank; RR@k: "
-             "the msmarco provider)", options={**_CUT, **_REL, **_JUDGED_ONLY}),
+             "the msmarco provider)", options={**_CUT, **_REL, **_JUDGED_ONLY},
+             differs="ties: trec_eval's"),
     "mrr": _n("mrr", "ir_measures' alias of RR",
               options={**_CUT, **_REL, **_JUDGED_ONLY}),
     "rprec": _n("r_precision", "relevant in the top R / R", options={**_REL, **_JUDGED_ONLY}),
@@ -78,7 +79,7 @@ IR_MEASURES_NAMES: dict[str, Name] = {
                     "NumRet(rel=1), trec_eval num_rel_ret)", options=_REL, **_SUM),
     "numq": _n("num_q", "number of queries evaluated, summed"),
     "judged": _n("judged", "judged documents in the top k / min(k, retrieved) (the judged "
-                 "provider)", options=_CUT),
+                 "provider)", options=_CUT, differs="ties: trec_eval's"),
     "rbp": _n("rbp", "RBP = (1 - p) sum_i b_i p^(i-1), b_i = [grade >= rel] (cwl_eval; "
               "ir_measures needs rel)", options={"p": "p", **_REL}),
     "inst": _n("inst", "INST (Bailey et al. 2015), C/W/L gain = grade / max_rel (cwl_eval)",

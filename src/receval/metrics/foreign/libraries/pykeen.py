@@ -29,14 +29,14 @@ _GROUPS: tuple[tuple[tuple[str, ...], Name], ...] = (
     (("hits_at_k", "hitsatk", "hits", "h"),
      _n("hit_rate", "Hits@k: mean of [r <= k], r the rank of the true item (hits@k, or "
         "hits(k=5); without a cutoff HitsAtK's default, k = 10)", default_k=10,
-        options={"k": "@k"})),
+        options={"k": "@k"}, differs="tied scores: PyKEEN")),
     (("inverse_harmonic_mean_rank", "inverseharmonicmeanrank", "mean_reciprocal_rank",
       "meanreciprocalrank", "mrr"),
      _n("mrr", "MRR, the inverse harmonic mean rank: mean of 1 / r over the whole "
-        "ranking")),
+        "ranking", differs="tied scores: PyKEEN")),
     (("arithmetic_mean_rank", "arithmeticmeanrank", "mean_rank", "meanrank", "mr"),
      _n("first_hit_rank", "MR, the arithmetic mean rank: mean of r over the whole ranking "
-        "(lower is better)")),
+        "(lower is better)", differs="tied scores: PyKEEN")),
     (("inverse_arithmetic_mean_rank", "inversearithmeticmeanrank", "iamr"),
      refuse("IAMR: 1 / mean of r", _SUMMARY + ": take 1 / first_hit_rank's mean")),
     (("harmonic_mean_rank", "harmonicmeanrank", "hmr"),

@@ -19,7 +19,7 @@ NAMES: dict[str, Name] = {
     "f1": _n("f1", "harmonic mean of precision@k and recall@k"),
     "r-precision": _n("r_precision", "relevant in the top R / R"),
     "bpref": _n("bpref", "bpref, trec_eval's form (see the notes for queries without "
-                "judged non-relevant or relevant items)"),
+                "judged non-relevant or relevant items)", differs="bpref: a query without"),
     "rbp": refuse("rank-biased precision (1 - p) sum_i grade_i p^(i-1) over the whole list, "
                   "written rbp.p: rbp.95 is p = 0.95, rbp.8 p = 0.8 (receval rbp(p=...))",
                   "ranx reads the persistence from the name: write rbp.95 (p = 0.95) or "
@@ -31,6 +31,9 @@ NAMES: dict[str, Name] = {
     "get_hit_lists": refuse("each query's 0/1 list of relevant retrieved documents",
                             "a list per query, not one number"),
 }
+
+#: ranx's ``rbp.p`` (``rbp.95``: persistence 0.95): the persistence is read from the name
+RBP_P = _n("rbp", "rank-biased precision, persistence 0.p", differs="rbp: ranx weighs")
 
 PRESET = Preset(
     "ranx", "ranx", "ranx 0.3.21", "AmenRa/ranx ranx/metrics/*.py (ndcg.py, average_precision.py,"

@@ -18,7 +18,8 @@ def _k(family: str, meaning: str, **params: Any) -> Name:
 
 NAMES: dict[str, Name] = {
     "ndcgk": _k("ndcg", "binary interactions; ideal min(K, |truth|) hits", gain="binary"),
-    "dcgk": _k("dcg", "sum over hits of y_true / log2(rank + 1)"),
+    "dcgk": _k("dcg", "sum over hits of y_true / log2(rank + 1)",
+               differs="DCGK and NDCGK with a graded"),
     "precisionk": _k("precision", "hits in the top K / K"),
     "recallk": _k("recall", "hits in the top K / |truth|"),
     "calibratedrecallk": _k("recall", "hits in the top K / min(|truth|, K)",
@@ -26,7 +27,8 @@ NAMES: dict[str, Name] = {
     "reciprocalrankk": _k("mrr", "1 / rank of the first hit within K"),
     "hitk": _k("hits", "number of hits in the top K (summed per user, then the mean over "
                "users with a truth interaction)"),
-    "discountedgaink": _k("dcg", "sum over the hits in the top K of y_true / log2(rank + 1)"),
+    "discountedgaink": _k("dcg", "sum over the hits in the top K of y_true / log2(rank + 1)",
+                          differs="DiscountedGainK with a graded"),
     "coveragek": _k("coverage", "distinct items in the top K of the users with a truth "
                     "interaction / |I|, |I| the matrices' column count: "
                     "evaluate(catalog=n_items)"),

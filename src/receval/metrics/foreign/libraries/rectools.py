@@ -55,7 +55,8 @@ NAMES: dict[str, Name] = {
                  options={**_K, **_DEBIAS, "beta": "beta"}),
     "accuracy": _n("accuracy", "(TP + TN) / |catalog|, FP = k - TP (a short list's empty "
                    "slots are false positives), TN = |catalog| - k - FN; the catalogue is "
-                   "evaluate(catalog=...)", fp="k", options={**_K, **_DEBIAS}),
+                   "evaluate(catalog=...)", fp="k", options={**_K, **_DEBIAS},
+                   differs="Accuracy and CoveredUsers"),
     "mcc": _n("mcc", "(TP TN - FP FN) / sqrt((TP + FP)(TP + FN)(TN + FP)(TN + FN)), "
               "FP = k - TP, FN = R - TP, TN = N - k - FN, 0 when the denominator is 0; "
               "N = len(catalog): write mcc@k(n_items=N)", options={**_K, **_DEBIAS}),
@@ -98,7 +99,7 @@ NAMES: dict[str, Name] = {
                          "the users of the reco table",
                          options={**_K, "deep": _flag({"deep": "true"})}),
     "coveredusers": _n("user_coverage", "1 if a user of the interactions has a row with rank "
-                       "<= k", kind="list", options=_K),
+                       "<= k", kind="list", options=_K, differs="Accuracy and CoveredUsers"),
     "unrepeatedreco": refuse(
         "1 if no item repeats among the rows with rank <= k (deep=True: the share of first "
         "occurrences)",

@@ -20,14 +20,15 @@ def _r(family: str, meaning: str, **params: Any) -> Name:
 
 NAMES: dict[str, Name] = {
     "map": _r("map", "sum of precision at hits within k / min(k, |ground truth|)",
-              denominator="min_k_rel"),
-    "ndcg": _r("ndcg", "binary gain; ideal min(k, |ground truth|) hits", gain="binary"),
-    "precision": _r("precision", "hits in the top k / k"),
+              denominator="min_k_rel", differs="DataFrame inputs"),
+    "ndcg": _r("ndcg", "binary gain; ideal min(k, |ground truth|) hits", gain="binary",
+               differs="DataFrame inputs"),
+    "precision": _r("precision", "hits in the top k / k", differs="DataFrame inputs"),
     "recall": _r("recall", "hits in the top k / |ground truth|"),
-    "mrr": _r("mrr", "1 / rank of the first hit within k"),
+    "mrr": _r("mrr", "1 / rank of the first hit within k", differs="DataFrame inputs"),
     "hitrate": _r("hit_rate", "1 if a hit is in the top k"),
     "rocauc": _r("gauc", "AUC of the pairs inside the top k; no hit scores 0, no miss 1",
-                 single_class="zero_one"),
+                 single_class="zero_one", differs="RocAuc orders tied"),
     "surprisal": _r("novelty", "sum over the top k of log2(users / users of i) / "
                     "log2(users), unseen items 1, divided by k", pop="users",
                     normalize="max", denominator="k"),

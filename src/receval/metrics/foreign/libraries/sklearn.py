@@ -23,14 +23,15 @@ _LOG_BASE = {"log_base": {"2": {}, "2.0": {}, "10": {"discount": "log10"},
 NAMES: dict[str, Name] = {
     "ndcg_score": _n("ndcg", "DCG / DCG of the user's own candidates sorted by truth; "
                      "ties averaged (McSherry & Najork)", ideal="list",
-                     options={**_K, **_IGNORE_TIES}),
+                     options={**_K, **_IGNORE_TIES}, differs="ignore_ties=True: scikit-learn"),
     "dcg_score": _n("dcg", "sum of y_true / log_base(rank + 1); ties averaged; log_base -> "
                     "discount (2: log2, 10: log10, e: ln)",
-                    options={**_K, **_IGNORE_TIES, **_LOG_BASE}),
+                    options={**_K, **_IGNORE_TIES, **_LOG_BASE},
+                    differs="ignore_ties=True: scikit-learn"),
     "top_k_accuracy_score": _n(
         "hit_rate", "1 if the sample's true label is among the k labels of highest score, "
         "averaged over samples (multiclass y_score: one score per class); k = 2 unless "
-        "given (@k or k=)", options=_K, default_k=2),
+        "given (@k or k=)", options=_K, default_k=2, differs="top_k_accuracy_score: tied"),
     "label_ranking_average_precision_score": refuse(
         "LRAP: mean over relevant labels j of |relevant with score >= s_j| / |labels with "
         "score >= s_j|", "each relevant label is ranked below every label tied with it, and a "
