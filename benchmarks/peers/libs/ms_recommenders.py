@@ -21,6 +21,10 @@ def check_ms_recommenders(report: Report) -> None:
     # rows in receval's tie order: pandas' sort by (user, prediction) keeps it for tied scores
     pred_df = pd.DataFrame([(u, i, run[u][i]) for u in run for i in ranked(run[u])],
                            columns=["userID", "itemID", "prediction"])
+    graded = {u: {i: r for i, r in t.items() if r > 0} for u, t in truth.items()}
+    graded = {u: t for u, t in graded.items() if t}
+    graded_df = pd.DataFrame([(u, i, float(r)) for u, t in graded.items() for i, r in t.items()],
+                             columns=["userID", "itemID", "rating"])
     names = {"precision_at_k": pe.precision_at_k, "recall_at_k": pe.recall_at_k,
              "ndcg_at_k": pe.ndcg_at_k, "map_at_k": pe.map_at_k, "map": pe.map,
              "r_precision_at_k": pe.r_precision_at_k}
@@ -40,6 +44,28 @@ def check_ms_recommenders(report: Report) -> None:
         values = res.user_values(res.info["compat"]["names"][f"r_precision_at_k@{k}"])
         report.add("ms_recommenders", label, f"r_precision_at_k@{k} over users with a hit",
                    float(np.mean(values[values > 0])), pe.r_precision_at_k(truth_df, pred_df, k=k))
+        # ndcg_at_k's score_type on graded ratings (1..3), discfun_type and relevancy_method
+        for score_type in ("binary", "raw", "exp"):
+            for disc in ("loge", "log2"):
+                key = (f"ndcg_at_k@{k}(score_type={score_type},discfun_type={disc},"
+                       "relevancy_method=top_k)")
+                report.add("ms_recommenders", label, key,
+                           ours(run, graded, [key], "ms_recommenders", users="truth")[key],
+                           pe.ndcg_at_k(graded_df, pred_df, k=k, score_type=score_type,
+                                        discfun_type=disc, relevancy_method="top_k"))
+    # without a cutoff: the library's k=10 (DEFAULT_K); k=... as a parameter
+    got = ours(run, truth, list(names), "ms_recommenders")
+    got["ndcg_at_k"] = ours(run, truth, ["ndcg_at_k"], "ms_recommenders",
+                            users="truth")["ndcg_at_k"]
+    for n, fn in names.items():
+        report.add("ms_recommenders", label, f"{n} (default k)", got[n], fn(truth_df, pred_df),
+                   known=_MS_R_PRECISION if n == "r_precision_at_k" else "")
+        key = f"{n}(k=3)"
+        report.add("ms_recommenders", label, key,
+                   ours(run, truth, [key], "ms_recommenders",
+                        **({"users": "truth"} if n == "ndcg_at_k" else {}))[key],
+                   fn(truth_df, pred_df, k=3),
+                   known=_MS_R_PRECISION if n == "r_precision_at_k" else "")
     # logloss over the labelled pairs (truth rows 0/1 with a prediction in (0, 1))
     rng = np.random.default_rng(302)
     run2, truth2 = {}, {}
@@ -90,3 +116,50 @@ def check_ms_recommenders(report: Report) -> None:
         report.add("ms_recommenders", label, name,
                    ours(preds, ratings, [name], "ms_recommenders")[name], fn(rt, rp),
                    tol=1e-12)
+    _beyond(report, label, pd, pe, run, truth)
+
+
+def _beyond(report: Report, label: str, pd, pe, run: dict, truth: dict) -> None:
+    """distributional_coverage, diversity and serendipity (and their per-user tables) on
+    reco_df = each user's top k; train_df holds none of a user's recommended items (the
+    library refuses them) and every recommended item (receval refuses items without a
+    similarity); some users have no training rows."""
+    rng = np.random.default_rng(303)
+    train = {u: {int(i): 1 for i in rng.choice(
+        [j for j in range(30) if j not in run.get(u, {})], size=int(rng.integers(1, 8)),
+        replace=False)} for u in run if u % 5 != 2}
+    seen = {i for t in train.values() for i in t}
+    train[1000] = {i: 1 for i in range(30) if i not in seen} or {0: 1}
+    train_df = pd.DataFrame([(u, i) for u, t in train.items() for i in t],
+                            columns=["userID", "itemID"])
+    vectors = rng.normal(size=(30, 4))
+    feature_df = pd.DataFrame({"itemID": range(30), "features": list(vectors)})
+    for k in (*CUTS, None):
+        cut = "" if k is None else f"@{k}"
+        reco_df = pd.DataFrame([(u, i) for u in run for i in ranked(run[u])[:k]],
+                               columns=["userID", "itemID"])
+        key = f"distributional_coverage{cut}"
+        report.add("ms_recommenders", label, key,
+                   ours(run, truth, [key], "ms_recommenders", users="run")[key],
+                   pe.distributional_coverage(train_df, reco_df))
+        for measure in ("item_cooccurrence_count", "item_feature_vector"):
+            lib = {"item_sim_measure": measure, "item_feature_df": feature_df,
+                   "col_item_features": "features"}
+            for name, table, column in (("diversity", "user_diversity", "user_diversity"),
+                                        ("serendipity", "user_serendipity",
+                                         "user_serendipity")):
+                key = f"{name}{cut}(item_sim_measure={measure})"
+                tkey = f"{table}{cut}(item_sim_measure={measure})"
+                res = rv.evaluate(run, truth, [key, tkey], compat="ms_recommenders",
+                                  users="run", train=train, item_features=vectors)
+                report.add("ms_recommenders", label, key, res[key],
+                           getattr(pe, name)(train_df, reco_df, **lib))
+                # the per-user table: the users with a value and their values
+                theirs = getattr(pe, table)(train_df, reco_df, **lib)
+                mine = pd.Series(res.user_values(tkey), index=res.user_ids).dropna()
+                theirs = theirs.set_index("userID")[column]
+                same = sorted(mine.index) == sorted(theirs.index)
+                worst = float((mine - theirs.reindex(mine.index)).abs().max()) if same \
+                    else float("inf")
+                report.add("ms_recommenders", label, f"{tkey} users and max |diff|",
+                           0.0, worst if len(mine) else 0.0)
