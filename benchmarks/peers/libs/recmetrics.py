@@ -183,19 +183,26 @@ def _set_metrics(report: Report, rm, label: str, run: dict, truth: dict) -> None
         values = res.per_user.iloc[:, 0].dropna().to_numpy()
         return float(np.mean(np.round(values, 4)))
 
+    def unrounded(name: str, theirs: float, **policies: object) -> None:
+        got = rv.evaluate(run, truth, [name], compat="recmetrics", users="intersection",
+                          **policies)[name]
+        report.add("recmetrics", label, f"{name} (the mean, unrounded)", got, theirs,
+                   known="recommender_precision and recommender_recall round")
+
     for k in (*CUTS, None):
         at = "" if k is None else f"@{k}"
         cut = {x: ranked(run[x])[:k] for x in both}
         actual = {x: [i for i, r in truth[x].items() if r > 0] for x in both}
+        precision = rm.recommender_precision([cut[x] for x in both], [actual[x] for x in both])
+        recall = rm.recommender_recall([cut[x] for x in with_rel], [actual[x] for x in with_rel])
         report.add("recmetrics", label,
                    f"recommender_precision{at} (each user rounded to 4 decimals)",
-                   rounded(f"recommender_precision{at}", run, truth),
-                   rm.recommender_precision([cut[x] for x in both], [actual[x] for x in both]))
+                   rounded(f"recommender_precision{at}", run, truth), precision)
         report.add("recmetrics", label,
                    f"recommender_recall{at} (each user rounded to 4 decimals)",
-                   rounded(f"recommender_recall{at}", run, truth, empty_truth="skip"),
-                   rm.recommender_recall([cut[x] for x in with_rel],
-                                         [actual[x] for x in with_rel]))
+                   rounded(f"recommender_recall{at}", run, truth, empty_truth="skip"), recall)
+        unrounded(f"recommender_precision{at}", precision)
+        unrounded(f"recommender_recall{at}", recall, empty_truth="skip")
     # a run that repeats items: every repeat of a relevant item is a hit
     rng = np.random.default_rng(404)
     predicted = [[int(i) for i in rng.integers(0, 12, int(rng.integers(1, 10)))]

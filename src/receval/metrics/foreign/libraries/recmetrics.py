@@ -9,6 +9,8 @@ _MAPK = _n("map", "mean over users of _apk: the sum of precision at each hit wit
            "prefix's precision) divided by the number of hits; no hit scores 0",
            denominator="hits", duplicates="keep")
 
+_ROUNDED = "recommender_precision and recommender_recall round each user's value"
+
 NAMES: dict[str, Name] = {
     "mark": _n("map", "'mean average recall': sum over hits of (hits so far / rank) / R, "
                "which is average precision with denominator R",
@@ -55,12 +57,14 @@ NAMES: dict[str, Name] = {
     "recommender_precision": _n(
         "precision", "mean over users of round(hits / len(predicted list), 4), each repeat "
         "of a relevant item a hit (duplicates='count'); receval does not round (|diff| < "
-        "5e-5); an empty list raises in recmetrics", denominator="list", duplicates="count"),
+        "5e-5); an empty list raises in recmetrics", denominator="list", duplicates="count",
+        differs=_ROUNDED),
     "recommender_recall": _n(
         "recall", "mean over users of round(hits / len(actual list), 4), each repeat of a "
         "relevant item a hit (duplicates='count': it can exceed 1); receval does not round "
         "(|diff| < 5e-5); an empty actual list raises in recmetrics (ZeroDivisionError), "
-        "receval scores it 0 (empty_truth='zero')", denominator="rel", duplicates="count"),
+        "receval scores it 0 (empty_truth='zero')", denominator="rel", duplicates="count",
+        differs=_ROUNDED),
 }
 
 PRESET = Preset(
