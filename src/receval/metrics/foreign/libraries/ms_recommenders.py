@@ -140,8 +140,11 @@ PRESET = Preset(
      "without a feature vector) similarity 0; receval refuses such items (missing='error') "
      "or leaves them out of the list (missing='skip'): give every recommended and training "
      "item a feature vector, or recommend training items only",
-     "serendipity and user_serendipity with col_relevance (a reco_df column weighting each "
-     "item) are not reproduced: only col_relevance=None, every recommended item relevant",
+     "serendipity and user_serendipity take only col_relevance=None (every recommended item "
+     "relevant); with a 0/1 col_relevance column, receval's own serendipity(source="
+     "cooccurrence) (item_feature_vector: source=features), without compat and without a "
+     "cutoff, with those relevances as the truth, users='run' and train=..., gives the "
+     "library's value (a graded column weights each item; receval does not)",
      "the Spark classes of recommenders.evaluation.spark_evaluation (SparkRatingEvaluation, "
      "SparkRankingEvaluation, SparkDiversityEvaluation) share these method names and are not "
      "checked here; SparkRankingEvaluation's are Spark MLlib's RankingMetrics (compat="
