@@ -20,6 +20,7 @@ from ..compat import Preset
 from ..compat import annotate as annotate_preset
 from ..errors import IN_MEMORY, InputError, NoCommonUsersWarning, plain, user_stacklevel
 from ..io.frames import read_columns
+from ..io.groups import read_groups
 from ..kernels import NotStrIds
 from ..metrics import MetricSpec
 from ..pack import (
@@ -38,6 +39,7 @@ from ..pack.vocab import unique as unique_ids
 from ..policies import OPTIONAL_POLICY_PARAMS, Policies
 from ..results import EvalResult
 from ..validation import Boolean, InstanceOf, validate_params
+from .groups import GroupTotals, group_labels
 from .local import BlockValues, evaluate_packed
 from .setup import evaluation_setup
 from .totals import Totals, build_result, relevance_info
@@ -46,7 +48,8 @@ from .totals import Totals, build_result, relevance_info
 EVALUATOR_PARAMS: dict[str, list[Any]] = {
     **OPTIONAL_POLICY_PARAMS,
     "compat": [None, InstanceOf(str, Preset, name="a library preset name")],
-    "strict": [Boolean()]}
+    "strict": [Boolean()],
+    "group_col": [None, InstanceOf(str, list, tuple, name="a column name or a list of them")]}
 
 class Evaluator:
     """Check and pack the truth once, then evaluate many runs against it.
@@ -63,6 +66,10 @@ class Evaluator:
         ``"skip"``, ``"error"``, ``"error"``, ``"error"``, ``"error"``, ``"keep"``,
         ``"order"``, ``"absent"``, or the ``compat`` preset's).
     train, item_features, catalog : optional inputs for beyond-accuracy metrics.
+    groups, group_col : user groups (:mod:`receval.io.groups`: ``{user: group}``, a Series, or
+        a table with a user column and the ``group_col`` column(s)): every result then holds
+        each group's summaries as if its users were evaluated alone
+        (:attr:`receval.EvalResult.by_group`, :mod:`receval.engines.groups`).
     compat, strict : a library preset and its bug check, as for :func:`receval.evaluate`:
         metric names mean what they mean in that library, its policies apply where none is
         given, and every result carries ``info["compat"]`` (:func:`receval.compat.resolve`).
@@ -88,6 +95,7 @@ class Evaluator:
                  ranks: str | None = None, unretrieved: str | None = None, train: Any = None,
                  item_features: Any = None, catalog: Any = None,
                  compat: str | Preset | None = None, strict: bool = False,
+                 groups: Any = None, group_col: str | list[str] | tuple[str, ...] | None = None,
                  **options: Any) -> None:
         setup = evaluation_setup(
             metrics, policies={"ties": ties, "users": users, "empty_truth": empty_truth,
@@ -116,6 +124,10 @@ class Evaluator:
                                   "relevance": cols.names.get("relevance")}
         self.plan = setup.plan
         self.depth = self.plan.depth
+        if group_col is not None and groups is None:
+            raise InputError("group_col= names the group column(s) of groups=; give groups= "
+                             "too.")
+        self.groups = None if groups is None else read_groups(groups, group_col=group_col)
         self._warn_unreachable()
 
     def relevance_info(self) -> dict[str, Any]:
@@ -276,12 +288,14 @@ class _Accumulator:
         self.block_policies = ev.policies if whole else dataclasses.replace(
             ev.policies, users="run" if ev.policies.users in ("run", "union")
             else "intersection")
+        self.groups = GroupTotals(ev.groups) if ev.groups is not None else None
         requests = ev.plan.requests(ev.truth.max_rel)
         # lists measured as they are joined, when nothing but the kernel reads them
         self.kernel = requests.arrays() if requests.items and not ev.plan.keep_lists else None
 
     #: what the accumulator has measured: its state without the evaluator (the truth)
-    STATE = ("seen_truth", "parts", "run_only", "totals", "n_blocks", "n_extra", "n_rows")
+    STATE = ("seen_truth", "parts", "run_only", "totals", "n_blocks", "n_extra", "n_rows",
+             "groups")
 
     def state(self) -> dict[str, Any]:
         """The measured blocks (picklable; :meth:`restored` takes it back)."""
@@ -297,6 +311,8 @@ class _Accumulator:
         acc.totals = Totals().merge(state["totals"])
         acc.n_blocks, acc.n_extra, acc.n_rows = \
             state["n_blocks"], state["n_extra"], state["n_rows"]
+        groups = state.get("groups")
+        acc.groups = groups.copy() if groups is not None else None
         return acc
 
     def feed(self, codes: RunCodes) -> None:
@@ -329,6 +345,8 @@ class _Accumulator:
             self.parts.append((key, user_ids, values))
         self.run_only += other.run_only
         self.totals = self.totals.merge(other.totals)
+        if self.groups is not None and other.groups is not None:
+            self.groups.merge(other.groups)
         self.n_blocks += other.n_blocks
         self.n_extra += other.n_extra
         self.n_rows += other.n_rows
@@ -382,6 +400,8 @@ class _Accumulator:
         self.n_rows += len(block.values)
         self.run_only.append(packed.run_only)
         self.totals.add(packed, block, missing_from_run=whole)
+        if self.groups is not None:
+            self.groups.add(packed, block, self.ev.plan, self.ev.context, whole)
 
     def result(self, name: str | None, t0: float) -> EvalResult:
         """The rows in canonical order, then :func:`build_result` (``t0``: start time). The
@@ -389,6 +409,7 @@ class _Accumulator:
         a copy: the accumulator itself is unchanged."""
         ev = self.ev
         parts, totals = list(self.parts), Totals().merge(self.totals)
+        groups = self.groups.copy() if self.groups is not None else None
         n_blocks = self.n_blocks
         if not self.whole and ev.policies.users in ("truth", "union"):
             missing = np.flatnonzero(~self.seen_truth)
@@ -400,6 +421,8 @@ class _Accumulator:
                 parts.append((packed.truth_index, packed.user_ids, block.values))
                 totals.add(packed, block, missing_from_run=False)
                 totals.counts["missing_from_run"] = int(len(missing))
+                if groups is not None:
+                    groups.add(packed, block, ev.plan, ev.context, False)
                 n_blocks += 1
         totals.add_truth(ev.truth)
         if len(parts) == 1:
@@ -427,9 +450,14 @@ class _Accumulator:
         if len(run_only) and ev.truth.n_users and not totals.counts["run_users_in_truth"]:
             _warn_no_common_users(ev.truth.users, run_only)
         totals.run_only = len(run_only)
-        return build_result(ev.plan, ev.policies, totals, user_ids, values,
-                            relevance=ev.relevance_info(), name=name, t0=t0,
-                            provenance={"blocks": n_blocks})
+        res = build_result(ev.plan, ev.policies, totals, user_ids, values,
+                           relevance=ev.relevance_info(), name=name, t0=t0,
+                           provenance={"blocks": n_blocks})
+        if groups is not None:
+            res.group_stats = groups.rows(ev.plan)
+            res.group_of = group_labels(groups, user_ids)
+            res.info["groups"] = groups.info(user_ids)
+        return res
 
 
 def _warn_no_common_users(truth_users: np.ndarray, run_users: Any) -> None:

@@ -35,6 +35,7 @@ class BlockValues:
     global_only: set[int] = field(default_factory=set)  # columns with no per-user values
     info: dict[str, Any] = field(default_factory=dict)
     pooled: dict[int, Any] = field(default_factory=dict)  # spec column -> mergeable pooled state
+    kernel_out: np.ndarray | None = None    # the kernel's (users x requests) output
 
 
 def run_kernel(packed: Packed, arrays: dict[str, np.ndarray]) -> np.ndarray:
@@ -60,7 +61,7 @@ def evaluate_packed(packed: Packed, plan: Plan, context: Context,
         kernel_out = np.zeros((n_users, len(requests.items)))
     values = np.empty((n_users, len(plan.specs)), dtype=np.float64) if out is None else out
     states: list[MetricState | None] = [None] * len(plan.specs)
-    block = BlockValues(values, [], {}, set(), {})
+    block = BlockValues(values, [], {}, set(), {}, kernel_out=kernel_out)
     kernel = [j for j, s in enumerate(plan.specs) if s.definition.kernel is not None]
     if kernel:
         _kernel_columns(kernel_out, requests, plan, packed, kernel, block, states)

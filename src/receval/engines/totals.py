@@ -168,6 +168,24 @@ def user_counts(specs: list[MetricSpec], stats: list[dict[str, Any]],
     return {"skipped_no_relevant": int(skipped), "evaluated": int(n_users - skipped)}
 
 
+def summary_rows(plan: Plan, totals: Totals) -> list[dict[str, Any]]:
+    """``metric, mean, std, se, n, skipped`` of each spec from merged totals: the exact
+    aggregator's summary, a pooled or catalogue-wide value where the metric has one (no spread
+    over users: std and se NaN, n the evaluated users). A pooled state's facts join
+    ``totals.info``."""
+    stats = []
+    for j, s in enumerate(plan.specs):
+        value = totals.pooled[j].value() if j in totals.pooled else totals.overrides.get(j)
+        if j in totals.pooled and hasattr(totals.pooled[j], "info"):
+            totals.info[s.key] = {**totals.info.get(s.key, {}), **totals.pooled[j].info()}
+        row = (totals.states[j] if totals.states else MetricState()).summary(
+            s.key, value, s.summary)
+        if j in totals.global_only:  # a catalogue-wide value: no spread over users
+            row.update(std=float("nan"), se=float("nan"), n=int(totals.n_users))
+        stats.append(row)
+    return stats
+
+
 def build_result(plan: Plan, policies: Policies, totals: Totals, user_ids: np.ndarray,
                  values: np.ndarray, *, relevance: dict[str, Any], name: str | None,
                  t0: float, provenance: dict[str, Any] | None = None) -> EvalResult:
@@ -179,16 +197,7 @@ def build_result(plan: Plan, policies: Policies, totals: Totals, user_ids: np.nd
     the executor's own ``provenance``).
     """
     specs = plan.specs
-    stats = []
-    for j, s in enumerate(specs):
-        value = totals.pooled[j].value() if j in totals.pooled else totals.overrides.get(j)
-        if j in totals.pooled and hasattr(totals.pooled[j], "info"):
-            totals.info[s.key] = {**totals.info.get(s.key, {}), **totals.pooled[j].info()}
-        row = (totals.states[j] if totals.states else MetricState()).summary(
-            s.key, value, s.summary)
-        if j in totals.global_only:  # a catalogue-wide value: no spread over users
-            row.update(std=float("nan"), se=float("nan"), n=int(totals.n_users))
-        stats.append(row)
+    stats = summary_rows(plan, totals)
     c = totals.counts
     run_only_evaluated = int(totals.n_users) - int(c["truth_users_evaluated"])
     counts = {

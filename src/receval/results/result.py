@@ -57,6 +57,10 @@ class EvalResult:
     policies : the policies used (see :mod:`receval.policies`).
     info : per-metric facts (e.g. the catalogue size a coverage metric used).
     name : an optional label (the system's name in comparisons and reports).
+    group_stats : with ``groups=``, one row per group and metric: ``group, metric, mean, std,
+        se, n, skipped, users, missing_from_run`` (:attr:`by_group` adds intervals).
+    group_of : with ``groups=``, each user's group label (None: no group), row order of
+        ``user_ids``.
     """
 
     metrics: list[str]
@@ -68,6 +72,8 @@ class EvalResult:
     info: dict[str, Any] = field(default_factory=dict)
     name: str | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
+    group_stats: list[dict[str, Any]] = field(default_factory=list)
+    group_of: np.ndarray | None = None
 
     # ---- access -------------------------------------------------------------------------
     @property
@@ -199,6 +205,34 @@ class EvalResult:
         return pandas().DataFrame(rows, columns=["metric", "mean", "ci_low", "ci_high", "level",
                                            "method", "n", "note"])
 
+    # ---- groups -------------------------------------------------------------------------
+    @property
+    def by_group(self) -> pd.DataFrame:
+        """One row per group and metric: ``group, metric, mean, std, se, ci_low, ci_high, n,
+        skipped, users, missing_from_run`` (95% Student-t intervals;
+        :mod:`receval.results.groups`)."""
+        from .groups import by_group_frame
+
+        return by_group_frame(self)
+
+    def gap(self, metric: str, how: str = "max-min", *, level: float = 0.95,
+            n_resamples: int = 2000, rng: int | None = 0) -> dict[str, Any]:
+        """The gap between the groups' means of ``metric`` (``how``: ``"max-min"``,
+        ``"ratio"``, ``"worst"``, ``"cv"``) with a stratified bootstrap interval
+        (:func:`receval.results.groups.gap`)."""
+        from .groups import gap
+
+        return gap(self, metric, how, level=level, n_resamples=n_resamples, rng=rng)
+
+    def distribution(self, metric: str,
+                     quantiles: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
+                     ) -> dict[str, Any]:
+        """Quantiles, share at 0 and Gini coefficient of ``metric``'s per-user values, overall
+        and per group (:func:`receval.results.groups.distribution`)."""
+        from .groups import distribution
+
+        return distribution(self, metric, quantiles)
+
     # ---- display ------------------------------------------------------------------------
     def table(self, digits: int = 4) -> str:
         """Plain-text table of the summary (rounded for display only)."""
@@ -244,6 +278,11 @@ class EvalResult:
             "policies": dict(self.policies),
             "info": self.info,
             "provenance": self.provenance,
+            **({"group_stats": [{k: number(v) if isinstance(v, float) else v
+                                 for k, v in r.items()} for r in self.group_stats],
+                "group_of": [None if g is None else str(g)
+                             for g in (self.group_of if self.group_of is not None else [])]}
+               if self.group_stats else {}),
         }
 
     def to_json(self, path: str | None = None, **kwargs: Any) -> str:
@@ -279,9 +318,15 @@ class EvalResult:
                 require_fields(row, STAT_FIELDS, f"EvalResult document: 'stats' row {i}")
             stats = [{k: unnumber(v) if k in ("mean", "std", "se") else v for k, v in r.items()}
                      for r in data["stats"]]
+            group_stats = [{k: unnumber(v) if k in ("mean", "std", "se") else v
+                            for k, v in r.items()} for r in data.get("group_stats", [])]
+            group_of = None
+            if group_stats:
+                group_of = np.empty(len(user_ids), dtype=object)
+                group_of[:] = list(data["group_of"])
             return cls(metrics, user_ids, values, stats, dict(data["counts"]),
                        dict(data["policies"]), data.get("info", {}), data.get("name"),
-                       data.get("provenance", {}))
+                       data.get("provenance", {}), group_stats, group_of)
 
     @classmethod
     def from_json(cls, text_or_path: str) -> EvalResult:

@@ -1,0 +1,101 @@
+"""Results per user group (``groups=``): each group's summaries as if evaluated alone.
+
+Each packed block is narrowed to the users of each group (:func:`receval.pack.subsets.take_users`)
+and measured again from the kernel's output of the whole block (the kernel is not run twice;
+metrics on the recommended items, such as coverage, are computed on the group's lists alone).
+One :class:`~receval.engines.totals.Totals` per group merges its blocks with the same exact
+aggregator as the whole evaluation, so a group's summary is the same bits whatever the blocks,
+and the same as evaluating that group's users alone (same truth, catalogue and training data).
+
+A group's row (:data:`GROUP_FIELDS`): the summary (``mean, std, se, n, skipped``) and the
+group's ``users`` (evaluated rows) and ``missing_from_run`` (truth users of the group scored
+without a list). Evaluated users without a group are in no group; they are counted
+(``info["groups"]["ungrouped"]``), never dropped from the whole result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..io.groups import Membership
+from ..pack import Packed
+from ..pack.subsets import take_users
+from ..pack.vocab import lookup
+from .local import BlockValues, evaluate_packed
+from .plan import Plan
+from .plugins import Context
+from .totals import Totals, summary_rows
+
+#: the fields of one row of ``EvalResult.group_stats``
+GROUP_FIELDS = ("group", "metric", "mean", "std", "se", "n", "skipped", "users",
+                "missing_from_run")
+
+
+class GroupTotals:
+    """One :class:`Totals` per group of a :class:`Membership`, fed block by block."""
+
+    def __init__(self, membership: Membership) -> None:
+        self.membership = membership
+        self.totals = [Totals() for _ in membership.labels]
+        self.missing = [0] * membership.n_groups
+
+    def codes_of(self, user_ids: np.ndarray) -> np.ndarray:
+        """The group code of each user (-1: no group)."""
+        m = self.membership
+        found = lookup(np.asarray(user_ids), m.users) if len(user_ids) else \
+            np.zeros(0, dtype=np.int64)
+        return np.where(found >= 0, m.codes[np.maximum(found, 0)], -1).astype(np.int64)
+
+    def add(self, packed: Packed, block: BlockValues, plan: Plan, context: Context,
+            whole: bool) -> None:
+        """Add one packed block measured as ``block``: each group's users, measured alone."""
+        codes = self.codes_of(packed.user_ids)
+        for g in np.unique(codes[codes >= 0]).tolist():
+            rows = np.flatnonzero(codes == g)
+            sub = take_users(packed, rows, block.kernel_out)
+            values = evaluate_packed(sub, plan, context)
+            self.totals[g].add(sub, values, missing_from_run=whole)
+            self.missing[g] += int(sub.counts["missing_from_run"])
+
+    def copy(self) -> GroupTotals:
+        out = GroupTotals(self.membership)
+        out.totals = [Totals().merge(t) for t in self.totals]
+        out.missing = list(self.missing)
+        return out
+
+    def merge(self, other: GroupTotals) -> None:
+        """Add the groups of ``other`` (the same membership, other users)."""
+        self.totals = [a.merge(b) for a, b in zip(self.totals, other.totals, strict=True)]
+        self.missing = [a + b for a, b in zip(self.missing, other.missing, strict=True)]
+
+    def rows(self, plan: Plan) -> list[dict[str, Any]]:
+        """One row per group and metric (:data:`GROUP_FIELDS`), groups in label order."""
+        out = []
+        for g, label in enumerate(self.membership.labels):
+            totals = self.totals[g]
+            for row in summary_rows(plan, totals):
+                out.append({"group": label, **row, "users": int(totals.n_users),
+                            "missing_from_run": int(self.missing[g])})
+        return out
+
+    def info(self, user_ids: np.ndarray) -> dict[str, Any]:
+        """``info["groups"]``: the columns and labels read, the users of each group, the
+        evaluated users without a group and the listed users not evaluated."""
+        codes = self.codes_of(user_ids)
+        listed = len(self.membership.users)
+        return {**self.membership.describe(),
+                "sizes": {label: int(t.n_users)
+                          for label, t in zip(self.membership.labels, self.totals, strict=True)},
+                "ungrouped": int(np.count_nonzero(codes < 0)),
+                "listed_not_evaluated": int(listed - np.count_nonzero(codes >= 0))}
+
+
+def group_labels(group_totals: GroupTotals, user_ids: np.ndarray) -> np.ndarray:
+    """Each evaluated user's group label (None: no group), row order of ``user_ids``."""
+    codes = group_totals.codes_of(user_ids)
+    labels = np.empty(len(codes), dtype=object)
+    names = np.asarray(group_totals.membership.labels + (None,), dtype=object)
+    labels[:] = names[codes]  # code -1 reads the trailing None
+    return labels

@@ -1,0 +1,177 @@
+"""User groups as an input (``groups=``): which group each user belongs to.
+
+A :class:`Membership` maps each user to one group label. ``groups=`` may be
+
+==========================================  =================================================
+form                                        group of a user
+==========================================  =================================================
+``dict`` ``{user: label}``                  the value (a tuple: one label of several columns)
+``pandas.Series``                           the value at the user's index
+table (pandas / polars / pyarrow / dict     the ``group_col`` column(s) of the user's row; the
+of columns) with a user column              user column is found as in a run (``user``,
+                                            ``user_id``, ...; ``user_col=`` names it)
+:class:`Membership`                         as built (:func:`receval.groups` builders)
+==========================================  =================================================
+
+Several group columns (``group_col=["country", "device"]``) form their intersections: one group
+per combination present, labelled ``"FR & mobile"``. A user listed twice must have one label
+(repeated rows with the same label are one); a missing label is an error naming the column and
+the user. Labels are kept as text (``str(label)``), so ``1`` and ``"1"`` are one group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._lazy import pandas
+from ..errors import InputError, plain
+from .frames import USER_NAMES, _check_names, _column_names, _find, _id_column, _to_frame
+
+#: how the labels of several group columns are joined into one intersection's label
+JOIN = " & "
+
+
+@dataclass(frozen=True)
+class Membership:
+    """One label per user: ``users[i]`` (raw ids, distinct) is in group ``labels[codes[i]]``.
+
+    ``columns``: the group column(s) read (empty for a mapping); ``labels`` in first-seen
+    order."""
+
+    users: np.ndarray
+    codes: np.ndarray
+    labels: tuple[str, ...]
+    columns: tuple[str, ...] = ()
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.labels)
+
+    def describe(self) -> dict[str, Any]:
+        """The facts a result records in ``info["groups"]``."""
+        return {"columns": list(self.columns), "labels": list(self.labels),
+                "users_listed": int(len(self.users))}
+
+
+def read_groups(groups: Any, *, user_col: str | None = None,
+                group_col: str | Sequence[str] | None = None) -> Membership:
+    """The :class:`Membership` of ``groups=`` (module docstring for the forms read)."""
+    if isinstance(groups, Membership):
+        return groups
+    pd = pandas()
+    if isinstance(groups, pd.Series):
+        if group_col is not None:
+            raise InputError("groups: a Series maps users (its index) to groups (its values); "
+                             "group_col= names a column of a table, not of a Series.")
+        return _from_pairs(np.asarray(groups.index, dtype=object),
+                           [np.asarray(groups.to_numpy(), dtype=object)],
+                           (str(groups.name),) if groups.name is not None else ())
+    if isinstance(groups, Mapping) and groups and not _columns_dict(groups):
+        if group_col is not None:
+            raise InputError("groups: a dict {user: label} needs no group_col=; to read a dict "
+                             "of columns, give each column as a sequence.")
+        keys = np.empty(len(groups), dtype=object)
+        keys[:] = list(groups.keys())
+        vals = list(groups.values())
+        if any(isinstance(v, tuple) for v in vals):
+            width = {len(v) if isinstance(v, tuple) else 1 for v in vals}
+            if len(width) > 1:
+                raise InputError("groups: a dict's tuple labels must all have one length (one "
+                                 f"value per group column); found lengths {sorted(width)}.")
+            parts = [_objects([v[j] for v in vals]) for j in range(width.pop())]
+        else:
+            parts = [_objects(vals)]
+        return _from_pairs(keys, parts, ())
+    if isinstance(groups, Mapping) and not groups:
+        raise InputError("groups: the dict is empty; give {user: group} for the users to "
+                         "group.")
+    frame, kind = _to_frame(groups, "groups")
+    names = _column_names(frame, kind)
+    _check_names(names, "groups")
+    ucol = _find(names, user_col, USER_NAMES, "user", "groups", "user_col")
+    if group_col is None:
+        rest = [n for n in names if n != ucol]
+        if len(rest) != 1:
+            raise InputError(
+                f"groups: the table has columns {names}; name the group column(s) with "
+                "group_col= (a name, or a list of names for their intersections).")
+        cols = rest
+    else:
+        cols = [group_col] if isinstance(group_col, str) else list(group_col)
+        if not cols or not all(isinstance(c, str) for c in cols):
+            raise InputError(f"group_col={group_col!r}: give a column name or a list of "
+                             "column names.")
+        for c in cols:
+            if c not in names or c == ucol:
+                raise InputError(f"group_col={c!r}: groups has no such group column; its "
+                                 f"columns are {names} (user column {ucol!r}).")
+    users = np.asarray(_id_column(frame, kind, ucol, "groups"), dtype=object)
+    parts = []
+    for c in cols:
+        col = frame.column(c).to_pylist() if kind == "arrow" else frame[c]
+        parts.append(_objects(list(col)))
+    return _from_pairs(users, parts, tuple(cols))
+
+
+def _columns_dict(data: Mapping) -> bool:
+    """A dict of columns (every value a sequence, not a label)."""
+    return all(isinstance(v, (list, np.ndarray)) or type(v).__name__ in ("Series", "Array")
+               for v in data.values())
+
+
+def _objects(values: list) -> np.ndarray:
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    return arr
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, (float, np.floating)) and v != v) or \
+        type(v).__name__ in ("NAType", "NaTType")
+
+
+def _from_pairs(users: np.ndarray, parts: list[np.ndarray],
+                columns: tuple[str, ...]) -> Membership:
+    """One label per distinct user from (user, label parts) rows: missing labels and users
+    with two labels refused."""
+    for j, part in enumerate(parts):
+        bad = [i for i, v in enumerate(part.tolist()) if _missing(v)]
+        if bad:
+            where = f"column {columns[j]!r}" if j < len(columns) else "the labels"
+            raise InputError(
+                f"groups: {where} has {len(bad)} missing label(s) (first: user "
+                f"{plain(users[bad[0]])}); give every listed user a group, or leave the user "
+                "out (users without a group are counted in info['groups']['ungrouped']).")
+    bad_ids = [i for i, u in enumerate(users.tolist()) if _missing(u)]
+    if bad_ids:
+        raise InputError(f"groups: {len(bad_ids)} missing user id(s); drop those rows.")
+    text = [str(v) for v in parts[0].tolist()] if len(parts) == 1 else \
+        [JOIN.join(str(v) for v in row) for row in zip(*(p.tolist() for p in parts), strict=True)]
+    pd = pandas()
+    user_codes, distinct = pd.factorize(pd.Series(users, dtype=object))
+    label_codes, labels = pd.factorize(pd.Series(text, dtype=object))
+    codes = np.full(len(distinct), -1, dtype=np.int64)
+    first = np.full(len(distinct), -1, dtype=np.int64)
+    order = np.arange(len(users))
+    first[user_codes[::-1]] = order[::-1]
+    codes[user_codes] = label_codes  # the last row wins here; conflicts are refused below
+    conflict = codes[user_codes] != label_codes
+    if conflict.any():
+        i = int(np.flatnonzero(conflict)[0])
+        u = int(user_codes[i])
+        raise InputError(
+            f"groups: user {plain(distinct[u])} is listed in two groups "
+            f"({labels[label_codes[first[u]]]!r} and {labels[label_codes[i]]!r}); each user "
+            "belongs to one group (several columns give their intersections: group_col=[...]).")
+    ids = np.asarray(distinct, dtype=object)
+    if len(ids) and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                        for v in ids.tolist()):
+        try:
+            ids = ids.astype(np.int64)
+        except OverflowError:
+            ids = ids.astype(np.uint64)
+    return Membership(ids, codes, tuple(str(x) for x in labels), columns)
