@@ -40,6 +40,7 @@ class GroupTotals:
         self.membership = membership
         self.totals = [Totals() for _ in membership.labels]
         self.missing = [0] * membership.n_groups
+        self.seen = [False] * membership.n_groups
 
     def codes_of(self, user_ids: np.ndarray) -> np.ndarray:
         """The group code of each user (-1: no group)."""
@@ -52,7 +53,13 @@ class GroupTotals:
             whole: bool) -> None:
         """Add one packed block measured as ``block``: each group's users, measured alone."""
         codes = self.codes_of(packed.user_ids)
-        for g in np.unique(codes[codes >= 0]).tolist():
+        present = set(np.unique(codes[codes >= 0]).tolist())
+        for g in range(self.membership.n_groups):
+            if g not in present and self.seen[g]:
+                continue
+            # a group's first block is measured even without its users: a group with no
+            # evaluated user has the values of an evaluation without users (coverage 0)
+            self.seen[g] = True
             rows = np.flatnonzero(codes == g)
             sub = take_users(packed, rows, block.kernel_out)
             values = evaluate_packed(sub, plan, context)
@@ -63,12 +70,14 @@ class GroupTotals:
         out = GroupTotals(self.membership)
         out.totals = [Totals().merge(t) for t in self.totals]
         out.missing = list(self.missing)
+        out.seen = list(self.seen)
         return out
 
     def merge(self, other: GroupTotals) -> None:
         """Add the groups of ``other`` (the same membership, other users)."""
         self.totals = [a.merge(b) for a, b in zip(self.totals, other.totals, strict=True)]
         self.missing = [a + b for a, b in zip(self.missing, other.missing, strict=True)]
+        self.seen = [a or b for a, b in zip(self.seen, other.seen, strict=True)]
 
     def rows(self, plan: Plan) -> list[dict[str, Any]]:
         """One row per group and metric (:data:`GROUP_FIELDS`), groups in label order."""

@@ -140,6 +140,10 @@ def gap(res: EvalResult, metric: str, how: str = "max-min", *, level: float = 0.
     boot = np.empty((n_resamples, len(rows)), dtype=np.float64)
     for g, r in enumerate(rows):
         vals = x[(res.group_of == r["group"]) & np.isfinite(x)]
+        if not len(vals):
+            out["note"] += ("no interval: a catalogue-wide value, not a mean of per-user "
+                            "values")
+            return out
         if len(vals) != r["n"]:
             out["note"] += (f"no interval: group {r['group']!r} has {len(vals)} finite "
                             f"per-user values for a summary over {r['n']} users")

@@ -182,6 +182,13 @@ class Evaluator:
                  nan_scores: str | None = None, negative_rel: str | None = None,
                  nan_rel: str | None = None, unjudged: str | None = None, train: Any = None,
                  item_features: Any = None, catalog: Any = None, **options: Any) -> None:
+        if options.get("groups") is not None or options.get("group_col") is not None:
+            raise PolicyError(
+                "groups= is evaluated by the local engine only (rv.evaluate on pandas / polars / "
+                "pyarrow data, rv.evaluate_blocks for runs larger than memory); the Spark engine "
+                "does not split its results by group yet.")
+        options.pop("groups", None)
+        options.pop("group_col", None)
         if strategy not in STRATEGIES:
             raise PolicyError(f"strategy={strategy!r}: use one of {list(STRATEGIES)}.")
         if strategy == "lists" and buckets is not None:
