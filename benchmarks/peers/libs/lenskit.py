@@ -6,6 +6,7 @@ import numpy as np
 from common import CUTS, Report, check, make_data, need, ours, ranked, relevant, version
 
 _LENSKIT_EMPTY = "a user with an empty list"
+_LENSKIT_AP = "AveragePrecision(n) divides"
 
 
 @check("lenskit", "LensKit")
@@ -58,3 +59,103 @@ def check_lenskit(report: Report) -> None:
     key = "rbp@5(patience=0.5)"
     report.add("lenskit", label, key, ours(run, truth, [key], "lenskit")[key],
                mean(ranking.RBP(n=5, patience=0.5)))
+    key = "hit(k=3)"
+    report.add("lenskit", label, key, ours(run, truth, [key], "lenskit")[key],
+               mean(ranking.Hit(n=3)))
+    report.add("lenskit", label, "testitemcount",
+               ours(run, truth, ["testitemcount"], "lenskit")["testitemcount"],
+               float(np.mean([ranking_count(data, m) for m in tests.values()])))
+    _average_precision(report, label, data)
+    _gini(report, label, data)
+    _predict(report, label, data)
+
+
+def ranking_count(data, items: list[int]) -> float:
+    """LensKit's TestItemCount of one test list: its ``__call__`` (the installed class leaves
+    Metric's measure_list and summarize abstract, so it cannot be instantiated)."""
+    from lenskit.metrics import TestItemCount
+
+    return float(TestItemCount.__call__(None, data.ItemList(item_ids=np.array([], dtype=np.int64)),
+                                        data.ItemList(item_ids=np.array(items, dtype=np.int64))))
+
+
+def _lists(data, run, tests) -> list[tuple[object, object]]:
+    """(recommendations, test items) of each test user, the list in receval's tie order."""
+    return [(data.ItemList(item_ids=np.array(ranked(run.get(u, {})), dtype=np.int64),
+                           ordered=True),
+             data.ItemList(item_ids=np.array(items, dtype=np.int64)))
+            for u, items in tests.items()]
+
+
+def _average_precision(report: Report, label: str, data) -> None:
+    """AveragePrecision: short lists (KNOWN: min(R, list length)), then lists of every item
+    (no list shorter than n: equal), and without n."""
+    from lenskit.metrics.ranking import AveragePrecision
+
+    for full in (False, True):
+        run, truth = make_data(907, ties=True, full=full)
+        pairs = _lists(data, run, relevant(truth))
+        for k in (*CUTS, None):
+            key = "averageprecision" if k is None else f"averageprecision@{k}"
+            got = ours(run, truth, [key], "lenskit", users="intersection")[key]
+            metric = AveragePrecision(n=k)
+            theirs = float(np.nanmean([metric.measure_list(r, t) for r, t in pairs]))
+            report.add("lenskit", label, f"{key} {'full lists' if full else 'short lists'}",
+                       got, theirs, known="" if full or k is None else _LENSKIT_AP)
+
+
+def _gini(report: Report, label: str, data) -> None:
+    """ListGini over a catalogue of n_items items and the lists of every test user (each user
+    with truth rows: LensKit's test set holds every held-out item, whatever its rating; the
+    users of the run alone have no test list)."""
+    from lenskit.metrics import ListGini
+
+    n_items = 40
+    run, truth = make_data(911, ties=True, n_items=30)
+    pairs = _lists(data, run, {u: list(t) for u, t in truth.items()})
+    for k in (*CUTS, None):
+        key = "listgini" if k is None else f"listgini@{k}"
+        got = ours(run, truth, [key], "lenskit", catalog=n_items)[key]
+        metric = ListGini(n=k, items=n_items)
+        # an empty list adds no count (and its arrow array has another type): left out
+        theirs = metric.global_aggregate([metric.compute_list_data(r, t) for r, t in pairs
+                                          if len(r)])
+        report.add("lenskit", label, key, got, float(theirs))
+
+
+def _predict(report: Report, label: str, data) -> None:
+    """MAE and RMSE: the run's scores against the test ratings, averaged over the lists
+    (ListMetric.summarize); a prediction without a rating is ignored (missing_truth=
+    'ignore'); a rating without a score raises or, with missing_scores='ignore', is left
+    out."""
+    from lenskit.metrics import MAE, RMSE
+
+    rng = np.random.default_rng(913)
+    run: dict = {}
+    truth: dict = {}
+    for u in range(25):
+        items = rng.choice(30, size=int(rng.integers(1, 8)), replace=False)
+        truth[u] = {int(i): int(rng.integers(1, 6)) for i in items}
+        # multiples of 1/4: LensKit keeps scores in float32
+        run[u] = {int(i): float(rng.integers(2, 21)) / 4 for i in items}
+        run[u][int(rng.integers(30, 35))] = 2.5  # a prediction without a rating
+    # every fifth user's first rated item unscored (when the user has another: a list with no
+    # scored rating makes LensKit's MAE raise and its mean NaN)
+    unscored = {u: dict(list(s.items())[1:]) if u % 5 == 0 and len(truth[u]) > 1 else s
+                for u, s in run.items()}
+    for data_run, option in ((run, "missing_truth=ignore"),
+                             (unscored, "missing_truth=ignore, missing_scores=ignore")):
+        for name, cls in (("mae", MAE), ("rmse", RMSE)):
+            metric = cls(missing_truth="ignore",
+                         missing_scores="ignore" if "scores" in option else "error")
+            values = []
+            for u, rated in truth.items():
+                scored = data_run[u]
+                preds = data.ItemList(item_ids=np.array(list(scored), dtype=np.int64),
+                                      scores=np.array(list(scored.values())))
+                test = data.ItemList(item_ids=np.array(list(rated), dtype=np.int64),
+                                     rating=np.array(list(rated.values()), dtype=np.float64))
+                values.append(metric.measure_list(preds, test))
+            key = f"{name}({option})"
+            report.add("lenskit", label, key, ours(data_run, truth, [key], "lenskit")[key],
+                       metric.summarize(values)["mean"])
