@@ -48,7 +48,7 @@ def test_strict_advice_is_a_usable_command_line(tmp_path, capsys):
     (tmp_path / "r.csv").write_text("user,item,score\n1,2,1.0\n")
     (tmp_path / "t.csv").write_text("user,item\n1,2\n")
     code = main(["evaluate", "--run", str(tmp_path / "r.csv"), "--truth", str(tmp_path / "t.csv"),
-                 "--compat", "ms_recommenders", "-m", "r_precision_at_k", "--strict"])
+                 "--compat", "recmetrics", "-m", "mark@3", "--strict"])
     err = capsys.readouterr().err
     assert code == 1
     assert "Without --strict the preset reproduces" in err and "strict False" not in err

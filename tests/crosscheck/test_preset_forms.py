@@ -60,6 +60,8 @@ def test_each_name_evaluates_with_and_without_a_cutoff(preset, name):
     if "missing" in params:
         # rating metrics refuse truth ratings without a prediction unless told to skip them
         forms += [f"{name}(missing=skip)", f"{name}@3(missing=skip)"]
+    if "unseen" in params:  # items never seen in training: refused unless told otherwise
+        forms += [f"{name}(unseen=one)", f"{name}@3(unseen=one)"]
     if "n_items" in params:  # a catalogue size given in the key (RecTools MCC)
         forms += [f"{name}@3(n_items={len(ITEMS)})"]
     for form in forms:

@@ -67,14 +67,15 @@ def frames(draw):
 
 def _metrics(conv: dict, pol: Policies) -> list[str]:
     """Every kernel metric case the conventions evaluate: exact under ``ties="average"``,
-    and under a preset the names it resolves."""
+    and under a preset the names it resolves together (names asking for conflicting policies,
+    such as recmetrics' ``precision`` and ``map``, are evaluated separately)."""
     keys = AVERAGE if pol.ties == "average" else METRICS
     if "compat" not in conv:
         return keys
     out = []
     for key in keys:
-        try:
-            rv.compat.resolve(conv["compat"], [key])
+        try:  # a name the preset refuses, or one whose policy conflicts with those kept
+            rv.compat.resolve(conv["compat"], [*out, key])
         except MetricError:
             continue
         out.append(key)

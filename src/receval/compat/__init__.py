@@ -230,7 +230,8 @@ def resolve(preset: str | Preset, metrics: Any, *, strict: bool = False,
         if strict and entry.differs:
             raise MetricError(
                 f"compat={p.name!r}, strict=True: {text!r} is not {p.library}'s value on every "
-                f"input: {p.note(entry.differs)} Without strict=True receval gives this value, "
+                f"input: {p.note(entry.differs).rstrip('.')}. Without strict=True receval "
+                "gives this value, "
                 f"equal to {p.library}'s on other inputs."
             )
         for key, value in wants.items():

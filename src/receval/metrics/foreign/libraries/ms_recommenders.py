@@ -69,9 +69,7 @@ NAMES: dict[str, Name] = {
               "class only gives NaN (scikit-learn >= 1.6)", unlabelled="skip"),
     "r_precision_at_k": _n(
         "r_precision", "hits at ranks <= min(R, k) / R (k=10 by default)",
-        "users without such a hit drop out of the mean (pandas division leaves NaN for "
-        "them and .mean() skips it), so the value is not an average over all users",
-        denominator="rel", default_k=10, options=_K),
+        denominator="rel", default_k=10, options=_K, differs="r_precision_at_k averages"),
     # diversity, novelty and serendipity (Zhang et al., WSDM 2012; Castells et al., ECIR 2011)
     "diversity": _n(
         "ild", "mean over users of 1 - the mean similarity of the distinct item pairs of "
