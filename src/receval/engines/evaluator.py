@@ -40,6 +40,7 @@ from ..policies import OPTIONAL_POLICY_PARAMS, Policies
 from ..results import EvalResult
 from ..validation import Boolean, InstanceOf, validate_params
 from .groups import GroupTotals, group_labels
+from .items import ItemTotals, by_item_group, item_cutoff
 from .local import BlockValues, evaluate_packed
 from .setup import evaluation_setup
 from .totals import Totals, build_result, relevance_info
@@ -49,7 +50,8 @@ EVALUATOR_PARAMS: dict[str, list[Any]] = {
     **OPTIONAL_POLICY_PARAMS,
     "compat": [None, InstanceOf(str, Preset, name="a library preset name")],
     "strict": [Boolean()],
-    "group_col": [None, InstanceOf(str, list, tuple, name="a column name or a list of them")]}
+    "group_col": [None, InstanceOf(str, list, tuple, name="a column name or a list of them")],
+    "per_item": [Boolean(), InstanceOf(int, name="a cutoff k >= 1")]}
 
 class Evaluator:
     """Check and pack the truth once, then evaluate many runs against it.
@@ -70,6 +72,11 @@ class Evaluator:
         a table with a user column and the ``group_col`` column(s)): every result then holds
         each group's summaries as if its users were evaluated alone
         (:attr:`receval.EvalResult.by_group`, :mod:`receval.engines.groups`).
+    per_item, item_groups : ``per_item=True`` (the metrics' deepest cutoff) or a cutoff ``k``:
+        every result then holds one row per item (:attr:`receval.EvalResult.per_item`:
+        recommended, exposure, hits, holders, recall, truth_share;
+        :mod:`receval.engines.items`), summed per item group with ``item_groups=``
+        (:attr:`receval.EvalResult.by_item_group`).
     compat, strict : a library preset and its bug check, as for :func:`receval.evaluate`:
         metric names mean what they mean in that library, its policies apply where none is
         given, and every result carries ``info["compat"]`` (:func:`receval.compat.resolve`).
@@ -96,6 +103,7 @@ class Evaluator:
                  item_features: Any = None, catalog: Any = None,
                  compat: str | Preset | None = None, strict: bool = False,
                  groups: Any = None, group_col: str | list[str] | tuple[str, ...] | None = None,
+                 per_item: bool | int = False, item_groups: Any = None,
                  **options: Any) -> None:
         setup = evaluation_setup(
             metrics, policies={"ties": ties, "users": users, "empty_truth": empty_truth,
@@ -128,6 +136,15 @@ class Evaluator:
             raise InputError("group_col= names the group column(s) of groups=; give groups= "
                              "too.")
         self.groups = None if groups is None else read_groups(groups, group_col=group_col)
+        if item_groups is not None and per_item is False:
+            per_item = True  # item groups summarise the per-item table
+        self.item_k: int | None = None
+        self.per_item = per_item is not False
+        if self.per_item:
+            self.item_k = item_cutoff(per_item, self.plan.depth)
+            self.plan.keep_lists = True  # the item at each position
+        self.item_groups = None if item_groups is None else \
+            read_groups(item_groups, what="item")
         self._warn_unreachable()
 
     def relevance_info(self) -> dict[str, Any]:
@@ -289,13 +306,14 @@ class _Accumulator:
             ev.policies, users="run" if ev.policies.users in ("run", "union")
             else "intersection")
         self.groups = GroupTotals(ev.groups) if ev.groups is not None else None
+        self.items = ItemTotals(ev.item_k) if ev.per_item else None
         requests = ev.plan.requests(ev.truth.max_rel)
         # lists measured as they are joined, when nothing but the kernel reads them
         self.kernel = requests.arrays() if requests.items and not ev.plan.keep_lists else None
 
     #: what the accumulator has measured: its state without the evaluator (the truth)
     STATE = ("seen_truth", "parts", "run_only", "totals", "n_blocks", "n_extra", "n_rows",
-             "groups")
+             "groups", "items")
 
     def state(self) -> dict[str, Any]:
         """The measured blocks (picklable; :meth:`restored` takes it back)."""
@@ -313,6 +331,10 @@ class _Accumulator:
             state["n_blocks"], state["n_extra"], state["n_rows"]
         groups = state.get("groups")
         acc.groups = groups.copy() if groups is not None else None
+        items = state.get("items")
+        if items is not None:
+            acc.items = ItemTotals(items.k, items.rel)
+            acc.items.merge(items)
         return acc
 
     def feed(self, codes: RunCodes) -> None:
@@ -347,6 +369,8 @@ class _Accumulator:
         self.totals = self.totals.merge(other.totals)
         if self.groups is not None and other.groups is not None:
             self.groups.merge(other.groups)
+        if self.items is not None and other.items is not None:
+            self.items.merge(other.items)
         self.n_blocks += other.n_blocks
         self.n_extra += other.n_extra
         self.n_rows += other.n_rows
@@ -402,6 +426,8 @@ class _Accumulator:
         self.totals.add(packed, block, missing_from_run=whole)
         if self.groups is not None:
             self.groups.add(packed, block, self.ev.plan, self.ev.context, whole)
+        if self.items is not None:
+            self.items.add(packed)
 
     def result(self, name: str | None, t0: float) -> EvalResult:
         """The rows in canonical order, then :func:`build_result` (``t0``: start time). The
@@ -410,6 +436,10 @@ class _Accumulator:
         ev = self.ev
         parts, totals = list(self.parts), Totals().merge(self.totals)
         groups = self.groups.copy() if self.groups is not None else None
+        items = None
+        if self.items is not None:
+            items = ItemTotals(self.items.k, self.items.rel)
+            items.merge(self.items)
         n_blocks = self.n_blocks
         if not self.whole and ev.policies.users in ("truth", "union"):
             missing = np.flatnonzero(~self.seen_truth)
@@ -423,6 +453,8 @@ class _Accumulator:
                 totals.counts["missing_from_run"] = int(len(missing))
                 if groups is not None:
                     groups.add(packed, block, ev.plan, ev.context, False)
+                if items is not None:
+                    items.add(packed)
                 n_blocks += 1
         totals.add_truth(ev.truth)
         if len(parts) == 1:
@@ -457,6 +489,11 @@ class _Accumulator:
             res.group_stats = groups.rows(ev.plan)
             res.group_of = group_labels(groups, user_ids)
             res.info["groups"] = groups.info(user_ids)
+        if items is not None:
+            res.item_table = items.frame()
+            res.info["per_item"] = {"k": items.k, "rel": items.rel}
+            if ev.item_groups is not None:
+                res.item_group_table = by_item_group(res.item_table, ev.item_groups)
         return res
 
 

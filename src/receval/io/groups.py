@@ -29,7 +29,15 @@ import numpy as np
 
 from .._lazy import pandas
 from ..errors import InputError, plain
-from .frames import USER_NAMES, _check_names, _column_names, _find, _id_column, _to_frame
+from .frames import (
+    ITEM_NAMES,
+    USER_NAMES,
+    _check_names,
+    _column_names,
+    _find,
+    _id_column,
+    _to_frame,
+)
 
 #: how the labels of several group columns are joined into one intersection's label
 JOIN = " & "
@@ -58,46 +66,50 @@ class Membership:
 
 
 def read_groups(groups: Any, *, user_col: str | None = None,
-                group_col: str | Sequence[str] | None = None) -> Membership:
-    """The :class:`Membership` of ``groups=`` (module docstring for the forms read)."""
+                group_col: str | Sequence[str] | None = None, what: str = "user") -> Membership:
+    """The :class:`Membership` of ``groups=`` (module docstring for the forms read);
+    ``what="item"`` reads item groups (``item_groups=``: an item column, ``item_col`` given
+    as ``user_col``)."""
     if isinstance(groups, Membership):
         return groups
+    role = "groups" if what == "user" else "item_groups"
     pd = pandas()
     if isinstance(groups, pd.Series):
         if group_col is not None:
-            raise InputError("groups: a Series maps users (its index) to groups (its values); "
+            raise InputError(f"{role}: a Series maps ids (its index) to groups (its values); "
                              "group_col= names a column of a table, not of a Series.")
         return _from_pairs(np.asarray(groups.index, dtype=object),
                            [np.asarray(groups.to_numpy(), dtype=object)],
-                           (str(groups.name),) if groups.name is not None else ())
+                           (str(groups.name),) if groups.name is not None else (), role)
     if isinstance(groups, Mapping) and groups and not _columns_dict(groups):
         if group_col is not None:
-            raise InputError("groups: a dict {user: label} needs no group_col=; to read a dict "
-                             "of columns, give each column as a sequence.")
+            raise InputError(f"{role}: a dict {{{what}: label}} needs no group_col=; to read a "
+                             "dict of columns, give each column as a sequence.")
         keys = np.empty(len(groups), dtype=object)
         keys[:] = list(groups.keys())
         vals = list(groups.values())
         if any(isinstance(v, tuple) for v in vals):
             width = {len(v) if isinstance(v, tuple) else 1 for v in vals}
             if len(width) > 1:
-                raise InputError("groups: a dict's tuple labels must all have one length (one "
+                raise InputError(f"{role}: a dict's tuple labels must all have one length (one "
                                  f"value per group column); found lengths {sorted(width)}.")
             parts = [_objects([v[j] for v in vals]) for j in range(width.pop())]
         else:
             parts = [_objects(vals)]
-        return _from_pairs(keys, parts, ())
+        return _from_pairs(keys, parts, (), role)
     if isinstance(groups, Mapping) and not groups:
-        raise InputError("groups: the dict is empty; give {user: group} for the users to "
-                         "group.")
-    frame, kind = _to_frame(groups, "groups")
+        raise InputError(f"{role}: the dict is empty; give {{{what}: group}} for the {what}s "
+                         "to group.")
+    frame, kind = _to_frame(groups, role)
     names = _column_names(frame, kind)
-    _check_names(names, "groups")
-    ucol = _find(names, user_col, USER_NAMES, "user", "groups", "user_col")
+    _check_names(names, role)
+    ucol = _find(names, user_col, USER_NAMES if what == "user" else ITEM_NAMES, what, role,
+                 f"{what}_col")
     if group_col is None:
         rest = [n for n in names if n != ucol]
         if len(rest) != 1:
             raise InputError(
-                f"groups: the table has columns {names}; name the group column(s) with "
+                f"{role}: the table has columns {names}; name the group column(s) with "
                 "group_col= (a name, or a list of names for their intersections).")
         cols = rest
     else:
@@ -107,14 +119,14 @@ def read_groups(groups: Any, *, user_col: str | None = None,
                              "column names.")
         for c in cols:
             if c not in names or c == ucol:
-                raise InputError(f"group_col={c!r}: groups has no such group column; its "
-                                 f"columns are {names} (user column {ucol!r}).")
-    users = np.asarray(_id_column(frame, kind, ucol, "groups"), dtype=object)
+                raise InputError(f"group_col={c!r}: {role} has no such group column; its "
+                                 f"columns are {names} ({what} column {ucol!r}).")
+    users = np.asarray(_id_column(frame, kind, ucol, role), dtype=object)
     parts = []
     for c in cols:
         col = frame.column(c).to_pylist() if kind == "arrow" else frame[c]
         parts.append(_objects(list(col)))
-    return _from_pairs(users, parts, tuple(cols))
+    return _from_pairs(users, parts, tuple(cols), role)
 
 
 def _columns_dict(data: Mapping) -> bool:
@@ -135,7 +147,7 @@ def _missing(v: Any) -> bool:
 
 
 def _from_pairs(users: np.ndarray, parts: list[np.ndarray],
-                columns: tuple[str, ...]) -> Membership:
+                columns: tuple[str, ...], role: str = "groups") -> Membership:
     """One label per distinct user from (user, label parts) rows: missing labels and users
     with two labels refused."""
     for j, part in enumerate(parts):
@@ -143,12 +155,12 @@ def _from_pairs(users: np.ndarray, parts: list[np.ndarray],
         if bad:
             where = f"column {columns[j]!r}" if j < len(columns) else "the labels"
             raise InputError(
-                f"groups: {where} has {len(bad)} missing label(s) (first: user "
-                f"{plain(users[bad[0]])}); give every listed user a group, or leave the user "
-                "out (users without a group are counted in info['groups']['ungrouped']).")
+                f"{role}: {where} has {len(bad)} missing label(s) (first: id "
+                f"{plain(users[bad[0]])}); give every listed id a group, or leave it out (ids "
+                "without a group are counted, as ungrouped).")
     bad_ids = [i for i, u in enumerate(users.tolist()) if _missing(u)]
     if bad_ids:
-        raise InputError(f"groups: {len(bad_ids)} missing user id(s); drop those rows.")
+        raise InputError(f"{role}: {len(bad_ids)} missing id(s); drop those rows.")
     text = [str(v) for v in parts[0].tolist()] if len(parts) == 1 else \
         [JOIN.join(str(v) for v in row) for row in zip(*(p.tolist() for p in parts), strict=True)]
     pd = pandas()
@@ -164,8 +176,8 @@ def _from_pairs(users: np.ndarray, parts: list[np.ndarray],
         i = int(np.flatnonzero(conflict)[0])
         u = int(user_codes[i])
         raise InputError(
-            f"groups: user {plain(distinct[u])} is listed in two groups "
-            f"({labels[label_codes[first[u]]]!r} and {labels[label_codes[i]]!r}); each user "
+            f"{role}: {plain(distinct[u])} is listed in two groups "
+            f"({labels[label_codes[first[u]]]!r} and {labels[label_codes[i]]!r}); each id "
             "belongs to one group (several columns give their intersections: group_col=[...]).")
     ids = np.asarray(distinct, dtype=object)
     if len(ids) and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)

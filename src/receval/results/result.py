@@ -74,6 +74,8 @@ class EvalResult:
     provenance: dict[str, Any] = field(default_factory=dict)
     group_stats: list[dict[str, Any]] = field(default_factory=list)
     group_of: np.ndarray | None = None
+    item_table: Any = None
+    item_group_table: Any = None
 
     # ---- access -------------------------------------------------------------------------
     @property
@@ -205,6 +207,25 @@ class EvalResult:
         return pandas().DataFrame(rows, columns=["metric", "mean", "ci_low", "ci_high", "level",
                                            "method", "n", "note"])
 
+    # ---- items --------------------------------------------------------------------------
+    @property
+    def per_item(self) -> pd.DataFrame:
+        """One row per item recommended or held (``per_item=`` of the evaluation):
+        ``recommended, exposure, hits, holders, recall, truth_share``
+        (:mod:`receval.engines.items`)."""
+        if self.item_table is None:
+            raise InputError("this result has no per-item table: evaluate with per_item=True "
+                             "(or per_item=k).")
+        return self.item_table
+
+    @property
+    def by_item_group(self) -> pd.DataFrame:
+        """The per-item table summed per item group (``item_groups=`` of the evaluation)."""
+        if self.item_group_table is None:
+            raise InputError("this result has no item groups: evaluate with item_groups="
+                             "{item: group} (and per_item=...).")
+        return self.item_group_table
+
     # ---- groups -------------------------------------------------------------------------
     @property
     def by_group(self) -> pd.DataFrame:
@@ -283,6 +304,10 @@ class EvalResult:
                 "group_of": [None if g is None else str(g)
                              for g in (self.group_of if self.group_of is not None else [])]}
                if self.group_stats else {}),
+            **({"per_item": _frame_doc(self.item_table)} if self.item_table is not None
+               else {}),
+            **({"by_item_group": _frame_doc(self.item_group_table)}
+               if self.item_group_table is not None else {}),
         }
 
     def to_json(self, path: str | None = None, **kwargs: Any) -> str:
@@ -324,9 +349,12 @@ class EvalResult:
             if group_stats:
                 group_of = np.empty(len(user_ids), dtype=object)
                 group_of[:] = list(data["group_of"])
+            items = _frame_of(data["per_item"]) if "per_item" in data else None
+            item_groups = _frame_of(data["by_item_group"]) if "by_item_group" in data \
+                else None
             return cls(metrics, user_ids, values, stats, dict(data["counts"]),
                        dict(data["policies"]), data.get("info", {}), data.get("name"),
-                       data.get("provenance", {}), group_stats, group_of)
+                       data.get("provenance", {}), group_stats, group_of, items, item_groups)
 
     @classmethod
     def from_json(cls, text_or_path: str) -> EvalResult:
@@ -335,6 +363,26 @@ class EvalResult:
         with malformed("EvalResult JSON"):
             data = load(text_or_path)
         return cls.from_dict(data)
+
+
+def _frame_doc(frame: Any) -> dict[str, Any]:
+    """A per-item (or per item group) frame as JSON: its index ids, columns and values."""
+    return {"index": encode_ids(np.asarray(frame.index.to_numpy())),
+            "index_name": frame.index.name, "attrs": dict(frame.attrs),
+            "columns": {c: numbers(frame[c].to_numpy(dtype=np.float64)) for c in frame.columns}}
+
+
+def _frame_of(doc: dict[str, Any]) -> Any:
+    """The frame of :func:`_frame_doc` (count columns back to integers)."""
+    pd = pandas()
+    cols = {c: np.array([unnumber(v) for v in vals], dtype=np.float64)
+            for c, vals in doc["columns"].items()}
+    for c in ("recommended", "hits", "holders", "items"):
+        if c in cols:
+            cols[c] = cols[c].astype(np.int64)
+    frame = pd.DataFrame(cols, index=pd.Index(decode_ids(doc["index"]), name=doc["index_name"]))
+    frame.attrs.update(doc.get("attrs", {}))
+    return frame
 
 
 def _fmt(value: float, digits: int) -> str:
