@@ -19,6 +19,7 @@ p-values (here exact: 6 of the 2**4 sign flips of the per-user differences are a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -132,7 +133,9 @@ def compare(results: Mapping[str, Any] | Sequence[Any], *, baseline: str | None 
             correction: str | None = "holm", alpha: float = 0.05, rng: Any = 0,
             n_resamples: int = 10000, users: str = "error", family: str = "metric",
             ci: str = "bootstrap", tie_tol: float = 0.0, wilcoxon_zero_method: str = "wilcox",
-            tukey_design: str = "paired", alternative: str = "two-sided") -> Comparison:
+            tukey_design: str = "paired", alternative: str = "two-sided", by: Any = None,
+            group_col: str | Sequence[str] | None = None, user_col: str | None = None,
+            interaction: str | None = None) -> Comparison:
     """Compare systems with paired tests over the per-user values of the same users.
 
     Parameters
@@ -163,6 +166,17 @@ def compare(results: Mapping[str, Any] | Sequence[Any], *, baseline: str | None 
         i.e. ``mean_a - mean_b > 0``, for each row's ``a`` and ``b``) or ``"less"``; confidence
         intervals are then one-sided. Tukey HSD is two-sided only.
 
+    by : test within each group of users as well (default ``None``: no groups): ``True`` or
+        ``"groups"`` for the groups the results were evaluated with (``groups=`` of
+        :func:`receval.evaluate`, their ``group_of``), or any ``groups=`` input
+        (:func:`receval.io.groups.read_groups`: ``{user: label}``, a Series, a table with
+        ``group_col`` / ``user_col``). Returns a :class:`receval.stats.groups.GroupComparison`:
+        ``by_group`` (the same paired tests within each group, ``correction`` over every
+        group x metric x pair test as one family) and ``interaction`` (whether the difference
+        between two systems differs between groups; ``interaction="anova"`` (default) or
+        ``"permutation"`` (default when ``test="permutation"``)). See
+        :mod:`receval.stats.groups`.
+
     Users with NaN for a metric (skipped, e.g. no relevant item) in any system are left out of
     that metric's tests; ``counts["nan_dropped"]`` says how many. Metrics with no per-user values
     (catalogue metrics) are summarised but not tested.
@@ -186,16 +200,21 @@ def compare(results: Mapping[str, Any] | Sequence[Any], *, baseline: str | None 
             raise InputError("the systems share no metric; evaluate them with the same metrics.")
     else:
         metrics = [_common_key(named, m) for m in metrics]
-    _, rows, counts = _align(named, users)
+    order, rows, counts = _align(named, users)
     if baseline is not None:
         pair_list = [(n, baseline) for n in names if n != baseline]
     else:
         pair_list = [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
     counts["nan_dropped"] = {}
     summary = {n: {m: float(r.summary[r._key(m)]) for m in metrics} for n, r in named.items()}
+    settings = TestSettings(test=test, ci=ci, alpha=float(alpha), n_resamples=int(n_resamples),
+                            seed=seed, tie_tol=float(tie_tol), zero_method=wilcoxon_zero_method,
+                            design=tukey_design, alternative=alternative)
     out_rows: list[dict[str, Any]] = []
+    values: dict[str, np.ndarray] = {}
     for m in metrics:
         X = np.column_stack([named[n].user_values(m)[rows[n]] for n in names])
+        values[m] = X
         keep = np.isfinite(X).all(axis=1)
         counts["nan_dropped"][m] = int((~keep).sum())
         X = X[keep]
@@ -204,34 +223,21 @@ def compare(results: Mapping[str, Any] | Sequence[Any], *, baseline: str | None 
             for a, b in pair_list:
                 out_rows.append(_empty_row(m, a, b, summary, n_users))
             continue
-        idx = {n: i for i, n in enumerate(names)}
-        D = np.column_stack([X[:, idx[a]] - X[:, idx[b]] for a, b in pair_list])
-        stat, pval = _run_test(test, D, X, pair_list, idx, n_resamples=n_resamples, seed=seed,
-                               alpha=alpha, zero_method=wilcoxon_zero_method,
-                               design=tukey_design, alternative=alternative)
-        if ci == "bootstrap":
-            boot = paired.bootstrap(D, n_resamples=n_resamples, rng=seed, confidence=1 - alpha,
-                                    alternative=alternative)
-            lo, hi = boot.extra["ci_low"], boot.extra["ci_high"]
-        else:
-            lo, hi = paired.t_interval(D, confidence=1 - alpha, alternative=alternative)
-        d_eff = paired.cohens_d(D)
-        wins, ties, losses = paired.win_tie_loss(D, tol=tie_tol)
-        for j, (a, b) in enumerate(pair_list):
-            out_rows.append({
-                "metric": m, "a": a, "b": b, "n": n_users,
-                "mean_a": float(X[:, idx[a]].mean()), "mean_b": float(X[:, idx[b]].mean()),
-                "diff": float(D[:, j].mean()), "ci_low": float(lo[j]), "ci_high": float(hi[j]),
-                "cohens_d": float(d_eff[j]), "wins": int(wins[j]), "ties": int(ties[j]),
-                "losses": int(losses[j]), "statistic": float(stat[j]), "p_value": float(pval[j]),
-                "p_adjusted": float("nan"), "significant": False,
-            })
+        out_rows += test_rows(m, X, names, pair_list, settings)
     _apply_correction(out_rows, correction, family, alpha)
     options = {"family": family, "ci": ci, "tie_tol": tie_tol, "users": users,
                "alternative": alternative,
                "wilcoxon_zero_method": wilcoxon_zero_method, "tukey_design": tukey_design}
-    return Comparison(names, list(metrics), summary, out_rows, baseline, test, correction,
-                      float(alpha), int(n_resamples), seed, counts, options, dict(named))
+    if by is None:
+        return Comparison(names, list(metrics), summary, out_rows, baseline, test, correction,
+                          float(alpha), int(n_resamples), seed, counts, options, dict(named))
+    from .groups import compare_groups
+
+    return compare_groups(
+        Comparison(names, list(metrics), summary, out_rows, baseline, test, correction,
+                   float(alpha), int(n_resamples), seed, counts, options, dict(named)),
+        by, order=order, rows=rows, values=values, pair_list=pair_list, settings=settings,
+        group_col=group_col, user_col=user_col, interaction=interaction)
 
 
 def _common_key(named: dict[str, Any], name: str) -> str:
@@ -245,6 +251,53 @@ def _common_key(named: dict[str, Any], name: str) -> str:
             "evaluated under different conventions; compare them by one of these keys, "
             "evaluated alike.")
     return next(iter(keys.values()))
+
+
+@dataclass(frozen=True)
+class TestSettings:
+    """The settings of one comparison's paired tests (shared by the tests within groups)."""
+
+    test: str
+    ci: str
+    alpha: float
+    n_resamples: int
+    seed: int | None
+    tie_tol: float
+    zero_method: str
+    design: str
+    alternative: str
+
+    __test__ = False  # not a pytest class
+
+
+def test_rows(m: str, X: np.ndarray, names: list[str], pair_list: list[tuple[str, str]],
+              s: TestSettings) -> list[dict[str, Any]]:
+    """One row per pair (columns of :data:`PAIR_COLUMNS`, ``p_adjusted`` NaN, not significant)
+    of the paired tests of metric ``m`` over ``X`` (users x systems, finite, >= 2 users)."""
+    idx = {n: i for i, n in enumerate(names)}
+    D = np.column_stack([X[:, idx[a]] - X[:, idx[b]] for a, b in pair_list])
+    stat, pval = _run_test(s.test, D, X, pair_list, idx, n_resamples=s.n_resamples,
+                           seed=s.seed, alpha=s.alpha, zero_method=s.zero_method,
+                           design=s.design, alternative=s.alternative)
+    if s.ci == "bootstrap":
+        boot = paired.bootstrap(D, n_resamples=s.n_resamples, rng=s.seed,
+                                confidence=1 - s.alpha, alternative=s.alternative)
+        lo, hi = boot.extra["ci_low"], boot.extra["ci_high"]
+    else:
+        lo, hi = paired.t_interval(D, confidence=1 - s.alpha, alternative=s.alternative)
+    d_eff = paired.cohens_d(D)
+    wins, ties, losses = paired.win_tie_loss(D, tol=s.tie_tol)
+    out = []
+    for j, (a, b) in enumerate(pair_list):
+        out.append({
+            "metric": m, "a": a, "b": b, "n": int(X.shape[0]),
+            "mean_a": float(X[:, idx[a]].mean()), "mean_b": float(X[:, idx[b]].mean()),
+            "diff": float(D[:, j].mean()), "ci_low": float(lo[j]), "ci_high": float(hi[j]),
+            "cohens_d": float(d_eff[j]), "wins": int(wins[j]), "ties": int(ties[j]),
+            "losses": int(losses[j]), "statistic": float(stat[j]), "p_value": float(pval[j]),
+            "p_adjusted": float("nan"), "significant": False,
+        })
+    return out
 
 
 def _empty_row(m: str, a: str, b: str, summary: dict, n_users: int) -> dict[str, Any]:
