@@ -1,6 +1,7 @@
 """``compat="lenskit"``: LensKit's own expected values, its options and its refused names.
 
-Worked examples from LensKit's tests (lenskit/lkpy): ``tests/eval/test_rank_map.py``
+Worked examples from LensKit's tests (lenskit/lkpy): ``tests/eval/test_rank_ndcg.py`` and
+``tests/eval/test_rank_dcg.py`` (NDCG, DCG with ``gain='rating'``), ``tests/eval/test_rank_map.py``
 (AveragePrecision), ``tests/eval/test_predict_metrics.py`` (RMSE, MAE), ``tests/math/test_gini.py``
 (the Gini coefficient ListGini reports) and ``tests/eval/test_rbo.py`` (why
 rank_biased_overlap is refused), each written as one user's run (a list scored
@@ -16,7 +17,7 @@ import pytest
 
 import receval as rv
 from receval.compat import PRESETS
-from receval.errors import MetricError, PolicyError
+from receval.errors import MetricError, NoCommonUsersWarning, PolicyError
 
 PRESET = PRESETS["lenskit"]
 NAMES = PRESET.names
@@ -46,6 +47,55 @@ def _value(data, key: str, **kwargs) -> float:
 
 def test_every_metric_is_named():
     assert sorted(NAMES) == sorted(m.lower() for m in LENSKIT_METRICS)
+
+
+# ---- NDCG and DCG (tests/eval/test_rank_ndcg.py, test_rank_dcg.py) -------------------------------
+
+_RATED = {1: 3.0, 2: 5.0, 3: 4.0}  # truth = ItemList([1, 2, 3], rating=[3.0, 5.0, 4.0])
+
+
+def _array_dcg(gains) -> float:
+    """LensKit's array_dcg: sum_i g_i / max(log2(i), 1)."""
+    return sum(g / max(math.log2(i), 1.0) for i, g in enumerate(gains, start=1))
+
+
+@pytest.mark.parametrize(("key", "items", "expected"), [
+    ("ndcg", [], 0.0),                                         # test_ndcg_empty
+    ("ndcg", [4], 0.0),                                        # test_ndcg_no_match
+    ("ndcg", [2, 3, 1], 1.0),                                  # test_ndcg_perfect
+    ("ndcg@2", [2, 3, 1], 1.0),                                # test_ndcg_perfect_n_short
+    ("ndcg(k=2)", [2, 3, 1], 1.0),                             # test_ndcg_perfect_k_short
+    ("ndcg", [1, 2], _array_dcg([1, 1]) / _array_dcg([1, 1, 1])),  # test_ndcg_shorter_not_best
+    ("ndcg@2", [1, 2], 1.0),
+    ("ndcg(gain=rating)", [1, 2], _array_dcg([3, 5]) / _array_dcg([5, 4, 3])),
+    ("ndcg@2", [2, 3], 1.0),                                   # test_ndcg_perfect_k
+    ("ndcg@2", [1, 3], 1.0),                                   # test_ndcg_perfect_k_norate
+    ("ndcg@2(gain=rating)", [1, 3], _array_dcg([3, 4]) / _array_dcg([5, 4])),
+    ("dcg", [], 0.0),                                          # test_dcg_empty
+    ("dcg", [4], 0.0),                                         # test_dcg_no_match
+    ("dcg", [2, 3, 1], 1 + 1 + 1 / math.log2(3)),              # test_dcg_perfect
+    ("dcg@2", [2, 3, 1], 2.0),                                 # test_dcg_perfect_k_short
+    ("dcg", [1, 2], 2.0),                                      # test_dcg_shorter_not_best
+    ("dcg(gain=rating)", [1, 2], _array_dcg([3, 5])),
+    ("dcg@2", [2, 3], 2.0),                                    # test_dcg_perfect_k
+    ("dcg@2", [1, 3], 2.0),                                    # test_dcg_perfect_k_norate
+    ("dcg(n=2, gain=rating)", [1, 3], _array_dcg([3, 4])),     # test_dcg_almost_perfect_k_gain
+])
+def test_dcg_examples(key, items, expected):
+    run = {"u": {i: float(len(items) - r) for r, i in enumerate(items)}, "v": {1: 1.0}}
+    truth = {"u": dict(_RATED)}
+    if items:
+        assert _value((run, truth), key) == pytest.approx(expected, abs=1e-12)
+    else:  # the user has no list: scored 0, as LensKit's empty list
+        with pytest.warns(NoCommonUsersWarning):
+            assert _value((run, truth), key) == pytest.approx(expected, abs=1e-12)
+
+
+def test_gain_option_values():
+    data = _list([1, 2], [1])
+    assert _value(data, "ndcg(gain=None)") == _value(data, "ndcg")
+    with pytest.raises(MetricError, match="gain='score': accepted values are none, rating"):
+        _value(data, "ndcg(gain=score)")
 
 
 # ---- AveragePrecision (tests/eval/test_rank_map.py) ----------------------------------------------

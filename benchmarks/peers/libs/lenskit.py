@@ -49,10 +49,28 @@ def check_lenskit(report: Report) -> None:
             key = f"{name}@{k}"
             report.add("lenskit", label, key, ours(run, truth, [key], "lenskit")[key],
                        mean(cls(n=k)))
-        key = f"ndcg@{k}(gain=linear)"
-        report.add("lenskit", label, f"{key} gain='rating'",
-                   ours(run, truth, [key], "lenskit")[key],
-                   mean(ranking.NDCG(n=k, gain="rating"), graded=True))
+        for name, cls in (("ndcg", ranking.NDCG), ("dcg", ranking.DCG)):
+            key = f"{name}@{k}(gain=rating)"
+            report.add("lenskit", label, key, ours(run, truth, [key], "lenskit")[key],
+                       mean(cls(n=k, gain="rating"), graded=True))
+    # the forms without a cutoff: the whole list
+    for name, cls in (("hit", ranking.Hit), ("reciprank", ranking.RecipRank),
+                      ("rbp", ranking.RBP), ("recall", ranking.Recall),
+                      ("precision", ranking.Precision)):
+        report.add("lenskit", label, name, ours(run, truth, [name], "lenskit")[name],
+                   mean(cls()), known=_LENSKIT_EMPTY if name == "precision" else "")
+    kept = {u: items for u, items in tests.items() if run.get(u)}
+    tests, saved = kept, tests
+    report.add("lenskit", label, "precision users=intersection",
+               ours(run, truth, ["precision"], "lenskit", users="intersection")["precision"],
+               mean(ranking.Precision()))
+    tests = saved
+    for name, cls in (("ndcg", ranking.NDCG), ("dcg", ranking.DCG)):
+        key = f"{name}(gain=rating)"
+        report.add("lenskit", label, key, ours(run, truth, [key], "lenskit")[key],
+                   mean(cls(gain="rating"), graded=True))
+        report.add("lenskit", label, name, ours(run, truth, [name], "lenskit")[name],
+                   mean(cls()))
     report.add("lenskit", label, "listlength",
                ours(run, truth, ["listlength"], "lenskit")["listlength"],
                mean(ranking.ListLength()))

@@ -19,6 +19,9 @@ _CUT = {"n": "@k", "k": "@k"}
 _PREDICT = {"missing_scores": {"error": {"missing": "error"}, "ignore": {"missing": "skip"}},
             "missing_truth": {"ignore": {}}}
 
+#: NDCG / DCG gain: None (1 per test item) or the test items' field of graded gains
+_GAIN = {"none": {"gain": "binary"}, "rating": {"gain": "linear"}}
+
 NAMES: dict[str, Name] = {
     "hit": _n("hit_rate", "Hit(n): 1 if a test item is in the (truncated) list",
               options=_CUT),
@@ -38,14 +41,17 @@ NAMES: dict[str, Name] = {
     "testitemcount": _n("num_rel", "TestItemCount: the number of test items R (it takes no "
                         "cutoff; in 2025.8.1 the class leaves Metric.measure_list and "
                         "summarize abstract, so LensKit cannot instantiate it)", cutoff="none"),
-    "dcg": _n("dcg", "DCG(n): unnormalized, gain 1 per test item (gain=None), discount "
-              "1/max(log2(rank), 1)", options=_CUT, gain="binary", discount="log2_max2"),
+    "dcg": _n("dcg", "DCG(n): unnormalized, gain 1 per test item (gain=None; gain='rating': "
+              "the test item's rating), discount 1/max(log2(rank), 1)",
+              options={**_CUT, "gain": _GAIN}, gain="binary", discount="log2_max2"),
     "precision": _n("precision", "hits / length of the (truncated) list",
                     denominator="list", options=_CUT, differs="a user with an empty list"),
     "recall": _n("recall", "hits / min(R, k); without k (Recall()): hits / R",
                  denominator="min_k_rel", uncut={"denominator": "rel"}, options=_CUT),
-    "ndcg": _n("ndcg", "gain 1 per test item (gain=None); ideal min(R, k) ones; discount "
-               "1/max(log2(rank), 1)", gain="binary", discount="log2_max2", options=_CUT),
+    "ndcg": _n("ndcg", "gain 1 per test item (gain=None; gain='rating': the test item's "
+               "rating, the ideal its k largest ratings); ideal min(R, k) ones; discount "
+               "1/max(log2(rank), 1)", gain="binary", discount="log2_max2",
+               options={**_CUT, "gain": _GAIN}),
     "averageprecision": _n(
         "map", "AveragePrecision(n) (lenskit.metrics.ranking): sum over the test items in "
         "the truncated list of (hits up to its rank) / rank, over min(R, length of the "
@@ -105,10 +111,11 @@ PRESET = Preset(
     "tests/crosscheck/test_preset_lenskit.py",
     (("users", "truth"), ("empty_truth", "skip"), ("duplicates", "count")),
     NAMES,
-    ("NDCG(gain='rating') uses graded gains: ndcg@k(discount=log2_max2); it drops NaN gains "
-     "from the DCG and its ideal (_dcg.py gains.dropna()): add nan_rel='zero'. The binary "
-     "metrics count a NaN-rated test item as relevant (recs.isin(test)), which no nan_rel "
-     "choice gives: fill such ratings with 1",
+    ("NDCG(gain='rating') and DCG(gain='rating') (ndcg@k(gain=rating)) are NaN when a "
+     "NaN-rated test item is in the list (NDCG without n: when any test rating is NaN); "
+     "receval raises on NaN relevance (nan_rel='error'). The binary metrics count a "
+     "NaN-rated test item as relevant (recs.isin(test)), which no nan_rel choice gives: fill "
+     "such ratings with 1",
      "repeated recommended items: every occurrence counts (recs.isin(test) per position, "
      "duplicates='count'), so recall can exceed 1",
      "a user with an empty list has no precision or average precision (NaN, left out of the "
