@@ -21,6 +21,7 @@ from ..compat import annotate as annotate_preset
 from ..errors import IN_MEMORY, InputError, NoCommonUsersWarning, plain, user_stacklevel
 from ..io.frames import read_columns
 from ..io.groups import read_groups
+from ..io.weights import read_weights
 from ..kernels import NotStrIds
 from ..metrics import MetricSpec
 from ..pack import (
@@ -44,6 +45,7 @@ from .items import ItemTotals, by_item_group, item_cutoff
 from .local import BlockValues, evaluate_packed
 from .setup import evaluation_setup
 from .totals import Totals, build_result, relevance_info
+from .weights import user_weights, weighted_stats
 
 #: ``Evaluator`` takes ``None`` for a policy not given (receval's default, or the preset's).
 EVALUATOR_PARAMS: dict[str, list[Any]] = {
@@ -51,7 +53,8 @@ EVALUATOR_PARAMS: dict[str, list[Any]] = {
     "compat": [None, InstanceOf(str, Preset, name="a library preset name")],
     "strict": [Boolean()],
     "group_col": [None, InstanceOf(str, list, tuple, name="a column name or a list of them")],
-    "per_item": [Boolean(), InstanceOf(int, name="a cutoff k >= 1")]}
+    "per_item": [Boolean(), InstanceOf(int, name="a cutoff k >= 1")],
+    "weight_col": [None, InstanceOf(str, name="a column name")]}
 
 class Evaluator:
     """Check and pack the truth once, then evaluate many runs against it.
@@ -104,6 +107,7 @@ class Evaluator:
                  compat: str | Preset | None = None, strict: bool = False,
                  groups: Any = None, group_col: str | list[str] | tuple[str, ...] | None = None,
                  per_item: bool | int = False, item_groups: Any = None,
+                 weights: Any = None, weight_col: str | None = None,
                  **options: Any) -> None:
         setup = evaluation_setup(
             metrics, policies={"ties": ties, "users": users, "empty_truth": empty_truth,
@@ -145,6 +149,13 @@ class Evaluator:
             self.plan.keep_lists = True  # the item at each position
         self.item_groups = None if item_groups is None else \
             read_groups(item_groups, what="item")
+        if weight_col is not None and weights is None:
+            raise InputError("weight_col= names the weight column of weights=; give weights= "
+                             "too.")
+        self.weights = None if weights is None else read_weights(weights, weight_col=weight_col)
+        if self.weights is not None and self.groups is not None:
+            raise InputError("weights= and groups= together: the per-group summaries are not "
+                             "weighted yet; evaluate with one of them.")
         self._warn_unreachable()
 
     def relevance_info(self) -> dict[str, Any]:
@@ -485,6 +496,12 @@ class _Accumulator:
         res = build_result(ev.plan, ev.policies, totals, user_ids, values,
                            relevance=ev.relevance_info(), name=name, t0=t0,
                            provenance={"blocks": n_blocks})
+        if ev.weights is not None:
+            w = user_weights(ev.weights, user_ids)
+            res.stats = weighted_stats(ev.plan, totals, res.stats, values, w)
+            res.info["weights"] = {"column": ev.weights.column, "users": int(len(w)),
+                                   "total": float(np.sum(w)),
+                                   "zero": int(np.count_nonzero(w == 0))}
         if groups is not None:
             res.group_stats = groups.rows(ev.plan)
             res.group_of = group_labels(groups, user_ids)
