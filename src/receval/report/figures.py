@@ -178,3 +178,37 @@ def longtail_figure(frames: Mapping[str, Any], systems: list[str]) -> str:
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
     return to_svg(fig)
+
+
+def group_means_figure(metric: str, rows: list[Mapping[str, Any]], systems: list[str],
+                       level: float = 0.95) -> str:
+    """Each group's mean of ``metric`` (a dot per system) with its interval (a bar; none where
+    the interval is undefined), groups top to bottom in the order given. ``rows``: the
+    report's per-group rows (``system, group, mean, ci_low, ci_high, n``) of this metric."""
+    groups = list(dict.fromkeys(str(r["group"]) for r in rows))
+    fig = _figure(5.0, 0.9 + 0.38 * len(groups) * max(1.0, 0.5 * len(systems)) + 0.5)
+    ax = fig.add_subplot(1, 1, 1)
+    pos = {g: float(len(groups) - i) for i, g in enumerate(groups)}
+    width = 0.6 / max(len(systems), 1)
+    for i, s in enumerate(systems):
+        mine = [r for r in rows if r["system"] == s]
+        if not mine:
+            continue
+        shift = (i - (len(systems) - 1) / 2.0) * width
+        y = np.array([pos[str(r["group"])] - shift for r in mine])
+        mean = np.array([float(r["mean"]) for r in mine])
+        lo = np.array([float(r["ci_low"]) for r in mine])
+        hi = np.array([float(r["ci_high"]) for r in mine])
+        ok = np.isfinite(lo) & np.isfinite(hi) & np.isfinite(mean)
+        if ok.any():
+            ax.errorbar(mean[ok], y[ok], xerr=np.vstack([mean[ok] - lo[ok], hi[ok] - mean[ok]]),
+                        fmt="none", ecolor=color(i), elinewidth=1.5, capsize=3)
+        ax.plot(mean, y, linestyle="none", marker="o", color=color(i), label=literal(s))
+    ax.set_yticks([pos[g] for g in groups])
+    ax.set_yticklabels([literal(g) for g in groups], fontsize="small")
+    ax.set_ylim(0.4, len(groups) + 0.6)
+    ax.set_xlabel(literal(f"{metric}: mean per group ({level:.0%} interval)"))
+    ax.grid(axis="x", alpha=0.3)
+    if len(systems) > 1:
+        ax.legend(fontsize="small")
+    return to_svg(fig)

@@ -198,6 +198,7 @@ def render_html(obj: Any, *, title: str | None = None, digits: int = 4, train: A
                          + _e(", ".join(f"{m}: {v}" for m, v in dropped.items())) + "</p>")
     parts.append("</section>")
     figures_ok = _have_matplotlib()
+    parts += _groups_html(model, digits, figures_ok, max_distributions)
     # ---- metric@k
     if figures_ok:
         from . import figures
@@ -264,6 +265,107 @@ def render_html(obj: Any, *, title: str | None = None, digits: int = 4, train: A
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{_e(title)}</title><style>{_CSS}</style></head>\n<body>\n{body}\n"
             "</body></html>\n")
+
+
+def group_table_html(model: TableModel, digits: int = 4) -> str:
+    """The per-group table: each system's mean per group with its interval, n, skipped and
+    missing users (empty text when the results have no groups)."""
+    rows = model.group_table()
+    if not rows:
+        return ""
+    multi = len({r["system"] for r in rows}) > 1
+    head = "".join(f"<th>{_e(h)}</th>" for h in (["system"] if multi else []) + [
+        "group", "metric", "mean", f"{model.group_level:.0%} CI", "n", "skipped",
+        "missing from run"])
+    body = "".join(
+        "<tr>" + (f"<td>{_e(r['system'])}</td>" if multi else "")
+        + f"<td>{_e(r['group'])}</td><td><code>{_e(r['metric'])}</code></td>"
+        f"<td>{_fmt(r['mean'], digits)}</td>"
+        f"<td>[{_fmt(r['ci_low'], digits)}, {_fmt(r['ci_high'], digits)}]</td>"
+        f"<td>{_e(r['n'])}</td><td>{_e(r['skipped'])}</td>"
+        f"<td>{_e(r['missing_from_run'])}</td></tr>" for r in rows)
+    return (f'<table id="groups-table" class="groups"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table>")
+
+
+def group_tests_html(cmp: Any, metrics: list[str], digits: int = 4) -> str:
+    """The tests within groups and the interaction tests of a comparison with ``by=``."""
+    shown = set(metrics)
+    tests = [r for r in getattr(cmp, "group_pairs", []) if r["metric"] in shown]
+    inter = [r for r in getattr(cmp, "interaction_rows", []) if r["metric"] in shown]
+    out = []
+    if tests:
+        head = "".join(f"<th>{_e(h)}</th>" for h in (
+            "group", "metric", "A", "B", "n", "mean A − B", f"{1 - cmp.alpha:.0%} CI",
+            "win / tie / loss", "p", "p (adjusted)", "significant", "note"))
+        body = "".join(
+            f"<tr><td>{_e(r['group'])}</td><td><code>{_e(r['metric'])}</code></td>"
+            f"<td>{_e(r['a'])}</td><td>{_e(r['b'])}</td><td>{_e(r['n'])}</td>"
+            f"<td>{_fmt(r['diff'], digits)}</td>"
+            f"<td>[{_fmt(r['ci_low'], digits)}, {_fmt(r['ci_high'], digits)}]</td>"
+            f"<td>{r['wins']} / {r['ties']} / {r['losses']}</td>"
+            f"<td>{_fmt(r['p_value'], digits)}</td><td>{_fmt(r['p_adjusted'], digits)}</td>"
+            f"<td>{'yes' if r['significant'] else 'no'}</td><td>{_e(r['note'])}</td></tr>"
+            for r in tests)
+        is_open = " open" if len(tests) <= 30 else ""
+        out.append(f'<details id="group-tests"{is_open}><summary>Tests within groups '
+                   f"({len(tests)} rows; {_e(cmp.correction)} over every group x metric x "
+                   'pair)</summary><div class="scroll">'
+                   f'<table id="group-tests-table"><thead><tr>{head}</tr></thead>'
+                   f"<tbody>{body}</tbody></table></div></details>")
+    if inter:
+        head = "".join(f"<th>{_e(h)}</th>" for h in (
+            "metric", "A", "B", "groups", "n", "F", "df", "p", "p (adjusted)", "significant",
+            "note"))
+        body = "".join(
+            f"<tr><td><code>{_e(r['metric'])}</code></td><td>{_e(r['a'])}</td>"
+            f"<td>{_e(r['b'])}</td><td>{_e(r['groups'])}</td><td>{_e(r['n'])}</td>"
+            f"<td>{_fmt(r['statistic'], digits)}</td>"
+            f"<td>{_e(r['df_between'])}, {_e(r['df_within'])}</td>"
+            f"<td>{_fmt(r['p_value'], digits)}</td><td>{_fmt(r['p_adjusted'], digits)}</td>"
+            f"<td>{'yes' if r['significant'] else 'no'}</td><td>{_e(r['note'])}</td></tr>"
+            for r in inter)
+        method = ("permutation F test" if inter[0]["method"] == "permutation"
+                  else "one-way ANOVA F test")
+        out.append("<h3>Does the difference between systems differ between groups?</h3>"
+                   f'<p class="note">{_e(method)} of the per-user differences A − B by group '
+                   f"(H0: equal group means); {_e(cmp.correction)} over every metric x pair.</p>"
+                   f'<div class="scroll"><table id="interaction-table"><thead><tr>{head}</tr>'
+                   f"</thead><tbody>{body}</tbody></table></div>")
+    return "".join(out)
+
+
+def _groups_html(model: TableModel, digits: int, figures_ok: bool,
+                 max_plots: int) -> list[str]:
+    """The "By group" section: the per-group table, a plot of the group means with their
+    intervals per metric, and a comparison's tests within groups; nothing without groups."""
+    table = group_table_html(model, digits)
+    tests = group_tests_html(model.comparison, model.metrics, digits) \
+        if model.comparison is not None else ""
+    if not table and not tests:
+        return []
+    parts = ['<section id="groups"><h2>By group</h2>']
+    if table:
+        parts.append('<div class="scroll">' + table + "</div>")
+    parts += [f'<p class="note">{_e(n)}</p>' for n in model.group_notes]
+    rows = model.group_table()
+    if rows and figures_ok:
+        from . import figures
+
+        systems = [s for s in model.systems if any(r["system"] == s for r in rows)] or \
+            list(dict.fromkeys(r["system"] for r in rows))
+        shown = [m for m in model.metrics if any(r["metric"] == m for r in rows)][:max_plots]
+        parts.append('<div class="plots">')
+        for m in shown:
+            parts.append(_figure_html(
+                "group-means",
+                figures.group_means_figure(m, [r for r in rows if r["metric"] == m], systems,
+                                           model.group_level),
+                f"Mean of {m} per group with its {model.group_level:.0%} Student-t interval."))
+        parts.append("</div>")
+    parts.append(tests)
+    parts.append("</section>")
+    return parts
 
 
 PLOTS_LEFT_OUT = ("Plots left out: matplotlib is not installed; install it with "

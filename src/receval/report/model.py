@@ -35,6 +35,15 @@ class TableModel:
     notes: list[str] = field(default_factory=list)
     comparison: Any = None
     single: Any = None  # the EvalResult when reporting a single result
+    #: per-group summaries of the systems evaluated with groups (:func:`group_rows`)
+    groups: list[dict[str, Any]] = field(default_factory=list)
+    group_notes: list[str] = field(default_factory=list)
+    group_level: float = 0.95
+
+    def group_table(self) -> list[dict[str, Any]]:
+        """The per-group rows of the metrics shown."""
+        shown = set(self.metrics)
+        return [r for r in self.groups if r["metric"] in shown]
 
     def fmt(self, value: float, digits: int) -> str:
         if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -64,7 +73,65 @@ def build(obj: Any, *, title: str | None = None, metrics: list[str] | None = Non
     return model
 
 
+#: columns of a per-group row (:func:`group_rows`)
+GROUP_COLUMNS = ("system", "group", "metric", "mean", "ci_low", "ci_high", "n", "skipped",
+                 "missing_from_run")
+
+
+def group_rows(results: Mapping[str, Any], level: float = 0.95
+               ) -> tuple[list[dict[str, Any]], list[str]]:
+    """Per system evaluated with groups, its rows of ``by_group`` (the group's mean, its
+    Student-t interval at ``level``, n, skipped, missing from the run; columns
+    :data:`GROUP_COLUMNS`), and notes counting the users without a group. Reads the results'
+    group summaries (:func:`receval.results.groups.by_group_frame`); computes nothing new."""
+    from ..results.groups import by_group_frame
+
+    rows: list[dict[str, Any]] = []
+    said: dict[str, list[str]] = {}
+    for system, res in results.items():
+        if not getattr(res, "group_stats", None):
+            continue
+        frame = by_group_frame(res, level=level)
+        for rec in frame.to_dict(orient="records"):
+            rows.append({"system": str(system), **{c: rec[c] for c in GROUP_COLUMNS[1:]}})
+        info = res.info.get("groups", {}) if isinstance(res.info, Mapping) else {}
+        ungrouped = info.get("ungrouped")
+        if ungrouped is not None:
+            text = (f"{ungrouped} evaluated user(s) without a group (in the overall results "
+                    f"only); {info.get('listed_not_evaluated', 0)} user(s) listed in the "
+                    "groups but not evaluated.")
+            said.setdefault(text, []).append(str(system))
+    if len(said) == 1:  # every system alike: one note
+        return rows, [f"Groups: {next(iter(said))}"]
+    return rows, [f"Groups of {', '.join(systems)}: {text}" for text, systems in said.items()]
+
+
+def _with_groups(model: TableModel, results: Mapping[str, Any], level: float) -> TableModel:
+    model.groups, model.group_notes = group_rows(results, level)
+    model.group_level = level
+    return model
+
+
 def _build(obj: Any, title: str | None) -> TableModel:
+    from ..results import Comparison, EvalResult
+
+    if isinstance(obj, Comparison):
+        model = _with_groups(_build_table(obj, title), obj.results, 1.0 - float(obj.alpha))
+        tested = obj.counts.get("groups") if getattr(obj, "group_pairs", None) else None
+        if tested:
+            text = (f"Tests within groups: {tested.get('ungrouped', 0)} compared user(s) "
+                    "without a group (in the overall tests only)")
+            if "listed_not_compared" in tested:
+                text += f"; {tested['listed_not_compared']} listed user(s) not compared"
+            model.group_notes.append(text + ".")
+        return model
+    if isinstance(obj, EvalResult):
+        return _with_groups(_build_table(obj, title), {obj.name or "system": obj}, 0.95)
+    model = _build_table(obj, title)
+    return _with_groups(model, {str(k): v for k, v in obj.items()}, 0.95)
+
+
+def _build_table(obj: Any, title: str | None) -> TableModel:
     from ..results import Comparison, EvalResult
     from ..results.result import users_summary
 

@@ -33,6 +33,69 @@ def _cell_text(model: TableModel, s: str, m: str, digits: int, sup: str) -> str:
     return text
 
 
+# ---- per-group tables ---------------------------------------------------------------------
+_TEXT_COLUMNS = ("system", "group", "metric", "A", "B")
+
+
+def group_tables(model: TableModel, digits: int) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The per-group tables of a report, as ``(caption, header, rows)`` of text cells: each
+    system's mean per group with its interval, n, skipped and missing users (results evaluated
+    with ``groups=``); for a comparison with ``by=``, its tests within groups and its
+    interaction tests."""
+    out: list[tuple[str, list[str], list[list[str]]]] = []
+    rows = model.group_table()
+    fmt = model.fmt
+    if rows:
+        multi = len({r["system"] for r in rows}) > 1
+        header = (["system"] if multi else []) + [
+            "group", "metric", "mean", f"{model.group_level:.0%} CI", "n", "skipped", "missing"]
+        cells = [([r["system"]] if multi else []) + [
+            str(r["group"]), str(r["metric"]), fmt(r["mean"], digits),
+            f"[{fmt(r['ci_low'], digits)}, {fmt(r['ci_high'], digits)}]", str(r["n"]),
+            str(r["skipped"]), str(r["missing_from_run"])] for r in rows]
+        out.append(("Per group (mean with Student-t interval; missing = missing from the run)",
+                    header, cells))
+    cmp = model.comparison
+    shown = set(model.metrics)
+    tests = [r for r in getattr(cmp, "group_pairs", []) if r["metric"] in shown]
+    if tests:
+        header = ["group", "metric", "A", "B", "n", "mean A − B", f"{1 - cmp.alpha:.0%} CI",
+                  "p", "p (adjusted)", "significant"]
+        cells = [[str(r["group"]), str(r["metric"]), str(r["a"]), str(r["b"]), str(r["n"]),
+                  fmt(r["diff"], digits),
+                  f"[{fmt(r['ci_low'], digits)}, {fmt(r['ci_high'], digits)}]",
+                  fmt(r["p_value"], digits), fmt(r["p_adjusted"], digits),
+                  "yes" if r["significant"] else "no"] for r in tests]
+        out.append((f"Tests within groups ({cmp.correction} over every group x metric x pair)",
+                    header, cells))
+    inter = [r for r in getattr(cmp, "interaction_rows", []) if r["metric"] in shown]
+    if inter:
+        header = ["metric", "A", "B", "groups", "n", "F", "df", "p", "p (adjusted)",
+                  "significant"]
+        cells = [[str(r["metric"]), str(r["a"]), str(r["b"]), str(r["groups"]), str(r["n"]),
+                  fmt(r["statistic"], digits), f"{r['df_between']}, {r['df_within']}",
+                  fmt(r["p_value"], digits), fmt(r["p_adjusted"], digits),
+                  "yes" if r["significant"] else "no"] for r in inter]
+        method = "permutation F" if inter[0]["method"] == "permutation" else "one-way ANOVA F"
+        out.append((f"Does A − B differ between groups? ({method} test of the per-user "
+                    "differences by group)", header, cells))
+    return out
+
+
+def _group_lines(model: TableModel, digits: int, width: int | None) -> list[str]:
+    lines: list[str] = []
+    for caption, header, cells in group_tables(model, digits):
+        widths = [max(len(header[j]), *(len(r[j]) for r in cells)) for j in range(len(header))]
+        left = [h in _TEXT_COLUMNS for h in header]
+        lines += ["", caption]
+        for n, group in enumerate(fit_columns(widths, width)):
+            lines += [""] if n else []
+            lines += text_rows([header, ["-" * w for w in widths], *cells], widths, left, group)
+    if lines:
+        lines += model.group_notes
+    return lines
+
+
 # ---- plain text and rich ------------------------------------------------------------------
 def plain_table(obj: Any, digits: int = 4, *, width: int | None = None) -> str:
     """A plain-text table (no colour); marks as ``^ab``; ``*`` = best. ``width``: wrap the
@@ -58,6 +121,7 @@ def plain_table(obj: Any, digits: int = 4, *, width: int | None = None) -> str:
     lines += model.notes
     if model.single is None and len(model.systems) > 1:
         lines.append("* = best value.")
+    lines += _group_lines(model, digits, width)
     return "\n".join(lines)
 
 
@@ -104,7 +168,10 @@ def rich_table(obj: Any, digits: int = 4, *, width: int | None = None,
                       + ("; ▲/▼ = significantly better/worse than the baseline."
                          if model.baseline else "."))
     buf = io.StringIO()
-    console = Console(file=buf, width=width or max(100, 14 * (len(model.metrics) + 2)),
+    extras = group_tables(model, digits)
+    wide = max([sum(max(len(h), *(len(r[j]) for r in cells)) + 3 for j, h in enumerate(header))
+                + 1 for _, header, cells in extras], default=0)
+    console = Console(file=buf, width=width or max(100, 14 * (len(model.metrics) + 2), wide),
                       force_terminal=color, color_system="standard" if color else None,
                       no_color=not color, highlight=False)
     console.print(table)
@@ -112,6 +179,16 @@ def rich_table(obj: Any, digits: int = 4, *, width: int | None = None,
         console.print(note, markup=False, highlight=False)
     if legend:
         console.print(legend, markup=False, highlight=False)
+    for caption, header, cells in extras:
+        extra = Table(title=caption, show_lines=False)
+        for h in header:
+            extra.add_column(h, justify="left" if h in _TEXT_COLUMNS else "right")
+        for r in cells:
+            extra.add_row(*(escape(c) for c in r))
+        console.print(extra)
+    if extras:
+        for note in model.group_notes:
+            console.print(note, markup=False, highlight=False)
     return buf.getvalue()
 
 
@@ -141,6 +218,14 @@ def markdown(obj: Any, digits: int = 4) -> str:
     if model.notes:
         lines.append("")
         lines += model.notes
+    for caption, header, cells in group_tables(model, digits):
+        lines += ["", f"**{caption}**", "", "| " + " | ".join(header) + " |",
+                  "| " + " | ".join("---" if h in _TEXT_COLUMNS else "---:" for h in header)
+                  + " |"]
+        lines += ["| " + " | ".join(_md_escape(c) for c in r) + " |" for r in cells]
+    if model.group_notes and group_tables(model, digits):
+        lines.append("")
+        lines += model.group_notes
     return "\n".join(lines) + "\n"
 
 
