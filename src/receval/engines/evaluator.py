@@ -43,11 +43,17 @@ from ..validation import Boolean, InstanceOf, validate_params
 from .groups import GroupTotals, group_labels
 from .items import ItemTotals, by_item_group, item_cutoff
 from .local import BlockValues, evaluate_packed
-from .setup import evaluation_setup
+from .setup import COMMON_KEYWORDS, evaluation_setup
 from .totals import Totals, build_result, relevance_info
+from .slices import slice_names, sliced_truths
 from .weights import user_weights, weighted_stats
 
 #: ``Evaluator`` takes ``None`` for a policy not given (receval's default, or the preset's).
+#: the keywords of the local engine beyond the policies and plugin options (named in the
+#: message that refuses an unknown one)
+LOCAL_KEYWORDS = (*COMMON_KEYWORDS, "groups", "group_col", "per_item", "item_groups",
+                  "weights", "weight_col", "slices")
+
 EVALUATOR_PARAMS: dict[str, list[Any]] = {
     **OPTIONAL_POLICY_PARAMS,
     "compat": [None, InstanceOf(str, Preset, name="a library preset name")],
@@ -107,8 +113,11 @@ class Evaluator:
                  compat: str | Preset | None = None, strict: bool = False,
                  groups: Any = None, group_col: str | list[str] | tuple[str, ...] | None = None,
                  per_item: bool | int = False, item_groups: Any = None,
-                 weights: Any = None, weight_col: str | None = None,
+                 weights: Any = None, weight_col: str | None = None, slices: Any = None,
                  **options: Any) -> None:
+        given = {k: v for k, v in locals().items()
+                 if k not in ("self", "truth", "metrics", "options", "slices", "given",
+                              "__class__")}
         setup = evaluation_setup(
             metrics, policies={"ties": ties, "users": users, "empty_truth": empty_truth,
                                "duplicates": duplicates, "nan_scores": nan_scores,
@@ -116,7 +125,7 @@ class Evaluator:
                                "unjudged": unjudged, "ranks": ranks,
                                "unretrieved": unretrieved},
             compat=compat, strict=strict, train=train, item_features=item_features,
-            catalog=catalog, options=options)
+            catalog=catalog, options=options, keywords=LOCAL_KEYWORDS)
         #: ``(preset, {name as written: key})`` under ``compat=``, else None
         self.compat: tuple[Preset, dict[str, str]] | None = setup.compat
         self.metrics: list[MetricSpec] = setup.specs
@@ -132,10 +141,21 @@ class Evaluator:
             cols = read_columns(truth, role="truth", user_col=user_col, item_col=item_col,
                                 rel_col=rel_col)
             self.truth = pack_truth(cols, self.policies)
+            truth_cols = cols
             self.truth_columns = {"user": cols.names.get("user"), "item": cols.names.get("item"),
                                   "relevance": cols.names.get("relevance")}
         self.plan = setup.plan
         self.depth = self.plan.depth
+        #: the evaluators of the truth's slices (``slices=``), by name
+        self.slices: dict[str, Evaluator] = {}
+        if slices is not None and slices is not False:
+            names = slice_names(slices)
+            if self.sparse_truth:
+                raise InputError("slices= needs the truth as (user, item[, relevance]) rows, "
+                                 "not a sparse matrix or a list of item arrays.")
+            for name, part in sliced_truths(truth_cols, train, names).items():
+                self.slices[name] = Evaluator(part, metrics, **{
+                    **given, **options, "user_col": None, "item_col": None, "rel_col": None})
         if group_col is not None and groups is None:
             raise InputError("group_col= names the group column(s) of groups=; give groups= "
                              "too.")
@@ -281,11 +301,19 @@ class Evaluator:
         """
         t0 = time.perf_counter()
         acc = _Accumulator(self, whole)
+        parts = {n: _Accumulator(ev, whole) for n, ev in self.slices.items()}
         for block in blocks:
-            acc.feed(self._codes(block, user_col, item_col, score_col, rank_col, defer))
+            codes = self._codes(block, user_col, item_col, score_col, rank_col, defer)
+            acc.feed(codes)
+            for part in parts.values():
+                part.feed(codes)
             if progress is not None:
                 progress(acc.totals.counts["run_rows"])
         res = acc.result(name, t0)
+        res.slices = {n: part.result(name, t0) for n, part in parts.items()}
+        for n, ev in self.slices.items():
+            if ev.compat is not None:
+                annotate_preset(res.slices[n], *ev.compat)
         return annotate_preset(res, *self.compat) if self.compat is not None else res
 
 

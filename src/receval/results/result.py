@@ -61,6 +61,8 @@ class EvalResult:
         se, n, skipped, users, missing_from_run`` (:attr:`by_group` adds intervals).
     group_of : with ``groups=``, each user's group label (None: no group), row order of
         ``user_ids``.
+    slices : with ``slices=``, the result of each slice of the truth (``"repeat"``,
+        ``"explore"``; :mod:`receval.engines.slices`).
     """
 
     metrics: list[str]
@@ -76,6 +78,7 @@ class EvalResult:
     group_of: np.ndarray | None = None
     item_table: Any = None
     item_group_table: Any = None
+    slices: dict[str, EvalResult] = field(default_factory=dict)
 
     # ---- access -------------------------------------------------------------------------
     @property
@@ -308,6 +311,8 @@ class EvalResult:
                else {}),
             **({"by_item_group": _frame_doc(self.item_group_table)}
                if self.item_group_table is not None else {}),
+            **({"slices": {n: r.to_dict() for n, r in self.slices.items()}}
+               if self.slices else {}),
         }
 
     def to_json(self, path: str | None = None, **kwargs: Any) -> str:
@@ -352,9 +357,11 @@ class EvalResult:
             items = _frame_of(data["per_item"]) if "per_item" in data else None
             item_groups = _frame_of(data["by_item_group"]) if "by_item_group" in data \
                 else None
+            slices = {str(n): cls.from_dict(d) for n, d in data.get("slices", {}).items()}
             return cls(metrics, user_ids, values, stats, dict(data["counts"]),
                        dict(data["policies"]), data.get("info", {}), data.get("name"),
-                       data.get("provenance", {}), group_stats, group_of, items, item_groups)
+                       data.get("provenance", {}), group_stats, group_of, items, item_groups,
+                       slices)
 
     @classmethod
     def from_json(cls, text_or_path: str) -> EvalResult:
