@@ -44,8 +44,8 @@ from .groups import GroupTotals, group_labels
 from .items import ItemTotals, by_item_group, item_cutoff
 from .local import BlockValues, evaluate_packed
 from .setup import COMMON_KEYWORDS, evaluation_setup
-from .totals import Totals, build_result, relevance_info
 from .slices import slice_names, sliced_truths
+from .totals import Totals, build_result, relevance_info
 from .weights import user_weights, weighted_stats
 
 #: ``Evaluator`` takes ``None`` for a policy not given (receval's default, or the preset's).
