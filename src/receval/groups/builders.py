@@ -15,7 +15,9 @@ the id policy of :mod:`receval.pack.vocab` (integers and strings never match).
 Index or Series of ids, a dict (its keys: a truth ``{user: {item: rel}}`` works), or a table with
 a user column. Every listed user gets a group: a user without training interactions is put in
 its own ``cold`` group, counted and never dropped. Without ``users=`` the users of ``train`` are
-grouped. Users that the evaluation holds but the membership does not list are counted by
+grouped. ``user_col=`` / ``item_col=`` name train's columns (and ``user_col=`` the user
+column of a ``users=`` table) when they are not found by their usual names. Users that the
+evaluation holds but the membership does not list are counted by
 ``rv.evaluate`` in ``info["groups"]["ungrouped"]``.
 
 Quantile cut points
