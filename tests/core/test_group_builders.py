@@ -313,8 +313,12 @@ def test_string_and_categorical_ids_and_users_forms():
     truth = pd.DataFrame({"user": ["a", "d", "d", "b", "c"], "item": [1, 2, 3, 4, 5]})
     for users in (truth, pa.Table.from_pandas(truth), {"a": {1: 1}, "b": {}, "c": {}, "d": {}},
                   pd.Index(["a", "b", "c", "d"]), np.array(["a", "b", "c", "d"], dtype=object),
-                  {"d", "c", "b", "a"}, {"user": ["a", "b", "c", "d"], "item": [1, 2, 3, 4]}):
+                  {"d", "c", "b", "a"}, {"user": ["a", "b", "c", "d"], "item": [1, 2, 3, 4]},
+                  pa.chunked_array([["a", "b"], ["c", "d"]]), pa.array(["a", "b", "c", "d"])):
         assert _as_dict(activity(df, users=users)) == want
+    pl = pytest.importorskip("polars")
+    assert _as_dict(activity(pl.from_pandas(cat), users=pl.Series(["a", "b", "c", "d"]))) == want
+    assert _as_dict(activity(df, users=pl.from_pandas(truth))) == want
     # integer ids, int and numpy int users alike
     ints = pd.DataFrame({"user": [10, 10, 11], "item": [1, 2, 1]})
     assert _as_dict(cold_warm(ints, np.array([10, 12]))) == {10: "warm", 12: "cold"}

@@ -92,8 +92,8 @@ def _read_train(train: Any, user_col: str | None, item_col: str | None) -> _Trai
 def _read_users(users: Any, user_col: str | None) -> np.ndarray:
     """Distinct raw ids of ``users=`` (first-seen order), read by the id policy."""
     pd = pandas()
-    table = hasattr(users, "columns") or type(users).__module__.split(".")[0] in (
-        "pyarrow", "polars") or (isinstance(users, Mapping) and any(
+    table = hasattr(users, "columns") or hasattr(users, "column_names") or (
+        isinstance(users, Mapping) and any(
             k in USER_NAMES for k in users) and all(
             isinstance(v, (list, np.ndarray, pd.Series)) for v in users.values()))
     if table:
@@ -103,7 +103,8 @@ def _read_users(users: Any, user_col: str | None) -> np.ndarray:
         col: Any = _id_column(frame, kind, ucol, "users")  # type: ignore[arg-type]
     elif isinstance(users, Mapping):
         col = list(users.keys())
-    elif isinstance(users, (pd.Series, pd.Index, np.ndarray, list, tuple)):
+    elif isinstance(users, (pd.Series, pd.Index, np.ndarray, list, tuple)) or \
+            type(users).__module__.split(".")[0] in ("pyarrow", "polars"):  # a column
         col = users
     elif isinstance(users, (set, frozenset)):
         col = list(users)
