@@ -42,7 +42,8 @@ from .intervals import check_level, generator, t_bounds
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .result import EvalResult
+#: a :class:`receval.results.EvalResult` (that module imports this one)
+EvalResult = Any
 
 GAPS = ("max-min", "ratio", "worst", "cv")
 
