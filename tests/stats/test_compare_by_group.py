@@ -350,3 +350,12 @@ def test_t_rows_equal_ttest_rel_for_any_grouping(labels, seed):
     m = int(tested.sum())
     np.testing.assert_allclose(cmp.by_group.p_adjusted[tested],
                                np.minimum(1, m * cmp.by_group.p_value[tested]), rtol=1e-15)
+
+
+def test_a_pairs_permutation_interaction_does_not_depend_on_the_other_pairs(data):
+    *_, results = data
+    every = rv.compare(results, by=True, test="permutation", n_resamples=300).interaction
+    two = rv.compare({s: results[s] for s in ("weak", "strong")}, by=True,
+                     test="permutation", n_resamples=300).interaction
+    mine = every[(every.a == "weak") & (every.b == "strong")].reset_index(drop=True)
+    pd.testing.assert_frame_equal(mine, two.reset_index(drop=True))

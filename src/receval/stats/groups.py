@@ -230,12 +230,11 @@ def compare_groups(cmp: Comparison, by: Any, *, order: np.ndarray, rows: dict[st
                 new = [_empty_group_row(m, a, b, g, Xg, idx, sizes[g]) for a, b in pair_list]
             group_rows += new
         sel = keep & (code >= 0)
-        for a, b in pair_list:
-            d = X[sel, idx[a]] - X[sel, idx[b]]
-            inter_rows.append({"metric": m, "a": a, "b": b,
-                               **interaction_test(d, code[sel], len(labels), method=method,
-                                                  n_resamples=settings.n_resamples,
-                                                  seed=settings.seed)})
+        D = np.column_stack([X[sel, idx[a]] - X[sel, idx[b]] for a, b in pair_list])
+        tests = interaction_tests(D, code[sel], len(labels), method=method,
+                                  n_resamples=settings.n_resamples, seed=settings.seed)
+        for (a, b), t in zip(pair_list, tests, strict=True):
+            inter_rows.append({"metric": m, "a": a, "b": b, **t})
     _correct(group_rows, cmp.correction, settings.alpha)
     _correct(inter_rows, cmp.correction, settings.alpha)
     group_rows = [{c: r[c] for c in GROUP_PAIR_COLUMNS} for r in group_rows]
@@ -325,30 +324,47 @@ def interaction_test(d: np.ndarray, codes: np.ndarray, n_groups: int, *,
     permutation p-value of the same F (``"permutation"``: group labels shuffled among the
     users ``n_resamples`` times from ``seed``; module docstring). Adds ``method``,
     ``p_adjusted`` (NaN) and ``significant`` (False)."""
-    out = anova_f(d, codes, n_groups)
-    out.update(method=method, p_adjusted=math.nan, significant=False)
-    if method == "anova" or out["p_value"] != out["p_value"]:
-        return out
-    d = np.asarray(d, dtype=np.float64)
+    return interaction_tests(np.asarray(d, dtype=np.float64)[:, None], codes, n_groups,
+                             method=method, n_resamples=n_resamples, seed=seed)[0]
+
+
+def interaction_tests(D: np.ndarray, codes: np.ndarray, n_groups: int, *,
+                      method: str = "anova", n_resamples: int = 10000,
+                      seed: int | None = 0) -> list[dict[str, Any]]:
+    """:func:`interaction_test` of each column of ``D`` (users x pairs). The permutations
+    are drawn once, from ``seed`` and the labels only, and shared by the columns: a pair's
+    p-value does not depend on the other pairs."""
+    D = np.asarray(D, dtype=np.float64)
     codes = np.asarray(codes, dtype=np.int64)
-    n = len(d)
+    outs = []
+    for j in range(D.shape[1]):
+        out = anova_f(D[:, j], codes, n_groups)
+        out.update(method=method, p_adjusted=math.nan, significant=False)
+        outs.append(out)
+    todo = [j for j, o in enumerate(outs) if o["p_value"] == o["p_value"]]
+    if method == "anova" or not todo:
+        return outs
+    n = len(codes)
     n_g = np.bincount(codes, minlength=n_groups).astype(np.float64)
     inv = np.divide(1.0, n_g, out=np.zeros(n_groups), where=n_g > 0)
-    t_obs = float(np.sum(np.bincount(codes, weights=d, minlength=n_groups) ** 2 * inv))
-    tol = abs(t_obs) * 1e-12
+    cols = D[:, todo]
+    t_obs = np.array([np.sum(np.bincount(codes, weights=cols[:, j], minlength=n_groups) ** 2
+                             * inv) for j in range(len(todo))])
+    tol = np.abs(t_obs) * 1e-12
     gen = generator(seed, 300)
     block = max(1, min(int(n_resamples), (1 << 21) // max(n, 1)))
-    left, hits = int(n_resamples), 0
-    offsets = None
+    left = int(n_resamples)
+    hits = np.zeros(len(todo), dtype=np.int64)
     while left > 0:
         b = min(block, left)
         perm = gen.permuted(np.tile(codes, (b, 1)), axis=1)
-        if offsets is None or offsets.shape[0] != b:
-            offsets = (np.arange(b, dtype=np.int64) * n_groups)[:, None]
-        sums = np.bincount((perm + offsets).ravel(), weights=np.tile(d, b),
-                           minlength=b * n_groups).reshape(b, n_groups)
-        t = (sums * sums) @ inv
-        hits += int(np.sum(t >= t_obs - tol))
+        perm += (np.arange(b, dtype=np.int64) * n_groups)[:, None]
+        flat = perm.ravel()
+        for j in range(len(todo)):
+            sums = np.bincount(flat, weights=np.tile(cols[:, j], b),
+                               minlength=b * n_groups).reshape(b, n_groups)
+            hits[j] += int(np.sum((sums * sums) @ inv >= t_obs[j] - tol[j]))
         left -= b
-    out["p_value"] = (hits + 1.0) / (int(n_resamples) + 1.0)
-    return out
+    for j, h in zip(todo, hits.tolist(), strict=True):
+        outs[j]["p_value"] = (h + 1.0) / (int(n_resamples) + 1.0)
+    return outs
