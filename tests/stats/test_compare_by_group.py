@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import receval as rv
 from receval.errors import InputError, PolicyError
+from receval.report import load
 from receval.stats import adjust
 from receval.stats.groups import (
     GROUP_PAIR_COLUMNS,
@@ -313,10 +314,17 @@ def test_skipped_users_are_counted_per_group():
 
 def test_json_round_trip_keeps_the_group_tests():
     cmp = rv.compare(_worked(groups={**GROUPS, 7: "solo"}), by=True)
-    back = GroupComparison.from_json(cmp.to_json())
-    pd.testing.assert_frame_equal(back.by_group, cmp.by_group)
-    pd.testing.assert_frame_equal(back.interaction, cmp.interaction)
-    assert back.groups == cmp.groups
+    for back in (GroupComparison.from_json(cmp.to_json()), load(cmp.to_json())):
+        assert isinstance(back, GroupComparison)
+        pd.testing.assert_frame_equal(back.by_group, cmp.by_group)
+        pd.testing.assert_frame_equal(back.interaction, cmp.interaction)
+        assert back.groups == cmp.groups
+        assert back.pairs == cmp.pairs
+
+
+def test_group_columns_without_by_are_refused():
+    with pytest.raises(PolicyError, match="group_col= and user_col="):
+        rv.compare(_worked(), group_col="country")
 
 
 # ---- property: every tested row is scipy's paired t-test on the group's values -------------

@@ -124,6 +124,10 @@ def load(text_or_path: str) -> Any:
     if not isinstance(kind, str):
         kind = repr(kind)
     if kind.startswith("receval.Comparison"):
+        if "by_group" in data:  # compare(..., by=): with its tests within groups
+            from ..stats.groups import GroupComparison
+
+            return GroupComparison.from_dict(data)
         return Comparison.from_dict(data)
     if kind.startswith("receval.EvalResult"):
         return EvalResult.from_dict(data)

@@ -182,6 +182,9 @@ def compare(results: Mapping[str, Any] | Sequence[Any], *, baseline: str | None 
     (catalogue metrics) are summarised but not tested.
     """
     named = _named(results)
+    if by is None and (group_col is not None or user_col is not None):
+        raise PolicyError("group_col= and user_col= name the columns of by= (the groups); "
+                          "give by= as well, or leave them out.")
     test = _check_test(test)
     alternative = paired.check_alternative(alternative)
     if test == "tukey" and alternative != "two-sided":

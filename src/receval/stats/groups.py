@@ -33,6 +33,27 @@ groups holding users or when no group has 2 users (``N - k = 0``). The interacti
 Users without a group are counted (``counts["groups"]["ungrouped"]``) and take part in the
 overall comparison only; users the groups list who are not compared are counted too
 (``listed_not_compared``).
+
+>>> import receval as rv
+>>> truth = {u: {"t": 1} for u in range(1, 7)}
+>>> top, second = {"t": 2, "x": 1}, {"x": 2, "t": 1}
+>>> a = {u: top if u % 2 else second for u in truth}    # reciprocal ranks 1, 1/2, 1, ...
+>>> b = {u: second for u in truth}                       # 1/2 for everyone
+>>> results = {"a": rv.evaluate(a, truth, ["mrr"]), "b": rv.evaluate(b, truth, ["mrr"])}
+>>> by = {1: "cold", 2: "cold", 3: "cold", 4: "warm", 5: "warm", 6: "warm"}
+>>> cmp = rv.compare(results, by=by)
+>>> cmp.by_group[["group", "n", "diff", "statistic", "p_value", "p_adjusted"]]
+  group  n      diff  statistic   p_value  p_adjusted
+0  cold  3  0.333333        2.0  0.183503    0.367007
+1  warm  3  0.166667        1.0  0.422650    0.422650
+
+Cold users' differences are ``[1/2, 0, 1/2]`` (``t = 2``, 2 df), warm users' ``[0, 1/2, 0]``
+(``t = 1``); Holm over the 2 tests. The interaction: group means 1/3 and 1/6 around 1/4,
+``SSB = 6 (1/12)^2 = 1/24``, ``SSW = 1/6 + 1/6``, ``F = (1/24 / 1) / (1/3 / 4) = 0.5``:
+
+>>> cmp.interaction[["metric", "groups", "n", "statistic", "p_value"]]
+  metric  groups  n  statistic   p_value
+0    mrr       2  6        0.5  0.518519
 """
 
 from __future__ import annotations
