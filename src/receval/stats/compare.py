@@ -240,7 +240,7 @@ def compare(results: Mapping[str, Any] | Sequence[Any], *, baseline: str | None 
         Comparison(names, list(metrics), summary, out_rows, baseline, test, correction,
                    float(alpha), int(n_resamples), seed, counts, options, dict(named)),
         by, order=order, rows=rows, values=values, pair_list=pair_list, settings=settings,
-        group_col=group_col, user_col=user_col, interaction=interaction)
+        test_rows=test_rows, group_col=group_col, user_col=user_col, interaction=interaction)
 
 
 def _common_key(named: dict[str, Any], name: str) -> str:

@@ -59,6 +59,7 @@ Cold users' differences are ``[1/2, 0, 1/2]`` (``t = 2``, 2 df), warm users' ``[
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -74,8 +75,6 @@ from .corrections import adjust
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from .compare import TestSettings
 
 #: columns of :attr:`GroupComparison.by_group`
 GROUP_PAIR_COLUMNS = ("group", *PAIR_COLUMNS, "note")
@@ -203,14 +202,15 @@ def _check_interaction(interaction: str | None, test: str) -> str:
 # ---- compare(..., by=) ------------------------------------------------------------------
 def compare_groups(cmp: Comparison, by: Any, *, order: np.ndarray, rows: dict[str, np.ndarray],
                    values: dict[str, np.ndarray], pair_list: list[tuple[str, str]],
-                   settings: TestSettings, group_col: Any = None, user_col: Any = None,
+                   settings: Any, test_rows: Callable[..., list[dict[str, Any]]],
+                   group_col: Any = None, user_col: Any = None,
                    interaction: str | None = None) -> GroupComparison:
     """The tests within groups and the interaction tests of a comparison (module docstring).
 
     ``order``: the compared users; ``rows``: each system's row of each compared user;
-    ``values``: per metric, the compared users x systems per-user values."""
-    from .compare import test_rows
-
+    ``values``: per metric, the compared users x systems per-user values; ``settings`` and
+    ``test_rows``: the comparison's test settings and its paired tests of one block of users
+    (:func:`receval.stats.compare.test_rows`)."""
     method = _check_interaction(interaction, settings.test)
     named = cmp.results
     if by is True or (isinstance(by, str) and by == "groups"):
