@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -367,3 +368,40 @@ def test_a_pairs_permutation_interaction_does_not_depend_on_the_other_pairs(data
                      test="permutation", n_resamples=300).interaction
     mine = every[(every.a == "weak") & (every.b == "strong")].reset_index(drop=True)
     pd.testing.assert_frame_equal(mine, two.reset_index(drop=True))
+
+
+def _anova_oracle(d: list[float], codes: list[int]) -> tuple[float, int, int]:
+    """F, df between, df within from the module docstring's formulas, loop by loop."""
+    groups: dict[int, list[float]] = {}
+    for x, c in zip(d, codes, strict=True):
+        groups.setdefault(c, []).append(x)
+    n, k = len(d), len(groups)
+    grand = sum(d) / n
+    ssb = sum(len(v) * (sum(v) / len(v) - grand) ** 2 for v in groups.values())
+    ssw = sum((x - sum(v) / len(v)) ** 2 for v in groups.values() for x in v)
+    return (ssb / (k - 1)) / (ssw / (n - k)), k - 1, n - k
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(-1, 1, allow_nan=False), st.integers(0, 4)),
+                min_size=3, max_size=40))
+def test_anova_f_equals_the_formula_and_f_oneway(pairs):
+    d = np.array([x for x, _ in pairs])
+    codes = np.array([c for _, c in pairs])
+    out = anova_f(d, codes, 5)
+    k = len(set(codes.tolist()))
+    if k < 2 or len(d) - k < 1:
+        assert math.isnan(out["p_value"]) and out["note"].startswith("no test")
+        return
+    within_constant = all(np.ptp(d[codes == g]) == 0 for g in set(codes.tolist()))
+    if within_constant:
+        assert out["p_value"] in (0.0, 1.0)
+        return
+    f, df1, df2 = _anova_oracle(d.tolist(), codes.tolist())
+    assert (out["df_between"], out["df_within"]) == (df1, df2)
+    assert out["statistic"] == pytest.approx(f, rel=1e-9, abs=1e-12)
+    samples = [d[codes == g] for g in sorted(set(codes.tolist()))]
+    with warnings.catch_warnings():  # scipy warns on nearly constant groups; values compared
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected = sps.f_oneway(*samples).pvalue
+    assert out["p_value"] == pytest.approx(expected, rel=1e-8, abs=1e-12)
