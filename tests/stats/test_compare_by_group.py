@@ -397,6 +397,9 @@ def test_anova_f_equals_the_formula_and_f_oneway(pairs):
     if within_constant:
         assert out["p_value"] in (0.0, 1.0)
         return
+    spread = sum(float(np.ptp(d[codes == g])) for g in set(codes.tolist()))
+    if spread < 1e-6:  # SSW of rounding size: F is ill-conditioned, no digits to compare
+        return
     f, df1, df2 = _anova_oracle(d.tolist(), codes.tolist())
     assert (out["df_between"], out["df_within"]) == (df1, df2)
     assert out["statistic"] == pytest.approx(f, rel=1e-9, abs=1e-12)
