@@ -344,7 +344,8 @@ class _Accumulator:
         self.block_policies = ev.policies if whole else dataclasses.replace(
             ev.policies, users="run" if ev.policies.users in ("run", "union")
             else "intersection")
-        self.groups = GroupTotals(ev.groups) if ev.groups is not None else None
+        self.groups = GroupTotals(ev.groups, ev.truth.users) if ev.groups is not None \
+            else None
         self.items = ItemTotals(ev.item_k) if ev.per_item else None
         requests = ev.plan.requests(ev.truth.max_rel)
         # lists measured as they are joined, when nothing but the kernel reads them

@@ -23,7 +23,7 @@ from ..io.groups import Membership
 from ..pack import Packed
 from ..pack.subsets import take_users
 from ..pack.vocab import lookup
-from .local import BlockValues, evaluate_packed
+from .local import BlockValues, column_metric_states, evaluate_packed
 from .plan import Plan
 from .plugins import Context
 from .totals import Totals, summary_rows
@@ -36,38 +36,68 @@ GROUP_FIELDS = ("group", "metric", "mean", "std", "se", "n", "skipped", "users",
 class GroupTotals:
     """One :class:`Totals` per group of a :class:`Membership`, fed block by block."""
 
-    def __init__(self, membership: Membership) -> None:
+    def __init__(self, membership: Membership, truth_users: np.ndarray | None = None) -> None:
         self.membership = membership
+        #: the group code of each truth user (looked up once: a block reads its users' codes
+        #: by their truth rows)
+        self.truth_codes = self._lookup(truth_users) if truth_users is not None else None
         self.totals = [Totals() for _ in membership.labels]
         self.missing = [0] * membership.n_groups
         self.seen = [False] * membership.n_groups
 
-    def codes_of(self, user_ids: np.ndarray) -> np.ndarray:
-        """The group code of each user (-1: no group)."""
+    def _lookup(self, user_ids: np.ndarray) -> np.ndarray:
         m = self.membership
         found = lookup(np.asarray(user_ids), m.users) if len(user_ids) else \
             np.zeros(0, dtype=np.int64)
         return np.where(found >= 0, m.codes[np.maximum(found, 0)], -1).astype(np.int64)
 
+    def codes_of(self, user_ids: np.ndarray, truth_index: np.ndarray | None = None
+                 ) -> np.ndarray:
+        """The group code of each user (-1: no group); ``truth_index``: each user's truth row
+        (-1: a run-only user), when known."""
+        if self.truth_codes is None or truth_index is None \
+                or len(truth_index) != len(user_ids):
+            return self._lookup(user_ids)
+        codes = self.truth_codes[np.maximum(truth_index, 0)] if len(truth_index) else \
+            np.zeros(0, dtype=np.int64)
+        extra = truth_index < 0
+        if extra.any():
+            codes = codes.copy()
+            codes[extra] = self._lookup(np.asarray(user_ids)[extra])
+        return codes
+
     def add(self, packed: Packed, block: BlockValues, plan: Plan, context: Context,
             whole: bool) -> None:
         """Add one packed block measured as ``block``: each group's users, measured alone."""
-        codes = self.codes_of(packed.user_ids)
-        present = set(np.unique(codes[codes >= 0]).tolist())
+        codes = self.codes_of(packed.user_ids, packed.truth_index)
+        # every metric a kernel metric averaged over users: the group's states from the
+        # block's values and statuses alone (no list is measured again)
+        direct = not plan.plugin_specs and block.status is not None and \
+            not plan.requests(packed.max_rel).micro_column
+        order = np.argsort(codes, kind="stable")
+        bounds = np.searchsorted(codes[order], np.arange(self.membership.n_groups + 1))
         for g in range(self.membership.n_groups):
-            if g not in present and self.seen[g]:
+            rows = order[bounds[g]:bounds[g + 1]]
+            if not len(rows) and self.seen[g]:
                 continue
             # a group's first block is measured even without its users: a group with no
             # evaluated user has the values of an evaluation without users (coverage 0)
             self.seen[g] = True
-            rows = np.flatnonzero(codes == g)
-            sub = take_users(packed, rows, block.kernel_out)
-            values = evaluate_packed(sub, plan, context)
+            rows = np.sort(rows)
+            if direct:
+                assert block.status is not None
+                sub: Any = _Users(packed, rows)
+                values = BlockValues(block.values[rows], column_metric_states(
+                    block.values[rows], block.status[rows]))
+            else:
+                sub = take_users(packed, rows, block.kernel_out)
+                values = evaluate_packed(sub, plan, context)
             self.totals[g].add(sub, values, missing_from_run=whole)
             self.missing[g] += int(sub.counts["missing_from_run"])
 
     def copy(self) -> GroupTotals:
         out = GroupTotals(self.membership)
+        out.truth_codes = self.truth_codes
         out.totals = [Totals().merge(t) for t in self.totals]
         out.missing = list(self.missing)
         out.seen = list(self.seen)
@@ -99,6 +129,16 @@ class GroupTotals:
                           for label, t in zip(self.membership.labels, self.totals, strict=True)},
                 "ungrouped": int(np.count_nonzero(codes < 0)),
                 "listed_not_evaluated": int(listed - np.count_nonzero(codes >= 0))}
+
+
+class _Users:
+    """What :meth:`Totals.add` reads of a block, for some of its users."""
+
+    def __init__(self, packed: Packed, rows: np.ndarray) -> None:
+        self.user_ids = packed.user_ids[rows]
+        self.in_truth = packed.in_truth[rows]
+        self.in_run = packed.in_run[rows]
+        self.counts = {"missing_from_run": int(np.count_nonzero(self.in_truth & ~self.in_run))}
 
 
 def group_labels(group_totals: GroupTotals, user_ids: np.ndarray) -> np.ndarray:

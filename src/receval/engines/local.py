@@ -36,6 +36,7 @@ class BlockValues:
     info: dict[str, Any] = field(default_factory=dict)
     pooled: dict[int, Any] = field(default_factory=dict)  # spec column -> mergeable pooled state
     kernel_out: np.ndarray | None = None    # the kernel's (users x requests) output
+    status: np.ndarray | None = None        # int8 users x specs: each value's aggregator status
 
 
 def run_kernel(packed: Packed, arrays: dict[str, np.ndarray]) -> np.ndarray:
@@ -61,7 +62,8 @@ def evaluate_packed(packed: Packed, plan: Plan, context: Context,
         kernel_out = np.zeros((n_users, len(requests.items)))
     values = np.empty((n_users, len(plan.specs)), dtype=np.float64) if out is None else out
     states: list[MetricState | None] = [None] * len(plan.specs)
-    block = BlockValues(values, [], {}, set(), {}, kernel_out=kernel_out)
+    block = BlockValues(values, [], {}, set(), {}, kernel_out=kernel_out,
+                        status=np.empty((n_users, len(plan.specs)), dtype=np.int8))
     kernel = [j for j, s in enumerate(plan.specs) if s.definition.kernel is not None]
     if kernel:
         _kernel_columns(kernel_out, requests, plan, packed, kernel, block, states)
@@ -109,14 +111,24 @@ def _kernel_columns(out: np.ndarray, requests: Any, plan: Plan, packed: Packed,
         )
     if vals is not block.values:
         block.values[:, cols] = vals
-    n, skipped, nan, nonfinite, totals, squares = column_states(vals, status)
+    if block.status is not None:
+        block.status[:, cols] = status
+    kept = column_metric_states(vals, status)
     for k, (j, s) in enumerate(zip(cols, specs, strict=True)):
-        states[j] = MetricState(n=int(n[k]), skipped=int(skipped[k]), nan=int(nan[k]),
-                                total=totals[k], squares=squares[k],
-                                nonfinite=float(nonfinite[k]))
+        states[j] = kept[k]
         if s in requests.micro_column:
             c = requests.micro_column[s]
             states[j] = MetricState.of(vals[:, k], status[:, k], out[:, c], out[:, c + 1])
+
+
+def column_metric_states(vals: np.ndarray, status: np.ndarray) -> list[MetricState]:
+    """The summary state of each column of a (users x metrics) block of values and their
+    aggregator statuses (one compiled pass: :func:`receval.kernels.column_states`)."""
+    n, skipped, nan, nonfinite, totals, squares = column_states(
+        np.ascontiguousarray(vals), np.ascontiguousarray(status))
+    return [MetricState(n=int(n[k]), skipped=int(skipped[k]), nan=int(nan[k]),
+                        total=totals[k], squares=squares[k], nonfinite=float(nonfinite[k]))
+            for k in range(vals.shape[1])]
 
 
 def _plugin_column(s: Any, j: int, packed: Packed, context: Context,
@@ -142,5 +154,7 @@ def _plugin_column(s: Any, j: int, packed: Packed, context: Context,
     if mv.info:
         block.info[s.key] = mv.info
     block.values[:, j] = col
+    if block.status is not None:
+        block.status[:, j] = status
     return MetricState.of(col if mv.per_user is not None else np.zeros(n_users), status,
                           mv.num, mv.den)

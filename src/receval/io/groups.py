@@ -121,11 +121,10 @@ def read_groups(groups: Any, *, user_col: str | None = None,
             if c not in names or c == ucol:
                 raise InputError(f"group_col={c!r}: {role} has no such group column; its "
                                  f"columns are {names} ({what} column {ucol!r}).")
-    users = np.asarray(_id_column(frame, kind, ucol, role), dtype=object)
-    parts = []
-    for c in cols:
-        col = frame.column(c).to_pylist() if kind == "arrow" else frame[c]
-        parts.append(_objects(list(col)))
+    users = _id_column(frame, kind, ucol, role)
+    if kind == "arrow":
+        users = users.to_pandas() if hasattr(users, "to_pandas") else np.asarray(users)
+    parts = [frame.column(c).to_pandas() if kind == "arrow" else frame[c] for c in cols]
     return _from_pairs(users, parts, tuple(cols), role)
 
 
@@ -141,49 +140,73 @@ def _objects(values: list) -> np.ndarray:
     return arr
 
 
-def _missing(v: Any) -> bool:
-    return v is None or (isinstance(v, (float, np.floating)) and v != v) or \
-        type(v).__name__ in ("NAType", "NaTType")
-
-
-def _from_pairs(users: np.ndarray, parts: list[np.ndarray],
-                columns: tuple[str, ...], role: str = "groups") -> Membership:
-    """One label per distinct user from (user, label parts) rows: missing labels and users
-    with two labels refused."""
-    for j, part in enumerate(parts):
-        bad = [i for i, v in enumerate(part.tolist()) if _missing(v)]
-        if bad:
-            where = f"column {columns[j]!r}" if j < len(columns) else "the labels"
-            raise InputError(
-                f"{role}: {where} has {len(bad)} missing label(s) (first: id "
-                f"{plain(users[bad[0]])}); give every listed id a group, or leave it out (ids "
-                "without a group are counted, as ungrouped).")
-    bad_ids = [i for i, u in enumerate(users.tolist()) if _missing(u)]
-    if bad_ids:
-        raise InputError(f"{role}: {len(bad_ids)} missing id(s); drop those rows.")
-    text = [str(v) for v in parts[0].tolist()] if len(parts) == 1 else \
-        [JOIN.join(str(v) for v in row) for row in zip(*(p.tolist() for p in parts), strict=True)]
+def _from_pairs(users: Any, parts: list[Any], columns: tuple[str, ...],
+                role: str = "groups") -> Membership:
+    """One label per distinct id from (id, label parts) rows, without a pass in Python over
+    the rows: missing labels and ids with two labels refused."""
     pd = pandas()
-    user_codes, distinct = pd.factorize(pd.Series(users, dtype=object))
-    label_codes, labels = pd.factorize(pd.Series(text, dtype=object))
+    ids = pd.Series(np.asarray(users)) if not isinstance(users, pd.Series) else users
+    ids = ids.reset_index(drop=True)
+    bad = ids.isna().to_numpy()
+    if bad.any():
+        raise InputError(f"{role}: {int(bad.sum())} missing id(s); drop those rows.")
+    combined: np.ndarray | None = None
+    uniques: list[np.ndarray] = []
+    col_codes: list[np.ndarray] = []
+    for j, part in enumerate(parts):
+        col = part if isinstance(part, pd.Series) else pd.Series(part)
+        col = col.reset_index(drop=True)
+        missing = col.isna().to_numpy()
+        if missing.any():
+            where = f"column {columns[j]!r}" if j < len(columns) else "the labels"
+            first = int(np.flatnonzero(missing)[0])
+            raise InputError(
+                f"{role}: {where} has {int(missing.sum())} missing label(s) (first: id "
+                f"{plain(ids.iloc[first])}); give every listed id a group, or leave it out (ids "
+                "without a group are counted, as ungrouped).")
+        codes_j, uniq_j = pd.factorize(col)
+        uniques.append(np.asarray(uniq_j, dtype=object))
+        col_codes.append(codes_j)
+        combined = codes_j.astype(np.int64) if combined is None else \
+            pd.factorize(combined * len(uniq_j) + codes_j)[0].astype(np.int64)
+    assert combined is not None
+    label_codes, first_rows = np.unique(combined, return_index=True)
+    # a label's text: each column's value at the label's first row, as text; labels in
+    # first-seen order
+    order = np.argsort(first_rows, kind="stable")
+    remap = np.empty(len(label_codes), dtype=np.int64)
+    remap[order] = np.arange(len(order))
+    per_row = remap[np.searchsorted(label_codes, combined)]
+    texts = []
+    for row in first_rows[order].tolist():
+        values = [str(u[c[row]]) for u, c in zip(uniques, col_codes, strict=True)]
+        texts.append(JOIN.join(values))
+    # several spellings of one value (1 and "1") are one label
+    text_codes, labels = pd.factorize(pd.Series(texts, dtype=object))
+    per_row = text_codes[per_row].astype(np.int64)
+    user_codes, distinct = pd.factorize(ids)
     codes = np.full(len(distinct), -1, dtype=np.int64)
-    first = np.full(len(distinct), -1, dtype=np.int64)
-    order = np.arange(len(users))
-    first[user_codes[::-1]] = order[::-1]
-    codes[user_codes] = label_codes  # the last row wins here; conflicts are refused below
-    conflict = codes[user_codes] != label_codes
+    codes[user_codes] = per_row  # the last row of an id wins here; conflicts refused below
+    conflict = codes[user_codes] != per_row
     if conflict.any():
         i = int(np.flatnonzero(conflict)[0])
         u = int(user_codes[i])
         raise InputError(
-            f"{role}: {plain(distinct[u])} is listed in two groups "
-            f"({labels[label_codes[first[u]]]!r} and {labels[label_codes[i]]!r}); each id "
-            "belongs to one group (several columns give their intersections: group_col=[...]).")
-    ids = np.asarray(distinct, dtype=object)
-    if len(ids) and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-                        for v in ids.tolist()):
+            f"{role}: {plain(distinct[u])} is listed in two groups ({labels[per_row[i]]!r} "
+            f"and {labels[codes[u]]!r}); each id belongs to one group (several columns give "
+            "their intersections: group_col=[...]).")
+    return Membership(_typed(np.asarray(distinct)), codes, tuple(str(x) for x in labels),
+                      columns)
+
+
+def _typed(ids: np.ndarray) -> np.ndarray:
+    """Integer ids as int64 (uint64 beyond it), other ids as they are."""
+    if ids.dtype.kind in "iu" or not len(ids):
+        return ids
+    pd = pandas()
+    if ids.dtype == object and pd.api.types.infer_dtype(ids, skipna=False) == "integer":
         try:
-            ids = ids.astype(np.int64)
+            return ids.astype(np.int64)
         except OverflowError:
-            ids = ids.astype(np.uint64)
-    return Membership(ids, codes, tuple(str(x) for x in labels), columns)
+            return ids.astype(np.uint64)
+    return ids
