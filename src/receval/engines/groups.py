@@ -20,10 +20,12 @@ from typing import Any
 import numpy as np
 
 from ..io.groups import Membership
+from ..kernels import column_states
 from ..pack import Packed
 from ..pack.subsets import take_users
 from ..pack.vocab import lookup
-from .local import BlockValues, column_metric_states, evaluate_packed
+from .aggregate import MetricState
+from .local import BlockValues, evaluate_packed
 from .plan import Plan
 from .plugins import Context
 from .totals import Totals, summary_rows
@@ -70,30 +72,47 @@ class GroupTotals:
             whole: bool) -> None:
         """Add one packed block measured as ``block``: each group's users, measured alone."""
         codes = self.codes_of(packed.user_ids, packed.truth_index)
-        # every metric a kernel metric averaged over users: the group's states from the
-        # block's values and statuses alone (no list is measured again)
-        direct = not plan.plugin_specs and block.status is not None and \
-            not plan.requests(packed.max_rel).micro_column
+        n_groups = self.membership.n_groups
+        if not plan.plugin_specs and block.status is not None and \
+                not plan.requests(packed.max_rel).micro_column:
+            self._add_direct(packed, block, codes)
+            return
         order = np.argsort(codes, kind="stable")
-        bounds = np.searchsorted(codes[order], np.arange(self.membership.n_groups + 1))
-        for g in range(self.membership.n_groups):
-            rows = order[bounds[g]:bounds[g + 1]]
+        bounds = np.searchsorted(codes[order], np.arange(n_groups + 1))
+        for g in range(n_groups):
+            rows = np.sort(order[bounds[g]:bounds[g + 1]])
             if not len(rows) and self.seen[g]:
                 continue
             # a group's first block is measured even without its users: a group with no
             # evaluated user has the values of an evaluation without users (coverage 0)
             self.seen[g] = True
-            rows = np.sort(rows)
-            if direct:
-                assert block.status is not None
-                sub: Any = _Users(packed, rows)
-                values = BlockValues(block.values[rows], column_metric_states(
-                    block.values[rows], block.status[rows]))
-            else:
-                sub = take_users(packed, rows, block.kernel_out)
-                values = evaluate_packed(sub, plan, context)
+            sub = take_users(packed, rows, block.kernel_out)
+            values = evaluate_packed(sub, plan, context)
             self.totals[g].add(sub, values, missing_from_run=whole)
             self.missing[g] += int(sub.counts["missing_from_run"])
+
+    def _add_direct(self, packed: Packed, block: BlockValues, codes: np.ndarray) -> None:
+        """Every metric a kernel metric averaged over users: each group's states from the
+        block's values and statuses, in one compiled pass (no list is measured again)."""
+        n_groups = self.membership.n_groups
+        assert block.status is not None
+        n, skipped, nan, nonfinite, totals, squares = column_states(
+            block.values, block.status, codes, n_groups)
+        inside = codes >= 0
+        count = np.bincount(codes[inside], minlength=n_groups)
+        both = np.bincount(codes[inside & packed.in_run & packed.in_truth], minlength=n_groups)
+        truth = np.bincount(codes[inside & packed.in_truth], minlength=n_groups)
+        listless = np.bincount(codes[inside & packed.in_truth & ~packed.in_run],
+                               minlength=n_groups)
+        for g in range(n_groups):
+            states = [MetricState(n=int(n[g, j]), skipped=int(skipped[g, j]),
+                                  nan=int(nan[g, j]), total=totals[g][j], squares=squares[g][j],
+                                  nonfinite=float(nonfinite[g, j]))
+                      for j in range(block.values.shape[1])]
+            self.totals[g].add_values(BlockValues(block.values[:0], states), users=count[g],
+                                      run_users_in_truth=both[g], truth_users_evaluated=truth[g])
+            self.missing[g] += int(listless[g])
+            self.seen[g] = True
 
     def copy(self) -> GroupTotals:
         out = GroupTotals(self.membership)
@@ -129,16 +148,6 @@ class GroupTotals:
                           for label, t in zip(self.membership.labels, self.totals, strict=True)},
                 "ungrouped": int(np.count_nonzero(codes < 0)),
                 "listed_not_evaluated": int(listed - np.count_nonzero(codes >= 0))}
-
-
-class _Users:
-    """What :meth:`Totals.add` reads of a block, for some of its users."""
-
-    def __init__(self, packed: Packed, rows: np.ndarray) -> None:
-        self.user_ids = packed.user_ids[rows]
-        self.in_truth = packed.in_truth[rows]
-        self.in_run = packed.in_run[rows]
-        self.counts = {"missing_from_run": int(np.count_nonzero(self.in_truth & ~self.in_run))}
 
 
 def group_labels(group_totals: GroupTotals, user_ids: np.ndarray) -> np.ndarray:

@@ -89,16 +89,25 @@ class Totals:
         executor."""
         for name in SUMMED_COUNTS:
             self.counts[name] += int(packed.counts.get(name, 0))
-        self.counts["run_users_in_truth"] += int(np.sum(packed.in_run & packed.in_truth))
-        self.counts["truth_users_evaluated"] += int(np.count_nonzero(packed.in_truth))
         if missing_from_run:
             self.counts["missing_from_run"] += int(packed.counts.get("missing_from_run", 0))
+        self.add_values(block, users=len(packed.user_ids),
+                        run_users_in_truth=int(np.sum(packed.in_run & packed.in_truth)),
+                        truth_users_evaluated=int(np.count_nonzero(packed.in_truth)))
+
+    def add_values(self, block: Any, *, users: int, run_users_in_truth: int,
+                   truth_users_evaluated: int) -> None:
+        """Add the values of ``users`` evaluated users (:class:`BlockValues`), of which
+        ``run_users_in_truth`` have run and truth rows and ``truth_users_evaluated`` truth
+        rows (:meth:`add` without the row counts of a packed block)."""
+        self.counts["run_users_in_truth"] += int(run_users_in_truth)
+        self.counts["truth_users_evaluated"] += int(truth_users_evaluated)
         self.states = _merge_states(self.states, block.states)
         self.overrides.update(block.overrides)
         self.pooled = _merge_pooled(self.pooled, getattr(block, "pooled", {}))
         self.global_only |= set(block.global_only)
         self.info = merge_info([self.info, block.info])
-        self.n_users += len(packed.user_ids)
+        self.n_users += int(users)
 
     def add_truth(self, truth: Any) -> None:
         """Record the sizes of a packed truth (:class:`~receval.pack.TruthPack`)."""

@@ -210,7 +210,8 @@ cdef object _digit_partials(const long long* dig):
 DEF COLUMN_SLOTS = 2 * DIGITS + 8
 
 
-def column_states(const double[:, ::1] values, const signed char[:, ::1] status):
+def column_states(const double[:, ::1] values, const signed char[:, ::1] status,
+                  groups=None, Py_ssize_t n_groups=1):
     """Per column of a (users x metrics) block: what ``MetricState.of`` keeps of it.
 
     Status 0 enters the summary, 1 is skipped (counted), anything else is left out. Returns
@@ -219,27 +220,42 @@ def column_states(const double[:, ::1] values, const signed char[:, ::1] status)
     and the exact partials (as :func:`exact_partials`) of their finite values and of the exact
     squares of those values.
 
+    ``groups``: an int64 group code per row (0 .. ``n_groups`` - 1; a negative code leaves the
+    row out): the same, per group and column, in one pass over the rows, the arrays of shape
+    ``(n_groups, columns)`` and the partials lists of lists (group, then column).
+
     In parallel over ranges of rows: a thread adds each of its rows into one long accumulator
     per column (consecutive additions go to different accumulators, so they do not wait on
     each other); the threads' accumulators are then added digit by digit, which is exact. A
     column holding a value whose square could overflow or lose its error term to underflow, or
     whose digits leave the double range, is summed again by Shewchuk's expansions.
     """
-    cdef Py_ssize_t n = values.shape[0], m = values.shape[1], j, k, lo, hi, part
+    cdef Py_ssize_t n = values.shape[0], m = values.shape[1], j, k, lo, hi, part, g
     if status.shape[0] != n or status.shape[1] != m:
         raise ValueError("column_states: values and status must have the same shape")
+    cdef const long long[::1] codes
+    cdef const long long* cp = NULL
+    if groups is not None:
+        codes = np.ascontiguousarray(groups, dtype=np.int64)
+        if codes.shape[0] != n:
+            raise ValueError("column_states: one group code per row")
+        if n_groups < 1:
+            raise ValueError("column_states: n_groups >= 1")
+        if n:
+            cp = &codes[0]
+    cdef Py_ssize_t cols = m * n_groups
     cdef int nt = _threads(n * m), t
-    cdef Py_ssize_t width = COLUMN_SLOTS * (m if m > 0 else 1)
+    cdef Py_ssize_t width = COLUMN_SLOTS * (cols if cols > 0 else 1)
     cdef long long* acc = <long long*> receval_alloc(width * nt, sizeof(long long), 1)
     if acc == NULL:
-        raise _no_memory(f"the exact sums of {m:,} columns", width * sizeof(long long), nt)
+        raise _no_memory(f"the exact sums of {cols:,} columns", width * sizeof(long long), nt)
     cdef long long* c
     cdef long long* o
     cdef Py_ssize_t step = CARRY_EVERY // 2  # two additions per square
-    n_arr = np.zeros(m, dtype=np.int64)
-    skip_arr = np.zeros(m, dtype=np.int64)
-    nan_arr = np.zeros(m, dtype=np.int64)
-    inf_arr = np.zeros(m, dtype=np.float64)
+    n_arr = np.zeros(cols, dtype=np.int64)
+    skip_arr = np.zeros(cols, dtype=np.int64)
+    nan_arr = np.zeros(cols, dtype=np.int64)
+    inf_arr = np.zeros(cols, dtype=np.float64)
     totals = []
     squares = []
     try:
@@ -251,8 +267,8 @@ def column_states(const double[:, ::1] values, const signed char[:, ::1] status)
                 for t in prange(nt, num_threads=nt, schedule="static", chunksize=1):
                     _column_rows(values, status, lo + t * part,
                                  hi if lo + (t + 1) * part > hi else lo + (t + 1) * part,
-                                 acc + width * t)
-                for k in range(m * nt):
+                                 acc + width * t, cp, n_groups)
+                for k in range(cols * nt):
                     _long_carry(acc + COLUMN_SLOTS * k)
                     _long_carry(acc + COLUMN_SLOTS * k + DIGITS)
                 lo = hi
@@ -265,19 +281,23 @@ def column_states(const double[:, ::1] values, const signed char[:, ::1] status)
                         acc[k] = acc[k] | o[k]
                     else:
                         acc[k] += o[k]
-            for j in range(m):
+            for j in range(cols):
                 _long_carry(acc + COLUMN_SLOTS * j)
                 _long_carry(acc + COLUMN_SLOTS * j + DIGITS)
-        for j in range(m):
-            c = acc + COLUMN_SLOTS * j
-            n_arr[j] = c[2 * DIGITS]
-            skip_arr[j] = c[2 * DIGITS + 1]
-            nan_arr[j] = c[2 * DIGITS + 2]
-            inf_arr[j] = (<double*> c)[2 * DIGITS + 3]
+        for k in range(cols):
+            c = acc + COLUMN_SLOTS * k
+            n_arr[k] = c[2 * DIGITS]
+            skip_arr[k] = c[2 * DIGITS + 1]
+            nan_arr[k] = c[2 * DIGITS + 2]
+            inf_arr[k] = (<double*> c)[2 * DIGITS + 3]
             total = _digit_partials(c)
             square = None if c[2 * DIGITS + 4] else _digit_partials(c + DIGITS)
             if total is None or square is None:
-                x = np.asarray(values[:, j])[np.asarray(status[:, j]) == 0]
+                g, j = k // m, k % m
+                keep = np.asarray(status[:, j]) == 0
+                if groups is not None:
+                    keep &= np.asarray(codes) == g
+                x = np.asarray(values[:, j])[keep]
                 x = np.ascontiguousarray(np.where(np.isinf(x), np.nan, x))
                 total = _shewchuk_partials(x) if total is None else total
                 square = _shewchuk_partials(x, 1) if square is None else square
@@ -285,19 +305,32 @@ def column_states(const double[:, ::1] values, const signed char[:, ::1] status)
             squares.append(square)
     finally:
         free(acc)
-    return n_arr, skip_arr, nan_arr, inf_arr, totals, squares
+    if groups is None:
+        return n_arr, skip_arr, nan_arr, inf_arr, totals, squares
+    return (n_arr.reshape(n_groups, m), skip_arr.reshape(n_groups, m),
+            nan_arr.reshape(n_groups, m), inf_arr.reshape(n_groups, m),
+            [totals[g * m:(g + 1) * m] for g in range(n_groups)],
+            [squares[g * m:(g + 1) * m] for g in range(n_groups)])
 
 
 cdef void _column_rows(const double[:, ::1] values, const signed char[:, ::1] status,
-                       Py_ssize_t lo, Py_ssize_t hi, long long* acc) noexcept nogil:
-    """Rows ``lo:hi`` into one accumulator per column (``COLUMN_SLOTS`` apart from ``acc``)."""
+                       Py_ssize_t lo, Py_ssize_t hi, long long* acc,
+                       const long long* groups, Py_ssize_t n_groups) noexcept nogil:
+    """Rows ``lo:hi`` into one accumulator per column (``COLUMN_SLOTS`` apart from ``acc``);
+    with ``groups``, into its group's accumulators (a row of a negative code is left out)."""
     cdef Py_ssize_t m = values.shape[1], i, j
     cdef long long* c
+    cdef long long* base
     cdef double v, av
     cdef signed char st
     for i in range(lo, hi):
+        base = acc
+        if groups != NULL:
+            if groups[i] < 0 or groups[i] >= n_groups:
+                continue
+            base = acc + COLUMN_SLOTS * m * groups[i]
         for j in range(m):
-            c = acc + COLUMN_SLOTS * j
+            c = base + COLUMN_SLOTS * j
             st = status[i, j]
             if st != 0:
                 if st == 1:
