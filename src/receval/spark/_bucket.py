@@ -68,6 +68,7 @@ class BucketConfig:
     item_features: Any = None
     catalog: Any = None
     options: dict[str, Any] = field(default_factory=dict)
+    groups: Any = None               # a receval.io.groups.Membership (groups=), or None
 
 
 def _evaluator(cfg: BucketConfig, truth: Any) -> Any:
@@ -102,6 +103,7 @@ class Partial(NamedTuple):
 
     totals: Totals
     catalogue: dict[str, Any] | None
+    groups: Any = None  # the bucket's receval.engines.groups.GroupTotals (groups=)
 
 
 def evaluate_bucket(cfg: BucketConfig, run: Any, truth: Any) -> tuple[Any, Any, Partial]:
@@ -124,7 +126,13 @@ def evaluate_bucket(cfg: BucketConfig, run: Any, truth: Any) -> tuple[Any, Any, 
     totals.run_only = int(len(packed.run_only))
     catalogue = catalogue_partial(ev, packed, sorted(block.global_only)) \
         if block.global_only else None
-    partial = Partial(totals, catalogue)
+    groups = None
+    if cfg.groups is not None:
+        from ..engines.groups import GroupTotals
+
+        groups = GroupTotals(cfg.groups, ev.truth.users)
+        groups.add(packed, block, ev.plan, ev.context, True)
+    partial = Partial(totals, catalogue, groups)
     return packed, block, partial
 
 

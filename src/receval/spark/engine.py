@@ -33,6 +33,7 @@ from ..engines.setup import COMMON_KEYWORDS, evaluation_setup
 from ..engines.totals import Totals, build_result, relevance_info
 from ..errors import InputError, MetricError, PolicyError, RecevalError, plain
 from ..io.frames import ITEM_NAMES, RANK_NAMES, REL_NAMES, SCORE_NAMES, USER_NAMES, _find
+from ..io.groups import read_groups
 from ..results import EvalResult
 from . import _bucket as B
 from .mllib import PRESET as MLLIB_PRESET
@@ -182,13 +183,21 @@ class Evaluator:
                  nan_scores: str | None = None, negative_rel: str | None = None,
                  nan_rel: str | None = None, unjudged: str | None = None, train: Any = None,
                  item_features: Any = None, catalog: Any = None, **options: Any) -> None:
-        if options.get("groups") is not None or options.get("group_col") is not None:
-            raise PolicyError(
-                "groups= is evaluated by the local engine only (rv.evaluate on pandas / polars / "
-                "pyarrow data, rv.evaluate_blocks for runs larger than memory); the Spark engine "
-                "does not split its results by group yet.")
-        options.pop("groups", None)
-        options.pop("group_col", None)
+        groups, group_col = options.pop("groups", None), options.pop("group_col", None)
+        if group_col is not None and groups is None:
+            raise InputError("group_col= names the group column(s) of groups=; give groups= "
+                             "too.")
+        for key in ("per_item", "item_groups", "weights", "weight_col", "slices"):
+            if options.get(key) not in (None, False):
+                raise PolicyError(
+                    f"{key}= is evaluated by the local engine only (rv.evaluate on pandas / "
+                    "polars / pyarrow data, rv.evaluate_blocks for runs larger than memory).")
+            options.pop(key, None)
+        #: the user groups (groups=): a Membership read on the driver, shipped to the tasks
+        self.groups = None if groups is None else read_groups(
+            groups.toPandas() if type(groups).__name__ == "DataFrame"
+            and type(groups).__module__.startswith("pyspark") else groups,
+            group_col=group_col)
         if strategy not in STRATEGIES:
             raise PolicyError(f"strategy={strategy!r}: use one of {list(STRATEGIES)}.")
         if strategy == "lists" and buckets is not None:
@@ -463,7 +472,7 @@ class Evaluator:
             item_kind="str" if self.item_kind == "str" else "int", out_schema=schema,
             emit_users=per_user is not None, train=self.context.train,
             item_features=self.context.item_features, catalog=self.context.catalog,
-            options=dict(self.context.options))
+            options=dict(self.context.options), groups=self.groups)
 
         strategy = self._strategy(runp)
         if strategy == "lists":
@@ -557,9 +566,40 @@ class Evaluator:
                     totals.info.pop(specs[j].key, None)
         columns = {"user": self.columns["user"], "item": self.columns["item"],
                    "relevance": self.columns.get("relevance")}
-        return build_result(self.plan, self.policies, totals, user_ids, values,
-                            relevance=relevance_info(columns, self.max_rel, self.plan),
-                            name=name, t0=t0, provenance=provenance)
+        res = build_result(self.plan, self.policies, totals, user_ids, values,
+                           relevance=relevance_info(columns, self.max_rel, self.plan),
+                           name=name, t0=t0, provenance=provenance)
+        if self.groups is not None:
+            _add_groups(res, [p.groups for p in partials], self.plan, user_ids,
+                        collected=len(user_ids) == res.counts["evaluated"]
+                        + res.counts["skipped_no_relevant"])
+        return res
+
+
+def _add_groups(res: EvalResult, parts: list[Any], plan: Any, user_ids: np.ndarray,
+                collected: bool) -> None:
+    """The buckets' group totals merged into the result's ``group_stats`` (the local engine's
+    rows; a metric whose group value is catalogue-wide cannot merge over buckets and is
+    refused), with ``group_of`` and ``info["groups"]`` when the per-user rows were collected."""
+    from ..engines.groups import group_labels
+
+    merged = parts[0].copy()
+    for part in parts[1:]:
+        merged.merge(part)
+    bad = sorted({plan.specs[j].key for t in merged.totals for j in t.overrides})
+    if bad:
+        raise InputError(
+            f"{bad}: with groups=, these metrics' value per group is catalogue-wide, which the "
+            "Spark engine's buckets cannot merge; evaluate them by group with the local engine.")
+    res.group_stats = merged.rows(plan)
+    if collected:
+        res.group_of = group_labels(merged, user_ids)
+        res.info["groups"] = merged.info(user_ids)
+    else:
+        res.info["groups"] = {**merged.membership.describe(),
+                              "sizes": {label: int(t.n_users) for label, t in
+                                        zip(merged.membership.labels, merged.totals,
+                                            strict=True)}}
 
 
 def _user_lists(F: Any, frame: Any, side: str, cols: list[str], count: str) -> Any:
