@@ -96,3 +96,13 @@ def test_metrics_without_a_mean_over_users_are_not_weighted():
 def test_zero_total_weight_is_nan():
     res = rv.evaluate({1: {"a": 1.0}}, {1: {"a": 1}}, ["mrr"], weights={1: 0.0})
     assert math.isnan(res["mrr"])
+
+
+def test_weighted_results_are_not_compared_unweighted():
+    from receval.errors import PolicyError
+
+    run, truth = {1: {"a": 1.0}, 2: {"a": 1.0}}, {1: {"a": 1}, 2: {"b": 1}}
+    a = rv.evaluate(run, truth, ["mrr"], weights={1: 1.0, 2: 2.0}, name="a")
+    b = rv.evaluate(run, truth, ["mrr"], weights={1: 1.0, 2: 2.0}, name="b")
+    with pytest.raises(PolicyError, match="weights="):
+        rv.compare({"a": a, "b": b})

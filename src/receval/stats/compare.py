@@ -182,6 +182,12 @@ def compare(results: Mapping[str, Any] | Sequence[Any], *, baseline: str | None 
     (catalogue metrics) are summarised but not tested.
     """
     named = _named(results)
+    weighted = [n for n, r in named.items() if "weights" in getattr(r, "info", {})]
+    if weighted:
+        raise PolicyError(
+            f"{weighted} were evaluated with weights=: the paired tests here are unweighted, and "
+            "would test other means than the results report; compare results evaluated "
+            "without weights=.")
     if by is None and (group_col is not None or user_col is not None):
         raise PolicyError("group_col= and user_col= name the columns of by= (the groups); "
                           "give by= as well, or leave them out.")
