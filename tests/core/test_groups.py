@@ -257,3 +257,12 @@ def test_groups_survive_json():
     assert back.by_group.equals(res.by_group)
     assert back.group_of.tolist() == res.group_of.tolist()
     assert back.gap("mrr") == res.gap("mrr")
+
+
+def test_distributions_frame_has_a_row_per_metric():
+    res = _two_groups()
+    frame = res.distributions(quantiles=(0.5,))
+    assert list(frame.index) == res.metrics
+    assert frame.loc["mrr", "share_zero"] == res.distribution("mrr")["share_zero"]
+    assert frame.loc["mrr", "q0.5"] == float(np.quantile(res.user_values("mrr"), 0.5))
+    assert math.isnan(frame.loc["coverage@2", "gini"])  # no per-user values

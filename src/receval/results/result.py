@@ -145,6 +145,8 @@ class EvalResult:
 
     @property
     def stats_frame(self) -> pd.DataFrame:
+        """The summary of each metric (``mean, std, se, n, skipped``), indexed by metric; the
+        distribution of the per-user values is :meth:`distributions`."""
         return pandas().DataFrame(self.stats).set_index("metric")
 
     def confidence_intervals(self, level: float = 0.95, method: str = "t", *,
@@ -256,6 +258,21 @@ class EvalResult:
         from .groups import distribution
 
         return distribution(self, metric, quantiles)
+
+    def distributions(self, quantiles: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
+                      ) -> pd.DataFrame:
+        """:meth:`distribution` of every metric as a frame, one row per metric: ``n``, each
+        quantile (``q0.5``, ...), ``share_zero`` and ``gini`` of the per-user values (NaN for a
+        catalogue-wide metric, which has none)."""
+        from .groups import distribution
+
+        rows = []
+        for key in self.metrics:
+            d = distribution(self, key, quantiles)
+            rows.append({"metric": key, "n": d["n"],
+                         **{f"q{q:g}": v for q, v in d["quantiles"].items()},
+                         "share_zero": d["share_zero"], "gini": d["gini"]})
+        return pandas().DataFrame(rows).set_index("metric")
 
     # ---- display ------------------------------------------------------------------------
     def table(self, digits: int = 4) -> str:
