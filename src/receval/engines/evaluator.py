@@ -169,6 +169,8 @@ class Evaluator:
             self.plan.keep_lists = True  # the item at each position
         self.item_groups = None if item_groups is None else \
             read_groups(item_groups, what="item")
+        if self.item_groups is not None:  # metrics per item group read it from the context
+            self.context.options["item_groups"] = self.item_groups
         if weight_col is not None and weights is None:
             raise InputError("weight_col= names the weight column of weights=; give weights= "
                              "too.")

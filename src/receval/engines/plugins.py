@@ -53,6 +53,9 @@ OPTION_NAMES: dict[str, str] = {
                        "diversity and coverage metrics",
     "propensities": "{item: propensity in (0, 1]} for psp / psndcg / ips_hit_rate (else they "
                     "are estimated from train=)",
+    "item_groups": "{item: group} (a Series, or a table with an item column and group_col) "
+                   "for the metrics per item group (exposure, provider fairness); read once "
+                   "as a receval.io.groups.Membership",
     "sample_weights": "weights of the run's scored (user, item) pairs (a table with user, item "
                       "and weight columns, or {(user, item): w}) for normalized_entropy, "
                       "calibration_ratio, ece and brier_score",

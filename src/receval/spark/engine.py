@@ -187,7 +187,10 @@ class Evaluator:
         if group_col is not None and groups is None:
             raise InputError("group_col= names the group column(s) of groups=; give groups= "
                              "too.")
-        for key in ("per_item", "item_groups", "weights", "weight_col", "slices"):
+        item_groups = options.pop("item_groups", None)
+        if item_groups is not None:  # for the metrics per item group (context.options)
+            options["item_groups"] = read_groups(item_groups, what="item")
+        for key in ("per_item", "weights", "weight_col", "slices"):
             if options.get(key) not in (None, False):
                 raise PolicyError(
                     f"{key}= is evaluated by the local engine only (rv.evaluate on pandas / "
