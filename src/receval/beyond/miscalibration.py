@@ -1,0 +1,373 @@
+"""Calibration of the lists to the users' tastes, and popularity lift against the profile.
+
+**Miscalibration** (Steck, "Calibrated recommendations", RecSys 2018). Each item i has a
+distribution over its categories, ``p(c|i) = 1 / |C(i)|`` for each of its categories (Steck,
+Sec. 2). The profile distribution of user u is the mean over the user's distinct training items
+``H(u)`` (each weighted 1, as Steck's ``w_{u,i} = 1``)::
+
+    p(c|u) = sum_{i in H(u)} p(c|i) / |H_c(u)|
+
+and the list distribution of the top-k list ``R(u)`` weights position r (1-based) by ``w_r``::
+
+    q(c|u) = sum_{r} w_r p(c|i_r) / sum_{r} w_r
+
+(``weight=none``: ``w_r = 1``; ``log``: ``1 / log2(r + 1)``; ``geometric``: ``patience^(r-1)``).
+Sums run over items with at least one category (``H_c``: the categorised profile items); items
+without categories are left out and counted. Steck's smoothing ``q~ = (1 - alpha) q + alpha p``
+(``alpha=0.01``, Steck Eq. 5) keeps the KL divergence finite. The per-user value is a distance
+between p and q~ (``distance=``):
+
+- ``kl`` (default): ``sum_c p(c) log(p(c) / q~(c))`` (Steck Eq. 4, natural logarithm, terms with
+  p(c) = 0 are 0);
+- ``js``: Jensen-Shannon ``(KL(p || m) + KL(q~ || m)) / 2``, ``m = (p + q~) / 2`` (natural log,
+  in [0, ln 2]);
+- ``hellinger``: ``sqrt(sum_c (sqrt p(c) - sqrt q~(c))^2) / sqrt 2`` (in [0, 1]).
+
+The smoothing applies to every distance (scikit_pierre computes q~ before any divergence:
+``scikit_pierre/metrics/evaluation.py``, ``mrmc``). 0 = perfectly calibrated.
+
+**MACE** (mean average calibration error; Silva, Manzato & Durão, "Exploiting personalized
+calibration and metrics for fairness recommendation", Expert Systems with Applications 181,
+2021, doi:10.1016/j.eswa.2021.115112; scikit_pierre ``mace``). For each prefix length n = 1..L of
+the list, the calibration error ``CE_n = (1/|C|) sum_{c in C} |p(c|u) - q_n(c|u)|`` (q_n: the
+list distribution of the top n, unsmoothed; C: every category of ``item_categories``), and the
+user's value ``ACE(u) = (1/L) sum_n CE_n``; MACE is the mean over users. Prefixes whose items have
+no category yet have no q_n and are left out of the user's mean (counted).
+
+**Popularity lift / Delta GAP** (Abdollahpouri, Mansoury, Burke & Mobasher, "The unfairness of
+popularity bias in recommendation", RMSE workshop at RecSys 2019; "The connection between
+popularity bias, calibration, and fairness in recommendation", RecSys 2020). With ``phi(i)`` the
+training popularity of i, ``GAP_p(u) = mean_{i in H(u)} phi(i)`` (the profile) and
+``GAP_r(u) = mean_{i in R(u)} phi(i)`` (the list); for a group g of users,
+``Delta GAP(g) = (GAP_r(g) - GAP_p(g)) / GAP_p(g)`` with ``GAP(g) = mean_{u in g} GAP(u)``.
+The per-user value is the user's lift ``(GAP_r(u) - GAP_p(u)) / GAP_p(u)``; the summary
+(``average=micro``, default) is ``sum_u (GAP_r(u) - GAP_p(u)) / sum_u GAP_p(u)``, which equals
+Delta GAP of the evaluated users exactly (the ``1/|g|`` of both means cancels), merged exactly
+over blocks as a ratio of sums. ``rv.evaluate(..., groups=...)`` gives that summary per user
+group: Delta GAP of each group. ``average=macro`` averages the users' lifts instead.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..engines.plugins import Context, MetricValues
+from ..errors import InputError, plain
+from ..metrics.spec import MetricSpec, Param, register
+from ..pack.packed import Packed
+from ._context import beyond_metric, key_with, per_vocab, popularity_of, top_k, train_of
+from ._lists import ranges, user_of_position
+from .categories import ItemCategories, _categories
+from .popularity import list_mean
+
+DISTANCES = ("kl", "js", "hellinger")
+WEIGHTS = ("none", "log", "geometric")
+
+
+def rank_weights(ranks: np.ndarray, weight: str, patience: float = 0.85) -> np.ndarray:
+    """Weight of 1-based ranks: none = 1, log = 1 / log2(r + 1), geometric = patience^(r-1).
+
+    >>> rank_weights(np.array([1, 2, 3]), "log").tolist()
+    [1.0, 0.6309297535714575, 0.5]
+    """
+    r = np.asarray(ranks, dtype=np.float64)
+    if weight == "none":
+        return np.ones(len(r))
+    if weight == "log":
+        return 1.0 / np.log2(r + 1.0)
+    if weight == "geometric":
+        return np.power(float(patience), r - 1.0)
+    raise InputError(f"weight={plain(weight)}: choose one of {list(WEIGHTS)}.")
+
+
+def category_mass(user: np.ndarray, rows: np.ndarray, weights: np.ndarray, cats: ItemCategories,
+                  n_users: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Unnormalised category distributions as sorted (user * |C| + category) keys.
+
+    ``rows``: category-table row of each entry (-1: unknown item); each entry adds
+    ``weight / |C(i)|`` to each of its categories. Returns ``(keys, mass, total)`` with ``total``
+    per user the summed weight of its entries that have a category.
+    """
+    ok = rows >= 0
+    user, rows, weights = user[ok], rows[ok], weights[ok]
+    lens = cats.indptr[rows + 1] - cats.indptr[rows]
+    has = lens > 0
+    total = np.bincount(user[has], weights=weights[has], minlength=n_users)
+    codes = cats.codes[ranges(cats.indptr[rows], lens)]
+    share = np.repeat(weights / np.maximum(lens, 1), lens)
+    key = np.repeat(user, lens) * max(cats.n_categories, 1) + codes
+    uniq, inv = np.unique(key, return_inverse=True)
+    mass = np.bincount(inv.ravel(), weights=share, minlength=len(uniq))
+    return uniq, mass, total
+
+
+def _on(keys: np.ndarray, src_keys: np.ndarray, src_vals: np.ndarray) -> np.ndarray:
+    """Values of ``src`` at ``keys`` (0 where absent); ``src_keys`` sorted and unique."""
+    if not len(src_keys):
+        return np.zeros(len(keys))
+    at = np.minimum(np.searchsorted(src_keys, keys), len(src_keys) - 1)
+    return np.where(src_keys[at] == keys, src_vals[at], 0.0)
+
+
+def _xlogy_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a log(a / b)`` with 0 where a = 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(a > 0, a * np.log(np.where(a > 0, a, 1.0) / np.where(b > 0, b, 1.0)), 0.0)
+
+
+def distance_terms(p: np.ndarray, q: np.ndarray, distance: str) -> np.ndarray:
+    """Per-category terms whose sum over categories is the distance (Hellinger: before the root)."""
+    if distance == "kl":
+        with np.errstate(divide="ignore"):
+            return np.where(p > 0, _xlogy_ratio(p, q) + np.where(q > 0, 0.0, np.inf), 0.0)
+    if distance == "js":
+        m = (p + q) / 2.0
+        return (_xlogy_ratio(p, m) + _xlogy_ratio(q, m)) / 2.0
+    if distance == "hellinger":
+        return (np.sqrt(p) - np.sqrt(q)) ** 2
+    raise InputError(f"distance={plain(distance)}: choose one of {list(DISTANCES)}.")
+
+
+def _profile_rows(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCategories
+                  ) -> tuple[np.ndarray, np.ndarray, dict]:
+    """(user of each profile entry, its category row) over the evaluated users' training items."""
+    tr = train_of(context, spec.key)
+    code = pd.Index(tr.users).get_indexer(pd.Index(packed.user_ids)) \
+        if len(tr.users) and len(packed.user_ids) else np.full(len(packed.user_ids), -1)
+    hl = np.where(code >= 0, np.diff(tr.indptr)[np.maximum(code, 0)] if tr.n_users else 0, 0)
+    starts = np.where(code >= 0, tr.indptr[:-1][np.maximum(code, 0)] if tr.n_users else 0, 0)
+    hist = tr.hist[ranges(starts, hl)]
+    cache_key = ("train_cat_rows", id(cats), id(tr))
+    rows_of = context.__dict__.setdefault("_beyond_cache", {}).get(cache_key)
+    if rows_of is None:
+        rows_of = cats.rows(tr.items)
+        context.__dict__["_beyond_cache"][cache_key] = rows_of
+    rows = rows_of[hist] if len(hist) else np.zeros(0, dtype=np.int64)
+    user = np.repeat(np.arange(len(hl), dtype=np.int64), hl)
+    missing = int((rows < 0).sum())
+    if missing and spec.get("missing") == "error":
+        ex = list(dict.fromkeys(tr.items[hist[rows < 0]][:50].tolist()))[:3]
+        raise InputError(
+            f"{spec.key}: {missing} training interaction(s) of evaluated users are with items "
+            f"absent from item_categories, e.g. {plain(ex)}. Add them (an empty list for an item "
+            f"without any), or use {plain(key_with(spec, missing='skip'))} to leave them out "
+            "of the profiles."
+        )
+    return user, rows, {"users_without_train": int((code < 0).sum()),
+                        "profile_items_without_categories": missing}
+
+
+def _list_rows(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCategories
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(indptr, category row, 1-based rank) of the top-k positions; count of unknown items."""
+    indptr, pos = top_k(packed, spec.k)
+    vocab_rows = per_vocab(context, packed, ("cat_rows", id(cats)),
+                           lambda: cats.rows(packed.item_vocab))
+    rows = vocab_rows[packed.items[pos]]
+    bad = rows < 0
+    if bad.any() and spec.get("missing") == "error":
+        ex = list(dict.fromkeys(packed.item_vocab[packed.items[pos[bad]]][:50].tolist()))[:3]
+        raise InputError(
+            f"{spec.key}: {int(bad.sum())} recommended position(s) hold items absent from "
+            f"item_categories, e.g. {plain(ex)}. Add them, or use "
+            f"{plain(key_with(spec, missing='skip'))} to leave them out of the lists' "
+            "distributions."
+        )
+    user = user_of_position(indptr)
+    rank = np.arange(len(pos), dtype=np.int64) - indptr[user] + 1
+    return indptr, rows, rank, int(bad.sum())
+
+
+def _profile(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCategories
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+    """Normalised profile distributions: sorted keys, p values, and whether each user has one."""
+    n = len(packed.user_ids)
+    user, rows, info = _profile_rows(context, packed, spec, cats)
+    keys, mass, total = category_mass(user, rows, np.ones(len(user)), cats, n)
+    width = max(cats.n_categories, 1)
+    p = mass / total[keys // width] if len(keys) else mass
+    return keys, p, total > 0, info
+
+
+def _miscalibration(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    cats = _categories(context, spec.key)
+    n = len(packed.user_ids)
+    width = max(cats.n_categories, 1)
+    pk, p, has_profile, info = _profile(context, packed, spec, cats)
+    indptr, rows, rank, unknown = _list_rows(context, packed, spec, cats)
+    w = rank_weights(rank, spec.get("weight"), float(spec.get("patience")))
+    qk, qmass, qtotal = category_mass(user_of_position(indptr), rows, w, cats, n)
+    q = qmass / qtotal[qk // width] if len(qk) else qmass
+    keys = np.union1d(pk, qk)
+    pv, qv = _on(keys, pk, p), _on(keys, qk, q)
+    alpha = float(spec.get("alpha"))
+    qs = (1.0 - alpha) * qv + alpha * pv
+    distance = spec.get("distance")
+    terms = distance_terms(pv, qs, distance)
+    values = np.bincount(keys // width, weights=terms, minlength=n) if len(keys) \
+        else np.zeros(n)
+    if distance == "hellinger":
+        values = np.sqrt(values) / np.sqrt(2.0)
+    lens = np.diff(indptr)
+    has_list = qtotal > 0
+    values = np.where(has_profile & has_list, values + 0.0, np.nan)
+    info.update({
+        "users_without_profile": int((~has_profile).sum()),
+        "empty_lists": int((lens == 0).sum()),
+        "lists_without_categories": int(((lens > 0) & ~has_list).sum()),
+        "listed_items_without_categories": unknown,
+        "undefined_users": int(np.isnan(values).sum()),
+    })
+    return MetricValues(values, info=info)
+
+
+def _mace(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    cats = _categories(context, spec.key)
+    n = len(packed.user_ids)
+    width = max(cats.n_categories, 1)
+    pk, p, has_profile, info = _profile(context, packed, spec, cats)
+    indptr, rows, rank, unknown = _list_rows(context, packed, spec, cats)
+    w = rank_weights(rank, spec.get("weight"), float(spec.get("patience")))
+    user = user_of_position(indptr)
+    # the (user, category) cells that can be non-zero: profile or list categories of the user
+    ok = rows >= 0
+    lens_c = np.where(ok, cats.indptr[np.maximum(rows, 0) + 1] - cats.indptr[np.maximum(rows, 0)],
+                      0)
+    pos_codes = cats.codes[ranges(np.where(ok, cats.indptr[np.maximum(rows, 0)], 0), lens_c)]
+    pos_of_code = np.repeat(np.arange(len(rows), dtype=np.int64), lens_c)
+    pos_keys = user[pos_of_code] * width + pos_codes
+    keys = np.union1d(pk, pos_keys)
+    cell_p = _on(keys, pk, p)
+    cell_user = keys // width
+    cell_of_pos = np.searchsorted(keys, pos_keys)
+    share = (w[pos_of_code] / np.maximum(lens_c[pos_of_code], 1))
+    acc = np.zeros(len(keys))          # category mass of the prefix, per cell
+    total = np.zeros(n)                # weight of the categorised prefix items, per user
+    err_sum = np.zeros(n)
+    err_n = np.zeros(n, dtype=np.int64)
+    lens = np.diff(indptr)
+    rank_of_code = rank[pos_of_code]
+    for r in range(1, int(lens.max(initial=0)) + 1):
+        at = rank == r
+        at_code = rank_of_code == r
+        np.add.at(acc, cell_of_pos[at_code], share[at_code])
+        has = at & (lens_c > 0)
+        np.add.at(total, user[has], w[has])
+        active = (lens >= r) & (total > 0)
+        q_cell = np.where(total[cell_user] > 0, acc / np.where(total[cell_user] > 0,
+                                                               total[cell_user], 1.0), 0.0)
+        diff = np.abs(cell_p - q_cell)
+        ce = np.bincount(cell_user, weights=diff, minlength=n)
+        err_sum = np.where(active, err_sum + ce / float(width), err_sum)
+        err_n = err_n + active
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(has_profile & (err_n > 0), err_sum / np.maximum(err_n, 1), np.nan)
+    info.update({
+        "users_without_profile": int((~has_profile).sum()),
+        "empty_lists": int((lens == 0).sum()),
+        "prefixes_without_categories": int((lens - np.minimum(err_n, lens))[has_profile].sum()),
+        "listed_items_without_categories": unknown,
+        "categories": cats.n_categories,
+        "undefined_users": int(np.isnan(values).sum()),
+    })
+    return MetricValues(values, info=info)
+
+
+def _popularity_lift(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    tr = train_of(context, spec.key)
+    pop_name = spec.get("pop")
+    n = len(packed.user_ids)
+    phi = popularity_of(context, packed, spec.key, pop_name).astype(np.float64)
+    indptr, pos = top_k(packed, spec.k)
+    gap_r = list_mean(indptr, phi[packed.items[pos]])
+    code = pd.Index(tr.users).get_indexer(pd.Index(packed.user_ids)) \
+        if len(tr.users) and n else np.full(n, -1)
+    hl = np.where(code >= 0, np.diff(tr.indptr)[np.maximum(code, 0)] if tr.n_users else 0, 0)
+    starts = np.where(code >= 0, tr.indptr[:-1][np.maximum(code, 0)] if tr.n_users else 0, 0)
+    hist = tr.hist[ranges(starts, hl)]
+    h_indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(hl, out=h_indptr[1:])
+    train_phi = tr.popularity(pop_name).astype(np.float64)
+    gap_p = list_mean(h_indptr, train_phi[hist] if len(hist) else np.zeros(0))
+    ok = ~np.isnan(gap_r) & ~np.isnan(gap_p) & (np.nan_to_num(gap_p) > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(ok, (gap_r - gap_p) / np.where(ok, gap_p, 1.0), np.nan)
+    info = {"users_without_train": int((code < 0).sum()),
+            "empty_lists": int((np.diff(indptr) == 0).sum()),
+            "undefined_users": int(np.isnan(values).sum())}
+    if spec.get("average") == "macro":
+        return MetricValues(values, info=info)
+    num = np.where(ok, gap_r - gap_p, 0.0)
+    den = np.where(ok, gap_p, 0.0)
+    return MetricValues(values, info=info, num=num, den=den)
+
+# -------------------------------------------------------------------------------------------------
+# Registration.
+
+_MISSING = Param("missing", "error",
+                 "items (recommended, or in an evaluated user's training profile) absent from "
+                 "item_categories: error | skip (left out of the distributions, counted in "
+                 "info)", ("error", "skip"))
+_WEIGHT = Param("weight", "none",
+                "rank weight w_r of the list distribution q(c|u): none = 1 (Steck's "
+                "unweighted list) | log = 1 / log2(r + 1) | geometric = patience^(r - 1)",
+                WEIGHTS)
+_PATIENCE = Param("patience", 0.85, "geometric rank weight: w_r = patience^(r - 1)",
+                  kind=float, low=0.0, high=1.0, low_open=True)
+_CAL_DOC = (" p(c|u): the user's distinct training items (train=...), each split evenly over "
+            "its categories (item_categories=...); users without a categorised profile, and "
+            "lists without a categorised item, are NaN (counted in info).")
+
+
+register(beyond_metric(
+    "miscalibration", "Miscalibration (Steck calibration KL)@k",
+    "C(p, q~) with q~ = (1 - alpha) q + alpha p; kl: sum_c p log(p / q~)",
+    "Distance between the category distribution of the user's training profile p(c|u) and of "
+    "the top-k list q(c|u) (Steck, RecSys 2018; scikit_pierre miscalibration): distance=kl "
+    "(Steck), js (Jensen-Shannon, natural log) or hellinger; alpha: Steck's smoothing of q "
+    "toward p (0.01). 0 = calibrated; lower is better." + _CAL_DOC,
+    _miscalibration,
+    (Param("distance", "kl", "kl (Steck) | js (Jensen-Shannon) | hellinger", DISTANCES),
+     Param("alpha", 0.01, "smoothing q~ = (1 - alpha) q + alpha p (Steck: 0.01)",
+           kind=float, low=0.0, high=1.0, high_open=True),
+     _WEIGHT, _PATIENCE, _MISSING),
+    needs=("train",), bounds=(0.0, None), higher_is_better=False,
+    reference="Steck, Calibrated recommendations, RecSys 2018",
+    example="p = (1/2, 1/2), list all in the first category, alpha = 0: KL = inf; "
+            "alpha = 1/2: q~ = (3/4, 1/4), KL = (1/2) ln(2/3) + (1/2) ln 2",
+), ("calibration_kl", "steck_miscalibration"))
+
+
+register(beyond_metric(
+    "mace", "Mean average calibration error@k",
+    "mean_{n=1..L} (1/|C|) sum_c |p(c|u) - q_n(c|u)|",
+    "Silva, Manzato & Durão (Expert Systems with Applications 2021; scikit_pierre mace): "
+    "per user, the mean over the list's prefixes of the mean absolute difference between the "
+    "profile's and the prefix's category distributions, over all |C| categories of "
+    "item_categories (unsmoothed). Lower is better." + _CAL_DOC,
+    _mace, (_WEIGHT, _PATIENCE, _MISSING), needs=("train",), bounds=(0.0, 1.0),
+    higher_is_better=False, reference="Silva, Manzato & Durão, ESWA 2021",
+    example="|C| = 2, p = (1/2, 1/2), list [a {c1}, b {c2}]: (1/2 + 0) / 2 = 1/4",
+))
+
+
+register(beyond_metric(
+    "popularity_lift", "Popularity lift (Delta GAP)@k",
+    "(GAP_r - GAP_p) / GAP_p; GAP(u) = mean phi(i) over the list / the training profile",
+    "Abdollahpouri et al. (2019, 2020): relative change of the mean training popularity phi "
+    "of the recommended items against the user's training profile. Per user: the user's lift; "
+    "average=micro (default): sum_u (GAP_r(u) - GAP_p(u)) / sum_u GAP_p(u), which is Delta GAP "
+    "of the evaluated users (with groups=...: Delta GAP of each user group); average=macro: "
+    "the mean of the users' lifts. > 0: the lists are more popular than the profiles. Users "
+    "without training rows or with an empty list are NaN (counted).",
+    _popularity_lift,
+    (Param("pop", "users", "phi(i): users = distinct training users of i (Abdollahpouri: "
+           "the share of users who rated i; the scale cancels) | rows = interactions",
+           ("users", "rows")),
+     Param("average", "micro", "micro = Delta GAP (ratio of sums) | macro = mean user lift",
+           ("micro", "macro"))),
+    needs=("train",), bounds=(-1.0, None), higher_is_better=False,
+    reference="Abdollahpouri, Mansoury, Burke & Mobasher, RMSE@RecSys 2019",
+    example="profile phi (4, 2), list phi (6, 6): (6 - 3) / 3 = 1",
+), ("delta_gap",))
