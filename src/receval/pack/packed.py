@@ -29,7 +29,17 @@ from ..kernels import (
 from ..policies import Policies
 from .options import DEFAULT_OPTIONS, KernelOptions, kernel_options
 from .positions import check_rank_run, group_ends
-from .rawids import INT, RawIds, grouped_column, raw_ids, sorted_codes, take_ids, truth_raw
+from .rawids import (
+    INT,
+    RawIds,
+    category_ids,
+    dictionary_truth,
+    grouped_column,
+    raw_ids,
+    sorted_codes,
+    take_ids,
+    truth_raw,
+)
 from .vocab import (
     CODE,
     concat_ids,
@@ -552,7 +562,9 @@ def run_codes(cols: Columns) -> RunCodes:
     score = -cols.value if cols.value_kind == "rank" else cols.value
     run = RunCodes(u_codes, users, None, None, score, cols.value_kind,
                    cols.names.get(cols.value_kind, cols.value_kind), names=dict(cols.names),
-                   text_ids=cols.text_ids, item_raw=raw_ids(cols.item), item_column=cols.item,
+                   text_ids=cols.text_ids,
+                   item_raw=raw_ids(cols.item) or category_ids(cols.item),
+                   item_column=cols.item,
                    user_starts=starts)
     if run.item_raw is None:
         run._factorize_items()  # the id policy's conversions and errors, right away
@@ -1005,8 +1017,10 @@ def _truth_raw_for(run: RunCodes, truth: TruthPack, opts: KernelOptions) -> RawI
         return None
     if raw.id_kind != truth.item_kind:
         return None
-    if opts.desc_ids and raw.id_kind == "int":
+    if opts.desc_ids and (raw.id_kind == "int" or raw.dictionary is not None):
         return None
+    if raw.dictionary is not None:  # ranks into a categorical column's categories
+        return dictionary_truth(raw, truth.items, truth.item_codes)
     if raw.family not in truth.raw:
         truth.raw[raw.family] = truth_raw(truth.items, truth.item_codes, raw.family)
     return truth.raw[raw.family]

@@ -40,10 +40,16 @@ class RawIds:
     starts: np.ndarray | None = None  # the bounds of its runs of equal adjacent ids (each
     #                                   run's first row, then the row count), when known
     #                                   already (found as the column was read)
+    dictionary: np.ndarray | None = None  # kind INT holding positions in these ids (a
+    #                                       categorical column's categories, sorted unless
+    #                                       read for runs of equal ids only): the value r at
+    #                                       a row is the id dictionary[r]
 
     @property
     def id_kind(self) -> str:
         """``"int"`` or ``"str"``, as :func:`receval.pack.vocab.kind_of` names vocabularies."""
+        if self.dictionary is not None:
+            return "int" if self.dictionary.dtype.kind in "iu" else "str"
         return "int" if self.kind == INT else "str"
 
     @property
@@ -121,10 +127,55 @@ def _from_arrow(chunks: list) -> RawIds | None:
     return RawIds(UTF8_64 if large else UTF8_32, offsets, data, keep=arr)
 
 
+def category_ids(col: Any, ordered: bool = True) -> RawIds | None:
+    """A pandas categorical column of integer or ``str`` categories as ranks into its sorted
+    categories (:attr:`RawIds.dictionary`), without a value per row: the join compares the
+    ranks as integers, which equal and order exactly as the ids do. ``ordered=False``: the
+    column's own codes into its categories as they are (equal ids, not their order: enough to
+    find runs of equal ids). ``None`` for any other column, a missing value, or categories of
+    another type (factorized instead, with the id policy's errors)."""
+    if not is_pandas(col, "Series") or not isinstance(col.dtype, pandas().CategoricalDtype):
+        return None
+    codes = col.cat.codes.to_numpy()
+    cats = col.cat.categories
+    if len(codes) and int(codes.min()) < 0:
+        return None
+    values = cats.to_numpy()
+    if values.dtype.kind == "u" and len(values) and int(values.max()) >= 2**63:
+        return None
+    if values.dtype.kind in "iu":
+        values = values.astype(np.int64)
+    elif values.dtype == object or str(cats.dtype) in ("string", "str"):
+        values = np.asarray(cats.astype(object))
+        if not is_str_array(values):
+            return None
+    else:
+        return None
+    if not ordered:
+        return RawIds(INT, codes.astype(np.int64), dictionary=values)
+    order = np.argsort(values, kind="stable")
+    rank = np.empty(len(values), dtype=np.int64)
+    rank[order] = np.arange(len(values), dtype=np.int64)
+    return RawIds(INT, rank[codes], dictionary=values[order])
+
+
+def dictionary_truth(raw: RawIds, items: np.ndarray, codes: np.ndarray) -> RawIds:
+    """The truth's item ids at each position (``items[codes]``) as ranks into a run's
+    :attr:`RawIds.dictionary`; a truth item the dictionary lacks gets a rank past its end (it
+    equals no recommended item)."""
+    from .vocab import lookup
+
+    assert raw.dictionary is not None
+    at = lookup(items, raw.dictionary)
+    missing = at < 0
+    at[missing] = len(raw.dictionary) + np.arange(int(missing.sum()), dtype=np.int64)
+    return RawIds(INT, at[codes])
+
+
 def grouped_column(col: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`grouped_ids` of a column read in place (Arrow chunks are not concatenated: the
     kernel compares adjacent rows across chunk boundaries)."""
-    raw = raw_ids(col)
+    raw = raw_ids(col) or category_ids(col, ordered=False)
     return grouped_ids(raw) if raw is not None else None
 
 
@@ -154,7 +205,9 @@ def grouped_ids(raw: RawIds) -> tuple[np.ndarray, np.ndarray] | None:
     object array of ``str``).
     """
     starts, uniques = _blocks(raw)
-    return (starts, uniques) if is_unique(uniques) else None
+    if not is_unique(uniques):
+        return None
+    return (starts, raw.dictionary[uniques]) if raw.dictionary is not None else (starts, uniques)
 
 
 def _chunked(chunks: list) -> RawIds:

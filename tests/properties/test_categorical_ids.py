@@ -1,0 +1,78 @@
+"""Categorical id columns (pandas ``category``) give the bits of the same ids as plain columns:
+categories sorted or not, shared between run and truth or not, with unused categories, integer
+or string ids, under every tie policy, with and without metrics that keep the lists."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import receval as rv
+
+METRICS = ["ndcg@3", "map@5", "mrr", "precision@2", "recall@10", "hit_rate@3", "ndcg@10"]
+WITH_LISTS = [*METRICS, "coverage@3", "novelty@3"]
+
+
+def _as_category(col: pd.Series, rng: np.random.Generator, extra: list) -> pd.Series:
+    cats = list(pd.unique(col)) + extra  # unused categories too
+    if rng.random() < 0.5:
+        rng.shuffle(cats)  # categories in no order
+    else:
+        cats = sorted(cats, key=lambda v: (str(type(v)), v))
+    return pd.Series(pd.Categorical(col, categories=cats), index=col.index)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1), kind=st.sampled_from(["int", "str"]),
+       ties=st.sampled_from(["id", "average", "trec_eval", "input"]),
+       which=st.sampled_from(["items", "users", "both", "truth"]),
+       lists=st.booleans())
+def test_categorical_ids_give_the_bits_of_plain_ids(seed, kind, ties, which, lists):
+    rng = np.random.default_rng(seed)
+    n_users, n_items = int(rng.integers(1, 12)), int(rng.integers(2, 40))
+    rows = []
+    for u in range(n_users):
+        for i in rng.choice(n_items, int(rng.integers(0, min(n_items, 12) + 1)), replace=False):
+            rows.append((u, int(i), float(rng.integers(0, 4))))  # tied scores
+    run = pd.DataFrame(rows, columns=["user", "item", "score"]) if rows else \
+        pd.DataFrame({"user": [0], "item": [0], "score": [1.0]})
+    truth = pd.DataFrame({"user": rng.integers(0, n_users + 2, 30),
+                          "item": rng.integers(0, n_items + 5, 30),
+                          "relevance": rng.integers(0, 3, 30)}).drop_duplicates(["user", "item"])
+    if kind == "str":
+        for f in (run, truth):
+            f["user"] = "u" + f["user"].astype(str)
+            f["item"] = "i" + f["item"].astype(str)
+    metrics = WITH_LISTS if lists else METRICS
+    train = pd.DataFrame({"user": run["user"], "item": run["item"]})
+    plain = rv.evaluate(run, truth, metrics, ties=ties, train=train, catalog=None)
+    run_c, truth_c = run.copy(), truth.copy()
+    extra = [10_000, 10_001] if kind == "int" else ["zz", "aa"]
+    cols = {"items": ["item"], "users": ["user"], "both": ["user", "item"]}.get(which, [])
+    for c in cols:
+        run_c[c] = _as_category(run_c[c], rng, extra)
+    if which in ("both", "truth"):
+        for c in ("user", "item"):
+            truth_c[c] = _as_category(truth_c[c], rng, extra)
+    got = rv.evaluate(run_c, truth_c, metrics, ties=ties, train=train, catalog=None)
+    assert got.user_ids.tolist() == plain.user_ids.tolist()
+    assert np.array_equal(got.values, plain.values, equal_nan=True)
+    assert str(got.stats) == str(plain.stats)
+    assert got.counts == plain.counts
+
+
+def test_a_categorical_item_column_is_joined_on_its_codes():
+    # the run's items are read in place as ranks into the sorted categories (no value per
+    # row is factorized), and a categorical user column is grouped on its codes
+    from receval.io.frames import read_columns
+    from receval.pack import run_codes
+
+    run = pd.DataFrame({"user": pd.Categorical(["b", "b", "a"], categories=["b", "a"]),
+                        "item": pd.Categorical([30, 10, 20], categories=[30, 20, 10, 99]),
+                        "score": [2.0, 1.0, 1.0]})
+    codes = run_codes(read_columns(run, role="run"))
+    assert codes.item_raw is not None and codes.item_raw.dictionary.tolist() == [10, 20, 30, 99]
+    assert codes.item_raw.a.tolist() == [2, 0, 1]
+    assert codes.users.tolist() == ["b", "a"] and codes.user_starts.tolist() == [0, 2, 3]
