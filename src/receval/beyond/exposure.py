@@ -1,0 +1,527 @@
+"""Exposure and provider fairness: who gets the readers' attention.
+
+Every metric here weighs the positions of a list by an attention model
+(:mod:`receval.beyond.attention`, named by ``weight=`` and ``p=``): rank r of a list gets
+``w_r``, and an item's *exposure* is the sum of the weights of the positions it holds.
+
+- ``exposure_share@k(group=g)``: ``sum_{i in g} e_i / sum_i e_i``, the share of all attention
+  that the items of group ``g`` (``item_groups=``) receive over the run (per user: the share of
+  the user's own list).
+- ``exposure_gini@k``: the Gini coefficient of the items' exposure over the catalogue
+  (LensKit ``ExposureGini``, ``lenskit/metrics/ranking/_gini.py``).
+- ``rank_biased_entropy@k``: per list, the entropy of the rank-weighted category totals
+  (LensKit ``rank_biased_entropy``, ``lenskit/metrics/ranking/_entropy.py``).
+- ``awrf@k``: attention-weighted rank fairness, ``1 - D(a, t)`` between the attention
+  distribution over item groups and a target distribution (TREC Fair Ranking 2022,
+  ``wptrec/metrics/awrf.py``; Sapiezynski, Zeng, Robertson, Mislove & Wilson, WWW 2019).
+- ``ee_loss`` / ``ee_disparity`` / ``ee_relevance``: expected exposure (Diaz, Mitra,
+  Ekstrand, Biega & Carterette, CIKM 2020) of the run's ranking against the exposure an ideal
+  stochastic policy gives equally relevant items.
+
+The run-wide values (``exposure_share`` and ``exposure_gini``) come from :class:`ExposureCounts`:
+how many lists hold each item (by raw id) at each rank, integers that merge exactly over blocks
+of users; the float weights are applied only in :meth:`ExposureCounts.value`, with exact sums
+(``math.fsum``), so a run gives the same bits in memory, in blocks and on a cluster.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..engines.plugins import Context, MetricValues
+from ..errors import InputError, plain
+from ..io.groups import Membership
+from ..metrics.spec import MetricSpec, Param, register
+from ..pack.packed import Packed
+from ._context import beyond_metric, catalog_of, key_with, per_vocab, top_k, undefined_info
+from ._lists import ranges, user_of_position
+from .attention import RankWeight, attention
+
+WEIGHT = Param("weight", "geometric",
+               "attention of rank r: geometric = p^(r-1) (RBP) | log = 1/log2(r+1) (DCG) | "
+               "log_clip = 1/log2(max(r, 2)) (LensKit LogRankWeight, TREC Fair 2022) | "
+               "uniform = 1", ("geometric", "log", "log_clip", "uniform"))
+
+
+def _patience(default: float) -> Param:
+    return Param("p", default, "patience of the geometric attention (weight=geometric)",
+                 kind=float, low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def weight_of(spec: MetricSpec) -> RankWeight:
+    """The attention model of a key (``weight=``, ``p=``)."""
+    w = spec.get("weight")
+    if w == "log_clip":
+        return attention("log", offset="clip")
+    return attention(w, spec.get("p"))
+
+
+def _ranks(indptr: np.ndarray) -> np.ndarray:
+    """0-based rank of every position of CSR lists."""
+    lens = np.diff(indptr)
+    return np.arange(int(indptr[-1]), dtype=np.int64) - np.repeat(indptr[:-1], lens)
+
+
+def _fsum(x: np.ndarray) -> float:
+    return math.fsum(np.asarray(x, dtype=np.float64).tolist())
+
+
+# -------------------------------------------------------------------------------------------------
+# The pooled state: lists per (item raw id, rank)
+
+
+@dataclass
+class ExposureCounts:
+    """Lists that hold each item at each rank: ``counts[i, r]`` for raw id ``items[i]`` at rank
+    ``r + 1``. Exactly mergeable (integer counts keyed by raw ids); ``which`` names the value
+    (``"share"`` or ``"gini"``), ``weights`` the attention of ranks 1.. (applied in
+    :meth:`value` only), ``group`` / ``groups`` the share's group and the item groups,
+    ``catalog_ids`` / ``catalog_size`` the catalogue of the Gini."""
+
+    items: np.ndarray
+    counts: np.ndarray
+    which: str
+    model: RankWeight
+    group: str = ""
+    groups: Membership | None = None
+    missing: str = "error"
+    catalog_ids: pd.Index | None = None
+    catalog_size: int = 0
+    denominator: str = "n"
+
+    @classmethod
+    def of(cls, packed: Packed, k: int | None, **kw: Any) -> ExposureCounts:
+        indptr, pos = top_k(packed, k)
+        codes = packed.items[pos]
+        rank = _ranks(indptr)
+        width = int(rank.max()) + 1 if len(rank) else 0
+        uniq, inv = np.unique(codes, return_inverse=True)
+        counts = np.bincount(inv * width + rank, minlength=len(uniq) * width)
+        return cls(packed.item_vocab[uniq], counts.reshape(len(uniq), width).astype(np.int64),
+                   **kw)
+
+    def merge(self, other: ExposureCounts) -> ExposureCounts:
+        width = max(self.counts.shape[1], other.counts.shape[1])
+        ids = pd.Index(np.concatenate([np.asarray(self.items, dtype=object),
+                                       np.asarray(other.items, dtype=object)]))
+        code, uniq = pd.factorize(ids)
+        both = np.zeros((len(ids), width), dtype=np.int64)
+        both[: len(self.items), : self.counts.shape[1]] = self.counts
+        both[len(self.items):, : other.counts.shape[1]] = other.counts
+        out = np.zeros((len(uniq), width), dtype=np.int64)
+        np.add.at(out, code, both)
+        cat = self.catalog_ids
+        if cat is not None and other.catalog_ids is not None:
+            cat = cat.union(other.catalog_ids)
+        size = len(cat) if cat is not None else max(self.catalog_size, other.catalog_size)
+        return ExposureCounts(np.asarray(uniq, dtype=object), out, self.which, self.model,
+                              self.group, self.groups, self.missing, cat, size,
+                              self.denominator)
+
+    def exposure(self) -> np.ndarray:
+        """Exposure of each item: ``sum_r counts[i, r] w_r``, ranks added in order."""
+        w = self.model.weights(self.counts.shape[1])  # type: ignore[call-arg]
+        e = np.zeros(len(self.items), dtype=np.float64)
+        for r in range(self.counts.shape[1]):
+            e = e + self.counts[:, r] * w[r]
+        return e
+
+    def value(self) -> float:
+        e = self.exposure()
+        if self.which == "gini":
+            return exposure_gini(e, self.catalog_size, denominator=self.denominator)
+        assert self.groups is not None
+        g = _group_codes(self.groups, self.items)
+        label = self.groups.labels.index(self.group) if self.group in self.groups.labels else -1
+        counted = g >= 0 if self.missing == "skip" else np.ones(len(g), dtype=bool)
+        total = _fsum(e[counted])
+        return _fsum(e[g == label]) / total if total > 0 else float("nan")
+
+    def info(self) -> dict[str, Any]:
+        return {"items_exposed": int(len(self.items))}
+
+
+def exposure_gini(exposure: Any, n_items: int | None = None, *, denominator: str = "n") -> float:
+    """Gini coefficient of exposure: ``sum_j (2j - n - 1) e_(j) / (n sum_j e_j)``, ``e``
+    ascending over the n catalogue items (those without exposure are zeros), as LensKit's
+    ``lenskit.stats.gini`` (``denominator="n-1"`` divides by ``n - 1`` instead, receval's
+    ``gini``). 0 = equal exposure; NaN without exposure.
+
+    >>> exposure_gini([1.0, 0.0, 0.0, 1.0])   # (1 * 1 + 3 * 1) / (4 * 2)
+    0.5
+    """
+    e = np.sort(np.asarray(exposure, dtype=np.float64))
+    n = len(e) if n_items is None else int(n_items)
+    if n < len(e):
+        raise InputError(f"n_items={n}: fewer catalogue items than items with exposure "
+                         f"({len(e)}).")
+    total = _fsum(e)
+    if total <= 0 or n == 0 or (denominator == "n-1" and n == 1):
+        return float("nan")
+    j = np.arange(n - len(e) + 1, n + 1, dtype=np.float64)
+    num = _fsum((2 * j - n - 1) * e)
+    return max(num / ((n - 1 if denominator == "n-1" else n) * total), 0.0)
+
+
+def _group_codes(groups: Membership, items: np.ndarray) -> np.ndarray:
+    """Group code of each raw item id (-1: not in item_groups)."""
+    if not len(items):
+        return np.zeros(0, dtype=np.int64)
+    idx = pd.Index(groups.users).get_indexer(pd.Index(items))
+    return np.where(idx >= 0, np.asarray(groups.codes)[np.maximum(idx, 0)], -1).astype(np.int64)
+
+
+def _item_groups(context: Context, key: str) -> Membership:
+    groups = context.options.get("item_groups")
+    if groups is None:
+        raise InputError(
+            f"{key} needs the items' groups: pass item_groups={{item: group}} (or a table with "
+            f"an item column and group_col=) to evaluate(), e.g. rv.evaluate(run, truth, "
+            f"[{plain(key)}], item_groups=providers).")
+    if not isinstance(groups, Membership):
+        raise InputError(f"{key}: item_groups must be read as a Membership by evaluate().")
+    return groups
+
+
+def _listed_groups(spec: MetricSpec, packed: Packed, context: Context,
+                   missing: str) -> tuple[np.ndarray, np.ndarray, Membership]:
+    """(cut indptr, group code of each listed position, groups); ``missing="error"`` refuses
+    a listed item without a group."""
+    groups = _item_groups(context, spec.key)
+    indptr, pos = top_k(packed, spec.k)
+    vocab = per_vocab(context, packed, ("item_group", id(groups)),
+                      lambda: _group_codes(groups, packed.item_vocab))
+    g = vocab[packed.items[pos]]
+    bad = g < 0
+    if bad.any() and missing == "error":
+        ex = list(dict.fromkeys(packed.item_vocab[packed.items[pos[bad]]][:50].tolist()))
+        raise InputError(
+            f"{spec.key}: {int(bad.sum())} listed position(s) hold items without a group in "
+            f"item_groups, e.g. {plain(ex[:3])}. Give them a group, or use "
+            f"{plain(key_with(spec, missing='skip'))} to leave them out (with their attention) "
+            f"or {plain(key_with(spec, missing='other'))} to count their attention in no group.")
+    return indptr, g, groups
+
+
+# -------------------------------------------------------------------------------------------------
+# exposure_share and exposure_gini
+
+
+def _share(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    missing = spec.get("missing")
+    indptr, g, groups = _listed_groups(spec, packed, context, missing)
+    label = spec.get("group")
+    if label not in groups.labels:
+        raise InputError(f"{spec.key}: group={plain(label)} is not a group of item_groups; its "
+                         f"groups are {plain(list(groups.labels)[:20])}.")
+    model = weight_of(spec)
+    rank = _ranks(indptr)
+    width = int(rank.max()) + 1 if len(rank) else 0
+    w = model.weights(width)[rank]  # type: ignore[call-arg]
+    n = len(indptr) - 1
+    user = user_of_position(indptr)
+    counted = g >= 0 if missing == "skip" else np.ones(len(g), dtype=bool)
+    den = np.bincount(user[counted], weights=w[counted], minlength=n)
+    num = np.bincount(user, weights=np.where(g == groups.labels.index(label), w, 0.0),
+                      minlength=n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_user = np.where(den > 0, num / den, np.nan)
+    state = ExposureCounts.of(packed, spec.k, which="share", model=model, group=label,
+                              groups=groups, missing=missing)
+    info = {**undefined_info(per_user), "positions_without_group": int((g < 0).sum())}
+    return MetricValues(per_user, None, info, pooled=state)
+
+
+def _gini(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    state = ExposureCounts.of(packed, spec.k, which="gini", model=weight_of(spec),
+                              denominator=spec.get("denominator"))
+    counts = np.zeros(len(packed.item_vocab), dtype=np.int64)
+    indptr, pos = top_k(packed, spec.k)
+    counts[np.unique(packed.items[pos])] = 1
+    cat = catalog_of(context, packed, counts, key=spec.key)
+    state.catalog_ids, state.catalog_size = cat.ids, cat.size
+    return MetricValues(np.full(len(packed.user_ids), np.nan), None,
+                        {"catalog": cat.source}, pooled=state)
+
+
+_MISSING = Param("missing", "error",
+                 "listed items without a group in item_groups: error | skip = left out with "
+                 "their attention | other = their attention counts in the total, in no group",
+                 ("error", "skip", "other"))
+
+
+register(beyond_metric(
+    "exposure_share", "Exposure share of an item group@k",
+    "sum_u sum_{r: i_r in g} w_r / sum_u sum_r w_r",
+    "Share of the run's attention (rank weights w_r, weight= and p=) that goes to the items of "
+    "group g of item_groups= (providers, a protected attribute); per user, the share of that "
+    "user's list. The summary is the run-wide share (a ratio of sums over every list, exactly "
+    "mergeable over blocks), not the mean of the users' shares. Singh & Joachims, KDD 2018 "
+    "(exposure of groups); rank weights as RBP (Moffat & Zobel 2008).",
+    _share, (Param("group", "", "the item group (a label of item_groups)"), WEIGHT,
+             _patience(0.85), _MISSING),
+    reference="Singh & Joachims, KDD 2018", aggregate="pooled",
+    example="lists [a, b], groups a: A, b: B, geometric p=1/2: share of A = 1 / (1 + 1/2) = 2/3",
+), ("group_exposure",))
+
+register(beyond_metric(
+    "exposure_gini", "Gini index of rank-weighted exposure@k",
+    "sum_j (2j - n - 1) e_(j) / (n sum_j e_j), e_i = sum_u sum_{r: i_r = i} w_r, e ascending",
+    "Inequality of the items' exposure over the n catalogue items (evaluate(catalog=...); items "
+    "without exposure count as zeros), each position weighted by its attention w_r: LensKit "
+    "ExposureGini (lenskit/metrics/ranking/_gini.py, lenskit.stats.gini), whose default is "
+    "weight=geometric, p=0.85, denominator n. denominator=n-1 divides by n - 1 (receval's gini). "
+    "0 = equal exposure; lower is fairer.",
+    _gini, (WEIGHT, _patience(0.85),
+            Param("denominator", "n", "n (LensKit) | n-1 (maximum 1)", ("n", "n-1"))),
+    higher_is_better=False, reference="LensKit ExposureGini; Shani & Gunawardana 2011",
+    aggregate="pooled", example="exposure [1, 0, 0, 1]: (1 + 3) / (4 * 2) = 0.5",
+))
+
+
+# -------------------------------------------------------------------------------------------------
+# rank_biased_entropy
+
+
+def _rb_entropy(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    from .categories import _category_rows
+
+    indptr, rows, cats = _category_rows(spec, packed, context)
+    rank = _ranks(indptr)
+    width = int(rank.max()) + 1 if len(rank) else 0
+    w = weight_of(spec).weights(width)[rank]  # type: ignore[call-arg]
+    n = len(indptr) - 1
+    n_cat = cats.n_categories
+    user = user_of_position(indptr)
+    ok = rows >= 0
+    lens = cats.indptr[rows[ok] + 1] - cats.indptr[rows[ok]]
+    codes = cats.codes[ranges(cats.indptr[rows[ok]], lens)]
+    pair_user = np.repeat(user[ok], lens)
+    pair_w = np.repeat(w[ok], lens)
+    key, inv = np.unique(pair_user * max(n_cat, 1) + codes, return_inverse=True)
+    tot = np.bincount(inv, weights=pair_w, minlength=len(key))
+    cell_user = key // max(n_cat, 1)
+    s = float(spec.get("smooth"))
+    base = {"2": 2.0, "e": math.e, "10": 10.0}[spec.get("base")]
+    tot = tot + s
+    z = np.bincount(cell_user, weights=tot, minlength=n) + s * (n_cat - np.bincount(
+        cell_user, minlength=n))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = tot / z[cell_user]
+        terms = np.where(p > 0, -p * np.log(p), 0.0)
+        h = np.bincount(cell_user, weights=terms, minlength=n)
+        if s > 0:
+            q = s / z
+            h = h + (n_cat - np.bincount(cell_user, minlength=n)) * np.where(
+                q > 0, -q * np.log(q), 0.0)
+        h = h / math.log(base)
+    lens_u = np.diff(indptr)
+    values = np.where((lens_u > 0) & (z > 0), h + 0.0, np.nan)
+    return MetricValues(values, info={**undefined_info(values), "categories": n_cat})
+
+
+register(beyond_metric(
+    "rank_biased_entropy", "Rank-biased category entropy@k",
+    "H = -sum_c q_c log_b q_c, q_c = (T_c + s) / sum_c' (T_c' + s), T_c = sum_{r: c in C(i_r)} w_r",
+    "Entropy of the categories of one list (item_categories=), each item weighted by the "
+    "attention of its rank (weight=geometric, p=0.85 by default): LensKit rank_biased_entropy "
+    "(lenskit/metrics/ranking/_entropy.py, matrix_column_entropy), over every category of "
+    "item_categories. smooth=s adds s to every category's total (LensKit adds 1e-6); base=2 "
+    "as LensKit. Higher = the list's attention spread over more categories. NaN for an empty "
+    "list (or one without categories when s = 0).",
+    _rb_entropy, (WEIGHT, _patience(0.85),
+                  Param("smooth", 0.0, "added to every category's weighted total (LensKit: "
+                        "1e-6)", kind=float, low=0.0),
+                  Param("base", "2", "logarithm base: 2 | e | 10", ("2", "e", "10")),
+                  Param("missing", "error", "listed items absent from item_categories: error | "
+                        "skip (items without a category)", ("error", "skip"))),
+    bounds=(0.0, None), reference="LensKit rank_biased_entropy",
+    example="top 2 of categories {x}, {y}, p = 1/2: q = 2/3, 1/3, H = 0.918 bits",
+))
+
+
+# -------------------------------------------------------------------------------------------------
+# AWRF
+
+
+def _awrf(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+    missing = spec.get("missing")
+    indptr, g, groups = _listed_groups(spec, packed, context, missing)
+    n_g = groups.n_groups
+    if spec.get("target") == "uniform":
+        target = np.full(n_g, 1.0 / n_g)
+    else:  # population: the share of the listed items of item_groups in each group
+        target = np.bincount(np.asarray(groups.codes), minlength=n_g) / float(len(groups.codes))
+    rank = _ranks(indptr)
+    width = int(rank.max()) + 1 if len(rank) else 0
+    w = weight_of(spec).weights(width)[rank]  # type: ignore[call-arg]
+    n = len(indptr) - 1
+    user = user_of_position(indptr)
+    known = g >= 0
+    a = np.bincount(user[known] * n_g + g[known], weights=w[known],
+                    minlength=n * n_g).reshape(n, n_g)
+    total = a.sum(axis=1)
+    values = np.full(n, np.nan)
+    has = total > 0
+    dist = awrf_distance(a[has] / total[has, None], target, spec.get("distance"),
+                         spec.get("base"))
+    values[has] = 1.0 - dist
+    return MetricValues(values, info={**undefined_info(values), "groups": n_g,
+                                      "positions_without_group": int((~known).sum())})
+
+
+def _xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(x > 0, x * np.log(np.where(x > 0, x, 1.0) / y), 0.0)
+
+
+def awrf_distance(attn: np.ndarray, target: np.ndarray, distance: str = "js",
+                  base: str = "e") -> np.ndarray:
+    """Divergence of each row of ``attn`` (a distribution over groups) from ``target``:
+    ``js``: the Jensen-Shannon divergence ``(KL(a || m) + KL(t || m)) / 2``, ``m = (a + t) / 2``
+    (TREC Fair 2022: scipy's JS distance squared, natural logarithm); ``kl``: ``KL(a || t)``."""
+    attn = np.atleast_2d(attn)
+    t = np.broadcast_to(target, attn.shape)
+    if distance == "js":
+        m = (attn + t) / 2
+        d = (_xlogy(attn, m).sum(axis=1) + _xlogy(t, m).sum(axis=1)) / 2
+    else:
+        d = _xlogy(attn, t).sum(axis=1)
+    return d / (math.log(2.0) if base == "2" else 1.0)
+
+
+register(beyond_metric(
+    "awrf", "Attention-weighted rank fairness@k",
+    "1 - D(a_u, t), a_u(g) = sum_{r: i_r in g} w_r / sum_r w_r",
+    "How close the distribution of a list's attention over item groups (item_groups=; several "
+    "group columns give their intersections, TREC Fair 2022's combined dimensions) is to a "
+    "target t: uniform over the groups, or population (each group's share of the items of "
+    "item_groups). D is the Jensen-Shannon divergence (distance=js, the square of scipy's JS "
+    "distance, natural log, as TREC Fair Ranking 2022 wptrec/metrics/awrf.py) or KL(a || t) "
+    "(distance=kl; 1 - KL can be negative). Attention weight=log_clip, 1/log2(max(r, 2)), as "
+    "TREC Fair 2022. Listed items without a group are left out with their attention "
+    "(missing=skip, wptrec's unknown pages). The TREC task score is ndcg x awrf. Sapiezynski et "
+    "al., WWW 2019; Ekstrand et al., TREC Fair Ranking 2022 overview.",
+    _awrf, (Param("distance", "js", "js (TREC Fair 2022) | kl", ("js", "kl")),
+            Param("target", "uniform", "uniform | population (the groups' shares of "
+                  "item_groups)", ("uniform", "population")),
+            Param("base", "e", "logarithm of the divergence: e (scipy, TREC) | 2 (JS in "
+                  "[0, 1])", ("e", "2")),
+            Param("weight", "log_clip", WEIGHT.doc, WEIGHT.choices), _patience(0.85),
+            Param("missing", "skip", _MISSING.doc, ("skip", "error"))),
+    bounds=(-math.inf, 1.0), reference="TREC Fair Ranking 2022 (wptrec); Sapiezynski et al. 2019",
+    example="two groups, list [A, B], weights 1, 1: a = t = (1/2, 1/2), AWRF = 1",
+))
+
+
+# -------------------------------------------------------------------------------------------------
+# Expected exposure
+
+
+def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: bool,
+                      nonrelevant: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(EE-D, EE-R, EE-L) of every list, its run ranking being a deterministic policy.
+
+    The system exposure of the item at rank r is ``w_r`` (ranks beyond k: 0). The target
+    exposure of a relevant item is the mean attention of the ideal positions its grade level
+    occupies (items of equal grade are shuffled by the ideal policy), 0 beyond k; nonrelevant
+    items have target 0. ``EE-D = sum_i e_i^2``, ``EE-R = sum_i e_i e*_i``,
+    ``EE-L = sum_i (e_i - e*_i)^2`` over every listed or relevant item."""
+    indptr, pos = top_k(packed, k)
+    n = len(indptr) - 1
+    rank = _ranks(indptr)
+    # the relevant truth items of each user, grades descending (t_rel_desc is sorted)
+    t_rel_all = np.asarray(packed.t_rel_desc, dtype=np.float64)
+    keep = t_rel_all > 0
+    t_ind = np.concatenate([[0], np.cumsum(keep)])[packed.t_indptr] if len(t_rel_all) \
+        else np.zeros(n + 1, dtype=np.int64)
+    t_rel = t_rel_all[keep]
+    n_rel = np.diff(t_ind)
+    depth = max(int(rank.max()) + 1 if len(rank) else 0, int(n_rel.max(initial=0)))
+    ideal_depth = depth if k is None else min(depth, k)
+    w_full = np.zeros(depth, dtype=np.float64)
+    w_full[:ideal_depth] = model.weights(ideal_depth)  # type: ignore[call-arg]
+    # grade levels: runs of equal grade in each user's ideal ranking
+    tu = user_of_position(t_ind)
+    trank = _ranks(t_ind)
+    grade = t_rel if graded else np.ones(len(t_rel))
+    first = np.ones(len(t_rel), dtype=bool)
+    first[1:] = (tu[1:] != tu[:-1]) | (grade[1:] != grade[:-1])
+    level = np.cumsum(first) - 1
+    lo = trank[first]
+    size = np.bincount(level, minlength=len(lo))
+    tgt_level = np.bincount(level, weights=w_full[trank], minlength=len(lo)) / np.maximum(size, 1)
+    # each listed item's target: its user's level of its grade
+    rel = np.asarray(packed.rel, dtype=np.float64)[pos]
+    lgrade = rel if graded else (rel > 0).astype(np.float64)
+    lu = user_of_position(indptr)
+    e = w_full[rank] if len(rank) else np.zeros(0)
+    if nonrelevant == "drop":
+        e = np.where(rel > 0, e, 0.0)
+    target = np.zeros(len(rank))
+    ret_level = np.zeros(len(lo), dtype=np.int64)
+    if len(lo) and (rel > 0).any():
+        lvl_key = pd.MultiIndex.from_arrays([tu[first], grade[first]])
+        idx = lvl_key.get_indexer(pd.MultiIndex.from_arrays([lu, lgrade]))
+        hit = (idx >= 0) & (rel > 0)
+        target[hit] = tgt_level[idx[hit]]
+        ret_level = np.bincount(idx[hit], minlength=len(lo))
+    ee_d = np.bincount(lu, weights=e * e, minlength=n)
+    ee_r = np.bincount(lu, weights=e * target, minlength=n)
+    unret = (size - ret_level) * tgt_level * tgt_level
+    lvl_user = tu[first]
+    ee_l = np.bincount(lu, weights=(e - target) ** 2, minlength=n) + np.bincount(
+        lvl_user, weights=unret, minlength=n)
+    return ee_d, ee_r, ee_l
+
+
+def _ee(part: int):
+    def compute(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+        out = expected_exposure(packed, spec.k, weight_of(spec), spec.get("grades") == "graded",
+                                spec.get("nonrelevant"))
+        return MetricValues(out[part] + 0.0)
+    return compute
+
+
+_EE_PARAMS = (Param("weight", "geometric", WEIGHT.doc, WEIGHT.choices), _patience(0.5),
+              Param("grades", "graded", "graded = items of equal grade share the ideal "
+                    "positions of their level | binary = every relevant item one level",
+                    ("graded", "binary")),
+              Param("nonrelevant", "count", "count = listed nonrelevant items keep their "
+                    "exposure (target 0; Diaz et al.) | drop = only relevant items carry "
+                    "exposure (TREC Fair 2022 only_rel)", ("count", "drop")))
+_EE_DOC = (" The run's ranking is a deterministic policy (one ranking per user); rank r gets "
+           "attention w_r (weight=geometric, p=0.5: the RBP user model of Diaz et al.), 0 beyond "
+           "k. The target exposure e*_i of a relevant item is the mean attention of the ideal "
+           "positions its grade level occupies (the ideal policy shuffles equally relevant "
+           "items), nonrelevant items 0. Diaz, Mitra, Ekstrand, Biega & Carterette, 'Evaluating "
+           "stochastic rankings with expected exposure', CIKM 2020 (github.com/diazf/"
+           "expected-exposure); EE-L = EE-D - 2 EE-R + ||e*||^2.")
+
+register(beyond_metric(
+    "ee_loss", "Expected exposure loss EE-L@k", "sum_i (e_i - e*_i)^2",
+    "Squared distance between the exposure the run gives each item and the exposure an "
+    "ideal policy gives it. Lower is better." + _EE_DOC,
+    _ee(2), _EE_PARAMS, bounds=(0.0, None), higher_is_better=False,
+    reference="Diaz et al., CIKM 2020",
+    example="one relevant item a, list [b, a], p = 1/2: (1 - 0)^2 + (1/2 - 1)^2 = 5/4",
+), ("ee_l", "eel"))
+
+register(beyond_metric(
+    "ee_disparity", "Expected exposure disparity EE-D@k", "sum_i e_i^2",
+    "How unequally the run spreads exposure over items (lower: more equal)." + _EE_DOC,
+    _ee(0), _EE_PARAMS, bounds=(0.0, None), higher_is_better=False,
+    reference="Diaz et al., CIKM 2020", example="list [b, a], p = 1/2: 1 + 1/4 = 5/4",
+), ("ee_d", "eed"))
+
+register(beyond_metric(
+    "ee_relevance", "Expected exposure relevance EE-R@k", "sum_i e_i e*_i",
+    "How much of the run's exposure goes where the ideal policy puts it." + _EE_DOC,
+    _ee(1), _EE_PARAMS, bounds=(0.0, None), reference="Diaz et al., CIKM 2020",
+    example="one relevant item a, list [b, a], p = 1/2: 1/2 * 1 = 1/2",
+), ("ee_r", "eer"))
