@@ -287,3 +287,34 @@ def test_bad_parameters_named():
         _ev(["item_mad@2(variant=score)"])
     with pytest.raises(Exception, match="head"):
         _ev(["pop_reo@2(head=1.5)"], train=TRAIN)
+
+
+# -------------------------------------------------------------------------------------------
+# the libraries' differences, as parameters
+
+
+def test_empty_drop_leaves_the_group_out():
+    groups = {**GROUPS, "e": "C"}
+    res = _ev(["reo@2(empty=drop)"], item_groups=groups)
+    assert res["reo@2(empty=drop)"] == 1.0  # as without C
+    one = _ev(["reo@2(empty=drop)"], item_groups={"a": "A", "e": "C"})
+    assert math.isnan(one["reo@2(empty=drop)"])
+
+
+def test_item_mad_users_and_gain():
+    run = {**RUN, "u3": {"a": 1.0, "c": 0.5}}
+    truth = {**TRUTH, "u3": {"d": 0}}  # judged, not relevant
+    # users=all adds u3's list (a, c: no gain): v_a = 1/3, v_b = 0 -> A 1/6; v_c = 0 -> 1/6
+    res = _ev(["item_mad@2(users=all)", "item_mad@2"], run=run, truth=truth)
+    assert res["item_mad@2(users=all)"] == pytest.approx(1 / 6, rel=1e-15)
+    assert res["item_mad@2"] == 0.25
+    # gain=warprec: 2^(r + 1) - 1 = 3 for a (r = 1): v_a = 3/2 -> A 3/4
+    assert _ev(["item_mad@2(gain=warprec)"])["item_mad@2(gain=warprec)"] == 0.75
+
+
+def test_short_head_strict_rule():
+    # popularity 2, 2 of 4 pairs, 0.5 -> limit 2: reached by the first item (elliot stops),
+    # exceeded only with the second (warprec takes both)
+    assert short_head(np.array([2, 2]), np.array(["a", "b"]), 4, 0.5).tolist() == [True, False]
+    assert short_head(np.array([2, 2]), np.array(["a", "b"]), 4, 0.5,
+                      strict=True).tolist() == [True, True]

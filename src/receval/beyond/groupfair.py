@@ -155,18 +155,20 @@ class RankedShare:
     num: np.ndarray
     den: np.ndarray
     labels: tuple[str, ...]
+    empty: str = "nan"
 
     def merge(self, other: RankedShare) -> RankedShare:
-        return RankedShare(self.num + other.num, self.den + other.den, self.labels)
+        return RankedShare(self.num + other.num, self.den + other.den, self.labels, self.empty)
 
     def why(self) -> str:
-        if len(self.labels) < 2:
-            return (f"{len(self.labels)} item group: a dispersion over groups needs at least "
-                    "two")
+        kept = int((self.den > 0).sum()) if self.empty == "drop" else len(self.labels)
+        if kept < 2:
+            return (f"{kept} item group{'' if self.empty == 'nan' else ' with candidates'}: "
+                    "a dispersion over groups needs at least two")
         empty = [lab for lab, d in zip(self.labels, self.den, strict=True) if d <= 0]
-        if empty:
+        if empty and self.empty == "nan":
             return (f"item group(s) {empty[:5]} have no candidate item (denominator 0), so "
-                    "their probability to be ranked is undefined")
+                    "their probability to be ranked is undefined (empty=drop leaves them out)")
         if not self.num.any():
             return "no group has a ranked item: the mean probability is 0"
         return ""
@@ -174,7 +176,8 @@ class RankedShare:
     def value(self) -> float:
         if self.why():
             return float("nan")
-        return _ratio_std_mean(self.num / self.den)
+        ok = self.den > 0
+        return _ratio_std_mean(self.num[ok] / self.den[ok])
 
     def info(self) -> dict[str, Any]:
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -305,9 +308,15 @@ TRAIN_ITEMS_RSP = Param("train_items", "drop",
                         "candidates of a group: drop = the group's items not in the user's "
                         "train= history (the paper, Elliot; needs train=) | keep = every item of "
                         "the group", ("drop", "keep"))
+EMPTY = Param("empty", "nan", "an item group without a candidate item: nan (the value is "
+              "undefined, Elliot's 0/0) | drop (left out of the groups, WarpRec)",
+              ("nan", "drop"))
 HEAD_SHARE = Param("head", 0.8, "share of the distinct training (user, item) pairs that the "
                    "short head's popularity reaches (Elliot's pop_ratio)", kind=float, low=0.0,
                    high=1.0, low_open=True)
+HEAD_RULE = Param("head_rule", "elliot", "the short head stops at the item whose cumulative "
+                  "popularity reaches head x pairs (elliot) | exceeds it (warprec)",
+                  ("elliot", "warprec"))
 
 
 def _nan_users(packed: Packed) -> np.ndarray:
@@ -348,7 +357,7 @@ def _reo_state(spec: MetricSpec, packed: Packed, context: Context, m: Membership
                codes: np.ndarray, codes_of_ids) -> RankedShare:
     num = _hits(spec, packed, codes, m.n_groups, True)
     den = _rel_den(spec, packed, context, m, codes_of_ids)
-    return RankedShare(num, den, m.labels)
+    return RankedShare(num, den, m.labels, spec.get("empty"))
 
 
 def _rsp_state(spec: MetricSpec, packed: Packed, context: Context, m: Membership,
@@ -359,7 +368,7 @@ def _rsp_state(spec: MetricSpec, packed: Packed, context: Context, m: Membership
     if spec.get("train_items") == "drop":
         tr, rows = _train_rows(context, packed, spec.key)
         den = den - _train_group_counts(tr, rows, train_codes(tr), m.n_groups).sum(axis=0)
-    return RankedShare(num, den.astype(np.int64), m.labels)
+    return RankedShare(num, den.astype(np.int64), m.labels, spec.get("empty"))
 
 
 def _given_groups(spec: MetricSpec, packed: Packed, context: Context
@@ -392,11 +401,12 @@ def _rsp(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     return MetricValues(_nan_users(packed), None, state.info(), pooled=state)
 
 
-def short_head(item_users: np.ndarray, item_ids: np.ndarray, pairs: int, head: float
-               ) -> np.ndarray:
+def short_head(item_users: np.ndarray, item_ids: np.ndarray, pairs: int, head: float,
+               strict: bool = False) -> np.ndarray:
     """Mask of the short-head training items (Elliot ``Popularity.get_short_head``): by
     popularity descending (ties: raw id ascending), items are taken until their popularity sum
-    reaches ``head * pairs``.
+    reaches ``head * pairs`` (``strict``: exceeds it, WarpRec ``compute_head_tail`` in
+    ``evaluation/metrics/base_metric.py``).
 
     >>> short_head(np.array([1, 5, 3, 1]), np.array(["a", "b", "c", "d"]), 10, 0.8).tolist()
     [False, True, True, False]
@@ -409,7 +419,7 @@ def short_head(item_users: np.ndarray, item_ids: np.ndarray, pairs: int, head: f
     for i in order:  # integer popularities against a float limit, as Elliot subtracts
         mask[i] = True
         limit -= int(pop[i])
-        if limit <= 0:
+        if limit < 0 or (limit == 0 and not strict):
             break
     return mask
 
@@ -417,13 +427,14 @@ def short_head(item_users: np.ndarray, item_ids: np.ndarray, pairs: int, head: f
 def _pop_membership(context: Context, spec: MetricSpec) -> Membership:
     tr = train_of(context, spec.key)
     cache = context_cache(context)
-    k = ("pop_groups", float(spec.get("head")))
+    strict = spec.get("head_rule") == "warprec"
+    k = ("pop_groups", float(spec.get("head")), strict)
     entry = cache.get(k)
     if entry is None or entry[0] is not tr:
         seen = tr.item_users > 0
         ids = np.asarray(tr.items, dtype=object)[seen]
         head = short_head(tr.item_users[seen], ids, int(tr.item_users.sum()),
-                          float(spec.get("head")))
+                          float(spec.get("head")), strict)
         entry = (tr, Membership(ids, np.where(head, 0, 1).astype(np.int64),
                                 ("short head", "long tail")))
         cache[k] = entry
@@ -453,12 +464,13 @@ def _item_mad(spec: MetricSpec, packed: Packed, context: Context) -> MetricValue
     has_rel = np.zeros(len(packed.user_ids), dtype=bool)
     t_user = user_of_position(packed.t_indptr)
     has_rel[t_user[packed.t_rel >= rel]] = True
-    keep = has_rel[user]
-    pos = pos[keep]
+    if spec.get("users") == "relevant":
+        pos = pos[has_rel[user]]
     r = packed.rel[pos]
     hit = r >= rel
+    shift = rel if spec.get("gain") == "elliot" else 0.0
     if spec.get("variant") == "ranking":
-        gain = np.where(hit, np.exp2(r - rel + 1.0) - 1.0, 0.0)
+        gain = np.where(hit, np.exp2(r - shift + 1.0) - 1.0, 0.0)
     else:
         gain = np.where(hit, packed.scores[pos], 0.0)
     item = packed.items[pos]
@@ -524,7 +536,7 @@ register(_def(
     "groups of the probability that a relevant item of the group is ranked in the top k "
     "(population std over mean; 0: equal opportunity). train_items=drop leaves out of the "
     "denominator the relevant items the user has in train= (Elliot).",
-    _reo, (REL, TRAIN_ITEMS), higher_is_better=False, bounds=(0.0, None),
+    _reo, (REL, TRAIN_ITEMS, EMPTY), higher_is_better=False, bounds=(0.0, None),
     reference="Zhu, Wang & Caverlee, SIGIR 2020; Elliot REO",
     example="groups A, B; hits 1 of 2 relevant A, 1 of 1 relevant B: P = (1/2, 1): 1/3"))
 
@@ -534,7 +546,7 @@ register(_def(
     "Zhu, Wang & Caverlee, SIGIR 2020; Elliot fairness/rsp/rsp.py. Dispersion over the item "
     "groups of the probability that an item of the group (not in the user's training items, "
     "train_items=drop, which needs train=) is ranked in the top k.",
-    _rsp, (TRAIN_ITEMS_RSP,), higher_is_better=False, bounds=(0.0, None),
+    _rsp, (TRAIN_ITEMS_RSP, EMPTY), higher_is_better=False, bounds=(0.0, None),
     reference="Zhu, Wang & Caverlee, SIGIR 2020; Elliot RSP",
     example="one user, groups A = {a, b}, B = {c}, top 1 = a, keep: P = (1/2, 0): 1"))
 
@@ -544,7 +556,7 @@ register(_def(
     "Elliot bias/pop_reo/pop_reo.py: REO with two groups, the short head (most popular "
     "training items, by distinct users, until their popularity reaches head of the distinct "
     "training pairs; ties by raw item id) and the long tail (the other training items).",
-    _pop_reo, (REL, TRAIN_ITEMS, HEAD_SHARE), higher_is_better=False, bounds=(0.0, None),
+    _pop_reo, (REL, TRAIN_ITEMS, HEAD_SHARE, HEAD_RULE, EMPTY), higher_is_better=False, bounds=(0.0, None),
     needs=("train",), reference="Elliot PopREO; Zhu, Wang & Caverlee, SIGIR 2020"))
 
 register(_def(
@@ -552,7 +564,7 @@ register(_def(
     "RSP over G = (short head, long tail) of train=",
     "Elliot bias/pop_rsp/pop_rsp.py: RSP with the short head and long tail of train= as the "
     "two groups (see pop_reo).",
-    _pop_rsp, (TRAIN_ITEMS_RSP, HEAD_SHARE), higher_is_better=False, bounds=(0.0, None),
+    _pop_rsp, (TRAIN_ITEMS_RSP, HEAD_SHARE, HEAD_RULE, EMPTY), higher_is_better=False, bounds=(0.0, None),
     needs=("train",), reference="Elliot PopRSP; Zhu, Wang & Caverlee, SIGIR 2020"))
 
 register(_def(
@@ -562,7 +574,12 @@ register(_def(
     "2^(r - rel + 1) - 1 of a relevant item) and ItemMADrating.py (variant=rating: the run's "
     "score of a relevant item); 0 otherwise. Users without a relevant item are left out.",
     _item_mad, (REL, Param("variant", "ranking", "ranking (relevance gain) | rating (the "
-                           "run's score of relevant items)", ("ranking", "rating"))),
+                           "run's score of relevant items)", ("ranking", "rating")),
+                Param("gain", "elliot", "ranking gain of a relevant item of relevance r: elliot "
+                      "(2^(r - rel + 1) - 1) | warprec (2^(r + 1) - 1)", ("elliot", "warprec")),
+                Param("users", "relevant", "lists counted: relevant (users with a relevant "
+                      "item, Elliot) | all (every evaluated user, WarpRec)",
+                      ("relevant", "all"))),
     higher_is_better=False, bounds=(0.0, None),
     reference="Deldjoo et al., UMUAI 2021; Elliot ItemMADranking / ItemMADrating",
     example="A = {a}, B = {b}; a relevant (r = 1) in 1 of 2 lists, b never: |1/2 - 0| = 1/2"))
