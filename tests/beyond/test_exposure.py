@@ -297,8 +297,10 @@ def test_blocks_equal_in_memory_bit_for_bit(d, n_blocks):
 def test_refused_inputs_name_the_fix():
     with pytest.raises(InputError, match="item_groups="):
         rv.evaluate(RUN, TRUTH, ["exposure_share(group=A)"])
-    with pytest.raises(InputError, match="not a group"):
+    with pytest.raises(InputError, match="group="):
         _eval(["exposure_share(group=Z)"])
+    with pytest.raises(InputError, match="group="):
+        _eval(["exposure_share"])
     with pytest.raises(InputError, match="missing=skip"):
         _eval(["exposure_share(group=A)"], item_groups={"a": "A", "b": "B"})
     with pytest.raises(rv.errors.MetricError, match="p=1"):

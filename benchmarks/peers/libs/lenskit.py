@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 import numpy as np
-from common import CUTS, Report, check, make_data, need, ours, ranked, relevant, version
+from common import (
+    CUTS,
+    TOL_F32,
+    Report,
+    check,
+    make_data,
+    need,
+    ours,
+    ranked,
+    relevant,
+    version,
+)
 
 _LENSKIT_EMPTY = "a user with an empty list"
 _LENSKIT_AP = "AveragePrecision(n) divides"
@@ -85,6 +96,7 @@ def check_lenskit(report: Report) -> None:
                float(np.mean([ranking_count(data, m) for m in tests.values()])))
     _average_precision(report, label, data)
     _gini(report, label, data)
+    _exposure(report, label, data)
     _predict(report, label, data)
 
 
@@ -139,6 +151,54 @@ def _gini(report: Report, label: str, data) -> None:
         theirs = metric.global_aggregate([metric.compute_list_data(r, t) for r, t in pairs
                                           if len(r)])
         report.add("lenskit", label, key, got, float(theirs))
+
+
+def _exposure(report: Report, label: str, data) -> None:
+    """ExposureGini (geometric rank weights, float32 sums: TOL_F32) over a catalogue of
+    n_items items, and the category entropies of each list (entropy, rank_biased_entropy:
+    an item-by-category 0/1 matrix over every category, each total plus 1e-6), averaged over
+    the test users' lists (an empty list: NaN, left out)."""
+    from lenskit.metrics import ExposureGini, GeometricRankWeight, entropy, rank_biased_entropy
+
+    import receval.beyond.exposure  # noqa: F401  (registers the families)
+
+    n_items = 40
+    run, truth = make_data(917, ties=True, n_items=30)
+    pairs = _lists(data, run, {u: list(t) for u, t in truth.items()})
+    for k in (*CUTS, None):
+        for p in (0.85, 0.5):
+            key = "exposuregini" if k is None else f"exposuregini@{k}"
+            key += "" if p == 0.85 else f"(patience={p})"
+            got = ours(run, truth, [key], "lenskit", catalog=n_items)[key]
+            metric = ExposureGini(n=k, items=n_items, weight=GeometricRankWeight(p))
+            theirs = metric.global_aggregate([metric.compute_list_data(r, t) for r, t in pairs
+                                              if len(r)])
+            report.add("lenskit", label, key, got, float(theirs), tol=TOL_F32)
+    rng = np.random.default_rng(919)
+    n_cat = 6
+    cats = {i: sorted({int(c) for c in rng.integers(0, n_cat, size=int(rng.integers(1, 3)))})
+            for i in range(30)}
+    cats[29] = []  # an item without a category: a zero row
+    matrix = np.zeros((30, n_cat))
+    for i, cs in cats.items():
+        matrix[i, cs] = 1.0
+    users = list(truth)
+    for k in (*CUTS, None):
+        for name, p in (("entropy", None), ("rank_biased_entropy", 0.85),
+                        ("rank_biased_entropy", 0.5)):
+            key = name if k is None else f"{name}@{k}"
+            key += "" if p in (None, 0.85) else f"(patience={p})"
+            values = []
+            for u in users:
+                ids = np.array(ranked(run.get(u, {})), dtype=np.int64)
+                recs = data.ItemList(item_ids=ids, ordered=True)
+                if name == "entropy":
+                    values.append(entropy(recs, matrix[ids], n=k))
+                else:
+                    values.append(rank_biased_entropy(recs, matrix[ids], n=k,
+                                                      weight=GeometricRankWeight(p)))
+            got = ours(run, truth, [key], "lenskit", item_categories=cats)[key]
+            report.add("lenskit", label, key, got, float(np.nanmean(values)))
 
 
 def _predict(report: Report, label: str, data) -> None:

@@ -216,9 +216,12 @@ def _share(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     missing = spec.get("missing")
     indptr, g, groups = _listed_groups(spec, packed, context, missing)
     label = spec.get("group")
-    if label not in groups.labels:
-        raise InputError(f"{spec.key}: group={plain(label)} is not a group of item_groups; its "
-                         f"groups are {plain(list(groups.labels)[:20])}.")
+    if label is None or str(label) not in groups.labels:
+        raise InputError(
+            f"{spec.key}: name the item group with group=, one of "
+            f"{plain(list(groups.labels)[:20])}, e.g. exposure_share@10(group="
+            f"{plain(groups.labels[0] if groups.labels else 'A')}).")
+    label = str(label)
     model = weight_of(spec)
     rank = _ranks(indptr)
     width = int(rank.max()) + 1 if len(rank) else 0
@@ -263,7 +266,7 @@ register(beyond_metric(
     "user's list. The summary is the run-wide share (a ratio of sums over every list, exactly "
     "mergeable over blocks), not the mean of the users' shares. Singh & Joachims, KDD 2018 "
     "(exposure of groups); rank weights as RBP (Moffat & Zobel 2008).",
-    _share, (Param("group", "", "the item group (a label of item_groups)"), WEIGHT,
+    _share, (Param("group", None, "the item group's label (required)"), WEIGHT,
              _patience(0.85), _MISSING),
     reference="Singh & Joachims, KDD 2018", aggregate="pooled",
     example="lists [a, b], groups a: A, b: B, geometric p=1/2: share of A = 1 / (1 + 1/2) = 2/3",
@@ -484,7 +487,11 @@ def _ee(part: int):
     def compute(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
         out = expected_exposure(packed, spec.k, weight_of(spec), spec.get("grades") == "graded",
                                 spec.get("nonrelevant"))
-        return MetricValues(out[part] + 0.0)
+        values = out[part] + 0.0
+        empty = np.diff(top_k(packed, spec.k)[0]) == 0
+        if part != 1:  # an empty list has no disparity and only the target's loss: no value
+            values[empty] = np.nan
+        return MetricValues(values, info={"users_without_list": int(empty.sum())})
     return compute
 
 
@@ -501,7 +508,9 @@ _EE_DOC = (" The run's ranking is a deterministic policy (one ranking per user);
            "positions its grade level occupies (the ideal policy shuffles equally relevant "
            "items), nonrelevant items 0. Diaz, Mitra, Ekstrand, Biega & Carterette, 'Evaluating "
            "stochastic rankings with expected exposure', CIKM 2020 (github.com/diazf/"
-           "expected-exposure); EE-L = EE-D - 2 EE-R + ||e*||^2.")
+           "expected-exposure); EE-L = EE-D - 2 EE-R + ||e*||^2. A user without a listed item "
+           "has no EE-L or EE-D (NaN, left out: an empty list would otherwise beat any list "
+           "that exposes a nonrelevant item) and EE-R 0.")
 
 register(beyond_metric(
     "ee_loss", "Expected exposure loss EE-L@k", "sum_i (e_i - e*_i)^2",

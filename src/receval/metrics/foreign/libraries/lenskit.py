@@ -62,27 +62,29 @@ NAMES: dict[str, Name] = {
         "c_j) of the number of lists c_i holding item i, over the N catalogue items, c "
         "ascending (items= is the catalogue: evaluate(catalog=N))", denominator="n",
         options=_CUT),
-    "exposuregini": refuse(
-        "ExposureGini(n, items=N, weight=GeometricRankWeight(0.85)): Gini coefficient of "
-        "each item's exposure, the sum of the rank weights of its positions over all lists",
-        "LensKit's ExposureGini weighs each position by its rank weight (p^(rank - 1) by "
-        "default); receval's gini counts lists (ListGini), and no parameter weighs positions"),
+    "exposuregini": _n(
+        "exposure_gini", "ExposureGini(n, items=N, weight=GeometricRankWeight(p)): Gini "
+        "coefficient sum_j (2j - N - 1) e_(j) / (N sum_j e_j) of each item's exposure e_i, the "
+        "sum of the rank weights p^(rank - 1) of its positions over all lists, over the N "
+        "catalogue items, e ascending (items= is the catalogue: evaluate(catalog=N); "
+        "GeometricRankWeight(p) is p=p, LogRankWeight() weight=log_clip); LensKit sums the "
+        "exposure in float32", options={**_CUT, "patience": "p"}, p=0.85, denominator="n"),
     "meanpoprank": refuse(
         "MeanPopRank(data, n, count='users'): mean over the list of each item's training "
         "popularity quantile (average rank among the items with a positive count / their "
         "number; 0 without one)",
         "LensKit's MeanPopRank averages popularity quantiles (ranks among the training "
         "items); receval's arp averages the raw popularity (or its share), not its rank"),
-    "entropy": refuse(
-        "entropy(items, categories, n): Shannon entropy (bits) of one list's category "
-        "totals, each category's total plus 1e-6",
-        "LensKit's entropy is of one list's item categories (an item-by-category matrix, "
-        "each total smoothed by 1e-6); receval's entropy is of item exposure over all lists"),
-    "rank_biased_entropy": refuse(
-        "rank_biased_entropy(items, categories, weight, n): entropy of one list's category "
-        "totals, each item weighted by its rank weight (p^(rank - 1), p = 0.85)",
-        "LensKit's rank_biased_entropy is of one list's rank-weighted item categories; "
-        "receval has no category entropy"),
+    "entropy": _n(
+        "rank_biased_entropy", "entropy(items, categories, n): Shannon entropy (bits) of one "
+        "list's category totals over every category (the columns of the item-by-category "
+        "matrix: item_categories=), each total plus 1e-6; the mean over the lists",
+        options=_CUT, weight="uniform", smooth=1e-6),
+    "rank_biased_entropy": _n(
+        "rank_biased_entropy", "rank_biased_entropy(items, categories, weight, n): entropy "
+        "(bits) of one list's category totals, each item weighted by its rank weight "
+        "(GeometricRankWeight(0.85): p^(rank - 1); patience p is p=p), each total plus 1e-6; "
+        "the mean over the lists", options={**_CUT, "patience": "p"}, p=0.85, smooth=1e-6),
     "rank_biased_overlap": refuse(
         "rank_biased_overlap(reference, reranked, weight, n=10): sum_{d<=n} w_d X_d/d / "
         "sum_{d<=n} w_d, X_d the items shared by the two top-d prefixes, w_d = 0.85^(d-1)",
@@ -106,7 +108,7 @@ PRESET = Preset(
     "(__all__), basic.py (ListLength, TestItemCount), predict.py (MAE, RMSE), "
     "ranking/_pr.py (Precision, Recall), _dcg.py (NDCG, DCG), _hit.py, _recip.py, _rbp.py, "
     "_map.py (AveragePrecision), _gini.py (ListGini, ExposureGini), _pop.py (MeanPopRank), "
-    "_entropy.py, reranking/_rbo.py, _lip.py, _base.py (ListMetric.summarize: mean over lists); "
+    "_entropy.py (entropy, rank_biased_entropy: receval.beyond.exposure), _weighting.py, reranking/_rbo.py, _lip.py, _base.py (ListMetric.summarize: mean over lists); "
     "read from the installed 2025.8.1; checked by benchmarks/peers/libs/lenskit.py and "
     "tests/crosscheck/test_preset_lenskit.py",
     (("users", "truth"), ("empty_truth", "skip"), ("duplicates", "count")),
