@@ -74,7 +74,7 @@ TREC_MEASURES = {"ndcg_cut.10", "map_cut.100", "recip_rank", "P.10", "recall.100
 # the six at five cutoffs each, plus mrr without one: what one more cutoff costs
 MANY = [*METRICS, *(f"{m}@{k}" for m in ("ndcg", "map", "mrr", "precision", "recall", "hit_rate")
                     for k in (1, 5, 10, 20, 100) if f"{m}@{k}" not in METRICS)]
-TOOLS = ("receval", "receval_31", "ranx", "ranx_numeric", "pytrec_eval")
+TOOLS = ("receval", "receval_31", "ranx", "ranx_numeric", "pytrec_eval", "floor")
 LONG_RUN_S = 5.0  # a contender slower than this on its first run is not repeated
 
 
@@ -267,12 +267,33 @@ def prepare(tool, run, truth):
         f = _ranx_numeric()
     elif tool == "pytrec_eval":
         f = _pytrec()
+    elif tool == "floor":
+        f = _floor
     else:
         raise ValueError(f"unknown tool {tool!r}; choose from {TOOLS}")
     if tool.startswith("ranx"):
         f(*_first_users(run, truth))  # numba compiles on the first call
     gc.collect()
     return f, run, truth
+
+
+def _floor(run, truth):
+    """The read floor: one pass over each of the run's three columns (a sum of the numbers; of
+    the codes of a categorical; of the lengths of text ids), nothing else."""
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for name in ("user", "item", "score"):
+        col = run[name]
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            col.cat.codes.to_numpy().sum()
+        elif isinstance(col.dtype, np.dtype) and col.dtype.kind in "iuf":
+            col.to_numpy().sum()
+        else:
+            pc.sum(pc.utf8_length(pa.chunked_array([pa.array(col)])))
+    return {}
 
 
 def timed(f, run, truth, repeat):
@@ -376,6 +397,17 @@ def _targets(rows):
     if s is not None and o is not None:
         out.append(("receval with object ids within 2x of str ids",
                     "PASS" if o / s <= 2 else "FAIL", f"object / str = {o / s:.2f}x"))
+    base = secs("receval", "int")
+    for ids, want in (("int32", 1.2), ("category", 1.2), ("str", 3.0), ("hex", 3.0),
+                      ("uuid", 3.0)):
+        t = secs("receval", ids)
+        if base is not None and t is not None:
+            out.append((f"receval with {ids} ids within {want}x of int64 ids",
+                        "PASS" if t / base <= want else "FAIL", f"{t / base:.2f}x"))
+    floor = secs("floor", "int")
+    if base is not None and floor is not None:
+        out.append(("receval with int64 ids within 2.5x of the read floor",
+                    "PASS" if base / floor <= 2.5 else "FAIL", f"{base / floor:.2f}x"))
     for ids in ID_TYPES:
         r = rows.get(("receval", ids))
         if r and "beyond_mb" in r:
@@ -398,7 +430,8 @@ def _print_row(n, rows_count, ids, tool, r, receval_means, receval_s, isolate):
         return
     ratio = f"{r['seconds'] / receval_s:.1f}x" if receval_s else "-"
     mem = r["beyond_mb"] if isolate else r["peak_mb"]
-    diffs = {m: abs(r["means"][m] - receval_means[m]) for m in METRICS} if receval_means else {}
+    diffs = {m: abs(r["means"][m] - receval_means[m]) for m in METRICS} \
+        if receval_means and r.get("means") else {}
     r["diffs"] = diffs
     check = f"{max(diffs.values()):.1e}" if diffs else "-"
     print(f"{n:>9} {rows_count:>11} {ids:>6} {tool:>12} {r['seconds']:>9.3f} {ratio:>8} "

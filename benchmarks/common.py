@@ -7,7 +7,13 @@ import os
 import numpy as np
 import pandas as pd
 
-ID_TYPES = ("str", "int", "object")
+#: id shapes: ``str`` (pandas' default string dtype, ``u00000000``), ``int`` (int64), ``object``
+#: (Python str), ``int32`` (int32 ids, float32 scores, int8 relevance, as Parquet writers and
+#: scipy.sparse give them), ``category`` (pandas categoricals of the str ids, one dictionary per
+#: frame), ``hex`` (32 hex characters, as hashed ids), ``uuid`` (36 characters)
+ID_TYPES = ("str", "int", "object", "int32", "category", "hex", "uuid")
+#: the cached column each id type is read from (Parquet: int64 or strings)
+STORED = {"int": "int", "int32": "int", "hex": "int", "uuid": "int"}
 CACHE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".cache")
 _VERSION = 2  # bump when the generator changes, so stale cache files are not reused
 
@@ -118,7 +124,7 @@ def cache_paths(n_users: int, *, k: int = 100, n_truth: int = 10, n_items: int |
     ``object`` ids share the ``str`` files (Parquet has no object dtype); `load_data` converts.
     """
     n_items = n_items or max(1000, n_users // 2)
-    stored = "int" if ids == "int" else "str"
+    stored = STORED.get(ids, "str")
     key = f"v{_VERSION}_u{n_users}_k{k}_t{n_truth}_i{n_items}_s{seed}_{stored}"
     base = os.path.join(cache_dir or CACHE_DIR, key)
     return f"{base}_run.parquet", f"{base}_truth.parquet"
@@ -130,6 +136,45 @@ def read_cached(run_path: str, truth_path: str, ids: str) -> tuple[pd.DataFrame,
     if ids == "object":
         run = run.astype({"user": object, "item": object})
         truth = truth.astype({"user": object, "item": object})
+    elif ids == "int32":
+        run = run.astype({"user": np.int32, "item": np.int32, "score": np.float32})
+        truth = truth.astype({"user": np.int32, "item": np.int32, "relevance": np.int8})
+    elif ids == "category":
+        run = run.astype({"user": "category", "item": "category"})
+        truth = truth.astype({"user": "category", "item": "category"})
+    elif ids in ("hex", "uuid"):
+        run, truth = _hashed(run, truth, ids)
+    return run, truth
+
+
+def _hashed(run: pd.DataFrame, truth: pd.DataFrame, ids: str
+            ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Integer ids replaced by hashed text ids (an md5 digest: 32 hex characters, or the same
+    as a UUID), each built once per distinct id and decoded through a dictionary array."""
+    import hashlib
+    import uuid
+
+    import pyarrow as pa
+
+    def names(prefix: str, n: int) -> pa.Array:
+        digests = [hashlib.md5(f"{prefix}{j}".encode()).hexdigest() for j in range(n)]
+        if ids == "uuid":
+            digests = [str(uuid.UUID(d)) for d in digests]
+        return pa.array(digests, type=pa.large_string())
+
+    def column(codes: np.ndarray, vocab: pa.Array) -> pd.Series:
+        arr = pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)), vocab)
+        return pd.Series(pd.array(arr.cast(pa.large_string()),
+                                  dtype=pd.StringDtype("pyarrow", na_value=np.nan)))
+
+    n_users = int(max(run["user"].max(), truth["user"].max())) + 1
+    n_items = int(max(run["item"].max(), truth["item"].max())) + 1
+    users, items = names("u", n_users), names("i", n_items)
+    run = pd.DataFrame({"user": column(run["user"].to_numpy(), users),
+                        "item": column(run["item"].to_numpy(), items), "score": run["score"]})
+    truth = pd.DataFrame({"user": column(truth["user"].to_numpy(), users),
+                          "item": column(truth["item"].to_numpy(), items),
+                          "relevance": truth["relevance"]})
     return run, truth
 
 
@@ -152,7 +197,7 @@ def ensure_cached(n_users: int, *, k: int = 100, n_truth: int = 10, n_items: int
                                        seed=seed, ids=ids, cache_dir=cache_dir)
     if not (os.path.exists(run_path) and os.path.exists(truth_path)):
         os.makedirs(os.path.dirname(run_path), exist_ok=True)
-        stored = "int" if ids == "int" else "str"
+        stored = STORED.get(ids, "str")
         run, truth = make_data(n_users, k=k, n_truth=n_truth, n_items=n_items, seed=seed,
                                ids=stored)
         for frame, path in ((truth, truth_path), (run, run_path)):
