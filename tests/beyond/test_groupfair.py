@@ -318,3 +318,12 @@ def test_short_head_strict_rule():
     assert short_head(np.array([2, 2]), np.array(["a", "b"]), 4, 0.5).tolist() == [True, False]
     assert short_head(np.array([2, 2]), np.array(["a", "b"]), 4, 0.5,
                       strict=True).tolist() == [True, True]
+
+
+def test_item_mad_count_hits():
+    # hits only: a is a hit in u1's list only (score 3): v_a = 3; b, c never hits in the top 2
+    # -> B has no item: NaN; top 3: c hit in u1 (score 1), d in u2 (score 1): B = 1 -> |3 - 1|
+    key = "item_mad@3(variant=rating,count=hits)"
+    assert _ev([key])[key] == 2.0
+    res = _ev(["item_mad@2(count=hits)"])
+    assert math.isnan(res["item_mad@2(count=hits)"])

@@ -466,6 +466,8 @@ def _item_mad(spec: MetricSpec, packed: Packed, context: Context) -> MetricValue
     has_rel[t_user[packed.t_rel >= rel]] = True
     if spec.get("users") == "relevant":
         pos = pos[has_rel[user]]
+    if spec.get("count") == "hits":
+        pos = pos[packed.rel[pos] >= rel]
     r = packed.rel[pos]
     hit = r >= rel
     shift = rel if spec.get("gain") == "elliot" else 0.0
@@ -579,7 +581,9 @@ register(_def(
                       "(2^(r - rel + 1) - 1) | warprec (2^(r + 1) - 1)", ("elliot", "warprec")),
                 Param("users", "relevant", "lists counted: relevant (users with a relevant "
                       "item, Elliot) | all (every evaluated user, WarpRec)",
-                      ("relevant", "all"))),
+                      ("relevant", "all")),
+                Param("count", "lists", "n_i: lists holding i in their top k (Elliot) | hits "
+                      "(lists where i is relevant; WarpRec ItemMADrating)", ("lists", "hits"))),
     higher_is_better=False, bounds=(0.0, None),
     reference="Deldjoo et al., UMUAI 2021; Elliot ItemMADranking / ItemMADrating",
     example="A = {a}, B = {b}; a relevant (r = 1) in 1 of 2 lists, b never: |1/2 - 0| = 1/2"))
