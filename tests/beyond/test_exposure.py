@@ -179,18 +179,22 @@ def oracle_awrf(items, groups, labels, weight, p, distance):
     return 1 - (kl(a, m) + kl(t, m)) / 2
 
 
-def oracle_ee(items, rels, p, k):
+def oracle_ee(items, rels, p, k, catalog=None):
     """Diaz et al.: e_i = p^(rank-1) within k; the ideal policy ranks by grade and shuffles
-    equal grades, e*_i = the mean attention of its level's positions (0 beyond k)."""
+    equal grades, e*_i = the mean attention of its level's positions (0 beyond k); with a
+    catalogue (a list of every item id), its nonrelevant items are the last level."""
     items = items[:k]
     e = {i: p ** r for r, i in enumerate(items)}
-    ranked = sorted((g for g in rels.values() if g > 0), reverse=True)
+    grades = {i: g for i, g in rels.items() if g > 0}
+    if catalog is not None:
+        grades.update({i: 0 for i in catalog if i not in grades})
+    ranked = sorted(grades.values(), reverse=True)
     att = [p ** r if r < k else 0.0 for r in range(len(ranked))]
     level = {}
     for g in set(ranked):
         pos = [r for r, x in enumerate(ranked) if x == g]
         level[g] = sum(att[r] for r in pos) / len(pos)
-    tgt = {i: level[g] for i, g in rels.items() if g > 0}
+    tgt = {i: level[g] for i, g in grades.items()}
     every = set(e) | set(tgt)
     loss = sum((e.get(i, 0.0) - tgt.get(i, 0.0)) ** 2 for i in every)
     disp = sum(v * v for v in e.values())
@@ -269,7 +273,19 @@ def test_expected_exposure_and_entropy_match_the_oracles(d):
         got = [res.per_user.loc[u, key] for key in keys]
         assert got == pytest.approx(list(want), rel=1e-12, abs=1e-14)
         assert res.per_user.loc[u, rbe] == pytest.approx(
-            oracle_rbe(lists[u][:k], cats, len({c for v in cats.values() for c in v}), p, 1e-6), rel=1e-12)
+            oracle_rbe(lists[u][:k], cats, len({c for v in cats.values() for c in v}), p, 1e-6),
+            rel=1e-12)
+    # Diaz et al.'s ideal policy over a catalogue: its nonrelevant items share the ranks after
+    # the relevant ones
+    catalog = [f"i{j}" for j in range(n_items + 3)]
+    keys = [rv.metric(n, k, p=p, nonrelevant="catalog").key
+            for n in ("ee_loss", "ee_disparity", "ee_relevance")]
+    res = rv.evaluate(run, truth, keys, users="intersection", empty_truth="zero",
+                      catalog=catalog)
+    for u in res.per_user.index:
+        want = oracle_ee(lists[u], truth[u], p, k, catalog)
+        got = [res.per_user.loc[u, key] for key in keys]
+        assert got == pytest.approx(list(want), rel=1e-12, abs=1e-14)
 
 
 @settings(max_examples=30, deadline=None)
@@ -280,18 +296,23 @@ def test_blocks_equal_in_memory_bit_for_bit(d, n_blocks):
             rv.metric("exposure_share", None, group=labels[-1], weight="log").key,
             rv.metric("exposure_gini", k, p=p).key, "exposure_gini",
             rv.metric("awrf", k).key, rv.metric("rank_biased_entropy", k, p=p).key,
-            rv.metric("ee_loss", k, p=p).key, "ee_relevance", "ee_disparity@3"]
-    ev = rv.Evaluator(truth, keys, item_groups=groups, item_categories=cats, train=None)
-    whole = ev.evaluate(run)
+            rv.metric("ee_loss", k, p=p).key, "ee_relevance", "ee_disparity@3",
+            rv.metric("ee_loss", k, nonrelevant="catalog").key,
+            rv.metric("ee_relevance", None, nonrelevant="catalog").key]
     users = list(run)
-    parts = [dict((u, run[u]) for u in users[b::n_blocks]) for b in range(n_blocks)]
-    blocks = ev.evaluate_blocks([x for x in parts if x])
-    for key in keys:
-        a, b = whole.summary[key], blocks.summary[key]
-        assert a == b or (math.isnan(a) and math.isnan(b)), key
-        pa = whole.per_user[key].sort_index()
-        pb = blocks.per_user[key].sort_index()
-        assert pa.equals(pb), key
+    parts = [x for x in ({u: run[u] for u in users[b::n_blocks]} for b in range(n_blocks)) if x]
+    # an explicit catalogue, and the default one (train + truth + run items: each block's
+    # own, their union over the blocks)
+    for catalog, ks in ((n_items + 1, keys), (None, [k for k in keys if "catalog" not in k])):
+        ev = rv.Evaluator(truth, ks, item_groups=groups, item_categories=cats, catalog=catalog)
+        whole = ev.evaluate(run)
+        blocks = ev.evaluate_blocks(parts)
+        for key in ks:
+            a, b = whole.summary[key], blocks.summary[key]
+            assert a == b or (math.isnan(a) and math.isnan(b)), key
+            pa = whole.per_user[key].sort_index()
+            pb = blocks.per_user[key].sort_index()
+            assert pa.equals(pb), key
 
 
 def test_refused_inputs_name_the_fix():
@@ -307,6 +328,8 @@ def test_refused_inputs_name_the_fix():
         rv.metric("exposure_gini", p=1)
     with pytest.raises(InputError, match="item_categories"):
         rv.evaluate(RUN, TRUTH, ["rank_biased_entropy"])
+    with pytest.raises(InputError, match="catalog=N"):
+        rv.evaluate(RUN, TRUTH, ["ee_loss(nonrelevant=catalog)"])
     # an item without a group: left out (skip) or counted in no group (other)
     groups = {"a": "A", "b": "B"}
     r = _eval(["exposure_share(group=A,missing=skip,p=0.5)",

@@ -427,14 +427,18 @@ register(beyond_metric(
 
 
 def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: bool,
-                      nonrelevant: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                      nonrelevant: str, n_items: int | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(EE-D, EE-R, EE-L) of every list, its run ranking being a deterministic policy.
 
     The system exposure of the item at rank r is ``w_r`` (ranks beyond k: 0). The target
     exposure of a relevant item is the mean attention of the ideal positions its grade level
     occupies (items of equal grade are shuffled by the ideal policy), 0 beyond k; nonrelevant
-    items have target 0. ``EE-D = sum_i e_i^2``, ``EE-R = sum_i e_i e*_i``,
-    ``EE-L = sum_i (e_i - e*_i)^2`` over every listed or relevant item."""
+    items have target 0, or (``nonrelevant="catalog"``, ``n_items`` = N) the N - s
+    nonrelevant catalogue items of a user with s relevant ones share the attention of ideal
+    ranks s+1..N (Diaz et al.'s ideal policy over the whole ranking). ``EE-D = sum_i e_i^2``,
+    ``EE-R = sum_i e_i e*_i``, ``EE-L = sum_i (e_i - e*_i)^2`` over every listed, relevant or
+    (``catalog``) catalogue item."""
     indptr, pos = top_k(packed, k)
     n = len(indptr) - 1
     rank = _ranks(indptr)
@@ -446,6 +450,12 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
     t_rel = t_rel_all[keep]
     n_rel = np.diff(t_ind)
     depth = max(int(rank.max()) + 1 if len(rank) else 0, int(n_rel.max(initial=0)))
+    if nonrelevant == "catalog":
+        assert n_items is not None
+        if int(n_rel.max(initial=0)) > n_items or depth > n_items:
+            raise InputError(f"catalog={n_items}: a user has more listed or relevant items "
+                             "than the catalogue holds.")
+        depth = n_items if k is None else max(depth, min(k, n_items))
     ideal_depth = depth if k is None else min(depth, k)
     w_full = np.zeros(depth, dtype=np.float64)
     w_full[:ideal_depth] = model.weights(ideal_depth)  # type: ignore[call-arg]
@@ -474,19 +484,45 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
         hit = (idx >= 0) & (rel > 0)
         target[hit] = tgt_level[idx[hit]]
         ret_level = np.bincount(idx[hit], minlength=len(lo))
+    if nonrelevant == "catalog":  # the nonrelevant items share ideal ranks s+1..N
+        assert n_items is not None
+        tail = np.concatenate([np.cumsum(w_full[::-1])[::-1], [0.0]])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t_nr = np.where(n_items > n_rel, tail[n_rel] / np.maximum(n_items - n_rel, 1), 0.0)
+        nonrel = rel <= 0
+        target[nonrel] = t_nr[lu[nonrel]]
+        ret_nr = np.bincount(lu[nonrel], minlength=n)
     ee_d = np.bincount(lu, weights=e * e, minlength=n)
     ee_r = np.bincount(lu, weights=e * target, minlength=n)
     unret = (size - ret_level) * tgt_level * tgt_level
     lvl_user = tu[first]
     ee_l = np.bincount(lu, weights=(e - target) ** 2, minlength=n) + np.bincount(
         lvl_user, weights=unret, minlength=n)
+    if nonrelevant == "catalog":
+        ee_l = ee_l + (n_items - n_rel - ret_nr) * t_nr * t_nr
     return ee_d, ee_r, ee_l
+
+
+def _explicit_catalog(spec: MetricSpec, packed: Packed, context: Context) -> int:
+    """The catalogue size N of an explicit ``catalog=`` (a count or an id list: the same in
+    every block of users)."""
+    if context.catalog is None or isinstance(context.catalog, str):
+        raise InputError(
+            f"{spec.key} needs the catalogue size N (its nonrelevant items share the ideal "
+            f"ranks after the relevant ones): pass catalog=N (a count) or the catalogue's item "
+            f"ids to evaluate(), e.g. rv.evaluate(run, truth, [{plain(spec.key)}], "
+            f"catalog=10_000).")
+    counts = np.zeros(len(packed.item_vocab), dtype=np.int64)
+    return int(catalog_of(context, packed, counts, key=spec.key).size)
 
 
 def _ee(part: int):
     def compute(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
+        n_items = None
+        if spec.get("nonrelevant") == "catalog":
+            n_items = _explicit_catalog(spec, packed, context)
         out = expected_exposure(packed, spec.k, weight_of(spec), spec.get("grades") == "graded",
-                                spec.get("nonrelevant"))
+                                spec.get("nonrelevant"), n_items)
         values = out[part] + 0.0
         empty = np.diff(top_k(packed, spec.k)[0]) == 0
         if part != 1:  # an empty list has no disparity and only the target's loss: no value
@@ -500,8 +536,10 @@ _EE_PARAMS = (Param("weight", "geometric", WEIGHT.doc, WEIGHT.choices), _patienc
                     "positions of their level | binary = every relevant item one level",
                     ("graded", "binary")),
               Param("nonrelevant", "count", "count = listed nonrelevant items keep their "
-                    "exposure (target 0; Diaz et al.) | drop = only relevant items carry "
-                    "exposure (TREC Fair 2022 only_rel)", ("count", "drop")))
+                    "exposure, target 0 | drop = only relevant items carry exposure (TREC "
+                    "Fair 2022 only_rel) | catalog = the N - s nonrelevant items of the "
+                    "catalogue (catalog=N) share the attention of ideal ranks s+1..N (Diaz "
+                    "et al.'s ideal policy over every item)", ("count", "drop", "catalog")))
 _EE_DOC = (" The run's ranking is a deterministic policy (one ranking per user); rank r gets "
            "attention w_r (weight=geometric, p=0.5: the RBP user model of Diaz et al.), 0 beyond "
            "k. The target exposure e*_i of a relevant item is the mean attention of the ideal "
