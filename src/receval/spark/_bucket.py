@@ -104,6 +104,7 @@ class Partial(NamedTuple):
     totals: Totals
     catalogue: dict[str, Any] | None
     groups: Any = None  # the bucket's receval.engines.groups.GroupTotals (groups=)
+    group_catalogue: Any = None  # per group, its catalogue partial (catalogue metrics)
 
 
 def evaluate_bucket(cfg: BucketConfig, run: Any, truth: Any) -> tuple[Any, Any, Partial]:
@@ -126,13 +127,21 @@ def evaluate_bucket(cfg: BucketConfig, run: Any, truth: Any) -> tuple[Any, Any, 
     totals.run_only = int(len(packed.run_only))
     catalogue = catalogue_partial(ev, packed, sorted(block.global_only)) \
         if block.global_only else None
-    groups = None
+    groups = group_catalogue = None
     if cfg.groups is not None:
         from ..engines.groups import GroupTotals
 
         groups = GroupTotals(cfg.groups, ev.truth.users)
         groups.add(packed, block, ev.plan, ev.context, True)
-    partial = Partial(totals, catalogue, groups)
+        if block.global_only:  # each group's lists, for its catalogue values on the driver
+            from ..pack.subsets import take_users
+
+            codes = groups.codes_of(packed.user_ids, packed.truth_index)
+            group_catalogue = [
+                catalogue_partial(ev, take_users(packed, np.flatnonzero(codes == g),
+                                                 block.kernel_out), sorted(block.global_only))
+                for g in range(cfg.groups.n_groups)]
+    partial = Partial(totals, catalogue, groups, group_catalogue)
     return packed, block, partial
 
 

@@ -573,27 +573,40 @@ class Evaluator:
                            relevance=relevance_info(columns, self.max_rel, self.plan),
                            name=name, t0=t0, provenance=provenance)
         if self.groups is not None:
-            _add_groups(res, [p.groups for p in partials], self.plan, user_ids,
+            _add_groups(res, partials, self.plan, user_ids, self,
                         collected=len(user_ids) == res.counts["evaluated"]
                         + res.counts["skipped_no_relevant"])
         return res
 
 
-def _add_groups(res: EvalResult, parts: list[Any], plan: Any, user_ids: np.ndarray,
-                collected: bool) -> None:
+def _add_groups(res: EvalResult, partials: list[B.Partial], plan: Any, user_ids: np.ndarray,
+                ev: Evaluator, collected: bool) -> None:
     """The buckets' group totals merged into the result's ``group_stats`` (the local engine's
-    rows; a metric whose group value is catalogue-wide cannot merge over buckets and is
-    refused), with ``group_of`` and ``info["groups"]`` when the per-user rows were collected."""
+    rows), each group's catalogue values from its merged catalogue partials (the whole
+    evaluation's catalogue, as locally), with ``group_of`` and ``info["groups"]`` when the
+    per-user rows were collected. A value that no partial can merge is refused."""
     from ..engines.groups import group_labels
 
+    parts = [p.groups for p in partials]
     merged = parts[0].copy()
     for part in parts[1:]:
         merged.merge(part)
-    bad = sorted({plan.specs[j].key for t in merged.totals for j in t.overrides})
+    global_only = sorted({j for t in merged.totals for j in t.global_only})
+    bad = sorted({plan.specs[j].key for t in merged.totals for j in t.overrides
+                  if j not in global_only})
     if bad:
         raise InputError(
-            f"{bad}: with groups=, these metrics' value per group is catalogue-wide, which the "
-            "Spark engine's buckets cannot merge; evaluate them by group with the local engine.")
+            f"{bad}: with groups=, these metrics' value per group is not a mean of per-user "
+            "values (a weighted or pooled value), which the Spark engine's buckets cannot "
+            "merge; evaluate them by group with the local engine.")
+    for g, totals in enumerate(merged.totals):
+        totals.overrides = {}
+        if not global_only:
+            continue
+        cats = [B.Partial(Totals(), p.group_catalogue[g]) for p in partials
+                if p.group_catalogue is not None]
+        for j, (value, _) in _catalogue(plan.specs, global_only, cats, ev).items():
+            totals.overrides[j] = value
     res.group_stats = merged.rows(plan)
     if collected:
         res.group_of = group_labels(merged, user_ids)
