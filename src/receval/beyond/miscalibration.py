@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
@@ -81,25 +82,46 @@ def rank_weights(ranks: np.ndarray, weight: str, patience: float = 0.85) -> np.n
     raise InputError(f"weight={plain(weight)}: choose one of {list(WEIGHTS)}.")
 
 
+def _category_matrix(cats: ItemCategories) -> sp.csr_matrix:
+    """(category-table rows x categories) with ``p(c|i) = 1 / |C(i)|`` for each category of i."""
+    lens = np.diff(cats.indptr)
+    data = np.repeat(1.0 / np.maximum(lens, 1), lens)
+    return sp.csr_matrix((data, cats.codes, cats.indptr),
+                         shape=(len(cats.items), max(cats.n_categories, 1)))
+
+
 def category_mass(user: np.ndarray, rows: np.ndarray, weights: np.ndarray, cats: ItemCategories,
                   n_users: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Unnormalised category distributions as sorted (user * |C| + category) keys.
 
-    ``rows``: category-table row of each entry (-1: unknown item); each entry adds
-    ``weight / |C(i)|`` to each of its categories. Returns ``(keys, mass, total)`` with ``total``
-    per user the summed weight of its entries that have a category.
+    ``user``: ascending user of each entry; ``rows``: its category-table row (-1: unknown
+    item); each entry adds ``weight * p(c|i)`` to each of its categories. One sparse product
+    (users x items) by (items x categories): each user's sums run over its own entries in
+    order, whatever other users are in the block. Returns ``(keys, mass, total)`` with
+    ``total`` per user the summed weight of its entries that have a category.
     """
     ok = rows >= 0
     user, rows, weights = user[ok], rows[ok], weights[ok]
-    lens = cats.indptr[rows + 1] - cats.indptr[rows]
-    has = lens > 0
+    has = (cats.indptr[rows + 1] - cats.indptr[rows]) > 0
     total = np.bincount(user[has], weights=weights[has], minlength=n_users)
-    codes = cats.codes[ranges(cats.indptr[rows], lens)]
-    share = np.repeat(weights / np.maximum(lens, 1), lens)
-    key = np.repeat(user, lens) * max(cats.n_categories, 1) + codes
-    uniq, inv = np.unique(key, return_inverse=True)
-    mass = np.bincount(inv.ravel(), weights=share, minlength=len(uniq))
-    return uniq, mass, total
+    indptr = np.zeros(n_users + 1, dtype=np.int64)
+    np.cumsum(np.bincount(user, minlength=n_users), out=indptr[1:])
+    a = sp.csr_matrix((weights, rows, indptr), shape=(n_users, len(cats.items)))
+    m = sp.csr_matrix(a @ _category_matrix(cats))
+    m.sort_indices()
+    width = max(cats.n_categories, 1)
+    keys = np.repeat(np.arange(n_users, dtype=np.int64), np.diff(m.indptr)) * width + m.indices
+    return keys, np.asarray(m.data, dtype=np.float64), total
+
+
+def sorted_union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Sorted distinct values of two integer arrays (a plain sort: ``np.union1d`` hashes,
+    which is far slower on millions of keys)."""
+    c = np.concatenate([a, b]).astype(np.int64, copy=False)
+    c.sort(kind="stable")
+    if not len(c):
+        return c
+    return c[np.concatenate([[True], c[1:] != c[:-1]])]
 
 
 def _on(keys: np.ndarray, src_keys: np.ndarray, src_vals: np.ndarray) -> np.ndarray:
@@ -199,7 +221,7 @@ def _miscalibration(spec: MetricSpec, packed: Packed, context: Context) -> Metri
     w = rank_weights(rank, spec.get("weight"), float(spec.get("patience")))
     qk, qmass, qtotal = category_mass(user_of_position(indptr), rows, w, cats, n)
     q = qmass / qtotal[qk // width] if len(qk) else qmass
-    keys = np.union1d(pk, qk)
+    keys = sorted_union(pk, qk)
     pv, qv = _on(keys, pk, p), _on(keys, qk, q)
     alpha = float(spec.get("alpha"))
     qs = (1.0 - alpha) * qv + alpha * pv
@@ -237,7 +259,7 @@ def _mace(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     pos_codes = cats.codes[ranges(np.where(ok, cats.indptr[np.maximum(rows, 0)], 0), lens_c)]
     pos_of_code = np.repeat(np.arange(len(rows), dtype=np.int64), lens_c)
     pos_keys = user[pos_of_code] * width + pos_codes
-    keys = np.union1d(pk, pos_keys)
+    keys = sorted_union(pk, pos_keys)
     cell_p = _on(keys, pk, p)
     cell_user = keys // width
     cell_of_pos = np.searchsorted(keys, pos_keys)
@@ -251,9 +273,10 @@ def _mace(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     for r in range(1, int(lens.max(initial=0)) + 1):
         at = rank == r
         at_code = rank_of_code == r
-        np.add.at(acc, cell_of_pos[at_code], share[at_code])
+        # one position per user and rank, distinct categories per item: one addition per cell
+        acc += np.bincount(cell_of_pos[at_code], weights=share[at_code], minlength=len(keys))
         has = at & (lens_c > 0)
-        np.add.at(total, user[has], w[has])
+        total += np.bincount(user[has], weights=w[has], minlength=n)
         active = (lens >= r) & (total > 0)
         q_cell = np.where(total[cell_user] > 0, acc / np.where(total[cell_user] > 0,
                                                                total[cell_user], 1.0), 0.0)
