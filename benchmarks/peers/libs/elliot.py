@@ -63,3 +63,83 @@ def check_elliot(report: Report) -> None:
             dsc = metrics.DSC(recs, None, None, objs, {"beta": 2}).eval()
             key = f"dsc@{k}(beta=2)" if t == 1 else f"dsc@{k}(beta=2,relevance_threshold={t})"
             report.add("elliot", label, key, ours(run, truth, [key], "elliot")[key], dsc)
+    _check_fairness(report, metrics, relevance, label, run, truth, recs)
+
+
+def _elliot_data(train: dict) -> SimpleNamespace:
+    """Elliot's dataset as its metrics read it (dataset/dataset.py): ``train_dict``,
+    ``transactions`` (the distinct training pairs), ``private_items`` (here in ascending id
+    order, so that items of equal popularity enter the short head in the order receval uses)
+    and the user x item training matrix ``sp_i_train``."""
+    import scipy.sparse as sp
+
+    items = sorted({i for row in train.values() for i in row})
+    users = sorted(train, key=str)
+    col = {i: p for p, i in enumerate(items)}
+    rows = [(r, col[i]) for r, u in enumerate(users) for i in train[u]]
+    mat = sp.csr_matrix(([1.0] * len(rows), ([r for r, _ in rows], [c for _, c in rows])),
+                        shape=(len(users), len(items)))
+    return SimpleNamespace(train_dict=train, transactions=len(rows), sp_i_train=mat,
+                           private_items=dict(enumerate(items)))
+
+
+def _check_fairness(report: Report, metrics, relevance, label: str, run, truth, recs) -> None:
+    """REO, RSP, PopREO, PopRSP (and their Extended forms), ItemMAD* and BiasDisparity*: item
+    groups from a clustering file (item -> 0..2), training rows that overlap the test items."""
+    import tempfile
+
+    import numpy as np
+    import pandas as pd
+    from elliot.evaluation.popularity_utils.popularity import Popularity
+
+    import receval.beyond.groupfair  # noqa: F401 - registers the families
+
+    rng = np.random.default_rng(302)
+    train = {u: {int(i): 1 for i in rng.choice(30, int(rng.integers(1, 7)), replace=False)}
+             for u in list(run) + [1001, 1002]}
+    train_rows = pd.DataFrame([(u, i) for u, row in train.items() for i in row],
+                              columns=["user", "item"])
+    clusters = {i: int(rng.integers(0, 3)) for i in range(30)}
+    groups = {i: str(c) for i, c in clusters.items()}
+    data = _elliot_data(train)
+    given = {"item_groups": groups, "train": train_rows}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "items.tsv")
+        pd.DataFrame(sorted(clusters.items())).to_csv(path, sep="\t", header=False,
+                                                      index=False)
+        extra = {"clustering_file": path, "clustering_name": "g"}
+        bd_extra = {"item_clustering_file": path, "item_clustering_name": "g"}
+        for t in (1, 2):
+            rel = relevance.Relevance(truth, t)
+            opt = "" if t == 1 else f"(relevance_threshold={t})"
+            for k in CUTS:
+                objs = SimpleNamespace(relevance=rel, cutoff=k, num_items=30, data=data,
+                                       pop=Popularity(data))
+                lines = {
+                    f"reo@{k}{opt}": metrics.REO(recs, None, None, objs, extra).get()[-1].eval(),
+                    f"popreo@{k}{opt}": metrics.PopREO(recs, None, None, objs).eval(),
+                    f"itemmadranking@{k}{opt}":
+                        metrics.ItemMADranking(recs, None, None, objs, extra).eval(),
+                    f"itemmadrating@{k}{opt}":
+                        metrics.ItemMADrating(recs, None, None, objs, extra).eval(),
+                }
+                for ratio in (0.5, 0.9):
+                    key = (f"extendedpopreo@{k}(pop_ratio={ratio})" if t == 1 else
+                           f"extendedpopreo@{k}(pop_ratio={ratio},relevance_threshold={t})")
+                    lines[key] = metrics.ExtendedPopREO(recs, None, None, objs,
+                                                        {"pop_ratio": ratio}).eval()
+                if t == 1:
+                    lines[f"rsp@{k}"] = metrics.RSP(recs, None, None, objs, extra).get()[-1].eval()
+                    lines[f"poprsp@{k}"] = metrics.PopRSP(recs, None, None, objs).eval()
+                    lines[f"extendedpoprsp@{k}(pop_ratio=0.5)"] = metrics.ExtendedPopRSP(
+                        recs, None, None, objs, {"pop_ratio": 0.5}).eval()
+                    for name, cls in (("br", metrics.BiasDisparityBR),
+                                      ("bs", metrics.BiasDisparityBS),
+                                      ("bd", metrics.BiasDisparityBD)):
+                        values = [m.eval() for m in cls(recs, None, None, objs, bd_extra).get()]
+                        for c in range(3):
+                            lines[f"biasdisparity{name}@{k}(group={c})"] = values[c]
+                for key, theirs in lines.items():
+                    report.add("elliot", label, key, ours(run, truth, [key], "elliot",
+                                                          **given)[key], theirs,
+                               known="PopREO and PopRSP ties" if "pop" in key else "")

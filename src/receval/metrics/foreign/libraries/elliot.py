@@ -9,8 +9,8 @@ from ..records import name as _n
 _T = {"relevance_threshold": "rel"}
 _POP = ("needs the training interactions (Elliot's item popularity from its training set), "
         "which receval's evaluation does not take under this preset")
-_FAIR = ("configured by user or item group files (clustering_file); receval's group fairness "
-         "metrics are a later issue")
+_USER = ("a measure of a result with groups=: rv.results.fairness.user_mad(...) (e.g. "
+         "user_mad(rv.evaluate(run, truth, ['ndcg@10'], compat='elliot', groups=g), 'ndcg@10'))")
 
 NAMES: dict[str, Name] = {
     "ndcg": _n("ndcg", "gain 2^(r - t + 1) - 1 for truth items with r >= t (t = "
@@ -69,19 +69,46 @@ NAMES: dict[str, Name] = {
     "arp": refuse("average recommendation popularity", _POP),
     "aplt": refuse("average percentage of long-tail items", _POP),
     "aclt": refuse("average coverage of long-tail items", _POP),
-    "poprsp": refuse("popularity ranking-based statistical parity", _POP),
-    "popreo": refuse("popularity ranking-based equal opportunity", _POP),
-    "extendedpoprsp": refuse("popularity RSP by configured groups", _POP),
-    "extendedpopreo": refuse("popularity REO by configured groups", _POP),
-    "usermadrating": refuse("user groups' mean absolute deviation of ratings", _FAIR),
-    "itemmadrating": refuse("item groups' mean absolute deviation of ratings", _FAIR),
-    "usermadranking": refuse("user groups' mean absolute deviation of nDCG", _FAIR),
-    "itemmadranking": refuse("item groups' mean absolute deviation of exposure", _FAIR),
-    "biasdisparitybr": refuse("bias disparity of the training data", _FAIR),
-    "biasdisparitybs": refuse("bias disparity of the recommendations", _FAIR),
-    "biasdisparitybd": refuse("bias disparity BS - BR", _FAIR),
-    "rsp": refuse("ranking-based statistical parity of item groups", _FAIR),
-    "reo": refuse("ranking-based equal opportunity of item groups", _FAIR),
+    "poprsp": _n("pop_rsp", "RSP over the short head and long tail of the training data "
+                 "(items by distinct users until their popularity reaches 0.8 of the distinct "
+                 "training pairs; Elliot's Popularity); candidates: items not in the user's "
+                 "training items (pass train=)",
+                 differs="PopREO and PopRSP ties"),
+    "popreo": _n("pop_reo", "REO over the short head and long tail of the training data; "
+                 "relevant items in the user's training items left out (pass train=)",
+                 train_items="drop", options=_T, differs="PopREO and PopRSP ties"),
+    "extendedpoprsp": _n("pop_rsp", "PopRSP with the short head's share pop_ratio (default "
+                         "0.8; pass train=)", options={"pop_ratio": "head"},
+                         differs="PopREO and PopRSP ties"),
+    "extendedpopreo": _n("pop_reo", "PopREO with the short head's share pop_ratio (default "
+                         "0.8; pass train=)", train_items="drop",
+                         options={**_T, "pop_ratio": "head"},
+                         differs="PopREO and PopRSP ties"),
+    "usermadrating": refuse("user groups' mean absolute deviation of the mean top-k score",
+                            _USER),
+    "usermadranking": refuse("user groups' mean absolute deviation of nDCG", _USER),
+    "itemmadrating": _n("item_mad", "item groups' mean absolute difference of the items' mean "
+                        "score where relevant (0 elsewhere) over the lists holding them; users "
+                        "with a relevant item (pass item_groups=)", variant="rating",
+                        options=_T),
+    "itemmadranking": _n("item_mad", "item groups' mean absolute difference of the items' mean "
+                         "gain 2^(r - t + 1) - 1 over the lists holding them; users with a "
+                         "relevant item (pass item_groups=)", options=_T),
+    "biasdisparitybr": _n("bias_disparity", "bias of the recommendations: the item group's "
+                          "share of the top-k slots over its share of the items (name the "
+                          "group: biasdisparitybr@10(group=G); per user group with groups=)",
+                          measure="br"),
+    "biasdisparitybs": _n("bias_disparity", "bias of the source: the item group's share of "
+                          "every user's training pairs over its share of the items (pass "
+                          "train=; group=G)", measure="bs"),
+    "biasdisparitybd": _n("bias_disparity", "(BR - BS) / BS of the item group (pass train=; "
+                          "group=G)", measure="bd"),
+    "rsp": _n("rsp", "ranking-based statistical parity of item groups: std / mean over the "
+              "groups of their items' rate of being in the top k among the items not in the "
+              "user's training items (pass item_groups= and train=)"),
+    "reo": _n("reo", "ranking-based equal opportunity of item groups: std / mean of the "
+              "groups' rate of relevant items in the top k, relevant training items left out "
+              "(pass item_groups= and train=)", train_items="drop", options=_T),
 }
 
 PRESET = Preset(
@@ -106,8 +133,15 @@ PRESET = Preset(
      "its docstring states: no receval metric computes that mean, so map is refused",
      "AUC, GAUC and LAUC count negatives as |I| - |train(u)| - |relevant(u)| + 1 (the catalogue "
      "minus the user's training items, plus one): refused, as are the metrics that read "
-     "Elliot's training popularity (EFD, EPC, ARP, APLT, ACLT, PopRSP, PopREO) or group files "
-     "(BiasDisparity*, *MAD*, RSP, REO: receval's group fairness is a later issue)",
+     "Elliot's training popularity (EFD, EPC, ARP, APLT, ACLT)",
+     "REO, RSP, ItemMAD* and BiasDisparity* read item_groups= (Elliot's clustering_file), and "
+     "RSP, REO, PopREO, PopRSP and BiasDisparityBS train= (Elliot's training set); "
+     "BiasDisparity* names one item group with group= and reads the user groups from groups= "
+     "(Elliot's user_clustering_file); UserMADranking / UserMADrating are measures of a result "
+     "with groups= (receval.results.fairness.user_mad)",
+     "PopREO and PopRSP ties: Elliot orders items of equal training popularity as a Python set "
+     "iterates; receval by raw item id: the short head differs only when tied items straddle "
+     "its end",
      "Gini reports 1 - G over the catalogue (Elliot's num_items): refused, write 1 - gini@k "
      "with that catalogue",
      "SEntropy weights each exposure by 1 / the list's length and divides by the users: equal "
