@@ -132,6 +132,55 @@ def test_expected_exposure_worked_example():
     assert r.summary["ee_relevance@1"] == 0.0
 
 
+def test_plackett_luce_expected_exposure_worked_example():
+    # scores ln 3 and 0: a is first with probability 3/4; p = 1/2: e_a = 3/4 + 1/4 * 1/2 = 7/8,
+    # e_b = 1/4 + 3/4 * 1/2 = 5/8; a relevant (target 1)
+    run = pd.DataFrame({"user": [1, 1], "item": ["a", "b"], "score": [math.log(3), 0.0]})
+    truth = pd.DataFrame({"user": [1], "item": ["a"]})
+    keys = ["ee_loss(policy=plackett_luce)", "ee_disparity(policy=plackett_luce)",
+            "ee_relevance(policy=plackett_luce)"]
+    r = _eval(keys, run, truth)
+    assert [r.summary[k] for k in keys] == pytest.approx(
+        [float(F(1, 64) + F(25, 64)), float(F(74, 64)), float(F(7, 8))], rel=1e-13)
+    # @1 reads the whole list: b is first with probability 1/4
+    r = _eval(["ee_loss@1(policy=plackett_luce)"], run, truth)
+    assert r.summary["ee_loss@1(policy=plackett_luce)"] == pytest.approx(
+        float((F(3, 4) - 1) ** 2 + F(1, 4) ** 2), rel=1e-13)
+    # temperature 2: weights sqrt(3) and 1
+    key = "ee_relevance(policy=plackett_luce,temperature=2)"
+    first = math.sqrt(3) / (1 + math.sqrt(3))
+    assert _eval([key], run, truth).summary[key] == pytest.approx(
+        first + (1 - first) / 2, rel=1e-13)
+
+
+def test_plackett_luce_rank_probabilities_match_enumeration():
+    from receval.beyond.exposure import plackett_luce_ranks
+
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        n = int(rng.integers(1, 6))
+        s = rng.normal(size=n) * float(rng.choice([0.1, 1.0, 5.0]))
+        t = float(rng.choice([0.5, 1.0, 2.0]))
+        assert plackett_luce_ranks(s, n, t) == pytest.approx(_pl_oracle(s, t), abs=1e-12)
+        assert plackett_luce_ranks(s, 2, t).shape == (n, min(n, 2))
+
+
+def _pl_oracle(scores, temperature):
+    """P(item i at rank r) by enumerating every permutation (Plackett-Luce probabilities)."""
+    import itertools
+
+    w = np.exp((scores - scores.max()) / temperature)
+    n = len(w)
+    out = np.zeros((n, n))
+    for perm in itertools.permutations(range(n)):
+        pr = 1.0
+        for r, i in enumerate(perm):
+            pr *= w[i] / math.fsum(w[list(perm[r:])])
+        for r, i in enumerate(perm):
+            out[i, r] += pr
+    return out
+
+
 # -------------------------------------------------------------------------------------------------
 # slow oracles, from the formulas
 
@@ -275,6 +324,26 @@ def test_expected_exposure_and_entropy_match_the_oracles(d):
         assert res.per_user.loc[u, rbe] == pytest.approx(
             oracle_rbe(lists[u][:k], cats, len({c for v in cats.values() for c in v}), p, 1e-6),
             rel=1e-12)
+    # a Plackett-Luce policy over each list: exposure = expected attention over permutations
+    keys = [rv.metric(n, k, p=p, policy="plackett_luce").key
+            for n in ("ee_loss", "ee_disparity", "ee_relevance")]
+    small = {u: dict(list(s.items())[:6]) for u, s in run.items()}
+    res = rv.evaluate(small, truth, keys, users="intersection", empty_truth="zero")
+    for u in res.per_user.index:
+        items = list(small[u])
+        probs = _pl_oracle(np.array([small[u][i] for i in items]), 1.0)
+        att = np.array([p ** r if r < k else 0.0 for r in range(len(items))])
+        e = dict(zip(items, probs @ att, strict=True))
+        grades = {i: g for i, g in truth[u].items() if g > 0}
+        ranked = sorted(grades.values(), reverse=True)
+        ideal = [p ** r if r < k else 0.0 for r in range(len(ranked))]
+        level = {g: np.mean([ideal[r] for r, x in enumerate(ranked) if x == g]) for g in grades.values()}
+        tgt = {i: level[g] for i, g in grades.items()}
+        every = set(e) | set(tgt)
+        want = [sum((e.get(i, 0.0) - tgt.get(i, 0.0)) ** 2 for i in every),
+                sum(v * v for v in e.values()), sum(e[i] * tgt.get(i, 0.0) for i in e)]
+        got = [res.per_user.loc[u, key] for key in keys]
+        assert got == pytest.approx(want, rel=1e-10, abs=1e-12)
     # Diaz et al.'s ideal policy over a catalogue: its nonrelevant items share the ranks after
     # the relevant ones
     catalog = [f"i{j}" for j in range(n_items + 3)]
@@ -298,7 +367,8 @@ def test_blocks_equal_in_memory_bit_for_bit(d, n_blocks):
             rv.metric("awrf", k).key, rv.metric("rank_biased_entropy", k, p=p).key,
             rv.metric("ee_loss", k, p=p).key, "ee_relevance", "ee_disparity@3",
             rv.metric("ee_loss", k, nonrelevant="catalog").key,
-            rv.metric("ee_relevance", None, nonrelevant="catalog").key]
+            rv.metric("ee_relevance", None, nonrelevant="catalog").key,
+            rv.metric("ee_loss", k, policy="plackett_luce", temperature=2).key]
     users = list(run)
     parts = [x for x in ({u: run[u] for u in users[b::n_blocks]} for b in range(n_blocks)) if x]
     # an explicit catalogue, and the default one (train + truth + run items: each block's

@@ -426,9 +426,60 @@ register(beyond_metric(
 # Expected exposure
 
 
+#: tanh-sinh quadrature on (0, 1): nodes t = j h, |t| <= 4.5 (Takahasi & Mori 1974)
+_TS_H = 1.0 / 32.0
+_TS_T = np.arange(-144, 145, dtype=np.float64) * _TS_H
+
+
+def plackett_luce_ranks(scores: np.ndarray, depth: int, temperature: float = 1.0) -> np.ndarray:
+    """``P[i, m]``: probability that a Plackett-Luce policy over the items of one list, with
+    weights ``exp(score / temperature)``, places item i at rank m + 1 (m < depth).
+
+    Exact up to quadrature error (about 1e-13): in the exponential-race form of the policy
+    (item j's time is exponential with rate w_j; the ranking sorts the times), item i is at rank
+    m + 1 when exactly m other items come first, so with rates scaled to w_i = 1 and
+    ``u = exp(-time)``, ``P[i, m] = int_0^1 PB_m(1 - u^(w_j / w_i), j != i) du``, ``PB_m`` the
+    Poisson-binomial probability of m successes. The integral is taken by tanh-sinh quadrature,
+    which is exact to double precision for such endpoint behaviour (Plackett 1975; Luce 1959;
+    Yellott 1977 for the race)."""
+    s = np.asarray(scores, dtype=np.float64)
+    n = len(s)
+    kk = min(depth, n)
+    if n == 0 or kk == 0:
+        return np.zeros((n, kk))
+    z = np.pi * np.sinh(_TS_T)
+    log_u = -np.logaddexp(0.0, -z)                    # log of 1 / (1 + e^-z), accurate near 0
+    du = np.pi * np.cosh(_TS_T) * np.exp(log_u - np.logaddexp(0.0, z)) * _TS_H
+    with np.errstate(over="ignore"):
+        ratio = np.exp((s[None, :] - s[:, None]) / temperature)  # w_j / w_i
+    pmf = np.zeros((n, len(z), kk))
+    pmf[:, :, 0] = 1.0
+    for j in range(n):
+        with np.errstate(invalid="ignore", over="ignore"):
+            q = -np.expm1(ratio[:, j, None] * log_u[None, :])  # P(j before i | u), (n, nodes)
+        q = np.where(np.isnan(q), 1.0, q)
+        q[j] = 0.0                                           # item i itself
+        step = pmf * (1.0 - q)[:, :, None]
+        step[:, :, 1:] += pmf[:, :, :-1] * q[:, :, None]
+        pmf = step
+    return np.einsum("inm,n->im", pmf, du)
+
+
+def _pl_exposure(indptr: np.ndarray, scores: np.ndarray, attn: np.ndarray,
+                 temperature: float) -> np.ndarray:
+    """Expected attention of every listed item under each list's Plackett-Luce policy."""
+    e = np.zeros(len(scores))
+    for u in range(len(indptr) - 1):
+        lo, hi = int(indptr[u]), int(indptr[u + 1])
+        if hi > lo:
+            probs = plackett_luce_ranks(scores[lo:hi], len(attn), temperature)
+            e[lo:hi] = probs @ attn[: probs.shape[1]] if probs.shape[1] else 0.0
+    return e
+
+
 def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: bool,
-                      nonrelevant: str, n_items: int | None = None
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                      nonrelevant: str, n_items: int | None = None, policy: str = "deterministic",
+                      temperature: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(EE-D, EE-R, EE-L) of every list, its run ranking being a deterministic policy.
 
     The system exposure of the item at rank r is ``w_r`` (ranks beyond k: 0). The target
@@ -438,8 +489,16 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
     nonrelevant catalogue items of a user with s relevant ones share the attention of ideal
     ranks s+1..N (Diaz et al.'s ideal policy over the whole ranking). ``EE-D = sum_i e_i^2``,
     ``EE-R = sum_i e_i e*_i``, ``EE-L = sum_i (e_i - e*_i)^2`` over every listed, relevant or
-    (``catalog``) catalogue item."""
-    indptr, pos = top_k(packed, k)
+    (``catalog``) catalogue item.
+
+    ``policy="plackett_luce"``: the run's list is the candidate set of a stochastic policy that
+    samples rankings of its items with weights ``exp(score / temperature)``; the exposure of
+    an item is its expected attention ``sum_r w_r P(rank r)`` (:func:`plackett_luce_ranks`)."""
+    if policy == "plackett_luce":
+        indptr = np.asarray(packed.indptr, dtype=np.int64)
+        pos = np.arange(int(indptr[-1]), dtype=np.int64)
+    else:
+        indptr, pos = top_k(packed, k)
     n = len(indptr) - 1
     rank = _ranks(indptr)
     # the relevant truth items of each user, grades descending (t_rel_desc is sorted)
@@ -474,6 +533,9 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
     lgrade = rel if graded else (rel > 0).astype(np.float64)
     lu = user_of_position(indptr)
     e = w_full[rank] if len(rank) else np.zeros(0)
+    if policy == "plackett_luce":
+        e = _pl_exposure(indptr, np.asarray(packed.scores, dtype=np.float64)[pos],
+                         w_full[:ideal_depth], temperature)
     if nonrelevant == "drop":
         e = np.where(rel > 0, e, 0.0)
     target = np.zeros(len(rank))
@@ -522,9 +584,10 @@ def _ee(part: int):
         if spec.get("nonrelevant") == "catalog":
             n_items = _explicit_catalog(spec, packed, context)
         out = expected_exposure(packed, spec.k, weight_of(spec), spec.get("grades") == "graded",
-                                spec.get("nonrelevant"), n_items)
+                                spec.get("nonrelevant"), n_items, spec.get("policy"),
+                                spec.get("temperature"))
         values = out[part] + 0.0
-        empty = np.diff(top_k(packed, spec.k)[0]) == 0
+        empty = np.diff(packed.indptr) == 0
         if part != 1:  # an empty list has no disparity and only the target's loss: no value
             values[empty] = np.nan
         return MetricValues(values, info={"users_without_list": int(empty.sum())})
@@ -539,8 +602,25 @@ _EE_PARAMS = (Param("weight", "geometric", WEIGHT.doc, WEIGHT.choices), _patienc
                     "exposure, target 0 | drop = only relevant items carry exposure (TREC "
                     "Fair 2022 only_rel) | catalog = the N - s nonrelevant items of the "
                     "catalogue (catalog=N) share the attention of ideal ranks s+1..N (Diaz "
-                    "et al.'s ideal policy over every item)", ("count", "drop", "catalog")))
-_EE_DOC = (" The run's ranking is a deterministic policy (one ranking per user); rank r gets "
+                    "et al.'s ideal policy over every item)", ("count", "drop", "catalog")),
+              Param("policy", "deterministic", "deterministic = the run's ranking | "
+                    "plackett_luce = a stochastic policy over the items of the user's whole "
+                    "list with weights exp(score / temperature) (a rank run: score = -rank); "
+                    "exposure = expected attention, computed exactly (no sampling)",
+                    ("deterministic", "plackett_luce")),
+              Param("temperature", 1.0, "Plackett-Luce temperature T (policy=plackett_luce)",
+                    kind=float, low=0.0, low_open=True))
+
+
+def _reads_whole_list(spec: MetricSpec) -> bool:
+    """A Plackett-Luce policy ranks every item of the list, whatever the cutoff."""
+    return spec.get("policy") == "plackett_luce"
+
+
+_EE_KW: dict[str, Any] = {"whole_list": _reads_whole_list}
+_EE_DOC = (" The run's ranking is a deterministic policy (one ranking per user; policy="
+           "plackett_luce: a Plackett-Luce policy over the list's items from its scores, its "
+           "expected attention computed exactly); rank r gets "
            "attention w_r (weight=geometric, p=0.5: the RBP user model of Diaz et al.), 0 beyond "
            "k. The target exposure e*_i of a relevant item is the mean attention of the ideal "
            "positions its grade level occupies (the ideal policy shuffles equally relevant "
@@ -555,7 +635,7 @@ register(beyond_metric(
     "Squared distance between the exposure the run gives each item and the exposure an "
     "ideal policy gives it. Lower is better." + _EE_DOC,
     _ee(2), _EE_PARAMS, bounds=(0.0, None), higher_is_better=False,
-    reference="Diaz et al., CIKM 2020",
+    reference="Diaz et al., CIKM 2020", **_EE_KW,
     example="one relevant item a, list [b, a], p = 1/2: (1 - 0)^2 + (1/2 - 1)^2 = 5/4",
 ), ("ee_l", "eel"))
 
@@ -563,12 +643,12 @@ register(beyond_metric(
     "ee_disparity", "Expected exposure disparity EE-D@k", "sum_i e_i^2",
     "How unequally the run spreads exposure over items (lower: more equal)." + _EE_DOC,
     _ee(0), _EE_PARAMS, bounds=(0.0, None), higher_is_better=False,
-    reference="Diaz et al., CIKM 2020", example="list [b, a], p = 1/2: 1 + 1/4 = 5/4",
+    reference="Diaz et al., CIKM 2020", **_EE_KW, example="list [b, a], p = 1/2: 1 + 1/4 = 5/4",
 ), ("ee_d", "eed"))
 
 register(beyond_metric(
     "ee_relevance", "Expected exposure relevance EE-R@k", "sum_i e_i e*_i",
     "How much of the run's exposure goes where the ideal policy puts it." + _EE_DOC,
-    _ee(1), _EE_PARAMS, bounds=(0.0, None), reference="Diaz et al., CIKM 2020",
+    _ee(1), _EE_PARAMS, bounds=(0.0, None), reference="Diaz et al., CIKM 2020", **_EE_KW,
     example="one relevant item a, list [b, a], p = 1/2: 1/2 * 1 = 1/2",
 ), ("ee_r", "eer"))
