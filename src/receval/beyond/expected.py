@@ -7,7 +7,8 @@ rank discount ``disc(k)`` and a relevance gain ``g(u, i)``, an item novelty mode
     E[nov](u) = sum_k disc(k) g(u, i_k) nov(i_k | u) / sum_k disc(k)
 
 (the normaliser is the discount mass alone: RankSys ``ItemNoveltyMetric``,
-``RankSys-novdiv/.../itemnovelty/metrics/ItemNoveltyMetric.java``; Elliot
+``RankSys-novdiv/src/main/java/es/uam/eps/ir/ranksys/novdiv/itemnovelty/metrics/
+ItemNoveltyMetric.java``; Elliot
 ``elliot/evaluation/metrics/novelty/EPC/epc.py``). The item novelty models:
 
 - **EPC** (expected popularity complement): ``nov(i) = 1 - |U_i| / |U|``, ``|U_i|`` the distinct
@@ -21,7 +22,7 @@ rank discount ``disc(k)`` and a relevance gain ``g(u, i)``, an item novelty mode
   equal weight); users without training rows are NaN (RankSys scores them 0).
 
 **EILD** (expected intra-list diversity; RankSys ``EILD``,
-``RankSys-diversity/.../distance/metrics/EILD.java``)::
+``RankSys-diversity/src/main/java/es/uam/eps/ir/ranksys/diversity/distance/metrics/EILD.java``)::
 
     EILD(u) = sum_k disc(k) g(i_k) [sum_{l != k} w_kl d(i_k, i_l) / sum_{l != k} w_kl]
               / sum_k disc(k),    w_kl = disc(max(0, l - k - 1)) g(i_l)
