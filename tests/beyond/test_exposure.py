@@ -121,6 +121,10 @@ def test_expected_exposure_worked_example():
     assert r.summary["ee_loss"] == 1 + (0.5 - t) ** 2 + t ** 2
     assert r.summary["ee_relevance"] == 0.5 * t
     assert r.summary["ee_loss(nonrelevant=drop)"] == (0.5 - t) ** 2 + t ** 2
+    # per item group (a, c in A; b in B), user 2: E = (A: 1/2 + 1/4, B: 1), E* = (A: 1, B: 0)
+    res = _eval(["ee_loss(level=group)", "ee_relevance(level=group)"])
+    assert res.per_user["ee_loss(level=group)"].tolist() == [0.25, 0.0625 + 1]
+    assert res.per_user["ee_relevance(level=group)"].tolist() == [1.0, 0.75]
     # grades 2 and 1: separate levels (graded) or one (binary)
     truth = pd.DataFrame({"user": [1, 1], "item": ["c", "d"], "rel": [2, 1]})
     r = _eval(["ee_loss", "ee_loss(grades=binary)"], run, truth)
@@ -228,7 +232,7 @@ def oracle_awrf(items, groups, labels, weight, p, distance):
     return 1 - (kl(a, m) + kl(t, m)) / 2
 
 
-def oracle_ee(items, rels, p, k, catalog=None):
+def oracle_ee(items, rels, p, k, catalog=None, groups=None):
     """Diaz et al.: e_i = p^(rank-1) within k; the ideal policy ranks by grade and shuffles
     equal grades, e*_i = the mean attention of its level's positions (0 beyond k); with a
     catalogue (a list of every item id), its nonrelevant items are the last level."""
@@ -244,11 +248,21 @@ def oracle_ee(items, rels, p, k, catalog=None):
         pos = [r for r, x in enumerate(ranked) if x == g]
         level[g] = sum(att[r] for r in pos) / len(pos)
     tgt = {i: level[g] for i, g in grades.items()}
+    if groups is not None:  # group expected exposure: sums per group
+        e = _per_group(e, groups)
+        tgt = _per_group(tgt, groups)
     every = set(e) | set(tgt)
     loss = sum((e.get(i, 0.0) - tgt.get(i, 0.0)) ** 2 for i in every)
     disp = sum(v * v for v in e.values())
     relv = sum(e[i] * tgt.get(i, 0.0) for i in e)
     return loss, disp, relv
+
+
+def _per_group(values, groups):
+    out: dict = {}
+    for i, v in values.items():
+        out[groups[i]] = out.get(groups[i], 0.0) + v
+    return out
 
 
 def oracle_rbe(items, cats, n_cat, p, smooth):
@@ -324,6 +338,15 @@ def test_expected_exposure_and_entropy_match_the_oracles(d):
         assert res.per_user.loc[u, rbe] == pytest.approx(
             oracle_rbe(lists[u][:k], cats, len({c for v in cats.values() for c in v}), p, 1e-6),
             rel=1e-12)
+    # group expected exposure: the exposures summed per item group
+    keys = [rv.metric(n, k, p=p, level="group").key
+            for n in ("ee_loss", "ee_disparity", "ee_relevance")]
+    res = rv.evaluate(run, truth, keys, users="intersection", empty_truth="zero",
+                      item_groups=groups)
+    for u in res.per_user.index:
+        want = oracle_ee(lists[u], truth[u], p, k, groups=groups)
+        got = [res.per_user.loc[u, key] for key in keys]
+        assert got == pytest.approx(list(want), rel=1e-12, abs=1e-14)
     # a Plackett-Luce policy over each list: exposure = expected attention over permutations
     keys = [rv.metric(n, k, p=p, policy="plackett_luce").key
             for n in ("ee_loss", "ee_disparity", "ee_relevance")]
@@ -368,7 +391,9 @@ def test_blocks_equal_in_memory_bit_for_bit(d, n_blocks):
             rv.metric("ee_loss", k, p=p).key, "ee_relevance", "ee_disparity@3",
             rv.metric("ee_loss", k, nonrelevant="catalog").key,
             rv.metric("ee_relevance", None, nonrelevant="catalog").key,
-            rv.metric("ee_loss", k, policy="plackett_luce", temperature=2).key]
+            rv.metric("ee_loss", k, policy="plackett_luce", temperature=2).key,
+            rv.metric("ee_relevance", k, policy="plackett_luce", level="group").key,
+            rv.metric("ee_loss", k, level="group").key]
     users = list(run)
     parts = [x for x in ({u: run[u] for u in users[b::n_blocks]} for b in range(n_blocks)) if x]
     # an explicit catalogue, and the default one (train + truth + run items: each block's
@@ -398,6 +423,10 @@ def test_refused_inputs_name_the_fix():
         rv.metric("exposure_gini", p=1)
     with pytest.raises(InputError, match="item_categories"):
         rv.evaluate(RUN, TRUTH, ["rank_biased_entropy"])
+    with pytest.raises(InputError, match="missing=skip"):
+        _eval(["ee_loss(level=group)"], item_groups={"a": "A", "b": "B"})
+    with pytest.raises(InputError, match="level=group"):
+        _eval(["ee_loss(level=group,nonrelevant=catalog)"], catalog=5)
     with pytest.raises(InputError, match="catalog=N"):
         rv.evaluate(RUN, TRUTH, ["ee_loss(nonrelevant=catalog)"])
     # an item without a group: left out (skip) or counted in no group (other)

@@ -189,11 +189,16 @@ def _item_groups(context: Context, key: str) -> Membership:
 
 
 def _listed_groups(spec: MetricSpec, packed: Packed, context: Context,
-                   missing: str) -> tuple[np.ndarray, np.ndarray, Membership]:
+                   missing: str, whole: bool = False) -> tuple[np.ndarray, np.ndarray, Membership]:
     """(cut indptr, group code of each listed position, groups); ``missing="error"`` refuses
-    a listed item without a group."""
+    a listed item without a group. ``whole``: every position when the metric reads the whole
+    list (a Plackett-Luce policy)."""
     groups = _item_groups(context, spec.key)
-    indptr, pos = top_k(packed, spec.k)
+    if whole and spec.get("policy") == "plackett_luce":
+        indptr = np.asarray(packed.indptr, dtype=np.int64)
+        pos = np.arange(int(indptr[-1]), dtype=np.int64)
+    else:
+        indptr, pos = top_k(packed, spec.k)
     vocab = per_vocab(context, packed, ("item_group", id(groups)),
                       lambda: _group_codes(groups, packed.item_vocab))
     g = vocab[packed.items[pos]]
@@ -203,8 +208,10 @@ def _listed_groups(spec: MetricSpec, packed: Packed, context: Context,
         raise InputError(
             f"{spec.key}: {int(bad.sum())} listed position(s) hold items without a group in "
             f"item_groups, e.g. {plain(ex[:3])}. Give them a group, or use "
-            f"{plain(key_with(spec, missing='skip'))} to leave them out (with their attention) "
-            f"or {plain(key_with(spec, missing='other'))} to count their attention in no group.")
+            f"{plain(key_with(spec, missing='skip'))} to leave them out (with their attention)"
+            + (f" or {plain(key_with(spec, missing='other'))} to count their attention in no "
+               "group." if "other" in (spec.definition.param("missing").choices or ())
+               else "."))
     return indptr, g, groups
 
 
@@ -479,7 +486,9 @@ def _pl_exposure(indptr: np.ndarray, scores: np.ndarray, attn: np.ndarray,
 
 def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: bool,
                       nonrelevant: str, n_items: int | None = None, policy: str = "deterministic",
-                      temperature: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                      temperature: float = 1.0,
+                      groups: tuple[int, np.ndarray, np.ndarray] | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(EE-D, EE-R, EE-L) of every list, its run ranking being a deterministic policy.
 
     The system exposure of the item at rank r is ``w_r`` (ranks beyond k: 0). The target
@@ -493,7 +502,12 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
 
     ``policy="plackett_luce"``: the run's list is the candidate set of a stochastic policy that
     samples rankings of its items with weights ``exp(score / temperature)``; the exposure of
-    an item is its expected attention ``sum_r w_r P(rank r)`` (:func:`plackett_luce_ranks`)."""
+    an item is its expected attention ``sum_r w_r P(rank r)`` (:func:`plackett_luce_ranks`).
+
+    ``groups``: ``(G, group of each list position, group of each truth row)`` (-1: left out):
+    the exposures are summed per item group first, ``E_g = sum_{i in g} e_i`` and
+    ``E*_g = sum_{i in g} e*_i``, and the three measures are taken over the G groups (the
+    group expected exposure of Diaz et al., section 5, and TREC Fair Ranking 2022 task 2)."""
     if policy == "plackett_luce":
         indptr = np.asarray(packed.indptr, dtype=np.int64)
         pos = np.arange(int(indptr[-1]), dtype=np.int64)
@@ -540,8 +554,8 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
         e = np.where(rel > 0, e, 0.0)
     target = np.zeros(len(rank))
     ret_level = np.zeros(len(lo), dtype=np.int64)
+    lvl_key = pd.MultiIndex.from_arrays([tu[first], grade[first]])
     if len(lo) and (rel > 0).any():
-        lvl_key = pd.MultiIndex.from_arrays([tu[first], grade[first]])
         idx = lvl_key.get_indexer(pd.MultiIndex.from_arrays([lu, lgrade]))
         hit = (idx >= 0) & (rel > 0)
         target[hit] = tgt_level[idx[hit]]
@@ -554,6 +568,9 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
         nonrel = rel <= 0
         target[nonrel] = t_nr[lu[nonrel]]
         ret_nr = np.bincount(lu[nonrel], minlength=n)
+    if groups is not None:
+        return _group_ee(packed, n, lu, e, groups, lvl_key if len(lo) else None, tgt_level,
+                         graded)
     ee_d = np.bincount(lu, weights=e * e, minlength=n)
     ee_r = np.bincount(lu, weights=e * target, minlength=n)
     unret = (size - ret_level) * tgt_level * tgt_level
@@ -563,6 +580,49 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
     if nonrelevant == "catalog":
         ee_l = ee_l + (n_items - n_rel - ret_nr) * t_nr * t_nr
     return ee_d, ee_r, ee_l
+
+
+def _group_ee(packed: Packed, n: int, lu: np.ndarray, e: np.ndarray,
+              groups: tuple[int, np.ndarray, np.ndarray], lvl_key: pd.MultiIndex | None,
+              tgt_level: np.ndarray, graded: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """EE-D, EE-R, EE-L over item groups: system and target exposure summed per group."""
+    n_g, g_pos, g_truth = groups
+    ok = g_pos >= 0
+    sys_g = np.bincount(lu[ok] * n_g + g_pos[ok], weights=e[ok], minlength=n * n_g)
+    t_rel = np.asarray(packed.t_rel, dtype=np.float64)
+    t_user = user_of_position(np.asarray(packed.t_indptr, dtype=np.int64))
+    rel_ok = (t_rel > 0) & (g_truth >= 0)
+    tgt_g = np.zeros(n * n_g)
+    if lvl_key is not None and rel_ok.any():
+        grade = t_rel[rel_ok] if graded else np.ones(int(rel_ok.sum()))
+        idx = lvl_key.get_indexer(pd.MultiIndex.from_arrays([t_user[rel_ok], grade]))
+        tgt_g = np.bincount(t_user[rel_ok] * n_g + g_truth[rel_ok], weights=tgt_level[idx],
+                            minlength=n * n_g)
+    sys_g, tgt_g = sys_g.reshape(n, n_g), tgt_g.reshape(n, n_g)
+    return ((sys_g * sys_g).sum(axis=1), (sys_g * tgt_g).sum(axis=1),
+            ((sys_g - tgt_g) ** 2).sum(axis=1))
+
+
+def _ee_groups(spec: MetricSpec, packed: Packed, context: Context
+               ) -> tuple[int, np.ndarray, np.ndarray]:
+    """(G, group of each list position, group of each truth row) for ``level=group``."""
+    if spec.get("nonrelevant") == "catalog":
+        raise InputError(f"{spec.key}: level=group sums the exposure of the listed and relevant "
+                         "items per group; nonrelevant=catalog (every catalogue item) is "
+                         "not available per group: use nonrelevant=count or drop.")
+    missing = spec.get("missing")
+    g_pos = _listed_groups(spec, packed, context, missing, whole=True)[1]
+    groups = _item_groups(context, spec.key)
+    truth_codes = _group_codes(groups, packed.truth_item_vocab)
+    g_truth = truth_codes[packed.t_items] if len(packed.t_items) else np.zeros(0, np.int64)
+    bad = (g_truth < 0) & (np.asarray(packed.t_rel) > 0)
+    if bad.any() and missing == "error":
+        ex = list(dict.fromkeys(packed.truth_item_vocab[packed.t_items[bad]][:50].tolist()))
+        raise InputError(
+            f"{spec.key}: {int(bad.sum())} relevant truth item(s) have no group in item_groups, "
+            f"e.g. {plain(ex[:3])}. Give them a group, or use "
+            f"{plain(key_with(spec, missing='skip'))} to leave them out.")
+    return groups.n_groups, g_pos, g_truth
 
 
 def _explicit_catalog(spec: MetricSpec, packed: Packed, context: Context) -> int:
@@ -583,9 +643,10 @@ def _ee(part: int):
         n_items = None
         if spec.get("nonrelevant") == "catalog":
             n_items = _explicit_catalog(spec, packed, context)
+        groups = _ee_groups(spec, packed, context) if spec.get("level") == "group" else None
         out = expected_exposure(packed, spec.k, weight_of(spec), spec.get("grades") == "graded",
                                 spec.get("nonrelevant"), n_items, spec.get("policy"),
-                                spec.get("temperature"))
+                                spec.get("temperature"), groups)
         values = out[part] + 0.0
         empty = np.diff(packed.indptr) == 0
         if part != 1:  # an empty list has no disparity and only the target's loss: no value
@@ -609,7 +670,12 @@ _EE_PARAMS = (Param("weight", "geometric", WEIGHT.doc, WEIGHT.choices), _patienc
                     "exposure = expected attention, computed exactly (no sampling)",
                     ("deterministic", "plackett_luce")),
               Param("temperature", 1.0, "Plackett-Luce temperature T (policy=plackett_luce)",
-                    kind=float, low=0.0, low_open=True))
+                    kind=float, low=0.0, low_open=True),
+              Param("level", "item", "item = over items (individual expected exposure) | "
+                    "group = over the item groups of item_groups= (the exposures summed per "
+                    "group, Diaz et al. section 5; TREC Fair 2022 task 2)", ("item", "group")),
+              Param("missing", "error", "level=group: listed or relevant items without a "
+                    "group: error | skip (left out)", ("error", "skip")))
 
 
 def _reads_whole_list(spec: MetricSpec) -> bool:
