@@ -232,6 +232,20 @@ def test_blocks_equal_memory():
         a, b = whole[key], parts[key]
         assert (a == b) or (math.isnan(a) and math.isnan(b)), key
         assert not math.isnan(a), key
+        assert parts.info[key] == whole.info[key], key
+
+
+def test_blocks_info_is_the_merged_state():
+    # the first block alone has no relevant B item (B undefined there); merged, B has one
+    run = pd.DataFrame([("u1", "a", 2.0), ("u1", "c", 1.0), ("u2", "c", 2.0)],
+                       columns=["user", "item", "score"])
+    truth = pd.DataFrame([("u1", "a", 1), ("u2", "c", 1)], columns=["user", "item", "rel"])
+    groups = {"a": "A", "c": "B"}
+    ev = rv.Evaluator(truth, ["reo@1"], item_groups=groups)
+    parts = ev.evaluate_blocks([run[run.user == "u1"], run[run.user == "u2"]])
+    whole = rv.evaluate(run, truth, ["reo@1"], item_groups=groups)
+    assert parts["reo@1"] == whole["reo@1"] == 0.0
+    assert "undefined" not in parts.info["reo@1"]
 
 
 # -------------------------------------------------------------------------------------------

@@ -380,7 +380,7 @@ def _given_groups(spec: MetricSpec, packed: Packed, context: Context
 def _reo(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     m, codes = _given_groups(spec, packed, context)
     state = _reo_state(spec, packed, context, m, codes, lambda ids: _codes_of(m, ids))
-    return MetricValues(_nan_users(packed), None, state.info(), pooled=state)
+    return MetricValues(_nan_users(packed), None, {}, pooled=state)
 
 
 def _train_codes_given(context: Context, m: Membership):
@@ -398,7 +398,7 @@ def _rsp(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     m, codes = _given_groups(spec, packed, context)
     state = _rsp_state(spec, packed, context, m, codes, _group_sizes(m),
                        _train_codes_given(context, m))
-    return MetricValues(_nan_users(packed), None, state.info(), pooled=state)
+    return MetricValues(_nan_users(packed), None, {}, pooled=state)
 
 
 def short_head(item_users: np.ndarray, item_ids: np.ndarray, pairs: int, head: float,
@@ -445,7 +445,7 @@ def _pop_reo(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues
     m = _pop_membership(context, spec)
     codes = _codes_of(m, packed.item_vocab)
     state = _reo_state(spec, packed, context, m, codes, lambda ids: _codes_of(m, ids))
-    return MetricValues(_nan_users(packed), None, state.info(), pooled=state)
+    return MetricValues(_nan_users(packed), None, {}, pooled=state)
 
 
 def _pop_rsp(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
@@ -453,7 +453,7 @@ def _pop_rsp(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues
     codes = _codes_of(m, packed.item_vocab)
     state = _rsp_state(spec, packed, context, m, codes, _group_sizes(m),
                        lambda tr: _codes_of(m, tr.items))
-    return MetricValues(_nan_users(packed), None, state.info(), pooled=state)
+    return MetricValues(_nan_users(packed), None, {}, pooled=state)
 
 
 def _item_mad(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
@@ -492,7 +492,7 @@ def _item_mad(spec: MetricSpec, packed: Packed, context: Context) -> MetricValue
         gains_d[raw] = list(exact_partials(np.ascontiguousarray(gain[s:s + c])))
         group_d[raw] = int(g[s])
     state = ItemGains(count_d, gains_d, group_d, m.labels)
-    return MetricValues(_nan_users(packed), None, state.info(), pooled=state)
+    return MetricValues(_nan_users(packed), None, {}, pooled=state)
 
 
 def _bias_disparity(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
@@ -518,7 +518,7 @@ def _bias_disparity(spec: MetricSpec, packed: Packed, context: Context) -> Metri
             source = _train_group_counts(tr, rows, tcodes, m.n_groups).sum(axis=0)
     state = GroupSlots(slots, source, _group_sizes(m), m.labels, m.labels.index(str(label)),
                        which, fixed)
-    return MetricValues(_nan_users(packed), None, state.info(), pooled=state)
+    return MetricValues(_nan_users(packed), None, {}, pooled=state)
 
 
 _GROUPS_DOC = (" Item groups come from evaluate(..., item_groups={item: group}); one value of "
