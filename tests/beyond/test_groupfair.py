@@ -341,3 +341,17 @@ def test_item_mad_count_hits():
     assert _ev([key])[key] == 2.0
     res = _ev(["item_mad@2(count=hits)"])
     assert math.isnan(res["item_mad@2(count=hits)"])
+
+
+def test_per_user_group_equals_the_group_alone():
+    run = {**RUN, "u3": {"d": 2, "b": 1}}
+    truth = {**TRUTH, "u3": {"b": 1, "c": 1}}
+    keys = ["reo@2", "bias_disparity@2(group=A,measure=br)", "item_mad@3",
+            "rsp@2(train_items=keep)"]
+    res = _ev(keys, run=run, truth=truth, groups={"u1": "x", "u2": "x", "u3": "y"})
+    rows = {(r["group"], r["metric"]): r["mean"] for r in res.group_stats}
+    for label, users in (("x", ["u1", "u2"]), ("y", ["u3"])):
+        alone = _ev(keys, run={u: run[u] for u in users}, truth={u: truth[u] for u in users})
+        for key in keys:
+            a, b = rows[(label, key)], alone[key]
+            assert a == b or (math.isnan(a) and math.isnan(b)), (label, key)
