@@ -60,7 +60,8 @@ def make_data(seed: int) -> dict:
         pick = rng.choice(free, min(len(free), int(rng.integers(1, 6))), replace=False)
         ground[u, pick] = rng.integers(1, 4, len(pick))
     clusters = rng.integers(1, 4, N_ITEMS)
-    return {"train": train.tolist(), "scores": scores.tolist(), "ground": ground.tolist(),
+    user_clusters = rng.integers(1, 4, N_USERS)
+    return {"user_clusters": user_clusters.tolist(), "train": train.tolist(), "scores": scores.tolist(), "ground": ground.tolist(),
             "clusters": clusters.tolist(), "pop": pop.tolist()}
 
 
@@ -76,6 +77,7 @@ def warprec_side(path: str) -> None:
     from warprec.evaluation.metrics.fairness.itemmadrating import ItemMADRating
     from warprec.evaluation.metrics.fairness.reo import REO
     from warprec.evaluation.metrics.fairness.rsp import RSP
+    from warprec.evaluation.metrics.fairness.usermadranking import UserMADRanking
 
     with open(path) as fh:
         datasets = json.load(fh)
@@ -110,12 +112,16 @@ def warprec_side(path: str) -> None:
                 "BiasDisparityBD": BiasDisparityBD(k, num_items=N_ITEMS, user_cluster=ucl,
                                                    item_cluster=icl, train_matrix=csr),
             }
-            for m in metrics.values():
+            binary = (ground > 0).float()
+            ucl3 = torch.tensor(d["user_clusters"], dtype=torch.long)
+            metrics["UserMADRanking"] = UserMADRanking(k, num_users=N_USERS, user_cluster=ucl3)
+            for name, m in metrics.items():
+                truth = binary if name == "UserMADRanking" else ground
                 keys = ("binary_relevance", "discounted_relevance", "valid_users",
                         f"top_{k}_indices", f"top_{k}_values", f"top_{k}_binary_relevance",
                         f"top_{k}_discounted_relevance")
-                blocks = {key: m.block({"ground": ground}, key, preds) for key in keys}
-                m.update(preds, user_indices=users, ground=ground, **blocks)
+                blocks = {key: m.block({"ground": truth}, key, preds) for key in keys}
+                m.update(preds, user_indices=users, ground=truth, **blocks)
                 for key, v in m.compute().items():
                     row[f"{key}@{k}"] = float(v)
         out["values"].append(row)
@@ -127,6 +133,7 @@ def receval_side(d: dict) -> dict[str, float]:
 
     import receval as rv
     import receval.beyond.groupfair  # noqa: F401 - registers the families
+    from receval.results.fairness import user_mad
 
     train = np.asarray(d["train"])
     scores = np.asarray(d["scores"])
@@ -153,7 +160,16 @@ def receval_side(d: dict) -> dict[str, float]:
                 keys[f"BiasDisparity{m}_UC1_IC{c}@{k}"] = \
                     f"bias_disparity@{k}(group={c},measure={m.lower()})"
     res = rv.evaluate(run, truth, sorted(set(keys.values())), item_groups=groups, train=tr)
-    return {theirs: (ours, float(res[ours])) for theirs, ours in keys.items()}
+    out = {theirs: (ours, float(res[ours])) for theirs, ours in keys.items()}
+    # UserMADRanking: WarpRec's nDCG (gain 2^(r + 1) - 1) on binary relevance is receval's
+    # ndcg; user groups through groups=, the measure from the result
+    binary = truth.assign(rel=1)
+    ugroups = {u: str(c) for u, c in enumerate(d["user_clusters"])}
+    for k in CUTS:
+        per = rv.evaluate(run, binary, [f"ndcg@{k}"], groups=ugroups)
+        out[f"UserMADRanking@{k}"] = (f"user_mad(ndcg@{k}) of groups=",
+                                      user_mad(per, f"ndcg@{k}"))
+    return out
 
 
 def main() -> int:
