@@ -38,7 +38,15 @@ from ..errors import InputError, plain
 from ..io.groups import Membership
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
-from ._context import beyond_metric, catalog_of, key_with, per_vocab, top_k, undefined_info
+from ._context import (
+    beyond_metric,
+    catalog_of,
+    context_cache,
+    key_with,
+    per_vocab,
+    top_k,
+    undefined_info,
+)
 from ._lists import ranges, user_of_position
 from .attention import RankWeight, attention
 
@@ -95,15 +103,29 @@ class ExposureCounts:
     denominator: str = "n"
 
     @classmethod
-    def of(cls, packed: Packed, k: int | None, **kw: Any) -> ExposureCounts:
-        indptr, pos = top_k(packed, k)
-        codes = packed.items[pos]
-        rank = _ranks(indptr)
-        width = int(rank.max()) + 1 if len(rank) else 0
-        uniq, inv = np.unique(codes, return_inverse=True)
-        counts = np.bincount(inv * width + rank, minlength=len(uniq) * width)
-        return cls(packed.item_vocab[uniq], counts.reshape(len(uniq), width).astype(np.int64),
-                   **kw)
+    def of(cls, packed: Packed, k: int | None, context: Context | None = None,
+           **kw: Any) -> ExposureCounts:
+        """The counts of a block's lists cut at k (cached per run and cutoff)."""
+        def make() -> tuple[np.ndarray, np.ndarray]:
+            indptr, pos = top_k(packed, k)
+            rank = _ranks(indptr)
+            width = int(rank.max()) + 1 if len(rank) else 0
+            n_vocab = len(packed.item_vocab)
+            counts = np.bincount(packed.items[pos] * width + rank,
+                                 minlength=n_vocab * width).reshape(n_vocab, width)
+            seen = np.flatnonzero(counts.any(axis=1)) if width else np.zeros(0, np.int64)
+            return packed.item_vocab[seen], counts[seen].astype(np.int64)
+
+        if context is None:
+            items, counts = make()
+        else:  # one entry per block's lists and cutoff (exposure_share and gini share it)
+            cache = context_cache(context)
+            entry = cache.get(("exposure_counts", k))
+            if entry is None or entry[0] is not packed.items:
+                entry = (packed.items, make())
+                cache[("exposure_counts", k)] = entry
+            items, counts = entry[1]
+        return cls(items, counts, **kw)
 
     def merge(self, other: ExposureCounts) -> ExposureCounts:
         width = max(self.counts.shape[1], other.counts.shape[1])
@@ -241,14 +263,14 @@ def _share(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
                       minlength=n)
     with np.errstate(invalid="ignore", divide="ignore"):
         per_user = np.where(den > 0, num / den, np.nan)
-    state = ExposureCounts.of(packed, spec.k, which="share", model=model, group=label,
+    state = ExposureCounts.of(packed, spec.k, context, which="share", model=model, group=label,
                               groups=groups, missing=missing)
     info = {**undefined_info(per_user), "positions_without_group": int((g < 0).sum())}
     return MetricValues(per_user, None, info, pooled=state)
 
 
 def _gini(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
-    state = ExposureCounts.of(packed, spec.k, which="gini", model=weight_of(spec),
+    state = ExposureCounts.of(packed, spec.k, context, which="gini", model=weight_of(spec),
                               denominator=spec.get("denominator"))
     counts = np.zeros(len(packed.item_vocab), dtype=np.int64)
     indptr, pos = top_k(packed, spec.k)
@@ -556,10 +578,11 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
     ret_level = np.zeros(len(lo), dtype=np.int64)
     lvl_key = pd.MultiIndex.from_arrays([tu[first], grade[first]])
     if len(lo) and (rel > 0).any():
-        idx = lvl_key.get_indexer(pd.MultiIndex.from_arrays([lu, lgrade]))
-        hit = (idx >= 0) & (rel > 0)
-        target[hit] = tgt_level[idx[hit]]
-        ret_level = np.bincount(idx[hit], minlength=len(lo))
+        at = np.flatnonzero(rel > 0)  # the listed relevant items: their user's grade level
+        idx = lvl_key.get_indexer(pd.MultiIndex.from_arrays([lu[at], lgrade[at]]))
+        hit = at[idx >= 0]
+        target[hit] = tgt_level[idx[idx >= 0]]
+        ret_level = np.bincount(idx[idx >= 0], minlength=len(lo))
     if nonrelevant == "catalog":  # the nonrelevant items share ideal ranks s+1..N
         assert n_items is not None
         tail = np.concatenate([np.cumsum(w_full[::-1])[::-1], [0.0]])
