@@ -92,7 +92,9 @@ def _check_fairness(report: Report, metrics, relevance, label: str, run, truth, 
     import pandas as pd
     from elliot.evaluation.popularity_utils.popularity import Popularity
 
+    import receval as rv
     import receval.beyond.groupfair  # noqa: F401 - registers the families
+    from receval.results.fairness import user_mad
 
     rng = np.random.default_rng(302)
     train = {u: {int(i): 1 for i in rng.choice(30, int(rng.integers(1, 7)), replace=False)}
@@ -143,3 +145,20 @@ def _check_fairness(report: Report, metrics, relevance, label: str, run, truth, 
                     report.add("elliot", label, key, ours(run, truth, [key], "elliot",
                                                           **given)[key], theirs,
                                known="PopREO and PopRSP ties" if "pop" in key else "")
+                if t != 1:  # Elliot's nDCG: relevance_threshold 1 only in the preset
+                    continue
+                # UserMADranking (refused as a key): receval.results.fairness.user_mad of
+                # nDCG evaluated with groups=, against Elliot's class with a user clustering
+                upath = os.path.join(tmp, "users.tsv")
+                ugroups = {u: int(rng2) for u, rng2 in zip(
+                    sorted(run, key=str), np.random.default_rng(303).integers(0, 3, len(run)),
+                    strict=True)}
+                pd.DataFrame(sorted(ugroups.items(), key=lambda x: str(x[0]))).to_csv(
+                    upath, sep="\t", header=False, index=False)
+                theirs = metrics.UserMADranking(recs, None, None, objs,
+                                                {"clustering_file": upath}).eval()
+                key = f"ndcg@{k}"
+                res = rv.evaluate(run, truth, [key], compat="elliot",
+                                  groups={u: str(g) for u, g in ugroups.items()})
+                report.add("elliot", label, f"usermadranking@{k} as user_mad({key}) of "
+                           "groups=", user_mad(res, key), theirs)
