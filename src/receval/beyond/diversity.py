@@ -43,6 +43,7 @@ from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
+from ..pack.vocab import kind_of
 from ._context import (
     beyond_metric,
     context_cache,
@@ -414,7 +415,10 @@ def history_rows(context: Context, packed: Packed, spec: MetricSpec, feats: Item
     tr = train_of(context, spec.key)
     code = pd.Index(tr.users).get_indexer(pd.Index(packed.user_ids)) if len(tr.users) \
         else np.full(len(packed.user_ids), -1)
-    if len(tr.users) and len(code) and (code < 0).all():
+    # ids of another kind match no user in any block (a block of new users alone is no
+    # error: the same users are new in memory too)
+    if len(tr.users) and len(code) and (code < 0).all() and \
+            kind_of(np.asarray(packed.user_ids)) != kind_of(np.asarray(tr.users)):
         raise InputError(
             f"{spec.key}: no evaluated user occurs in train (user ids look like "
             f"{packed.user_ids[:2].tolist()}, train user ids like {tr.users[:2].tolist()}); "

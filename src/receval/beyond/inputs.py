@@ -287,7 +287,9 @@ def as_train(obj: Any, **cols: Any) -> TrainData:
         i, items = factorize(c.item, what="train item column")
     n_items = len(items)
     item_rows = np.bincount(i, minlength=n_items).astype(np.int64)
-    pair = np.unique(u * max(n_items, 1) + i)
+    pair = np.sort(u * max(n_items, 1) + i)  # distinct (user, item) pairs, in order (a
+    if len(pair):                            # sort: numpy's unique may hash, much slower)
+        pair = pair[np.concatenate([[True], pair[1:] != pair[:-1]])]
     pu, pi = pair // max(n_items, 1), pair % max(n_items, 1)
     item_users = np.bincount(pi, minlength=n_items).astype(np.int64)
     indptr = np.zeros(len(users) + 1, dtype=np.int64)

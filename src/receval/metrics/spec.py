@@ -289,7 +289,8 @@ PLUGIN_MODULES = (  # the one list: each family registers its metrics beside its
     "receval.classification.calibration",
     "receval.beyond.catalogue", "receval.beyond.dq", "receval.beyond.popularity",
     "receval.beyond.diversity", "receval.beyond.serendipity", "receval.beyond.personalization",
-    "receval.beyond.runs", "receval.beyond.categories",
+    "receval.beyond.runs", "receval.beyond.categories", "receval.beyond.miscalibration",
+    "receval.beyond.expected",
     "receval.debiased.registered", "receval.trec.registered",
 )
 #: ``loader(module_name)`` imports one plugin module (set by the package root)
