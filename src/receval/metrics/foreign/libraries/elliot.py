@@ -138,7 +138,10 @@ PRESET = Preset(
      "RSP, REO, PopREO, PopRSP and BiasDisparityBS train= (Elliot's training set); "
      "BiasDisparity* names one item group with group= and reads the user groups from groups= "
      "(Elliot's user_clustering_file); UserMADranking / UserMADrating are measures of a result "
-     "with groups= (receval.results.fairness.user_mad)",
+     "with groups= (receval.results.fairness.user_mad). With a user clustering, Elliot's "
+     "BiasDisparityBS of a user group counts that group's training users: receval's "
+     "bias_disparity(users=evaluated) with groups= counts the group's evaluated users (equal "
+     "when every training user is evaluated); users=train counts every training user",
      "PopREO and PopRSP ties: Elliot orders items of equal training popularity as a Python set "
      "iterates; receval by raw item id: the short head differs only when tied items straddle "
      "its end",
