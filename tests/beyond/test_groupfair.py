@@ -165,7 +165,15 @@ def _oracle(run, truth, groups, train, k):
         mad = float(sum(d, F(0)) / len(d))
     else:
         mad = float("nan")
-    return reo, rsp, mad
+    # bias disparity of G0: slots of the top-k lists and every training pair, per group
+    slots = {g: sum(1 for u in users for i in top[u] if groups.get(i) == g) for g in labels}
+    pairs = {g: sum(1 for i in train.drop_duplicates().item if groups.get(i) == g)
+             for g in labels}
+    pc = F(sum(1 for g in groups.values() if g == "G0"), len(groups))
+    br = F(slots["G0"], sum(slots.values())) / pc if sum(slots.values()) else None
+    bs = F(pairs["G0"], sum(pairs.values())) / pc
+    bd = float((br - bs) / bs) if br is not None and bs else float("nan")
+    return reo, rsp, mad, bd
 
 
 @st.composite
@@ -194,7 +202,7 @@ def _data(draw):
 @given(_data())
 def test_oracle(data):
     run, truth, groups, train, k = data
-    keys = [f"reo@{k}", f"rsp@{k}", f"item_mad@{k}"]
+    keys = [f"reo@{k}", f"rsp@{k}", f"item_mad@{k}", f"bias_disparity@{k}(group=G0)"]
     res = rv.evaluate(run, truth, keys, item_groups=groups, train=train)
     want = _oracle(run, truth, groups, train, k)
     for key, w in zip(keys, want, strict=True):
