@@ -94,6 +94,25 @@ def test_awrf_worked_example():
     assert _eval([key], run, truth).summary[key] == pytest.approx(1.0, abs=1e-15)
 
 
+def test_awrf_relevance_proportional_target():
+    # user 1: relevant a (A) -> target (1, 0); list [a, b], log_clip weights 1, 1: a = (1/2, 1/2)
+    # JS: m = (3/4, 1/4): (1/2 log 2/3 + 1/2 log 2 + log 4/3) / 2 = 3/4 log 4/3
+    # user 2: relevant c (A); list [b, c, a]: a = (1 + c3, 1) / (2 + c3), c3 = 1 / log2 3
+    key = "awrf(target=relevant)"
+    got = _eval([key]).per_user[key].tolist()
+    assert got[0] == pytest.approx(1 - 0.75 * math.log(4 / 3), rel=1e-14)
+    c3 = 1 / math.log2(3)
+    a = [(1 + c3) / (2 + c3), 1 / (2 + c3)]
+    m = [(a[0] + 1) / 2, a[1] / 2]
+    js = (a[0] * math.log(a[0] / m[0]) + a[1] * math.log(a[1] / m[1]) + math.log(1 / m[0])) / 2
+    assert got[1] == pytest.approx(1 - js, rel=1e-13)
+    # a user whose relevant items have no group has no target: NaN
+    truth = pd.DataFrame({"user": [1, 2], "item": ["a", "z"], "rel": [1, 1]})
+    r = _eval([key], truth=truth)
+    assert r.per_user[key].isna().tolist() == [False, True]
+    assert r.info[key]["users_without_grouped_relevant"] == 1
+
+
 def test_awrf_matches_scipy_jensenshannon():
     spatial = pytest.importorskip("scipy.spatial.distance")
     run = pd.DataFrame({"user": [1] * 3, "item": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
@@ -220,11 +239,16 @@ def oracle_gini(lists, weight, p, k, n):
     return sum((2 * j - n - 1) * v for j, v in enumerate(x, 1)) / (n * sum(x))
 
 
-def oracle_awrf(items, groups, labels, weight, p, distance):
+def oracle_awrf(items, groups, labels, weight, p, distance, relevant=None):
     w = _w(weight, p, len(items))
     a = [sum(wi for wi, i in zip(w, items, strict=True) if groups[i] == g) for g in labels]
     a = [x / sum(a) for x in a]
     t = [1 / len(labels)] * len(labels)
+    if relevant is not None:  # the groups' shares of the relevant items
+        t = [sum(groups[i] == g for i in relevant) for g in labels]
+        if not sum(t):
+            return math.nan
+        t = [x / sum(t) for x in t]
     kl = lambda x, y: sum(xi * math.log(xi / yi) for xi, yi in zip(x, y, strict=True) if xi > 0)  # noqa: E731
     if distance == "kl":
         return 1 - kl(a, t)
@@ -309,7 +333,8 @@ def test_exposure_metrics_match_the_oracles(d, weight):
     gini = rv.metric("exposure_gini", k, weight=weight, p=p).key
     awrf = rv.metric("awrf", k, weight=weight, p=p).key
     awrf_kl = rv.metric("awrf", k, weight=weight, p=p, distance="kl").key
-    res = rv.evaluate(run, truth, [share, gini, awrf, awrf_kl], item_groups=groups,
+    awrf_rel = rv.metric("awrf", k, weight=weight, p=p, target="relevant").key
+    res = rv.evaluate(run, truth, [share, gini, awrf, awrf_kl, awrf_rel], item_groups=groups,
                       catalog=n_items + 2, users="intersection")
     want, per = oracle_share(lists, groups, g, weight, p, k)
     assert res.summary[share] == pytest.approx(want, rel=1e-12)
@@ -320,6 +345,10 @@ def test_exposure_metrics_match_the_oracles(d, weight):
         want = [oracle_awrf(lists[u][:k], groups, labels, weight, p, dist)
                 for u in res.per_user.index]
         assert res.per_user[key].tolist() == pytest.approx(want, rel=1e-12, abs=1e-12)
+    want = [oracle_awrf(lists[u][:k], groups, labels, weight, p, "js",
+                        [i for i, g in truth[u].items() if g > 0]) for u in res.per_user.index]
+    assert res.per_user[awrf_rel].tolist() == pytest.approx(want, rel=1e-12, abs=1e-12,
+                                                            nan_ok=True)
 
 
 @settings(max_examples=60, deadline=None)

@@ -385,10 +385,6 @@ def _awrf(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     missing = spec.get("missing")
     indptr, g, groups = _listed_groups(spec, packed, context, missing)
     n_g = groups.n_groups
-    if spec.get("target") == "uniform":
-        target = np.full(n_g, 1.0 / n_g)
-    else:  # population: the share of the listed items of item_groups in each group
-        target = np.bincount(np.asarray(groups.codes), minlength=n_g) / float(len(groups.codes))
     rank = _ranks(indptr)
     width = int(rank.max()) + 1 if len(rank) else 0
     w = weight_of(spec).weights(width)[rank]  # type: ignore[call-arg]
@@ -400,11 +396,33 @@ def _awrf(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     total = a.sum(axis=1)
     values = np.full(n, np.nan)
     has = total > 0
-    dist = awrf_distance(a[has] / total[has, None], target, spec.get("distance"),
-                         spec.get("base"))
+    which = spec.get("target")
+    info: dict[str, Any] = {"groups": n_g, "positions_without_group": int((~known).sum())}
+    if which == "uniform":
+        target = np.full((n, n_g), 1.0 / n_g)
+    elif which == "population":  # the share of the items of item_groups in each group
+        pop = np.bincount(np.asarray(groups.codes), minlength=n_g) / float(len(groups.codes))
+        target = np.broadcast_to(pop, (n, n_g))
+    else:  # relevant: the user's relevant items' shares of the groups
+        target = _relevant_groups(packed, groups, n, n_g)
+        no_target = target.sum(axis=1) == 0
+        info["users_without_grouped_relevant"] = int(no_target.sum())
+        has &= ~no_target
+    t = target[has] / target[has].sum(axis=1, keepdims=True)
+    dist = awrf_distance(a[has] / total[has, None], t, spec.get("distance"), spec.get("base"))
     values[has] = 1.0 - dist
-    return MetricValues(values, info={**undefined_info(values), "groups": n_g,
-                                      "positions_without_group": int((~known).sum())})
+    return MetricValues(values, info={**undefined_info(values), **info})
+
+
+def _relevant_groups(packed: Packed, groups: Membership, n: int, n_g: int) -> np.ndarray:
+    """(users x groups) counts of each user's relevant truth items in each group."""
+    t_rel = np.asarray(packed.t_rel, dtype=np.float64)
+    if not len(t_rel):
+        return np.zeros((n, n_g))
+    g = _group_codes(groups, packed.truth_item_vocab)[packed.t_items]
+    user = user_of_position(np.asarray(packed.t_indptr, dtype=np.int64))
+    ok = (t_rel > 0) & (g >= 0)
+    return np.bincount(user[ok] * n_g + g[ok], minlength=n * n_g).reshape(n, n_g).astype(float)
 
 
 def _xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -414,9 +432,11 @@ def _xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def awrf_distance(attn: np.ndarray, target: np.ndarray, distance: str = "js",
                   base: str = "e") -> np.ndarray:
-    """Divergence of each row of ``attn`` (a distribution over groups) from ``target``:
-    ``js``: the Jensen-Shannon divergence ``(KL(a || m) + KL(t || m)) / 2``, ``m = (a + t) / 2``
-    (TREC Fair 2022: scipy's JS distance squared, natural logarithm); ``kl``: ``KL(a || t)``."""
+    """Divergence of each row of ``attn`` (a distribution over groups) from ``target`` (one
+    distribution, or one per row): ``js``: the Jensen-Shannon divergence
+    ``(KL(a || m) + KL(t || m)) / 2``, ``m = (a + t) / 2`` (TREC Fair 2022: scipy's JS distance
+    squared, natural logarithm); ``kl``: ``KL(a || t)`` (infinite where the target is 0 on a
+    group with attention)."""
     attn = np.atleast_2d(attn)
     t = np.broadcast_to(target, attn.shape)
     if distance == "js":
@@ -432,16 +452,19 @@ register(beyond_metric(
     "1 - D(a_u, t), a_u(g) = sum_{r: i_r in g} w_r / sum_r w_r",
     "How close the distribution of a list's attention over item groups (item_groups=; several "
     "group columns give their intersections, TREC Fair 2022's combined dimensions) is to a "
-    "target t: uniform over the groups, or population (each group's share of the items of "
-    "item_groups). D is the Jensen-Shannon divergence (distance=js, the square of scipy's JS "
-    "distance, natural log, as TREC Fair Ranking 2022 wptrec/metrics/awrf.py) or KL(a || t) "
-    "(distance=kl; 1 - KL can be negative). Attention weight=log_clip, 1/log2(max(r, 2)), as "
+    "target t: uniform over the groups, population (each group's share of the items of "
+    "item_groups) or relevant (the groups' shares of the user's relevant items). D is the "
+    "Jensen-Shannon divergence (distance=js, the square of scipy's JS distance, natural log, "
+    "as TREC Fair Ranking 2022 wptrec/metrics/awrf.py) or KL(a || t) (distance=kl; 1 - KL can "
+    "be negative, and is -inf where the target is 0 on a group with attention). Attention weight=log_clip, 1/log2(max(r, 2)), as "
     "TREC Fair 2022. Listed items without a group are left out with their attention "
     "(missing=skip, wptrec's unknown pages). The TREC task score is ndcg x awrf. Sapiezynski et "
     "al., WWW 2019; Ekstrand et al., TREC Fair Ranking 2022 overview.",
     _awrf, (Param("distance", "js", "js (TREC Fair 2022) | kl", ("js", "kl")),
-            Param("target", "uniform", "uniform | population (the groups' shares of "
-                  "item_groups)", ("uniform", "population")),
+            Param("target", "uniform", "uniform | population (the groups' shares of the "
+                  "items of item_groups) | relevant (the groups' shares of the user's relevant "
+                  "items: relevance-proportional; NaN for a user without one)",
+                  ("uniform", "population", "relevant")),
             Param("base", "e", "logarithm of the divergence: e (scipy, TREC) | 2 (JS in "
                   "[0, 1])", ("e", "2")),
             Param("weight", "log_clip", WEIGHT.doc, WEIGHT.choices), _patience(0.85),
