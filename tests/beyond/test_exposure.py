@@ -140,6 +140,18 @@ def test_expected_exposure_worked_example():
     assert r.summary["ee_loss"] == 1 + (0.5 - t) ** 2 + t ** 2
     assert r.summary["ee_relevance"] == 0.5 * t
     assert r.summary["ee_loss(nonrelevant=drop)"] == (0.5 - t) ** 2 + t ** 2
+    # the cascade (ERR's stop 1/2 per relevant item of grade 1): a relevant pair [c, d]
+    run2 = pd.DataFrame({"user": [1, 1], "item": ["c", "d"], "score": [2.0, 1.0]})
+    truth2 = pd.DataFrame({"user": [1, 1], "item": ["c", "d"], "rel": [1, 1]})
+    keys = ["ee_loss(weight=cascade)", "ee_relevance(weight=cascade)",
+            "ee_disparity(weight=cascade)"]
+    r = _eval(keys, run2, truth2)
+    # e = 1, 1/2 * 1/2; the ideal shares (1 + 1/4) / 2 = 5/8 between c and d
+    assert [r.summary[k] for k in keys] == [float(F(9, 32)), float(F(25, 32)), float(F(17, 16))]
+    with pytest.raises(InputError, match="max_grade"):
+        _eval(["ee_loss(weight=cascade)"])  # a grade 2 in TRUTH
+    with pytest.raises(InputError, match="Plackett-Luce"):
+        _eval(["ee_loss(policy=plackett_luce,weight=cascade)"])
     # per item group (a, c in A; b in B), user 2: E = (A: 1/2 + 1/4, B: 1), E* = (A: 1, B: 0)
     res = _eval(["ee_loss(level=group)", "ee_relevance(level=group)"])
     assert res.per_user["ee_loss(level=group)"].tolist() == [0.25, 0.0625 + 1]
@@ -256,17 +268,28 @@ def oracle_awrf(items, groups, labels, weight, p, distance, relevant=None):
     return 1 - (kl(a, m) + kl(t, m)) / 2
 
 
-def oracle_ee(items, rels, p, k, catalog=None, groups=None):
+def oracle_ee(items, rels, p, k, catalog=None, groups=None, cascade=None):
     """Diaz et al.: e_i = p^(rank-1) within k; the ideal policy ranks by grade and shuffles
     equal grades, e*_i = the mean attention of its level's positions (0 beyond k); with a
-    catalogue (a list of every item id), its nonrelevant items are the last level."""
+    catalogue (a list of every item id), its nonrelevant items are the last level.
+    ``cascade=g_max``: the GERR user model, attention times prod_{j<r} (1 - phi(g_j)),
+    phi(g) = (2^g - 1) / 2^g_max."""
+    def attention(grades_in_order):
+        out, reach = [], 1.0
+        for r, g in enumerate(grades_in_order):
+            out.append(p ** r * reach if r < k else 0.0)
+            if cascade is not None:
+                reach *= 1 - (2 ** g - 1) / 2 ** cascade
+        return out
+
     items = items[:k]
-    e = {i: p ** r for r, i in enumerate(items)}
+    listed = attention([max(rels.get(i, 0), 0) for i in items])
+    e = dict(zip(items, listed, strict=True))
     grades = {i: g for i, g in rels.items() if g > 0}
     if catalog is not None:
         grades.update({i: 0 for i in catalog if i not in grades})
     ranked = sorted(grades.values(), reverse=True)
-    att = [p ** r if r < k else 0.0 for r in range(len(ranked))]
+    att = attention(ranked)
     level = {}
     for g in set(ranked):
         pos = [r for r, x in enumerate(ranked) if x == g]
@@ -367,6 +390,16 @@ def test_expected_exposure_and_entropy_match_the_oracles(d):
         assert res.per_user.loc[u, rbe] == pytest.approx(
             oracle_rbe(lists[u][:k], cats, len({c for v in cats.values() for c in v}), p, 1e-6),
             rel=1e-12)
+    # the cascade (GERR) user model, over the items and with a catalogue
+    for extra, catalog in (({}, None), ({"nonrelevant": "catalog"}, [f"i{j}" for j in range(n_items + 2)])):
+        keys = [rv.metric(n, k, p=p, weight="cascade", max_grade=3, **extra).key
+                for n in ("ee_loss", "ee_disparity", "ee_relevance")]
+        res = rv.evaluate(run, truth, keys, users="intersection", empty_truth="zero",
+                          catalog=catalog)
+        for u in res.per_user.index:
+            want = oracle_ee(lists[u], truth[u], p, k, catalog, cascade=3)
+            got = [res.per_user.loc[u, key] for key in keys]
+            assert got == pytest.approx(list(want), rel=1e-12, abs=1e-14)
     # group expected exposure: the exposures summed per item group
     keys = [rv.metric(n, k, p=p, level="group").key
             for n in ("ee_loss", "ee_disparity", "ee_relevance")]
@@ -422,7 +455,8 @@ def test_blocks_equal_in_memory_bit_for_bit(d, n_blocks):
             rv.metric("ee_relevance", None, nonrelevant="catalog").key,
             rv.metric("ee_loss", k, policy="plackett_luce", temperature=2).key,
             rv.metric("ee_relevance", k, policy="plackett_luce", level="group").key,
-            rv.metric("ee_loss", k, level="group").key]
+            rv.metric("ee_loss", k, level="group").key,
+            rv.metric("ee_loss", k, weight="cascade", max_grade=3).key]
     users = list(run)
     parts = [x for x in ({u: run[u] for u in users[b::n_blocks]} for b in range(n_blocks)) if x]
     # an explicit catalogue, and the default one (train + truth + run items: each block's

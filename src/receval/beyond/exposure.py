@@ -48,7 +48,7 @@ from ._context import (
     undefined_info,
 )
 from ._lists import ranges, user_of_position
-from .attention import RankWeight, attention
+from .attention import Cascade, Geometric, RankWeight, attention
 
 WEIGHT = Param("weight", "geometric",
                "attention of rank r: geometric = p^(r-1) (RBP) | log = 1/log2(r+1) (DCG) | "
@@ -66,6 +66,8 @@ def weight_of(spec: MetricSpec) -> RankWeight:
     w = spec.get("weight")
     if w == "log_clip":
         return attention("log", offset="clip")
+    if w == "cascade":
+        return Cascade(float(spec.get("p")), float(spec.get("max_grade")))
     return attention(w, spec.get("p"))
 
 
@@ -517,6 +519,30 @@ def plackett_luce_ranks(scores: np.ndarray, depth: int, temperature: float = 1.0
     return np.einsum("inm,n->im", pmf, du)
 
 
+def _stop(grades: np.ndarray, max_grade: float) -> np.ndarray:
+    """ERR's stop probability ``(2^g - 1) / 2^g_max`` of each grade (0 for nonrelevant)."""
+    if len(grades) and float(np.max(grades)) > max_grade:
+        raise InputError(f"weight=cascade: a relevance grade {plain(float(np.max(grades)))} "
+                         f"exceeds max_grade={plain(max_grade)}; set max_grade= to the "
+                         "largest grade of the scale.")
+    return (np.power(2.0, grades) - 1.0) / 2.0 ** max_grade
+
+
+def _survival(stop: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """Probability that the cascade reader reaches each position: the product of
+    ``1 - stop`` over the earlier positions of its list (rank by rank, so each list's product
+    is taken in its own order)."""
+    surv = np.ones(len(rank))
+    if not len(rank):
+        return surv
+    order = np.argsort(rank, kind="stable")
+    starts = np.searchsorted(rank[order], np.arange(int(rank.max()) + 2))
+    for r in range(1, int(rank.max()) + 1):
+        at = order[starts[r]:starts[r + 1]]
+        surv[at] = surv[at - 1] * (1.0 - stop[at - 1])
+    return surv
+
+
 def _pl_exposure(indptr: np.ndarray, scores: np.ndarray, attn: np.ndarray,
                  temperature: float) -> np.ndarray:
     """Expected attention of every listed item under each list's Plackett-Luce policy."""
@@ -576,7 +602,15 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
         depth = n_items if k is None else max(depth, min(k, n_items))
     ideal_depth = depth if k is None else min(depth, k)
     w_full = np.zeros(depth, dtype=np.float64)
-    w_full[:ideal_depth] = model.weights(ideal_depth)  # type: ignore[call-arg]
+    cascade = isinstance(model, Cascade)
+    if cascade:  # the patience part; the stops of the cascade come per list below
+        if policy == "plackett_luce":
+            raise InputError("weight=cascade depends on the relevance of the items ranked "
+                             "before each position, not on its rank alone: it has no "
+                             "Plackett-Luce form here; use weight=geometric.")
+        w_full[:ideal_depth] = Geometric(model.p).weights(ideal_depth)
+    else:
+        w_full[:ideal_depth] = model.weights(ideal_depth)  # type: ignore[call-arg]
     # grade levels: runs of equal grade in each user's ideal ranking
     tu = user_of_position(t_ind)
     trank = _ranks(t_ind)
@@ -586,12 +620,20 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
     level = np.cumsum(first) - 1
     lo = trank[first]
     size = np.bincount(level, minlength=len(lo))
-    tgt_level = np.bincount(level, weights=w_full[trank], minlength=len(lo)) / np.maximum(size, 1)
+    ideal_w = w_full[trank]
+    if cascade:
+        assert isinstance(model, Cascade)
+        t_stop = _stop(grade, model.max_grade)
+        ideal_w = ideal_w * _survival(t_stop, trank)
+    tgt_level = np.bincount(level, weights=ideal_w, minlength=len(lo)) / np.maximum(size, 1)
     # each listed item's target: its user's level of its grade
     rel = np.asarray(packed.rel, dtype=np.float64)[pos]
     lgrade = rel if graded else (rel > 0).astype(np.float64)
     lu = user_of_position(indptr)
     e = w_full[rank] if len(rank) else np.zeros(0)
+    if cascade:
+        assert isinstance(model, Cascade)
+        e = e * _survival(_stop(np.where(rel > 0, lgrade, 0.0), model.max_grade), rank)
     if policy == "plackett_luce":
         e = _pl_exposure(indptr, np.asarray(packed.scores, dtype=np.float64)[pos],
                          w_full[:ideal_depth], temperature)
@@ -611,6 +653,14 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
         tail = np.concatenate([np.cumsum(w_full[::-1])[::-1], [0.0]])
         with np.errstate(invalid="ignore", divide="ignore"):
             t_nr = np.where(n_items > n_rel, tail[n_rel] / np.maximum(n_items - n_rel, 1), 0.0)
+        if cascade:  # the reader reaches the nonrelevant tail past every relevant item
+            assert isinstance(model, Cascade)
+            last = t_ind[1:] - 1
+            has_rel = n_rel > 0
+            reach = np.ones(n)
+            reach[has_rel] = (_survival(t_stop, trank)[last[has_rel]]
+                              * (1.0 - t_stop[last[has_rel]]))
+            t_nr = t_nr * reach
         nonrel = rel <= 0
         target[nonrel] = t_nr[lu[nonrel]]
         ret_nr = np.bincount(lu[nonrel], minlength=n)
@@ -701,7 +751,11 @@ def _ee(part: int):
     return compute
 
 
-_EE_PARAMS = (Param("weight", "geometric", WEIGHT.doc, WEIGHT.choices), _patience(0.5),
+_EE_PARAMS = (Param("weight", "geometric", WEIGHT.doc + " | cascade = p^(r-1) prod_{j<r} "
+                    "(1 - (2^g_j - 1) / 2^max_grade) (ERR's cascade: the GERR user model of Diaz "
+                    "et al.)", (*(WEIGHT.choices or ()), "cascade")), _patience(0.5),
+              Param("max_grade", 1.0, "weight=cascade: the largest grade of the relevance "
+                    "scale (ERR's g_max)", kind=float, low=0.0, low_open=True),
               Param("grades", "graded", "graded = items of equal grade share the ideal "
                     "positions of their level | binary = every relevant item one level",
                     ("graded", "binary")),
