@@ -30,16 +30,21 @@ NUMERIC = {"rel": 2.0, "p": 0.5, "head": 0.5, "tail_max": 0.3, "top": 2, "A": 0.
            "catalog": 30}
 
 
+#: the parameters a family needs given (no default): the item group of _data's item_groups
+REQUIRED = {"group": "p"}
+
+
 def _keys(name: str) -> list[str]:
     d = REGISTRY[name]
     ks = [None] if d.cutoff == "none" else [None, 2, 10]
-    out = [metric(name, k).key for k in ks]
+    need = {p.name: REQUIRED[p.name] for p in d.params if p.name in REQUIRED}
+    out = [metric(name, k, **need).key for k in ks]
     k = ks[-1]
     for p in d.params:
         values = [c for c in p.choices or () if c != p.default]
         if p.choices is None and p.name in NUMERIC:
             values = [NUMERIC[p.name]]
-        out += [metric(name, k, **{p.name: v}).key for v in values]
+        out += [metric(name, k, **{**need, p.name: v}).key for v in values]
     return list(dict.fromkeys(out))
 
 
@@ -57,8 +62,9 @@ def _data():
     feats = dict(zip("abcdefx", vecs, strict=True))
     cats = {i: [f"g{j % 3}"] for j, i in enumerate("abcdefx")}
     baseline = run.iloc[::-1].reset_index(drop=True)
+    groups = {i: "pq"[j % 2] for j, i in enumerate("abcdefx")}
     return run, truth, dict(train=train, item_features=feats, item_categories=cats,
-                            baseline_run=baseline, catalog=30)
+                            baseline_run=baseline, catalog=30, item_groups=groups)
 
 
 def test_every_plugin_family_is_here():

@@ -44,7 +44,8 @@ def _data(seed: int):
         return (xa * xb).sum(axis=1) / np.sqrt((xa * xa).sum(axis=1) * (xb * xb).sum(axis=1))
 
     return run, truth, {"train": train, "item_features": feats, "baseline_run": other,
-                        "item_categories": cats, "similarity": cosine}
+                        "item_categories": cats, "similarity": cosine,
+                        "item_groups": {i: "ab"[i % 2] for i in range(n_items)}}
 
 
 @pytest.mark.parametrize("seed", range(2))

@@ -16,7 +16,7 @@ _NUMERIC = {"rel": 2.0, "beta": 2.0, "p": 0.5, "max_grade": 4.0, "recall": 0.3, 
 
 
 # parameters without a usable default: every key of a family that has one sets it
-_REQUIRED = {"n_items": 100}
+_REQUIRED = {"n_items": 100, "group": "a"}
 
 
 def metric_cases(*, cutoffs: tuple[int, ...] = (3,), plugins: bool = False,

@@ -144,7 +144,12 @@ def test_refused_names_give_the_reason(lib_name: str) -> None:
     assert reason[:40] in str(err.value)
 
 
-@pytest.mark.parametrize("lib_name", ["rsp", "reo", "biasdisparitybd", "usermadranking"])
-def test_fairness_refusal_names_the_later_issue(lib_name: str) -> None:
-    assert "fairness" in NAMES[lib_name].refused
-    assert "later issue" in NAMES[lib_name].refused
+@pytest.mark.parametrize("lib_name", ["usermadranking", "usermadrating"])
+def test_user_group_measures_point_to_the_result_measure(lib_name: str) -> None:
+    # a measure over user groups is one of a result evaluated with groups=, not a metric
+    assert "rv.results.fairness.user_mad" in NAMES[lib_name].refused
+
+
+@pytest.mark.parametrize("lib_name", ["rsp", "reo", "biasdisparitybd", "itemmadranking"])
+def test_item_group_fairness_names_are_mapped(lib_name: str) -> None:
+    assert not NAMES[lib_name].refused and NAMES[lib_name].family
