@@ -29,7 +29,8 @@ satisfying item), so its weights are per list: :meth:`Cascade.weights` takes the
 
 Metric keys name the model by ``weight=`` and its parameter by ``p=``
 (``exposure_gini@10(weight=geometric,p=0.85)``); :func:`attention` builds the object from them.
-"""
+The cascade needs the listed items' grades, so only the metrics that read relevance offer it
+(expected exposure: ``ee_loss(weight=cascade,max_grade=3)``)."""
 
 from __future__ import annotations
 

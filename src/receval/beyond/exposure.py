@@ -16,7 +16,12 @@ Every metric here weighs the positions of a list by an attention model
   ``wptrec/metrics/awrf.py``; Sapiezynski, Zeng, Robertson, Mislove & Wilson, WWW 2019).
 - ``ee_loss`` / ``ee_disparity`` / ``ee_relevance``: expected exposure (Diaz, Mitra,
   Ekstrand, Biega & Carterette, CIKM 2020) of the run's ranking against the exposure an ideal
-  stochastic policy gives equally relevant items.
+  stochastic policy gives equally relevant items: per item or per item group (``level=``),
+  for the run's ranking as a deterministic policy or for a Plackett-Luce policy over each
+  list's items from its scores (``policy=``, exact, no sampling), under RBP's geometric
+  attention or ERR's cascade (``weight=cascade``, Diaz et al.'s GERR). Expected exposure over
+  several sampled rankings per user needs the run to carry a sample number per row; receval's
+  run reader keeps one ranking per user.
 
 The run-wide values (``exposure_share`` and ``exposure_gini``) come from :class:`ExposureCounts`:
 how many lists hold each item (by raw id) at each rank, integers that merge exactly over blocks
