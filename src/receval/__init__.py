@@ -36,6 +36,7 @@ from .errors import (
     RecevalError,
     RecevalWarning,
     RelevanceThresholdWarning,
+    UndefinedValueWarning,
     UnknownMetricError,
 )
 from .evaluate import Evaluator, evaluate, evaluate_blocks
@@ -100,7 +101,7 @@ __all__ = [  # sub-packages (baselines, beyond, ...) are imported on first use
     "LeakageWarning", "MetricError",
     "MetricSpec", "MissingDependencyError", "MissingExtensionError", "NoCommonUsersWarning",
     "ParameterError", "Policies", "PolicyError", "RecevalError", "RecevalWarning",
-    "RelevanceThresholdWarning", "TopK", "UnknownMetricError", "__version__", "baselines",
+    "RelevanceThresholdWarning", "TopK", "UndefinedValueWarning", "UnknownMetricError", "__version__", "baselines",
     "beyond", "check_leakage", "classification", "compare", "compat", "datasets", "diff",
     "evaluate", "evaluate_blocks", "groups", "list_metrics", "load_report", "metric", "online",
     "parse_metric", "parse_metrics", "read_run", "read_truth", "report", "run_demo",

@@ -51,6 +51,11 @@ class RecevalWarning(UserWarning):
     """Base class of receval warnings."""
 
 
+class UndefinedValueWarning(RecevalWarning):
+    """A statistic has no finite value (NaN); the message says why (a zero denominator, a
+    single group, no positive label, ...)."""
+
+
 class RelevanceThresholdWarning(RecevalWarning):
     """No truth row reaches a metric's binary relevance threshold (``rel=``), so the metric is
     undefined for every user: e.g. fractional relevance in (0, 1) with the default ``rel=1``.

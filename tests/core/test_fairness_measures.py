@@ -42,7 +42,7 @@ def test_user_mad_needs_groups_and_two_of_them():
     with pytest.raises(InputError, match="groups="):
         fm.user_mad(res, "ndcg@2")
     one = rv.evaluate(RUN, TRUTH, ["ndcg@2"], groups={u: "x" for u in RUN})
-    with pytest.warns(fm.UndefinedMeasureWarning, match="two"):
+    with pytest.warns(rv.errors.UndefinedValueWarning, match="two"):
         assert math.isnan(fm.user_mad(one, "ndcg@2"))
     with pytest.raises(InputError, match="pairs"):
         fm.user_mad(one, "ndcg@2", pairs="median")
@@ -155,7 +155,7 @@ def test_yao_huang_oracle(data, kind):
     fn = getattr(fm, f"{kind}_unfairness")
     want = _oracle_value(y, r, items, attr, kind)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", fm.UndefinedMeasureWarning)
+        warnings.simplefilter("ignore", rv.errors.UndefinedValueWarning)
         got = fn(y, r, items, attr)
     if math.isnan(want):
         assert math.isnan(got)
@@ -186,16 +186,16 @@ def test_differential_fairness_oracle(data, alpha):
 
 
 def test_single_group_nan_with_reason():
-    with pytest.warns(fm.UndefinedMeasureWarning, match="two"):
+    with pytest.warns(rv.errors.UndefinedValueWarning, match="two"):
         assert math.isnan(fm.value_unfairness([1, 1], [1.0, 0.0], ["a", "b"], ["f", "f"]))
-    with pytest.warns(fm.UndefinedMeasureWarning):
+    with pytest.warns(rv.errors.UndefinedValueWarning):
         assert math.isnan(fm.non_parity([1.0], ["f"]))
-    with pytest.warns(fm.UndefinedMeasureWarning):
+    with pytest.warns(rv.errors.UndefinedValueWarning):
         assert math.isnan(fm.differential_fairness([1.0], ["a"], ["f"]))
 
 
 def test_no_shared_item_nan_with_reason():
-    with pytest.warns(fm.UndefinedMeasureWarning, match="no item"):
+    with pytest.warns(rv.errors.UndefinedValueWarning, match="no item"):
         assert math.isnan(fm.value_unfairness([1, 1], [1.0, 0.0], ["a", "b"], ["f", "m"]))
 
 

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..engines.plugins import Context, MetricValues
-from ..errors import InputError, MetricError, RecevalWarning, plain, user_stacklevel
+from ..errors import InputError, MetricError, UndefinedValueWarning, plain, user_stacklevel
 from ..kernels import exact_partials
 from ..metrics.spec import MetricDef, MetricSpec, Param, register
 from ..pack import Packed
@@ -54,10 +54,6 @@ BINNINGS = ("width", "mass")
 #: the evaluate() option that weights each scored (user, item) pair of the run
 WEIGHT_OPTION = "sample_weights"
 WEIGHT_NAMES = ("weight", "sample_weight", "w")
-
-
-class UndefinedValueWarning(RecevalWarning):
-    """A CTR metric has no value on these inputs (it returns NaN or inf); the message says why."""
 
 
 # -------------------------------------------------------------------------------------------------

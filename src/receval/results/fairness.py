@@ -36,7 +36,7 @@ raises otherwise); here several groups give the mean (``pairs="mean"``) or the l
 group mean: ``eps=0`` (the paper) leaves them out; ``eps=1e-5`` adds RecBole-FairRec's 1e-5 to
 every count (an item missing from a group then has means 0 there).
 
-A value that is undefined is NaN, with an :class:`UndefinedMeasureWarning` that says why.
+A value that is undefined is NaN, with an :class:`UndefinedValueWarning` that says why.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, RecevalWarning, plain, user_stacklevel
+from ..errors import InputError, UndefinedValueWarning, plain, user_stacklevel
 
 #: a :class:`receval.results.EvalResult` (that module imports this one's layer)
 EvalResult = Any
@@ -56,12 +56,8 @@ EvalResult = Any
 PAIRS = ("mean", "max")
 
 
-class UndefinedMeasureWarning(RecevalWarning):
-    """A fairness measure has no finite value (the message says why)."""
-
-
 def _nan(name: str, why: str) -> float:
-    warnings.warn(f"{name} is undefined: {why}.", UndefinedMeasureWarning,
+    warnings.warn(f"{name} is undefined: {why}.", UndefinedValueWarning,
                   stacklevel=user_stacklevel())
     return float("nan")
 
