@@ -43,14 +43,13 @@ relevant item. An empty list has no value (NaN).
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
-from ._context import beyond_metric, key_with, per_vocab, top_k, train_index, train_of
-from ._lists import ranges, select, user_of_position
+from ._context import beyond_metric, per_vocab, top_k, train_index, train_of
+from ._lists import user_of_position
 from .diversity import (
     MISSING,
     SIM,
@@ -59,9 +58,9 @@ from .diversity import (
     context_features,
     context_similarity,
     feature_rows,
+    history_rows,
     history_similarity,
 )
-from .inputs import ItemFeatures
 
 DISCS = ("none", "log", "exp")
 RELEVANCES = ("none", "binary", "graded")
@@ -214,38 +213,11 @@ def _epc_efd(kind: str):
     return compute
 
 
-def _profile_rows(context: Context, packed: Packed, spec: MetricSpec, feats: ItemFeatures
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """Each evaluated user's distinct training items as feature rows (CSR by user); a user
-    absent from train has an empty profile (so a block of new users is no error)."""
-    tr = train_of(context, spec.key)
-    n = len(packed.user_ids)
-    code = pd.Index(tr.users).get_indexer(pd.Index(packed.user_ids)) \
-        if len(tr.users) and n else np.full(n, -1)
-    hl = np.where(code >= 0, np.diff(tr.indptr)[np.maximum(code, 0)] if tr.n_users else 0, 0)
-    starts = np.where(code >= 0, tr.indptr[:-1][np.maximum(code, 0)] if tr.n_users else 0, 0)
-    hist = tr.hist[ranges(starts, hl)]
-    h_indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(hl, out=h_indptr[1:])
-    rows = feats.rows(tr.items)[hist] if len(hist) else np.zeros(0, dtype=np.int64)
-    bad = rows < 0
-    if bad.any():
-        if spec.get("missing") == "error":
-            raise InputError(
-                f"{spec.key}: {int(bad.sum())} training interaction(s) of evaluated users are "
-                f"with items without features, e.g. {plain(tr.items[hist[bad]][:3].tolist())}; "
-                f"add their features or use {plain(key_with(spec, missing='skip'))}."
-            )
-        h_indptr = select(h_indptr, ~bad)
-        rows = rows[~bad]
-    return h_indptr, rows
-
-
 def _epd(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     feats = context_features(context, spec)
     sim = context_similarity(context, spec, feats)
     indptr, rows, pos = feature_rows(context, packed, spec, feats)
-    h_indptr, h_rows = _profile_rows(context, packed, spec, feats)
+    h_indptr, h_rows = history_rows(context, packed, spec, feats)
     nov = 1.0 - history_similarity(indptr, rows, h_indptr, h_rows, sim)
     g, skipped = _gain_and_skip(spec, packed, pos)
     d = discount(_ranks(indptr), spec.get("disc"), float(spec.get("base")))
