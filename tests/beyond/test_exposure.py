@@ -149,7 +149,13 @@ def test_expected_exposure_worked_example():
     # e = 1, 1/2 * 1/2; the ideal shares (1 + 1/4) / 2 = 5/8 between c and d
     assert [r.summary[k] for k in keys] == [float(F(9, 32)), float(F(25, 32)), float(F(17, 16))]
     with pytest.raises(InputError, match="max_grade"):
-        _eval(["ee_loss(weight=cascade)"])  # a grade 2 in TRUTH
+        _eval(["ee_loss(max_grade=1,weight=cascade)"])  # a grade 2 in TRUTH
+    # g_max defaults to the truth's largest grade (2 here), 1 with binary grades
+    r = _eval(["ee_loss(weight=cascade)", "ee_loss(max_grade=2,weight=cascade)",
+               "ee_loss(grades=binary,weight=cascade)", "ee_loss(grades=binary,max_grade=1,weight=cascade)"])
+    assert r.summary["ee_loss(weight=cascade)"] == r.summary["ee_loss(max_grade=2,weight=cascade)"]
+    assert r.summary["ee_loss(grades=binary,weight=cascade)"] == \
+        r.summary["ee_loss(grades=binary,max_grade=1,weight=cascade)"]
     with pytest.raises(InputError, match="Plackett-Luce"):
         _eval(["ee_loss(policy=plackett_luce,weight=cascade)"])
     # per item group (a, c in A; b in B), user 2: E = (A: 1/2 + 1/4, B: 1), E* = (A: 1, B: 0)
@@ -490,8 +496,12 @@ def test_refused_inputs_name_the_fix():
         _eval(["ee_loss(level=group)"], item_groups={"a": "A", "b": "B"})
     with pytest.raises(InputError, match="level=group"):
         _eval(["ee_loss(level=group,nonrelevant=catalog)"], catalog=5)
-    with pytest.raises(InputError, match="catalog=N"):
+    with pytest.raises(InputError, match="n_items=10000"):
         rv.evaluate(RUN, TRUTH, ["ee_loss(nonrelevant=catalog)"])
+    # N in the key or as an explicit catalogue: one value
+    a = _eval(["ee_loss(n_items=7,nonrelevant=catalog)"]).summary
+    b = _eval(["ee_loss(nonrelevant=catalog)"], catalog=7).summary
+    assert a["ee_loss(n_items=7,nonrelevant=catalog)"] == b["ee_loss(nonrelevant=catalog)"]
     # an item without a group: left out (skip) or counted in no group (other)
     groups = {"a": "A", "b": "B"}
     r = _eval(["exposure_share(group=A,missing=skip,p=0.5)",

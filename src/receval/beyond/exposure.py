@@ -66,13 +66,15 @@ def _patience(default: float) -> Param:
                  kind=float, low=0.0, high=1.0, low_open=True, high_open=True)
 
 
-def weight_of(spec: MetricSpec) -> RankWeight:
-    """The attention model of a key (``weight=``, ``p=``)."""
+def weight_of(spec: MetricSpec, max_rel: float = 1.0) -> RankWeight:
+    """The attention model of a key (``weight=``, ``p=``; the cascade's ``max_grade``, else
+    ``max_rel``: the truth's largest relevance)."""
     w = spec.get("weight")
     if w == "log_clip":
         return attention("log", offset="clip")
     if w == "cascade":
-        return Cascade(float(spec.get("p")), float(spec.get("max_grade")))
+        top = spec.get("max_grade")
+        return Cascade(float(spec.get("p")), float(max_rel if top is None else top))
     return attention(w, spec.get("p"))
 
 
@@ -727,14 +729,16 @@ def _ee_groups(spec: MetricSpec, packed: Packed, context: Context
 
 
 def _explicit_catalog(spec: MetricSpec, packed: Packed, context: Context) -> int:
-    """The catalogue size N of an explicit ``catalog=`` (a count or an id list: the same in
-    every block of users)."""
+    """The catalogue size N: the key's ``n_items``, else an explicit ``catalog=`` (a count or
+    an id list: the same in every block of users)."""
+    if spec.get("n_items") is not None:
+        return int(spec.get("n_items"))
     if context.catalog is None or isinstance(context.catalog, str):
         raise InputError(
             f"{spec.key} needs the catalogue size N (its nonrelevant items share the ideal "
-            f"ranks after the relevant ones): pass catalog=N (a count) or the catalogue's item "
-            f"ids to evaluate(), e.g. rv.evaluate(run, truth, [{plain(spec.key)}], "
-            f"catalog=10_000).")
+            f"ranks after the relevant ones): write it in the key, e.g. "
+            f"{plain(key_with(spec, n_items=10_000))}, or pass catalog=N (a count) or the "
+            f"catalogue's item ids to evaluate().")
     counts = np.zeros(len(packed.item_vocab), dtype=np.int64)
     return int(catalog_of(context, packed, counts, key=spec.key).size)
 
@@ -745,7 +749,9 @@ def _ee(part: int):
         if spec.get("nonrelevant") == "catalog":
             n_items = _explicit_catalog(spec, packed, context)
         groups = _ee_groups(spec, packed, context) if spec.get("level") == "group" else None
-        out = expected_exposure(packed, spec.k, weight_of(spec), spec.get("grades") == "graded",
+        binary = spec.get("grades") == "binary"
+        model = weight_of(spec, 1.0 if binary else max(float(packed.max_rel), 1.0))
+        out = expected_exposure(packed, spec.k, model, spec.get("grades") == "graded",
                                 spec.get("nonrelevant"), n_items, spec.get("policy"),
                                 spec.get("temperature"), groups)
         values = out[part] + 0.0
@@ -759,8 +765,10 @@ def _ee(part: int):
 _EE_PARAMS = (Param("weight", "geometric", WEIGHT.doc + " | cascade = p^(r-1) prod_{j<r} "
                     "(1 - (2^g_j - 1) / 2^max_grade) (ERR's cascade: the GERR user model of Diaz "
                     "et al.)", (*(WEIGHT.choices or ()), "cascade")), _patience(0.5),
-              Param("max_grade", 1.0, "weight=cascade: the largest grade of the relevance "
-                    "scale (ERR's g_max)", kind=float, low=0.0, low_open=True),
+              Param("max_grade", None, "weight=cascade: the largest grade of the relevance "
+                    "scale (ERR's g_max; default: the truth's largest relevance, as err; 1 with "
+                    "grades=binary)",
+                    kind=float, low=0.0, low_open=True),
               Param("grades", "graded", "graded = items of equal grade share the ideal "
                     "positions of their level | binary = every relevant item one level",
                     ("graded", "binary")),
@@ -769,6 +777,8 @@ _EE_PARAMS = (Param("weight", "geometric", WEIGHT.doc + " | cascade = p^(r-1) pr
                     "Fair 2022 only_rel) | catalog = the N - s nonrelevant items of the "
                     "catalogue (catalog=N) share the attention of ideal ranks s+1..N (Diaz "
                     "et al.'s ideal policy over every item)", ("count", "drop", "catalog")),
+              Param("n_items", None, "nonrelevant=catalog: the catalogue size N (default: "
+                    "evaluate(catalog=...) given as a count or an id list)", kind=int, low=1.0),
               Param("policy", "deterministic", "deterministic = the run's ranking | "
                     "plackett_luce = a stochastic policy over the items of the user's whole "
                     "list with weights exp(score / temperature) (a rank run: score = -rank); "
