@@ -1,0 +1,773 @@
+"""Intent-aware (subtopic) diversity measures with ndeval's parameters and conventions.
+
+The TREC Web track diversity task judges each document per subtopic (intent) of a query;
+ndeval (trec-web-track/ndeval ``ndeval.c``, version 4.5, bundled by pyndeval 0.0.8 as
+seanmacavaney/pyndeval ``src/ndeval.c``) computes from those judgments:
+
+- alpha-DCG@k / alpha-nDCG@k (Clarke et al., SIGIR 2008),
+- ERR-IA@k / nERR-IA@k (Chapelle et al., CIKM 2009, intent-aware as Agrawal et al., WSDM 2009),
+- NRBP / nNRBP (Clarke, Kolla & Vechtomova, ICTIR 2009),
+- P-IA@k, MAP-IA (here ``ap_ia``) and subtopic recall strec@k (Zhai, Cohen & Lafferty 2003).
+
+Inputs. ``evaluate(..., intents=...)`` gives the subtopic judgments, as
+
+- a table with a query (user) column, a document (item) column, a subtopic column
+  (``subtopic``, ``intent``, ``aspect``, ``iteration``, ...) and optionally a relevance column
+  (every row relevant when absent);
+- a path to an ndeval qrels file ``topic subtopic docno judgment`` (the second field, trec_eval's
+  iteration field, is the subtopic; ids are read as text);
+- a sequence of ``(query, subtopic, doc, relevance)`` tuples (pyndeval's ``SubtopicQrel``).
+
+``intent_weights=`` (optional; ndeval's weights are uniform) gives ``P(subtopic | query)`` as a
+table ``(query, subtopic, weight)`` or ``{query: {subtopic: weight}}``; the weights of the
+subtopics with a relevant document are renormalised to sum to 1 per query.
+
+ndeval's conventions, followed here:
+
+- judgments are binary: relevant when relevance >= ``rel`` (pyndeval's ``relevance_level``;
+  ndeval's command line treats every judgment > 0 as relevant, which is ``rel=1`` for integer
+  judgments); graded subtopic judgments count once;
+- a subtopic without a relevant document is ignored (``A``, ndeval's ``actualSubtopics``, counts
+  the others); a query with one subtopic is evaluated like any other;
+- unjudged documents (absent from the query's judgments) are not relevant to any subtopic;
+- the gain of the document at rank ``r`` (0-based) is
+  ``G_r = sum_j w_j rel_{r,j} (1 - alpha)^{c_{r,j}}``, ``c_{r,j}`` the documents relevant to
+  ``j`` above rank ``r``; with uniform weights ``w_j = 1`` and the measures divide by ``A``;
+- alpha-DCG and ERR-IA use ndeval's "ideal ideal" normalisation: the same sum for a list whose
+  every document is relevant to every subtopic, ``A (1 - alpha)^r`` at rank ``r``;
+- the ideal list of alpha-nDCG, nERR-IA and nNRBP is ndeval's greedy one (``idealResult``): at
+  each rank the judged document of largest gain, ties to the largest document id in byte order
+  (``strcmp``); alpha-nDCG = alpha-DCG / (alpha-DCG of that list), and so on;
+- a query whose judgments have no relevant document has 0 for every measure, and nNRBP NaN
+  (ndeval's 0 / 0).
+
+One known difference from ndeval is a parameter: ndeval leaves its rank-1 values of alpha-DCG
+and ERR-IA without the ideal-ideal normalisation (its normalising loop starts at rank 2: ``for
+(i = 1; ...)``), so pyndeval's ``alpha-DCG@1`` and ``ERR-IA@1`` are ``A`` times the values
+here; ``rank1=ndeval`` gives ndeval's numbers. The ratios (alpha-nDCG@1, nERR-IA@1) agree.
+ndeval prints cutoffs 5, 10 and 20 only (pyndeval any up to 20); here any cutoff may be asked,
+and the whole list without one (k = the list's length).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..engines.plugins import Context, MetricValues
+from ..errors import InputError, plain
+from ..io.frames import ITEM_NAMES, REL_NAMES, USER_NAMES
+from ..metrics.spec import MetricDef, MetricSpec, Param, register
+
+SUBTOPIC_NAMES = ("subtopic", "subtopic_id", "intent", "intent_id", "aspect", "nugget",
+                  "iteration", "category")
+WEIGHT_NAMES = ("weight", "probability", "prob", "p", "w")
+
+_NDEVAL = ("ndeval 4.5 (trec-web-track/ndeval, ndeval.c; bundled as seanmacavaney/pyndeval "
+           "src/ndeval.c)")
+
+
+# -------------------------------------------------------------------------------------------------
+# Subtopic judgments
+
+
+@dataclass
+class Intents:
+    """Subtopic judgments of each query, binary at one relevance threshold.
+
+    Judged (query, document) pairs are sorted by ``key = topic * n_docs + doc``; ``rel[p, j]``
+    says whether pair ``p`` is relevant to the topic's local subtopic ``j`` (local subtopics are
+    the topic's subtopics with a relevant document, in sorted order of their raw ids).
+    """
+
+    topics: pd.Index           # raw query ids (topic code -> id)
+    docs: pd.Index             # raw document ids (doc code -> id)
+    key: np.ndarray            # (n_pairs,) sorted pair keys
+    rel: np.ndarray            # (n_pairs, S) bool
+    weight: np.ndarray         # (n_topics, S) weights of the local subtopics (0 past A)
+    n_sub: np.ndarray          # (n_topics,) A: subtopics with a relevant document
+    nrel_sub: np.ndarray       # (n_topics, S) relevant documents per local subtopic
+    doc_order: np.ndarray      # (n_docs,) rank of str(doc id) in byte order
+    weighted: bool             # weights given (normalised to 1) or uniform (w = 1, divide by A)
+    dropped_weights: int = 0   # given weights of subtopics without a relevant document
+
+    @property
+    def n_docs(self) -> int:
+        return len(self.docs)
+
+    @property
+    def n_subtopics(self) -> int:
+        return int(self.rel.shape[1])
+
+    def divisor(self, topic: np.ndarray) -> np.ndarray:
+        """What the uniform measures divide by: ``A`` (1 with given, normalised weights)."""
+        if self.weighted:
+            return np.where(self.n_sub[topic] > 0, 1.0, 0.0)
+        return self.n_sub[topic].astype(np.float64)
+
+
+def _find_col(cols: list[str], names: tuple[str, ...]) -> str | None:
+    lower = {c.lower(): c for c in cols}
+    return next((lower[n.lower()] for n in names if n.lower() in lower), None)
+
+
+def _read_ndeval_qrels(path: str) -> pd.DataFrame:
+    frame = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, comment=None,
+                        engine="python")
+    if frame.shape[1] != 4:
+        raise InputError(f"intents: {plain(path)} has {frame.shape[1]} fields per line; "
+                         "ndeval's qrels have 4: topic subtopic docno judgment.")
+    frame.columns = ["query", "subtopic", "doc", "relevance"]
+    try:
+        frame["relevance"] = pd.to_numeric(frame["relevance"])
+    except (TypeError, ValueError):
+        raise InputError(f"intents: the fourth field of {plain(path)} must be a number "
+                         "(the judgment).") from None
+    return frame
+
+
+def _intent_frame(obj: Any) -> pd.DataFrame:
+    """``intents=`` as a (query, doc, subtopic, relevance) frame."""
+    if isinstance(obj, (str, os.PathLike)):
+        return _read_ndeval_qrels(os.fspath(obj))
+    if isinstance(obj, pd.DataFrame) or type(obj).__module__.split(".")[0] in (
+            "polars", "pyarrow"):
+        frame = obj if isinstance(obj, pd.DataFrame) else obj.to_pandas()
+        cols = [str(c) for c in frame.columns]
+        frame = frame.set_axis(cols, axis=1)
+        qcol = _find_col(cols, USER_NAMES + ("topic", "topic_id"))
+        dcol = _find_col(cols, ITEM_NAMES + ("document",))
+        scol = _find_col(cols, SUBTOPIC_NAMES)
+        rcol = _find_col(cols, REL_NAMES)
+        if qcol is None or dcol is None or scol is None:
+            raise InputError(
+                f"intents: found columns {plain(cols)}; name them 'query' (or 'user'), 'doc' "
+                "(or 'item'), 'subtopic' (or 'intent') and optionally 'relevance', or pass "
+                "ndeval's qrels file (topic subtopic docno judgment).")
+        out = pd.DataFrame({"query": frame[qcol].to_numpy(), "doc": frame[dcol].to_numpy(),
+                            "subtopic": frame[scol].to_numpy(),
+                            "relevance": frame[rcol].to_numpy() if rcol else 1.0})
+        return out
+    if isinstance(obj, (list, tuple)):
+        rows = list(obj)
+        if not all(len(r) == 4 for r in rows):
+            raise InputError("intents: a sequence must hold (query, subtopic, doc, relevance) "
+                             "tuples (pyndeval's SubtopicQrel order).")
+        return pd.DataFrame([(r[0], r[2], r[1], r[3]) for r in rows],
+                            columns=["query", "doc", "subtopic", "relevance"])
+    raise InputError(
+        f"intents: expected a (query, doc, subtopic, relevance) table, a path to ndeval's qrels "
+        f"or (query, subtopic, doc, relevance) tuples; got {type(obj).__name__}.")
+
+
+def _weights_frame(obj: Any) -> pd.DataFrame:
+    if isinstance(obj, Mapping):
+        rows = [(q, s, w) for q, sub in obj.items() for s, w in dict(sub).items()]
+        return pd.DataFrame(rows, columns=["query", "subtopic", "weight"])
+    if isinstance(obj, pd.DataFrame) or type(obj).__module__.split(".")[0] in (
+            "polars", "pyarrow"):
+        frame = obj if isinstance(obj, pd.DataFrame) else obj.to_pandas()
+        cols = [str(c) for c in frame.columns]
+        frame = frame.set_axis(cols, axis=1)
+        qcol = _find_col(cols, USER_NAMES + ("topic", "topic_id"))
+        scol = _find_col(cols, SUBTOPIC_NAMES)
+        wcol = _find_col(cols, WEIGHT_NAMES)
+        if qcol is None or scol is None or wcol is None:
+            raise InputError(f"intent_weights: found columns {plain(cols)}; name them 'query', "
+                             "'subtopic' and 'weight', or pass {query: {subtopic: weight}}.")
+        return pd.DataFrame({"query": frame[qcol].to_numpy(),
+                             "subtopic": frame[scol].to_numpy(),
+                             "weight": frame[wcol].to_numpy()})
+    raise InputError(f"intent_weights: expected {{query: {{subtopic: weight}}}} or a (query, "
+                     f"subtopic, weight) table; got {type(obj).__name__}.")
+
+
+def as_intents(obj: Any, rel: float = 1.0, weights: Any = None) -> Intents:
+    """Read ``intents=`` (and ``intent_weights=``) with relevance threshold ``rel``."""
+    frame = _intent_frame(obj)
+    if frame[["query", "doc", "subtopic"]].isna().any().any():
+        raise InputError("intents: a row has no query, document or subtopic.")
+    relevance = pd.to_numeric(frame["relevance"], errors="coerce").to_numpy(np.float64)
+    if np.isnan(relevance).any():
+        raise InputError("intents: every relevance must be a number.")
+    topic_code, topics = pd.factorize(frame["query"], sort=True)
+    doc_code, docs = pd.factorize(frame["doc"], sort=True)
+    sub_code, subs = pd.factorize(frame["subtopic"], sort=True)
+    n_topics, n_docs, n_subs = len(topics), len(docs), len(subs)
+    triple = (topic_code.astype(np.int64) * n_docs + doc_code) * n_subs + sub_code
+    if len(np.unique(triple)) != len(triple):
+        raise InputError("intents: a (query, doc, subtopic) judgment is given twice; give "
+                         "each once.")
+    good = relevance >= rel
+    # local subtopics: those with a relevant document, per topic, in sorted raw-id order
+    ts = np.unique(topic_code[good].astype(np.int64) * n_subs + sub_code[good])
+    ts_topic, ts_sub = ts // max(n_subs, 1), ts % max(n_subs, 1)
+    n_sub = np.bincount(ts_topic, minlength=n_topics).astype(np.int64)
+    first = np.zeros(n_topics + 1, dtype=np.int64)
+    np.cumsum(n_sub, out=first[1:])
+    local_of_ts = np.arange(len(ts)) - first[ts_topic]
+    s_max = int(n_sub.max()) if n_topics else 0
+    pair = topic_code.astype(np.int64) * n_docs + doc_code
+    key, pair_idx = np.unique(pair, return_inverse=True)
+    relm = np.zeros((len(key), s_max), dtype=bool)
+    gi = np.flatnonzero(good)
+    loc = local_of_ts[np.searchsorted(ts, topic_code[gi].astype(np.int64) * n_subs
+                                      + sub_code[gi])]
+    relm[pair_idx[gi], loc] = True
+    nrel_sub = np.zeros((n_topics, s_max), dtype=np.int64)
+    np.add.at(nrel_sub, (topic_code[gi], loc), 1)
+    weight = np.zeros((n_topics, s_max), dtype=np.float64)
+    weight[np.arange(s_max)[None, :] < n_sub[:, None]] = 1.0
+    dropped = 0
+    if weights is not None:
+        weight, dropped = _given_weights(weights, topics, subs, ts_topic, ts_sub,
+                                         local_of_ts, n_sub, s_max)
+    order = np.argsort(np.array([str(d).encode("utf-8") for d in docs], dtype=object),
+                       kind="stable")
+    doc_order = np.empty(n_docs, dtype=np.int64)
+    doc_order[order] = np.arange(n_docs)
+    return Intents(topics, docs, key, relm, weight, n_sub, nrel_sub, doc_order,
+                   weights is not None, dropped)
+
+
+def _given_weights(obj: Any, topics: pd.Index, subs: pd.Index, ts_topic: np.ndarray,
+                   ts_sub: np.ndarray, local_of_ts: np.ndarray, n_sub: np.ndarray,
+                   s_max: int) -> tuple[np.ndarray, int]:
+    frame = _weights_frame(obj)
+    w = pd.to_numeric(frame["weight"], errors="coerce").to_numpy(np.float64)
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise InputError("intent_weights: every weight must be a finite number >= 0.")
+    t = topics.get_indexer(pd.Index(frame["query"]))
+    s = subs.get_indexer(pd.Index(frame["subtopic"]))
+    n_subs = len(subs)
+    given = pd.Series(w, index=np.where((t >= 0) & (s >= 0), t.astype(np.int64) * n_subs + s,
+                                        -1 - np.arange(len(w))))
+    if not given.index.is_unique:
+        raise InputError("intent_weights: a (query, subtopic) weight is given twice.")
+    needed = ts_topic * n_subs + ts_sub
+    have = given.reindex(needed).to_numpy()
+    if np.isnan(have).any():
+        miss = np.flatnonzero(np.isnan(have))
+        ex = [(topics[ts_topic[i]], subs[ts_sub[i]]) for i in miss[:3]]
+        raise InputError(
+            f"intent_weights: {len(miss)} (query, subtopic) pair(s) with a relevant document "
+            f"have no weight, e.g. {plain(ex)}; give every such subtopic a weight.")
+    weight = np.zeros((len(topics), s_max), dtype=np.float64)
+    weight[ts_topic, local_of_ts] = have
+    total = weight.sum(axis=1)
+    bad = (n_sub > 0) & (total <= 0)
+    if bad.any():
+        raise InputError(f"intent_weights: the weights of query {plain(topics[np.flatnonzero(bad)[0]])} "
+                         "sum to 0 over its subtopics with a relevant document.")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        weight = np.where(total[:, None] > 0, weight / total[:, None], 0.0)
+    dropped = int(len(given) - np.isin(given.index.to_numpy(), needed).sum())
+    return weight, dropped
+
+
+# -------------------------------------------------------------------------------------------------
+# The greedy ideal list and the run's gains
+
+
+def _powers(base: float, n: int) -> np.ndarray:
+    """``base^0 .. base^(n-1)`` by repeated multiplication (ndeval's running products)."""
+    out = np.empty(max(n, 1), dtype=np.float64)
+    value = 1.0
+    for i in range(len(out)):
+        out[i] = value
+        value *= base
+    return out
+
+
+def ideal_gains(intents: Intents, topic: np.ndarray, alpha: float) -> tuple[np.ndarray,
+                                                                           np.ndarray]:
+    """Gains of ndeval's greedy ideal list of each topic (CSR: indptr, gains).
+
+    At each rank, the judged document of largest gain ``sum_j w_j g_j rel_j`` (``g_j`` the
+    subtopic's current gain, 1 then times ``1 - alpha`` at each relevant document placed) is
+    placed, ties to the largest document id in byte order; only positive gains are kept (the
+    rest add nothing). Documents with the same relevant subtopics are one cluster, taken in
+    descending document order.
+    """
+    n_t = len(topic)
+    s = intents.n_subtopics
+    lo = np.searchsorted(intents.key, topic * intents.n_docs)
+    hi = np.searchsorted(intents.key, (topic + 1) * intents.n_docs)
+    lens = hi - lo
+    starts = np.repeat(lo, lens)
+    rows = np.arange(int(lens.sum()), dtype=np.int64) + starts - np.repeat(
+        np.cumsum(lens) - lens, lens)
+    owner = np.repeat(np.arange(n_t, dtype=np.int64), lens)
+    relm = intents.rel[rows]
+    anyrel = relm.any(axis=1) if s else np.zeros(len(rows), dtype=bool)
+    rows, owner, relm = rows[anyrel], owner[anyrel], relm[anyrel]
+    indptr = np.zeros(n_t + 1, dtype=np.int64)
+    if not len(rows):
+        return indptr, np.zeros(0, dtype=np.float64)
+    doc = intents.key[rows] % intents.n_docs
+    order_of_doc = intents.doc_order[doc]
+    packed_bits = np.packbits(relm, axis=1)
+    ident = np.column_stack([owner[:, None], packed_bits.astype(np.int64)])
+    uniq, cl = np.unique(ident, axis=0, return_inverse=True)
+    cl = cl.ravel()
+    cl_topic = uniq[:, 0]
+    # documents of each cluster by descending byte order of their ids
+    srt = np.lexsort((-order_of_doc, cl))
+    doc_rank_sorted = order_of_doc[srt]
+    cl_count = np.bincount(cl, minlength=len(uniq))
+    cl_start = np.zeros(len(uniq), dtype=np.int64)
+    np.cumsum(cl_count[:-1], out=cl_start[1:])
+    cl_pattern = np.zeros((len(uniq), s), dtype=bool)
+    cl_pattern[cl, :] = relm
+    # dense (topic, cluster) layout
+    per_topic = np.bincount(cl_topic, minlength=n_t)
+    m = int(per_topic.max())
+    t_first = np.zeros(n_t + 1, dtype=np.int64)
+    np.cumsum(per_topic, out=t_first[1:])
+    slot = np.arange(len(uniq)) - t_first[cl_topic]
+    pat = np.zeros((n_t, m, s), dtype=bool)
+    pat[cl_topic, slot] = cl_pattern
+    remaining = np.zeros((n_t, m), dtype=np.int64)
+    remaining[cl_topic, slot] = cl_count
+    start = np.zeros((n_t, m), dtype=np.int64)
+    start[cl_topic, slot] = cl_start
+    taken = np.zeros((n_t, m), dtype=np.int64)
+    w = intents.weight[topic]
+    gain = np.where(np.arange(s)[None, :] < intents.n_sub[topic][:, None], 1.0, 0.0)
+    decay = 1.0 - alpha
+    steps = int(np.bincount(owner, minlength=n_t).max())
+    out = np.zeros((n_t, steps), dtype=np.float64)
+    active = np.flatnonzero(per_topic > 0)
+    for step in range(steps):
+        if not len(active):
+            break
+        pa, ga, wa = pat[active], gain[active], w[active]
+        score = np.zeros(pa.shape[:2], dtype=np.float64)
+        for j in range(s):  # ndeval's order: subtopic by subtopic
+            score = score + np.where(pa[:, :, j], (wa[:, j] * ga[:, j])[:, None], 0.0)
+        avail = remaining[active] > 0
+        masked = np.where(avail, score, -1.0)
+        best = masked.max(axis=1)
+        tie = avail & (masked == best[:, None])
+        nxt = np.where(tie, doc_rank_sorted[np.minimum(start[active] + taken[active],
+                                                       len(doc_rank_sorted) - 1)], -1)
+        choice = nxt.argmax(axis=1)
+        keep = best > 0
+        act, choice, best = active[keep], choice[keep], best[keep]
+        out[act, step] = best
+        chosen = pat[act, choice]
+        gain[act] = np.where(chosen, gain[act] * decay, gain[act])
+        remaining[act, choice] -= 1
+        taken[act, choice] += 1
+        active = act[(remaining[act] > 0).any(axis=1)]
+    cnt = (out > 0).sum(axis=1)
+    np.cumsum(cnt, out=indptr[1:])
+    return indptr, out[np.arange(steps)[None, :] < cnt[:, None]]
+
+
+@dataclass
+class RunGains:
+    """The relevant positions of the block's lists: user row, 0-based rank, gain, the relevant
+    local subtopics and, for each, the documents relevant to it above (ndeval's counts)."""
+
+    user: np.ndarray
+    rank: np.ndarray
+    gain: np.ndarray
+    rel: np.ndarray       # (n, S) bool
+    before: np.ndarray    # (n, S) int
+    length: np.ndarray    # (n_users,) list length read (after judged_only)
+
+
+def run_gains(intents: Intents, topic: np.ndarray, packed: Any, alpha: float,
+              judged_only: bool, vocab_docs: np.ndarray) -> RunGains:
+    """Gains of the packed lists (``topic``: topic code per user row, -1 = no intents)."""
+    n = len(packed.indptr) - 1
+    lens = np.diff(packed.indptr)
+    user = np.repeat(np.arange(n, dtype=np.int64), lens)
+    rank = np.arange(len(user), dtype=np.int64) - np.repeat(packed.indptr[:-1], lens)
+    doc = vocab_docs[packed.items] if len(packed.items) else np.zeros(0, dtype=np.int64)
+    t = topic[user]
+    ok = (t >= 0) & (doc >= 0)
+    key = np.where(ok, t * intents.n_docs + np.maximum(doc, 0), -1)
+    where = np.searchsorted(intents.key, key)
+    where = np.minimum(where, max(len(intents.key) - 1, 0))
+    found = ok & (len(intents.key) > 0) & (intents.key[where] == key) if len(key) else ok
+    length = lens.astype(np.int64)
+    if judged_only:
+        user, where, found = user[found], where[found], found[found]
+        length = np.bincount(user, minlength=n).astype(np.int64)
+        starts = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(length, out=starts[1:])
+        rank = np.arange(len(user), dtype=np.int64) - starts[user]
+    s = intents.n_subtopics
+    relm = np.zeros((len(user), s), dtype=bool)
+    relm[found] = intents.rel[where[found]]
+    hit = relm.any(axis=1) if s else np.zeros(len(user), dtype=bool)
+    user, rank, relm = user[hit], rank[hit], relm[hit]
+    counts = relm.astype(np.int64)
+    cum = np.cumsum(counts, axis=0) - counts  # relevant above, over all users' positions
+    first = np.ones(len(user), dtype=bool)
+    first[1:] = user[1:] != user[:-1]
+    base = cum[first]
+    seg = np.cumsum(first) - 1
+    before = cum - base[seg] if len(user) else cum
+    powers = _powers(1.0 - alpha, int(before.max()) + 1 if len(user) else 1)
+    w = intents.weight[topic[user]] if len(user) else np.zeros((0, s))
+    gain = np.zeros(len(user), dtype=np.float64)
+    for j in range(s):  # ndeval's order: subtopic by subtopic
+        gain = gain + np.where(relm[:, j], w[:, j] * powers[before[:, j]], 0.0)
+    return RunGains(user, rank, gain, relm, before, length)
+
+
+def _discounts(n: int) -> np.ndarray:
+    """ndeval's ``discount(i) = log(2) / log(i + 2)`` for 0-based ranks (1 at rank 0)."""
+    i = np.arange(max(n, 1), dtype=np.float64)
+    out = math.log(2.0) / np.log(i + 2.0)
+    out[0] = 1.0
+    return out
+
+
+# -------------------------------------------------------------------------------------------------
+# Plugin metric families
+
+
+def _cache(context: Context) -> dict:
+    return context.__dict__.setdefault("_intents_cache", {})
+
+
+def _intents_of(context: Context, key: str, rel: float) -> Intents:
+    raw = context.options.get("intents")
+    if raw is None:
+        raise InputError(
+            f"{key} needs subtopic judgments: pass intents=... to evaluate(), a (query, doc, "
+            "subtopic, relevance) table or ndeval's qrels file (topic subtopic docno judgment), "
+            f"e.g. rv.evaluate(run, truth, [{plain(key)}], intents='qrels.diversity.txt').")
+    weights = context.options.get("intent_weights")
+    cache = _cache(context)
+    ck = ("intents", id(raw), id(weights), rel)
+    entry = cache.get(ck)
+    if entry is None or entry[0] is not raw or entry[1] is not weights:
+        entry = (raw, weights, as_intents(raw, rel, weights))
+        cache[ck] = entry
+    return entry[2]
+
+
+@dataclass
+class _Block:
+    intents: Intents
+    topic: np.ndarray           # topic code per user row (-1: none)
+    gains: RunGains
+    ideal_indptr: np.ndarray    # per user row
+    ideal: np.ndarray
+    divisor: np.ndarray         # per user row: A (uniform) or 1 (given weights); 0 when none
+
+
+def _block(spec: MetricSpec, packed: Any, context: Context) -> _Block:
+    rel = float(spec.get("rel"))
+    alpha = float(spec.get("alpha")) if any(p.name == "alpha" for p in
+                                            spec.definition.params) else _ALPHA.default
+    judged_only = spec.get("judged_only") == "true"
+    intents = _intents_of(context, spec.key, rel)
+    cache = _cache(context)
+    ck = ("block", id(packed), rel, alpha, judged_only)
+    entry = cache.get(ck)
+    if entry is not None and entry[0] is packed and entry[1] is intents:
+        return entry[2]
+    topic = intents.topics.get_indexer(pd.Index(packed.user_ids)).astype(np.int64) \
+        if len(packed.user_ids) else np.zeros(0, dtype=np.int64)
+    if len(packed.user_ids) and len(intents.topics) and (topic < 0).all():
+        raise InputError(
+            f"{spec.key}: no evaluated user is a query of intents= (users look like "
+            f"{plain(list(packed.user_ids[:2]))}, intents' queries like "
+            f"{plain(list(intents.topics[:2]))}); use the same id type in both, e.g. "
+            ".astype(str).")
+    vocab = packed.item_vocab
+    vocab_docs = intents.docs.get_indexer(pd.Index(vocab)).astype(np.int64) if len(vocab) \
+        else np.zeros(0, dtype=np.int64)
+    gains = run_gains(intents, topic, packed, alpha, judged_only, vocab_docs)
+    with_t = np.flatnonzero(topic >= 0)
+    uniq, inv = np.unique(topic[with_t], return_inverse=True)
+    t_indptr, t_gains = ideal_gains(intents, uniq, alpha)
+    lens = np.zeros(len(topic), dtype=np.int64)
+    lens[with_t] = np.diff(t_indptr)[inv]
+    ideal_indptr = np.zeros(len(topic) + 1, dtype=np.int64)
+    np.cumsum(lens, out=ideal_indptr[1:])
+    src = np.zeros(len(topic), dtype=np.int64)
+    src[with_t] = t_indptr[:-1][inv]
+    idx = np.arange(int(lens.sum()), dtype=np.int64) + np.repeat(
+        src - ideal_indptr[:-1], lens)
+    ideal = t_gains[idx]
+    divisor = np.zeros(len(topic), dtype=np.float64)
+    divisor[with_t] = intents.divisor(topic[with_t])
+    block = _Block(intents, topic, gains, ideal_indptr, ideal, divisor)
+    cache.clear() if len(cache) > 64 else None
+    cache[ck] = (packed, intents, block)
+    return block
+
+
+def _per_user_sum(user: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    return np.bincount(user, weights=values, minlength=n).astype(np.float64)
+
+
+def _values(block: _Block, values: np.ndarray, *, nan_without_relevant: bool = False
+            ) -> MetricValues:
+    no_topic = block.topic < 0
+    values = np.where(no_topic, np.nan, values)
+    info: dict[str, Any] = {"users_without_intents": int(no_topic.sum()),
+                            "queries_without_relevant": int(((block.divisor == 0)
+                                                             & ~no_topic).sum())}
+    if block.intents.weighted:
+        info["weights_dropped"] = block.intents.dropped_weights
+    if nan_without_relevant:
+        values = np.where(block.divisor == 0, np.nan, values)
+    return MetricValues(per_user=values, info=info, skipped=no_topic)
+
+
+def _cut(spec: MetricSpec, block: _Block) -> tuple[np.ndarray, np.ndarray]:
+    """(k per user row, mask of the relevant positions above k)."""
+    if spec.k is None:
+        k = block.gains.length.astype(np.float64)
+    else:
+        k = np.full(len(block.topic), float(spec.k))
+    inside = block.gains.rank < k[block.gains.user]
+    return k, inside
+
+
+def _ideal_ideal(k: np.ndarray, alpha: float, weights_of_rank) -> np.ndarray:
+    """``sum_{r < k} (1 - alpha)^r weight(r)`` per user (ndeval's ideal-ideal, per unit A)."""
+    kmax = int(k.max()) if len(k) else 0
+    terms = _powers(1.0 - alpha, kmax) * weights_of_rank(kmax)
+    cum = np.concatenate([[0.0], np.cumsum(terms[:kmax])])
+    return cum[k.astype(np.int64)]
+
+
+def _discounted(spec: MetricSpec, packed: Any, context: Context, kind: str) -> MetricValues:
+    block = _block(spec, packed, context)
+    g = block.gains
+    n = len(block.topic)
+    alpha = float(spec.get("alpha"))
+    k, inside = _cut(spec, block)
+    maxrank = int(max(g.rank.max() + 1 if len(g.rank) else 1, k.max() if n else 1,
+                      np.diff(block.ideal_indptr).max() if n else 1))
+    if kind == "dcg":
+        def weight_of(m: int) -> np.ndarray:
+            return _discounts(m)[:m]
+    else:
+        def weight_of(m: int) -> np.ndarray:
+            return 1.0 / np.arange(1, m + 1, dtype=np.float64)
+    wr = weight_of(maxrank)
+    run = _per_user_sum(g.user[inside], g.gain[inside] * wr[g.rank[inside]], n)
+    normalized = spec.name in ("alpha_ndcg", "nerr_ia")
+    if normalized:
+        lens = np.diff(block.ideal_indptr)
+        iu = np.repeat(np.arange(n, dtype=np.int64), lens)
+        ir = np.arange(len(iu), dtype=np.int64) - block.ideal_indptr[iu]
+        keep = ir < k[iu]
+        ideal = _per_user_sum(iu[keep], block.ideal[keep] * wr[ir[keep]], n)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = np.where(run != 0, run / ideal, 0.0)
+        return _values(block, values)
+    norm = block.divisor * _ideal_ideal(k, alpha, weight_of)
+    if spec.k == 1 and spec.get("rank1") == "ndeval":
+        norm = np.where(block.divisor > 0, 1.0, 0.0)  # ndeval leaves rank 1 undivided
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(run != 0, run / norm, 0.0)
+    return _values(block, values)
+
+
+def _alpha_dcg(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
+    return _discounted(spec, packed, context, "dcg")
+
+
+def _err_ia(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
+    return _discounted(spec, packed, context, "err")
+
+
+def _nrbp(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
+    block = _block(spec, packed, context)
+    g = block.gains
+    n = len(block.topic)
+    alpha, beta = float(spec.get("alpha")), float(spec.get("beta"))
+    deepest = max(int(g.rank.max()) + 1 if len(g.rank) else 1,
+                  int(np.diff(block.ideal_indptr).max()) if n else 1)
+    decay = _powers(beta, deepest)
+    run = _per_user_sum(g.user, g.gain * decay[g.rank], n)
+    scale = 1.0 - (1.0 - alpha) * beta
+    with np.errstate(invalid="ignore", divide="ignore"):
+        nrbp = np.where(block.divisor > 0, run * scale / block.divisor, 0.0)
+    if spec.name == "nrbp":
+        return _values(block, nrbp)
+    lens = np.diff(block.ideal_indptr)
+    iu = np.repeat(np.arange(n, dtype=np.int64), lens)
+    ir = np.arange(len(iu), dtype=np.int64) - block.ideal_indptr[iu]
+    ideal = _per_user_sum(iu, block.ideal * decay[ir], n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ideal = np.where(block.divisor > 0, ideal * scale / block.divisor, 0.0)
+        values = nrbp / ideal
+    return _values(block, values, nan_without_relevant=True)
+
+
+def _p_ia(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
+    block = _block(spec, packed, context)
+    g = block.gains
+    n = len(block.topic)
+    k, inside = _cut(spec, block)
+    w = block.intents.weight[np.maximum(block.topic, 0)][g.user] if len(g.user) else \
+        np.zeros(g.rel.shape)
+    per_pos = np.zeros(len(g.user), dtype=np.float64)
+    for j in range(g.rel.shape[1]):
+        per_pos = per_pos + np.where(g.rel[:, j], w[:, j], 0.0)
+    hits = _per_user_sum(g.user[inside], per_pos[inside], n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where((block.divisor > 0) & (k > 0), hits / (k * block.divisor), 0.0)
+    return _values(block, values)
+
+
+def _strec(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
+    block = _block(spec, packed, context)
+    g = block.gains
+    n = len(block.topic)
+    _, inside = _cut(spec, block)
+    w = block.intents.weight[np.maximum(block.topic, 0)][g.user] if len(g.user) else \
+        np.zeros(g.rel.shape)
+    new = g.rel & (g.before == 0)
+    per_pos = np.zeros(len(g.user), dtype=np.float64)
+    for j in range(g.rel.shape[1]):
+        per_pos = per_pos + np.where(new[:, j], w[:, j], 0.0)
+    covered = _per_user_sum(g.user[inside], per_pos[inside], n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(block.divisor > 0, covered / block.divisor, 0.0)
+    return _values(block, values)
+
+
+def _ap_ia(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
+    block = _block(spec, packed, context)
+    g = block.gains
+    n = len(block.topic)
+    s = g.rel.shape[1]
+    t = np.maximum(block.topic, 0)
+    nrel = block.intents.nrel_sub[t] if n else np.zeros((0, s), dtype=np.int64)
+    w = block.intents.weight[t] if n else np.zeros((0, s))
+    total = np.zeros(n, dtype=np.float64)
+    for j in range(s):  # per subtopic: AP_j, then their (weighted) sum in subtopic order
+        on = g.rel[:, j]
+        prec = (g.before[on, j] + 1) / (g.rank[on] + 1.0)
+        ap = _per_user_sum(g.user[on], prec, n)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total = total + np.where(nrel[:, j] > 0, ap / np.maximum(nrel[:, j], 1) * w[:, j],
+                                     0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(block.divisor > 0, total / block.divisor, 0.0)
+    return _values(block, values)
+
+
+_REL = Param("rel", 1.0, "judgment threshold: a subtopic judgment >= rel is relevant "
+             "(pyndeval's relevance_level, ir_measures' rel)", kind=float, low=0.0,
+             low_open=True)
+_ALPHA = Param("alpha", 0.5, "redundancy intolerance: a document's gain for a subtopic already "
+               "covered c times is (1 - alpha)^c (ndeval -alpha)", kind=float, low=0.0, high=1.0)
+_BETA = Param("beta", 0.5, "patience of NRBP's rank-biased user (ndeval -beta)", kind=float,
+              low=0.0, high=1.0, high_open=True)
+_JUDGED = Param("judged_only", "false", "true: drop the documents without a subtopic judgment "
+                "for the query before ranking (ir_measures' judged_only)", ("false", "true"))
+_RANK1 = Param("rank1", "normalised", "normalised: @1 divided like every cutoff | ndeval: @1 left "
+               "undivided, A times larger, as ndeval / pyndeval print it (ndeval's normalising "
+               "loop starts at rank 2)", ("normalised", "ndeval"))
+_INPUT = (" Subtopic judgments come from evaluate(..., intents=...) (a (query, doc, subtopic, "
+          "relevance) table or ndeval's qrels file); intent_weights= gives P(subtopic | query) "
+          "(uniform by default, as in ndeval). Users without judgments are left out (NaN).")
+
+
+def _def(name: str, title: str, formula: str, doc: str, compute, params, *, cutoff: str =
+         "optional", reference: str, example: str = "") -> MetricDef:
+    return MetricDef(name, title, formula, doc + _INPUT, tuple(params), cutoff=cutoff,
+                     bounds=(0.0, 1.0), reference=f"{reference}; {_NDEVAL}", example=example,
+                     compute=compute)
+
+
+_GAIN = "G_r = sum_j w_j rel_rj (1 - alpha)^c_rj"
+
+register(_def(
+    "alpha_dcg", "alpha-DCG@k (ideal-ideal normalised)",
+    f"{_GAIN}; alpha_dcg@k = sum_{{r<k}} G_r / log2(r + 2) / (A sum_{{r<k}} (1 - alpha)^r / "
+    "log2(r + 2))",
+    "Clarke et al.'s novelty-biased DCG, divided by the DCG of a list relevant to every subtopic "
+    "at every rank (ndeval's collection-independent alpha-DCG).",
+    _alpha_dcg, (_REL, _ALPHA, _JUDGED, _RANK1),
+    reference="Clarke et al., SIGIR 2008",
+    example="subtopics {a, b}; top 2 = [{a}, {a, b}]: (1 + (0.5 + 1) / log2 3) / "
+            "(2 (1 + 0.5 / log2 3))"), ("alpha-dcg",))
+
+register(_def(
+    "alpha_ndcg", "alpha-nDCG@k",
+    f"{_GAIN}; alpha_ndcg@k = sum_{{r<k}} G_r / log2(r + 2) / (the same over ndeval's greedy "
+    "ideal list)",
+    "Clarke et al.'s alpha-nDCG with ndeval's greedy ideal list (at each rank the document of "
+    "largest gain, ties to the largest document id).",
+    _alpha_dcg, (_REL, _ALPHA, _JUDGED), reference="Clarke et al., SIGIR 2008",
+    example="subtopics {a, b}; run [{a}, {a}], ideal [{a, b}, {a}]: "
+            "(1 + 0.5/log2 3) / (2 + 0.5/log2 3)"), ("alpha-ndcg",))
+
+register(_def(
+    "err_ia", "ERR-IA@k (ideal-ideal normalised)",
+    f"{_GAIN}; err_ia@k = sum_{{r<k}} G_r / (r + 1) / (A sum_{{r<k}} (1 - alpha)^r / (r + 1))",
+    "Intent-aware expected reciprocal rank with binary subtopic judgments, the stopping "
+    "probability alpha, divided by its value for a list relevant to every subtopic at every "
+    "rank (ndeval's collection-independent ERR-IA).",
+    _err_ia, (_REL, _ALPHA, _JUDGED, _RANK1),
+    reference="Chapelle et al., CIKM 2009; Agrawal et al., WSDM 2009"), ("err-ia",))
+
+register(_def(
+    "nerr_ia", "nERR-IA@k",
+    f"{_GAIN}; nerr_ia@k = sum_{{r<k}} G_r / (r + 1) / (the same over ndeval's greedy ideal "
+    "list)",
+    "ERR-IA normalised by its value on ndeval's greedy ideal list.",
+    _err_ia, (_REL, _ALPHA, _JUDGED),
+    reference="Chapelle et al., CIKM 2009; Agrawal et al., WSDM 2009"), ("nerr-ia",))
+
+register(_def(
+    "nrbp", "Novelty- and rank-biased precision",
+    f"{_GAIN}; nrbp = (1 - (1 - alpha) beta) / A sum_r beta^r G_r (whole list)",
+    "Clarke, Kolla & Vechtomova's NRBP: rank-biased precision over the novelty-biased gains of "
+    "the whole list.",
+    _nrbp, (_REL, _ALPHA, _BETA, _JUDGED), cutoff="none",
+    reference="Clarke, Kolla & Vechtomova, ICTIR 2009"))
+
+register(_def(
+    "nnrbp", "Normalised NRBP",
+    "nnrbp = nrbp / (nrbp of ndeval's greedy ideal list); NaN for a query without a relevant "
+    "document",
+    "NRBP divided by its value on ndeval's greedy ideal list (ndeval's nNRBP).",
+    _nrbp, (_REL, _ALPHA, _BETA, _JUDGED), cutoff="none",
+    reference="Clarke, Kolla & Vechtomova, ICTIR 2009"))
+
+register(_def(
+    "p_ia", "Intent-aware precision@k",
+    "p_ia@k = sum_j w_j |{r < k: rel_rj}| / k (uniform: / (k A))",
+    "Agrawal et al.'s intent-aware precision: precision at k per subtopic, averaged over the "
+    "subtopics (ndeval's P-IA; k counts missing ranks of a shorter list).",
+    _p_ia, (_REL, _JUDGED), reference="Agrawal et al., WSDM 2009",
+    example="subtopics {a, b}; top 2 = [{a}, {a, b}]: 3 / (2 * 2)"), ("p-ia",))
+
+register(_def(
+    "ap_ia", "Intent-aware average precision",
+    "ap_ia = sum_j w_j AP_j, AP_j = sum_{r: rel_rj} (c_rj + 1) / (r + 1) / R_j (whole list)",
+    "Average precision per subtopic (R_j the documents relevant to it), averaged over the "
+    "subtopics (ndeval's MAP-IA per query).",
+    _ap_ia, (_REL, _JUDGED), cutoff="none", reference="Agrawal et al., WSDM 2009"),
+    ("map_ia", "ap-ia", "map-ia"))
+
+register(_def(
+    "strec", "Subtopic recall@k",
+    "strec@k = sum_j w_j [some r < k has rel_rj] (uniform: covered subtopics / A)",
+    "Zhai, Cohen & Lafferty's subtopic recall: the share of the query's subtopics covered by "
+    "the top k (ndeval's strec).",
+    _strec, (_REL, _JUDGED), reference="Zhai, Cohen & Lafferty, SIGIR 2003",
+    example="subtopics {a, b, c}; top 2 = [{a}, {a, b}]: 2/3"),
+    ("s_recall", "subtopic_recall", "st_recall"))
