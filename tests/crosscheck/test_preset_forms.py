@@ -34,6 +34,7 @@ CONTEXT = {
     "item_categories": {i: [f"c{i % 3}"] for i in ITEMS},
     "baseline_run": {"a": {2: 1.0, 9: 0.5}, "b": {6: 1.0}, "d": {5: 1.0}},
     "propensities": {i: 0.5 + i / 40 for i in ITEMS},
+    "item_groups": {i: f"g{i % 2}" for i in ITEMS},
 }
 
 ENTRIES = [(p, n) for p, preset in PRESETS.items() for n, e in preset.names.items()
@@ -60,6 +61,8 @@ def test_each_name_evaluates_with_and_without_a_cutoff(preset, name):
     if "missing" in params:
         # rating metrics refuse truth ratings without a prediction unless told to skip them
         forms += [f"{name}(missing=skip)", f"{name}@3(missing=skip)"]
+    if "group" in params:  # a metric of one item group names it (bias_disparity)
+        forms += [f"{name}(group=g0)", f"{name}@3(group=g0)"]
     if "unseen" in params:  # items never seen in training: refused unless told otherwise
         forms += [f"{name}(unseen=one)", f"{name}@3(unseen=one)"]
     if "n_items" in params:  # a catalogue size given in the key (RecTools MCC)

@@ -234,10 +234,12 @@ def test_test_item_count():
 def test_cutoff_options(lib_name):
     """``n`` and its deprecated alias ``k`` are the cutoff."""
     data = _list([5, 1, 4, 2, 3], [1, 2])
-    expected = _value(data, f"{lib_name}@1", catalog=6)
-    assert _value(data, f"{lib_name}(n=1)", catalog=6) == expected
-    assert _value(data, f"{lib_name}(k=1)", catalog=6) == expected
-    assert _value(data, f"{lib_name}@3", catalog=6) != expected  # the cutoff matters here
+    cats = {i: [i % 2] for i in range(1, 6)}  # the categories the entropies read
+    expected = _value(data, f"{lib_name}@1", catalog=6, item_categories=cats)
+    assert _value(data, f"{lib_name}(n=1)", catalog=6, item_categories=cats) == expected
+    assert _value(data, f"{lib_name}(k=1)", catalog=6, item_categories=cats) == expected
+    # the cutoff matters here
+    assert _value(data, f"{lib_name}@3", catalog=6, item_categories=cats) != expected
 
 
 @pytest.mark.parametrize("lib_name", sorted(n for n, e in NAMES.items() if e.refused))

@@ -290,7 +290,7 @@ PLUGIN_MODULES = (  # the one list: each family registers its metrics beside its
     "receval.beyond.catalogue", "receval.beyond.dq", "receval.beyond.popularity",
     "receval.beyond.diversity", "receval.beyond.serendipity", "receval.beyond.personalization",
     "receval.beyond.runs", "receval.beyond.categories", "receval.beyond.miscalibration",
-    "receval.beyond.expected", "receval.beyond.groupfair",
+    "receval.beyond.expected", "receval.beyond.groupfair", "receval.beyond.exposure",
     "receval.debiased.registered", "receval.trec.registered",
 )
 #: ``loader(module_name)`` imports one plugin module (set by the package root)
