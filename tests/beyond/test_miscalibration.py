@@ -64,12 +64,12 @@ def test_worked_example_kl_js_hellinger_exact():
 def test_rank_weights_change_q():
     # v: list b (c2), a (c1); log weights 1, 1/log2(3): q(c1) = w2 / (1 + w2)
     res = _ev(["miscalibration@2(weight=log,alpha=0)", "miscalibration@2(weight=geometric,"
-                                                         "patience=0.5,alpha=0)"])
+                                                         "p=0.5,alpha=0)"])
     w2 = 1 / math.log2(3)
     assert _vals(res, "miscalibration@2(weight=log,alpha=0)")["v"] == pytest.approx(
         -math.log(w2 / (1 + w2)), rel=1e-14)
     # geometric 1/2: q(c1) = (1/2) / (3/2) = 1/3
-    assert _vals(res, "miscalibration@2(alpha=0,patience=0.5,weight=geometric)")["v"] == \
+    assert _vals(res, "miscalibration@2(alpha=0,p=0.5,weight=geometric)")["v"] == \
         pytest.approx(math.log(3), rel=1e-15)
 
 
@@ -145,7 +145,7 @@ def _dist(items, cats, weights):
 
 
 def _weights(n, weight, patience):
-    if weight == "none":
+    if weight == "uniform":
         return [1.0] * n
     if weight == "log":
         return [1 / math.log2(r + 1) for r in range(1, n + 1)]
@@ -210,7 +210,7 @@ def _data(draw):
 
 @settings(max_examples=60, deadline=None)
 @given(_data(), st.sampled_from(["kl", "js", "hellinger"]), st.sampled_from([0.0, 0.01, 0.3]),
-       st.sampled_from(["none", "log", "geometric"]))
+       st.sampled_from(["uniform", "log", "geometric"]))
 def test_fast_path_equals_formula_oracle(data, distance, alpha, weight):
     cats, train, lists = data
     train_df = pd.DataFrame([(u, i) for u, h in train.items() for i in h],
@@ -220,8 +220,8 @@ def test_fast_path_equals_formula_oracle(data, distance, alpha, weight):
     run = {u: {i: float(len(items) - r) for r, i in enumerate(items)}
            for u, items in lists.items()}
     truth = {u: {items[0]: 1} for u, items in lists.items()}
-    key = f"miscalibration(distance={distance},alpha={alpha},weight={weight},patience=0.7)"
-    res = rv.evaluate(run, truth, [key, f"mace(weight={weight},patience=0.7)"],
+    key = f"miscalibration(distance={distance},alpha={alpha},weight={weight},p=0.7)"
+    res = rv.evaluate(run, truth, [key, f"mace(weight={weight},p=0.7)"],
                       train=train_df, item_categories=cats)
     want = _oracle(train, cats, lists, distance, alpha, weight, 0.7)
     got = _vals(res, res.metrics[0])

@@ -58,7 +58,11 @@ class Geometric:
 
     def weights(self, k: int) -> np.ndarray:
         """Weights of ranks 1..k (float64), each ``p ** (r - 1)`` computed on its own."""
-        w = np.power(self.p, np.arange(k, dtype=np.float64))
+        return self.at(np.arange(1, k + 1))
+
+    def at(self, ranks: np.ndarray) -> np.ndarray:
+        """Weights of the 1-based ``ranks`` (any order)."""
+        w = np.power(self.p, np.asarray(ranks, dtype=np.float64) - 1.0)
         return w * (1.0 - self.p) if self.normalize else w
 
 
@@ -70,7 +74,11 @@ class LogDiscount:
     name: str = "log"
 
     def weights(self, k: int) -> np.ndarray:
-        r = np.arange(1, k + 1, dtype=np.float64)
+        return self.at(np.arange(1, k + 1))
+
+    def at(self, ranks: np.ndarray) -> np.ndarray:
+        """Weights of the 1-based ``ranks`` (any order)."""
+        r = np.asarray(ranks, dtype=np.float64)
         return 1.0 / np.log2(np.maximum(r, 2.0) if self.offset == "clip" else r + 1.0)
 
 
@@ -82,6 +90,10 @@ class Uniform:
 
     def weights(self, k: int) -> np.ndarray:
         return np.ones(k, dtype=np.float64)
+
+    def at(self, ranks: np.ndarray) -> np.ndarray:
+        """Weights of the 1-based ``ranks`` (any order)."""
+        return np.ones(len(ranks), dtype=np.float64)
 
 
 @dataclass(frozen=True)

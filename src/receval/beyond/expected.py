@@ -50,6 +50,7 @@ from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
 from ._context import beyond_metric, per_vocab, top_k, train_index, train_of
 from ._lists import user_of_position
+from .attention import attention
 from .diversity import (
     MISSING,
     SIM,
@@ -67,21 +68,19 @@ RELEVANCES = ("none", "binary", "graded")
 
 
 def discount(k: np.ndarray, disc: str, base: float = 0.85) -> np.ndarray:
-    """Rank discount of 0-based ranks (RankSys ``RankingDiscountModel``).
+    """Rank discount of 0-based ranks (RankSys ``RankingDiscountModel``), with RankSys's names
+    for the attention models of :mod:`receval.beyond.attention` at rank ``k + 1``: ``none`` is
+    uniform, ``log`` the DCG discount, ``exp`` the geometric one with patience ``base``.
 
     >>> discount(np.array([0, 1, 2]), "log").tolist()
     [1.0, 0.6309297535714575, 0.5]
     >>> discount(np.array([0, 1, 2]), "exp", 0.5).tolist()
     [1.0, 0.5, 0.25]
     """
-    k = np.asarray(k, dtype=np.float64)
-    if disc == "none":
-        return np.ones(len(k))
-    if disc == "log":
-        return 1.0 / np.log2(k + 2.0)
-    if disc == "exp":
-        return np.power(float(base), k)
-    raise InputError(f"disc={plain(disc)}: choose one of {list(DISCS)}.")
+    model = {"none": "uniform", "log": "log", "exp": "geometric"}.get(disc)
+    if model is None:
+        raise InputError(f"disc={plain(disc)}: choose one of {list(DISCS)}.")
+    return attention(model, base).at(np.asarray(k, dtype=np.float64) + 1.0)
 
 
 def gains(rel: np.ndarray, relevance: str, threshold: float) -> np.ndarray:
@@ -241,8 +240,8 @@ DISC = Param("disc", "log",
              "rank discount of 0-based rank k: none = 1 | log = 1 / log2(k + 2) (RankSys "
              "LogarithmicDiscountModel, Elliot) | exp = base^k (RankSys "
              "ExponentialDiscountModel)", DISCS)
-BASE = Param("base", 0.85, "base of disc=exp (Vargas & Castells 2011: 0.85)",
-             kind=float, low=0.0, high=1.0, low_open=True)
+BASE = Param("base", 0.85, "base of disc=exp (Vargas & Castells 2011: 0.85; 1 is disc=none)",
+             kind=float, low=0.0, high=1.0, low_open=True, high_open=True)
 RELEVANCE = Param("relevance", "binary",
                   "relevance gain g: none = 1 (relevance-unaware) | binary = 1 if the truth "
                   "relevance >= rel (Elliot EPC / EFD) | graded = 2^(r - rel + 1) - 1 for r >= "

@@ -11,7 +11,8 @@ and the list distribution of the top-k list ``R(u)`` weights position r (1-based
 
     q(c|u) = sum_{r} w_r p(c|i_r) / sum_{r} w_r
 
-(``weight=none``: ``w_r = 1``; ``log``: ``1 / log2(r + 1)``; ``geometric``: ``patience^(r-1)``).
+(``weight=uniform``: ``w_r = 1``; ``log``: ``1 / log2(r + 1)``; ``geometric``: ``p^(r-1)``: the
+attention models of :mod:`receval.beyond.attention`).
 Sums run over items with at least one category (``H_c``: the categorised profile items); items
 without categories are left out and counted. Steck's smoothing ``q~ = (1 - alpha) q + alpha p``
 (``alpha=0.01``, Steck Eq. 5) keeps the KL divergence finite. The per-user value is a distance
@@ -59,27 +60,24 @@ from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
 from ._context import beyond_metric, key_with, per_vocab, popularity_of, top_k, train_of
 from ._lists import ranges, user_of_position
+from .attention import attention
 from .categories import ItemCategories, _categories
 from .popularity import list_mean
 
 DISTANCES = ("kl", "js", "hellinger")
-WEIGHTS = ("none", "log", "geometric")
+WEIGHTS = ("uniform", "log", "geometric")
 
 
-def rank_weights(ranks: np.ndarray, weight: str, patience: float = 0.85) -> np.ndarray:
-    """Weight of 1-based ranks: none = 1, log = 1 / log2(r + 1), geometric = patience^(r-1).
+def rank_weights(ranks: np.ndarray, weight: str, p: float = 0.85) -> np.ndarray:
+    """Weight of 1-based ranks, the attention of :mod:`receval.beyond.attention`: uniform = 1,
+    log = 1 / log2(r + 1), geometric = p^(r-1).
 
     >>> rank_weights(np.array([1, 2, 3]), "log").tolist()
     [1.0, 0.6309297535714575, 0.5]
     """
-    r = np.asarray(ranks, dtype=np.float64)
-    if weight == "none":
-        return np.ones(len(r))
-    if weight == "log":
-        return 1.0 / np.log2(r + 1.0)
-    if weight == "geometric":
-        return np.power(float(patience), r - 1.0)
-    raise InputError(f"weight={plain(weight)}: choose one of {list(WEIGHTS)}.")
+    if weight not in WEIGHTS:
+        raise InputError(f"weight={plain(weight)}: choose one of {list(WEIGHTS)}.")
+    return attention(weight, p).at(np.asarray(ranks))
 
 
 def _category_matrix(cats: ItemCategories) -> sp.csr_matrix:
@@ -218,7 +216,7 @@ def _miscalibration(spec: MetricSpec, packed: Packed, context: Context) -> Metri
     width = max(cats.n_categories, 1)
     pk, p, has_profile, info = _profile(context, packed, spec, cats)
     indptr, rows, rank, unknown = _list_rows(context, packed, spec, cats)
-    w = rank_weights(rank, spec.get("weight"), float(spec.get("patience")))
+    w = rank_weights(rank, spec.get("weight"), float(spec.get("p")))
     qk, qmass, qtotal = category_mass(user_of_position(indptr), rows, w, cats, n)
     q = qmass / qtotal[qk // width] if len(qk) else qmass
     keys = sorted_union(pk, qk)
@@ -250,7 +248,7 @@ def _mace(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     width = max(cats.n_categories, 1)
     pk, p, has_profile, info = _profile(context, packed, spec, cats)
     indptr, rows, rank, unknown = _list_rows(context, packed, spec, cats)
-    w = rank_weights(rank, spec.get("weight"), float(spec.get("patience")))
+    w = rank_weights(rank, spec.get("weight"), float(spec.get("p")))
     user = user_of_position(indptr)
     # the (user, category) cells that can be non-zero: profile or list categories of the user
     ok = rows >= 0
@@ -332,12 +330,14 @@ _MISSING = Param("missing", "error",
                  "items (recommended, or in an evaluated user's training profile) absent from "
                  "item_categories: error | skip (left out of the distributions, counted in "
                  "info)", ("error", "skip"))
-_WEIGHT = Param("weight", "none",
-                "rank weight w_r of the list distribution q(c|u): none = 1 (Steck's "
-                "unweighted list) | log = 1 / log2(r + 1) | geometric = patience^(r - 1)",
+_WEIGHT = Param("weight", "uniform",
+                "rank weight w_r of the list distribution q(c|u), an attention model "
+                "(receval.beyond.attention): uniform = 1 (Steck's unweighted list) | log = 1 / "
+                "log2(r + 1) | geometric = p^(r - 1)",
                 WEIGHTS)
-_PATIENCE = Param("patience", 0.85, "geometric rank weight: w_r = patience^(r - 1)",
-                  kind=float, low=0.0, high=1.0, low_open=True)
+_PATIENCE = Param("p", 0.85, "the geometric attention's patience, w_r = p^(r - 1), as rbp's "
+                  "and exposure's p (not the profile distribution p(c|u))",
+                  kind=float, low=0.0, high=1.0, low_open=True, high_open=True)
 _CAL_DOC = (" p(c|u): the user's distinct training items (train=...), each split evenly over "
             "its categories (item_categories=...); users without a categorised profile, and "
             "lists without a categorised item, are NaN (counted in info).")
