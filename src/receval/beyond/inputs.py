@@ -287,8 +287,10 @@ def as_train(obj: Any, **cols: Any) -> TrainData:
         i, items = factorize(c.item, what="train item column")
     n_items = len(items)
     item_rows = np.bincount(i, minlength=n_items).astype(np.int64)
-    pair = np.sort(u * max(n_items, 1) + i)  # distinct (user, item) pairs, in order (a
-    if len(pair):                            # sort: numpy's unique may hash, much slower)
+    # distinct (user, item) pairs, in order (a sort: numpy's unique may hash, much slower);
+    # int64 keys: 32-bit codes times the item count overflow past 2**31
+    pair = np.sort(u.astype(np.int64) * max(n_items, 1) + i.astype(np.int64))
+    if len(pair):
         pair = pair[np.concatenate([[True], pair[1:] != pair[:-1]])]
     pu, pi = pair // max(n_items, 1), pair % max(n_items, 1)
     item_users = np.bincount(pi, minlength=n_items).astype(np.int64)
