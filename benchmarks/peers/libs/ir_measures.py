@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 
+import receval.trec.ir_extra  # noqa: F401  (registers ncg, compat, pairwise_accuracy)
 from common import CUTS, TOL, Report, check, make_data, need, ours, strings, version
 
 _PRESET = "ir_measures"
@@ -87,6 +88,42 @@ def _cwl(irm) -> list[Line]:
     return out
 
 
+def _compat_accuracy(irm) -> list[Line]:
+    """Compat (the compat provider) with ties='id', Accuracy (the accuracy provider) with
+    ties='input'; the queries of the qrels for Compat, those with a value for Accuracy."""
+    out = [(str(m), m, "", BY_ID) for m in (
+        irm.Compat, irm.Compat(p=0.8), irm.Compat(p=0.5), irm.Compat(p=1.0),
+        irm.Compat(normalize=False), irm.Compat(p=0.8, normalize=False))]
+    by_input = {"ties": "input"}
+    out += [(str(m), m, "", by_input) for m in (irm.Accuracy, irm.Accuracy(rel=2))]
+    return out
+
+
+def _accuracy_cut(irm) -> list[Line]:
+    """Accuracy@k on lists topped by an unjudged document: the provider raises
+    ZeroDivisionError on a top k of relevant documents only (receval: NaN)."""
+    by_input = {"ties": "input"}
+    return [(str(m), m, "", by_input) for k in CUTS
+            for m in (irm.Accuracy @ k, irm.Accuracy(rel=2) @ k)]
+
+
+def _ncg_of(k: int):
+    """NCG@k of one query from the TREC Deep Learning definition, for ir_measures' runtime
+    provider (ir_measures 0.4.3 has no NCG): CG of the top k over the CG of the best k
+    judged grades."""
+    def ncg(qrels, run) -> float:
+        grade = dict(zip(qrels["doc_id"], qrels["relevance"], strict=True))
+        top = [max(grade.get(d, 0), 0) for d in list(run["doc_id"])[:k]]
+        best = sorted((max(g, 0) for g in grade.values()), reverse=True)[:k]
+        return sum(top) / sum(best) if sum(best) > 0 else 0.0
+    return ncg
+
+
+def _ncg(irm) -> list[Line]:
+    return [(f"NCG@{k}", irm.define_byquery(_ncg_of(k), name=f"NCG_{k}", support_cutoff=False),
+             "", {"ties": "input"}) for k in CUTS]
+
+
 def _drive(report: Report, irm, label: str, measures: list[Line], run, truth,
            tol: float = TOL) -> None:
     for name, measure, known, policies in measures:
@@ -109,6 +146,18 @@ def check_ir_measures(report: Report) -> None:
     truth = {str(q): {f"d{d:03d}": r for d, r in items.items()} for q, items in truth.items()}
     # gdeval prints 5 decimals: half a unit of the fifth
     _drive(report, irm, label + " (gdeval)", _gdeval(irm), run, truth, tol=5e-6)
+    # Compat: ties broken as the provider does (docno ascending); its ideal ranking breaks
+    # ties of grade and score by qrels order, here docno order as receval does
+    run, truth = strings(*make_data(614, ties=True))
+    truth = {q: dict(sorted(docs.items())) for q, docs in truth.items()}
+    run = {q: dict(sorted(docs.items())) for q, docs in run.items()}
+    _drive(report, irm, label + " (compat, accuracy)", _compat_accuracy(irm), run, truth)
+    top = {q: {"dtop": max(docs.values()) + 1.0, **docs} for q, docs in run.items()}
+    _drive(report, irm, label + " (accuracy, judged top k)", _accuracy_cut(irm), top, truth)
+    # NCG: ir_measures' queries and mean, the per-query value from the formula; the runtime
+    # provider also scores the run's queries that the qrels lack (0), which the preset ignores
+    judged = {q: docs for q, docs in run.items() if q in truth}
+    _drive(report, irm, label + " (runtime NCG)", _ncg(irm), judged, truth)
     if importlib.util.find_spec("cwl") is not None:
         # cwl_eval keeps tied documents in run order: distinct scores
         run, truth = strings(*make_data(613, ties=False))

@@ -98,13 +98,19 @@ IR_MEASURES_NAMES: dict[str, Name] = {
                  "(cwl_eval)", options={"p": "phi", **_CWL}, phi=0.9),
     "nerr11": _n("nerr_eq11", "NERR eq. 11 (Azzopardi et al. 2021), C/W/L, goal T (cwl_eval)",
                  options={"T": "T", **_CWL}),
-    "accuracy": refuse("the probability that a retrieved relevant document is ranked above a "
-                       "retrieved non-relevant one (the accuracy provider)",
-                       "receval has no metric over the retrieved judged pairs only; gauc "
-                       "counts every relevant item"),
-    "compat": refuse("Compatibility: rank-biased overlap with the ideal ranking of the qrels "
-                     "(Clarke et al. 2021)", "receval's rbo compares two runs; the ideal "
-                     "ranking of graded qrels with ties is not built"),
+    "accuracy": _n("pairwise_accuracy", "the probability that a retrieved relevant document is "
+                   "ranked above a retrieved non-relevant or unjudged one, over the top k (the "
+                   "accuracy provider); a query with no relevant or no non-relevant document "
+                   "retrieved has no value (left out of the mean)",
+                   options={**_CUT, **_REL}, differs="Compat and Accuracy"),
+    "compat": _n("compat", "Compatibility: rank-biased overlap (persistence p) of the run with "
+                 "the ideal ranking of the qrels, normalised by the ideal's overlap with itself "
+                 "(Clarke et al. 2021; the compat provider)",
+                 options={"p": "p", "normalize": {"true": {}, "false": {"normalize": "false"}}},
+                 cutoff="none", differs="Compat and Accuracy"),
+    "ncg": _n("ncg", "NCG@k = CG@k / ideal CG@k of the judged grades, gain = grade (TREC Deep "
+              "Learning; ir_measures issue #19: no ir_measures 0.4.3 provider computes it)",
+              options=_CUT),
     "alpha_ndcg": refuse("alpha-nDCG (Clarke et al. 2008)", _DIVERSITY),
     "alpha_dcg": refuse("alpha-DCG (Clarke et al. 2008)", _DIVERSITY),
     "err_ia": refuse("intent-aware ERR", _DIVERSITY),
@@ -120,8 +126,8 @@ IR_MEASURES_NAMES: dict[str, Name] = {
 
 PRESET = Preset(
     "ir_measures", "ir_measures", "ir_measures 0.4.3 (pytrec_eval-terrier 0.5.11, cwl_eval 1.0.12)",
-    "ir_measures measures/*.py, providers/{pytrec_eval,cwl_eval,msmarco,gdeval,judged}"
-    "_provider.py, bin/gdeval.pl; checked by tests/crosscheck/test_preset_ir_measures.py and "
+    "ir_measures measures/*.py, providers/{pytrec_eval,cwl_eval,msmarco,gdeval,judged,"
+    "compat,accuracy}_provider.py, bin/gdeval.pl; checked by tests/crosscheck/test_preset_ir_measures.py and "
     "benchmarks/peers/libs/ir_measures.py",
     (("ties", "trec_eval"), ("users", "truth"), ("empty_truth", "zero"),
      ("negative_rel", "zero")),
@@ -134,6 +140,11 @@ PRESET = Preset(
      "ties='id' for them",
      "nDCG(dcg='exp-log2')@k and ERR@k (the gdeval provider) are printed with 5 decimals; ERR "
      "without a cutoff has no ir_measures provider",
+     "Compat and Accuracy: the compat provider orders tied scores by docno ascending "
+     "(ties='id') and breaks ties of grade and score in its ideal ranking by qrels order, "
+     "where receval takes the run's order; the accuracy provider keeps tied documents in run "
+     "order (ties='input'), and raises ZeroDivisionError on a query whose top k holds relevant "
+     "documents only, where receval gives NaN (left out of the mean)",
      "the C/W/L measures (cwl_eval provider: RBP, INST, INSQ, SDCG, BPM, NERR8-11) keep tied "
      "documents in run order (ties='input')",
      "parameters are written as ir_measures writes them (P(rel=2)@5) or after the cutoff "
