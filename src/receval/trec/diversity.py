@@ -98,6 +98,14 @@ class Intents:
     dropped_weights: int = 0   # given weights of subtopics without a relevant document
 
     @property
+    def any_rel(self) -> np.ndarray:
+        """Per pair: relevant to some subtopic."""
+        if getattr(self, "_any_rel", None) is None:
+            self._any_rel = self.rel.any(axis=1) if self.rel.shape[1] else \
+                np.zeros(len(self.key), dtype=bool)
+        return self._any_rel
+
+    @property
     def n_docs(self) -> int:
         return len(self.docs)
 
@@ -312,25 +320,31 @@ def ideal_gains(intents: Intents, topic: np.ndarray, alpha: float) -> tuple[np.n
         return indptr, np.zeros(0, dtype=np.float64)
     doc = intents.key[rows] % intents.n_docs
     order_of_doc = intents.doc_order[doc]
-    packed_bits = np.packbits(relm, axis=1)
-    ident = np.column_stack([owner[:, None], packed_bits.astype(np.int64)])
-    uniq, cl = np.unique(ident, axis=0, return_inverse=True)
+    if s <= 62 - int(n_t).bit_length():  # one integer per (topic, subtopic set)
+        bits = (relm.astype(np.int64) << np.arange(s, dtype=np.int64)).sum(axis=1)
+        uniq_key, cl = np.unique((owner << s) | bits, return_inverse=True)
+        cl_topic = uniq_key >> s
+    else:
+        ident = np.column_stack([owner[:, None],
+                                 np.packbits(relm, axis=1).astype(np.int64)])
+        uniq, cl = np.unique(ident, axis=0, return_inverse=True)
+        cl_topic = uniq[:, 0]
     cl = cl.ravel()
-    cl_topic = uniq[:, 0]
+    n_cl = len(cl_topic)
     # documents of each cluster by descending byte order of their ids
     srt = np.lexsort((-order_of_doc, cl))
     doc_rank_sorted = order_of_doc[srt]
-    cl_count = np.bincount(cl, minlength=len(uniq))
-    cl_start = np.zeros(len(uniq), dtype=np.int64)
+    cl_count = np.bincount(cl, minlength=n_cl)
+    cl_start = np.zeros(n_cl, dtype=np.int64)
     np.cumsum(cl_count[:-1], out=cl_start[1:])
-    cl_pattern = np.zeros((len(uniq), s), dtype=bool)
+    cl_pattern = np.zeros((n_cl, s), dtype=bool)
     cl_pattern[cl, :] = relm
     # dense (topic, cluster) layout
     per_topic = np.bincount(cl_topic, minlength=n_t)
     m = int(per_topic.max())
     t_first = np.zeros(n_t + 1, dtype=np.int64)
     np.cumsum(per_topic, out=t_first[1:])
-    slot = np.arange(len(uniq)) - t_first[cl_topic]
+    slot = np.arange(n_cl) - t_first[cl_topic]
     pat = np.zeros((n_t, m, s), dtype=bool)
     pat[cl_topic, slot] = cl_pattern
     remaining = np.zeros((n_t, m), dtype=np.int64)
@@ -387,42 +401,75 @@ class RunGains:
 def run_gains(intents: Intents, topic: np.ndarray, packed: Any, alpha: float,
               judged_only: bool, vocab_docs: np.ndarray) -> RunGains:
     """Gains of the packed lists (``topic``: topic code per user row, -1 = no intents)."""
-    n = len(packed.indptr) - 1
-    lens = np.diff(packed.indptr)
-    user = np.repeat(np.arange(n, dtype=np.int64), lens)
-    rank = np.arange(len(user), dtype=np.int64) - np.repeat(packed.indptr[:-1], lens)
-    doc = vocab_docs[packed.items] if len(packed.items) else np.zeros(0, dtype=np.int64)
-    t = topic[user]
-    ok = (t >= 0) & (doc >= 0)
-    key = np.where(ok, t * intents.n_docs + np.maximum(doc, 0), -1)
-    where = np.searchsorted(intents.key, key)
-    where = np.minimum(where, max(len(intents.key) - 1, 0))
-    found = ok & (len(intents.key) > 0) & (intents.key[where] == key) if len(key) else ok
+    indptr = np.asarray(packed.indptr, dtype=np.int64)
+    n = len(indptr) - 1
+    lens = np.diff(indptr)
+    items = packed.items if len(packed.items) else np.zeros(0, dtype=np.int64)
+    pair = _pairs_of(intents, topic, vocab_docs, lens, items)  # -1: not judged
     length = lens.astype(np.int64)
     if judged_only:
-        user, where, found = user[found], where[found], found[found]
-        length = np.bincount(user, minlength=n).astype(np.int64)
-        starts = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(length, out=starts[1:])
-        rank = np.arange(len(user), dtype=np.int64) - starts[user]
+        judged = np.flatnonzero(pair >= 0)
+        juser = np.searchsorted(indptr, judged, side="right") - 1
+        length = np.bincount(juser, minlength=n).astype(np.int64)
+        jstart = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(length, out=jstart[1:])
+        jpair = pair[judged]
+        keep = intents.any_rel[jpair]
+        user, pair_hit = juser[keep], jpair[keep]
+        rank = np.flatnonzero(keep) - jstart[user]
+    else:
+        pos = np.flatnonzero(pair >= 0)
+        pos = pos[intents.any_rel[pair[pos]]]
+        user = np.searchsorted(indptr, pos, side="right") - 1
+        rank = pos - indptr[user]
+        pair_hit = pair[pos]
     s = intents.n_subtopics
-    relm = np.zeros((len(user), s), dtype=bool)
-    relm[found] = intents.rel[where[found]]
-    hit = relm.any(axis=1) if s else np.zeros(len(user), dtype=bool)
-    user, rank, relm = user[hit], rank[hit], relm[hit]
+    relm = intents.rel[pair_hit]
     counts = relm.astype(np.int64)
     cum = np.cumsum(counts, axis=0) - counts  # relevant above, over all users' positions
     first = np.ones(len(user), dtype=bool)
     first[1:] = user[1:] != user[:-1]
-    base = cum[first]
     seg = np.cumsum(first) - 1
-    before = cum - base[seg] if len(user) else cum
+    before = cum - cum[first][seg] if len(user) else cum
     powers = _powers(1.0 - alpha, int(before.max()) + 1 if len(user) else 1)
     w = intents.weight[topic[user]] if len(user) else np.zeros((0, s))
     gain = np.zeros(len(user), dtype=np.float64)
     for j in range(s):  # ndeval's order: subtopic by subtopic
         gain = gain + np.where(relm[:, j], w[:, j] * powers[before[:, j]], 0.0)
     return RunGains(user, rank, gain, relm, before, length)
+
+
+def _pairs_of(intents: Intents, topic: np.ndarray, vocab_docs: np.ndarray, lens: np.ndarray,
+              items: np.ndarray) -> np.ndarray:
+    """Judged pair of each packed position (-1: not judged for the user's topic): a dense
+    (block topic x run vocabulary) table when it is small, else a binary search of the sorted
+    pair keys."""
+    total = int(lens.sum())
+    if not total or not len(intents.key):
+        return np.full(total, -1, dtype=np.int64)
+    rows, row_of_user = np.unique(np.maximum(topic, 0), return_inverse=True)
+    row_of_user = np.where(topic >= 0, row_of_user.ravel(), -1)
+    if len(rows) * len(vocab_docs) <= 1 << 25:
+        lo = np.searchsorted(intents.key, rows * intents.n_docs)
+        hi = np.searchsorted(intents.key, (rows + 1) * intents.n_docs)
+        plen = hi - lo
+        pair = np.arange(int(plen.sum()), dtype=np.int64) + np.repeat(
+            lo - (np.cumsum(plen) - plen), plen)
+        prow = np.repeat(np.arange(len(rows), dtype=np.int64), plen)
+        cols = np.flatnonzero(vocab_docs >= 0)
+        col_of_doc = np.full(intents.n_docs, -1, dtype=np.int64)
+        col_of_doc[vocab_docs[cols]] = cols  # run vocabulary ids are distinct
+        pcol = col_of_doc[intents.key[pair] % intents.n_docs]
+        keep = pcol >= 0
+        table = np.full((len(rows) + 1, len(vocab_docs)), -1, dtype=np.int64)
+        table[prow[keep], pcol[keep]] = pair[keep]  # the last row: users without intents
+        return table.ravel()[np.repeat(np.where(row_of_user >= 0, row_of_user, len(rows))
+                                       * len(vocab_docs), lens) + items]
+    t = np.repeat(topic, lens)
+    doc = vocab_docs[items]
+    key = np.where((t >= 0) & (doc >= 0), t * intents.n_docs + doc, -1)
+    where = np.minimum(np.searchsorted(intents.key, key), len(intents.key) - 1)
+    return np.where(intents.key[where] == key, where, -1)
 
 
 def _discounts(n: int) -> np.ndarray:
