@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import importlib.util
 
-import receval.trec.ir_extra  # noqa: F401  (registers ncg, compat, pairwise_accuracy)
 from common import CUTS, TOL, Report, check, make_data, need, ours, strings, version
+
+import receval.trec.ir_extra  # noqa: F401  (registers ncg, compat, pairwise_accuracy)
 
 _PRESET = "ir_measures"
 
