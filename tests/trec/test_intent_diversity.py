@@ -348,3 +348,13 @@ def test_intents_reader_layout():
     tuples = as_intents([("0", "a", "A", 1), ("0", "b", "B", 1), ("0", "b", "D", 1),
                          ("0", "c", "C", 1)])
     assert np.array_equal(tuples.rel, it.rel) and np.array_equal(tuples.key, it.key)
+
+
+def test_judged_only_drops_unjudged_documents_before_ranking():
+    # E is unjudged: with judged_only=true the run is A, D, B (ir_measures' judged_only)
+    keys = ["alpha_ndcg@3(judged_only=true)", "ap_ia(judged_only=true)",
+            "p_ia@3(judged_only=true)", "nrbp(judged_only=true)"]
+    v = one(keys)
+    w = one(["alpha_ndcg@3", "ap_ia", "p_ia@3", "nrbp"], run=RUN[RUN["doc"] != "E"])
+    assert list(v.values()) == list(w.values())
+    assert v["p_ia@3(judged_only=true)"] == pytest.approx(3 / 9, rel=1e-15)
