@@ -3,7 +3,10 @@ prints it (``str(measure)``: ``P(rel=2)@5``, ``nDCG(dcg='exp-log2')@10``, ``IPre
 
 ir_measures computes each measure with the first provider of its ``DefaultPipeline`` that
 supports it: pytrec_eval for most, msmarco for ``RR@k``, gdeval for ``nDCG(dcg='exp-log2')@k``
-and ``ERR@k``, judged for ``Judged``, cwl_eval for RBP and the C/W/L measures.
+and ``ERR@k``, judged for ``Judged``, cwl_eval for RBP and the C/W/L measures, compat for
+``Compat`` and accuracy for ``Accuracy``. ir_measures 0.4.3 has no NCG (its issue #19): ``NCG@k``
+is checked through its runtime provider (``define_byquery``), ir_measures choosing the queries
+and taking the mean, the per-query value written from the TREC Deep Learning definition.
 """
 
 from __future__ import annotations
