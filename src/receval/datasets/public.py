@@ -2,15 +2,18 @@
 
 Nothing here downloads anything: point the readers at the files you have.
 
-- :func:`load_movielens`: the ratings of ml-100k (``u.data``), ml-1m / ml-10m (``ratings.dat``)
-  and ml-latest / ml-latest-small / ml-20m / ml-25m / ml-32m (``ratings.csv``), as one frame
-  with columns ``user, item, rating, timestamp``.
+- :func:`load_movielens`: the ratings of ml-100k (``u.data``), ml-1m / ml-10m (``ratings.dat``),
+  ml-latest / ml-latest-small / ml-20m / ml-25m / ml-32m (``ratings.csv``) and RecBole's atomic
+  files (``ml-100k.inter``), as one frame with columns ``user, item, rating, timestamp``.
+- :func:`recbole_movielens_path`: the ``ml-100k.inter`` file inside an installed RecBole (its
+  wheel ships MovieLens 100K), or None; it neither imports RecBole nor downloads.
 - :func:`load_trec`: a qrels file with one run file or a folder of runs, as a
   :class:`TrecCollection` ready for ``rv.evaluate`` / ``rv.trec_eval``.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import os
 from dataclasses import dataclass, field
@@ -39,23 +42,62 @@ _LAYOUTS = {
 }
 
 
+#: RecBole's atomic files: a header of ``name:type`` fields, then tab-separated rows
+_ATOMIC_SUFFIX = ".inter"
+_ATOMIC_TYPES = ("token", "token_seq", "float", "float_seq")
+#: the atomic fields read, in the order of :data:`COLUMNS`
+_ATOMIC_FIELDS = ("user_id", "item_id", "rating", "timestamp")
+_ATOMIC_HEADER = "user_id:token<TAB>item_id:token<TAB>rating:float<TAB>timestamp:float"
+_EXPECTED = (
+    "Expected 'user<TAB>item<TAB>rating<TAB>timestamp' (ml-100k u.data), "
+    "'user::item::rating::timestamp' (ratings.dat), the header "
+    "'userId,movieId,rating,timestamp' (ratings.csv) or RecBole's atomic header "
+    f"'{_ATOMIC_HEADER}' (ml-100k.inter)."
+)
+
+
+def _is_atomic_header(first: str) -> bool:
+    fields = first.rstrip("\r\n").split("\t")
+    return all(f.count(":") == 1 and f.split(":")[1] in _ATOMIC_TYPES for f in fields)
+
+
+def _atomic_in(folder: Path) -> Path | None:
+    """The one RecBole ``.inter`` file of a folder (the folder's own name first), or None."""
+    found = sorted(p for p in folder.iterdir() if not p.name.startswith(".")
+                   and strip_compression_suffix(p.name).endswith(_ATOMIC_SUFFIX))
+    own = [p for p in found if strip_compression_suffix(p.name) == folder.name + _ATOMIC_SUFFIX]
+    if len(own) == 1 or len(found) == 1:
+        return (own or found)[0]
+    if found:
+        raise InputError(
+            f"{folder}: {len(found)} RecBole interaction files ({', '.join(p.name for p in found)})"
+            f" and none is named {folder.name}{_ATOMIC_SUFFIX}; pass the file itself.")
+    return None
+
+
 def _movielens_file(path: Path) -> tuple[Source, str]:
     """The ratings file under ``path`` (checked and opened once) and its layout: ``100k``,
-    ``1m`` or ``csv``."""
+    ``1m``, ``csv`` or ``atomic``."""
     if path.is_dir():
         for name, layout in MOVIELENS_FILES.items():
             if os.path.lexists(path / name):  # a broken link is reported, not passed over
                 return open_source(path / name, "ratings"), layout
+        inter = _atomic_in(path)
+        if inter is not None:
+            return open_source(inter, "ratings"), "atomic"
         raise InputError(
             f"{path}: no MovieLens ratings file found in this folder; looked for "
             f"{', '.join(MOVIELENS_FILES)} (ml-100k, ml-1m / ml-10m, ml-latest / ml-20m / "
-            "ml-25m). Pass the folder of the unpacked archive or the ratings file itself."
+            "ml-25m) and a RecBole *.inter file. Pass the folder of the unpacked archive or "
+            "the ratings file itself."
         )
     src = open_source(path, "ratings")
     name = strip_compression_suffix(path.name)
     if name in MOVIELENS_FILES:
         return src, MOVIELENS_FILES[name]
     first = src.peek().split(b"\n", 1)[0].decode("latin-1")  # sniff any other name
+    if name.endswith(_ATOMIC_SUFFIX) or _is_atomic_header(first):
+        return src, "atomic"
     if "::" in first:
         return src, "1m"
     if first.strip().split(",") == _CSV_HEADER:
@@ -64,21 +106,106 @@ def _movielens_file(path: Path) -> tuple[Source, str]:
         return src, "100k"
     raise InputError(
         f"{path}: not a MovieLens ratings file; its first line is {plain(first.strip()[:80])}. "
-        "Expected 'user<TAB>item<TAB>rating<TAB>timestamp' (u.data), "
-        "'user::item::rating::timestamp' (ratings.dat) or the header "
-        "'userId,movieId,rating,timestamp' (ratings.csv)."
+        + _EXPECTED
     )
+
+
+def _atomic_positions(src: Source) -> tuple[list[str], tuple[int, ...]]:
+    """The header fields of a RecBole atomic file and the positions of the fields read."""
+    first = src.peek().split(b"\n", 1)[0].decode("latin-1").rstrip("\r\n")
+    fields = first.split("\t")
+    if not _is_atomic_header(first):
+        raise InputError(
+            f"{src.path}: a RecBole atomic file starts with a header of name:type fields "
+            f"(types {', '.join(_ATOMIC_TYPES)}); its first line is {plain(first[:80])}. "
+            + _EXPECTED)
+    names = [f.split(":")[0] for f in fields]
+    missing = [f for f in _ATOMIC_FIELDS if f not in names]
+    if missing or len(set(names)) != len(names):
+        why = f"no field {', '.join(missing)}" if missing else "a field name is repeated"
+        raise InputError(
+            f"{src.path}: the header {plain(first[:120])} has {why}; the MovieLens ratings of "
+            f"RecBole's atomic layout have the header '{_ATOMIC_HEADER}' (other fields may "
+            "follow).")
+    return fields, tuple(names.index(f) for f in _ATOMIC_FIELDS)
+
+
+def _read_atomic(src: Source) -> pd.DataFrame:
+    """A RecBole atomic ``.inter`` file's user, item, rating and timestamp fields, with the
+    types of the other layouts (ids and Unix seconds as int64: a token that is not an integer,
+    or a timestamp with a fraction, is an error naming its line)."""
+    fields, keep = _atomic_positions(src)
+    types = dict(zip(keep, (np.int64, np.int64, np.float64, np.float64), strict=True))
+    try:
+        with src.native() as source:
+            df = pd.read_csv(source, sep="\t", header=0, names=list(range(len(fields))),
+                             usecols=list(keep), index_col=False, engine="c", dtype=types,
+                             quoting=3)  # csv.QUOTE_NONE: RecBole reads fields verbatim
+        stamps = df[keep[3]].to_numpy()
+        ok = bool(np.isfinite(df[keep[2]].to_numpy()).all() and np.isfinite(stamps).all()
+                  and (stamps == np.floor(stamps)).all() and (np.abs(stamps) < 2.0**62).all())
+    except (ValueError, pd.errors.ParserError, OverflowError):
+        ok = False
+    if not ok:
+        raise _bad_atomic_line(src, len(fields), keep)
+    out = pd.DataFrame({c: df[j].to_numpy() for c, j in zip(COLUMNS, keep, strict=True)})
+    out["timestamp"] = out["timestamp"].astype(np.int64)
+    return out
+
+
+def _bad_atomic_line(src: Source, n: int, keep: tuple[int, ...]) -> InputError:
+    """The error naming the first row of an atomic file that does not fit its header."""
+    with src.native() as source:
+        text = io.TextIOWrapper(source, encoding="latin-1") if not isinstance(source, str) \
+            else open(source, encoding="latin-1")  # noqa: SIM115
+        with text:
+            lines = text.read().splitlines()
+    for i, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        why = None if len(fields) == n else f"{len(fields)} fields, the header has {n}"
+        for name, j in zip(COLUMNS, keep, strict=True):
+            if why is not None:
+                break
+            why = _atomic_value_problem(name, fields[j])
+        if why:
+            return InputError(f"{src.path}, line {i}: {why} (RecBole atomic layout, "
+                              f"'{_ATOMIC_HEADER}'); got {plain(line[:120])}. Fix the line.")
+    return InputError(f"{src.path}: cannot read it as MovieLens ratings in RecBole's atomic "
+                      f"layout ('{_ATOMIC_HEADER}'); check the file.")
+
+
+def _atomic_value_problem(name: str, text: str) -> str | None:
+    """Why one field of an atomic row cannot be read (None when it can)."""
+    if name in ("user", "item"):
+        try:
+            int(text)
+        except ValueError:
+            return f"{name} {text!r} is not an integer id"
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return f"{name} {text!r} is not a number"
+    if not np.isfinite(value):
+        return f"{name} {text!r} is not a finite number"
+    if name == "timestamp" and (value != np.floor(value) or abs(value) >= 2.0**62):
+        return f"timestamp {text!r} is not whole Unix seconds"
+    return None
 
 
 def _read_ratings(src: Source, layout: str) -> pd.DataFrame:
     """The ratings, read by pandas' C parser with their final types; a file it cannot read
     that way (a line with more or fewer fields, a value that is not a number, a rating that
     is not finite) is read again as text to name the first bad line."""
-    sep, n, keep, _ = _LAYOUTS[layout]
-    header = 0 if layout == "csv" else None
     if src.empty:
         raise InputError(f"{src.path}: the ratings file is empty; check the file (or the "
                          "path).")
+    if layout == "atomic":
+        return _read_atomic(src)
+    sep, n, keep, _ = _LAYOUTS[layout]
+    header = 0 if layout == "csv" else None
     if layout == "csv":
         first = src.peek().split(b"\n", 1)[0].decode("latin-1").strip()
         if first.split(",") != _CSV_HEADER:
@@ -148,7 +275,12 @@ def load_movielens(path: str | os.PathLike[str], *, datetime: bool = False) -> p
     - ml-100k: ``u.data``, ``user<TAB>item<TAB>rating<TAB>timestamp``, no header;
     - ml-1m, ml-10m: ``ratings.dat``, ``user::item::rating::timestamp``, no header;
     - ml-latest, ml-latest-small, ml-20m, ml-25m, ml-32m: ``ratings.csv`` with the header
-      ``userId,movieId,rating,timestamp``.
+      ``userId,movieId,rating,timestamp``;
+    - RecBole's atomic files (``ml-100k.inter``, any ``*.inter``, or a first line of
+      ``name:type`` fields): the header
+      ``user_id:token<TAB>item_id:token<TAB>rating:float<TAB>timestamp:float``, fields found by
+      name (other fields are ignored). The MovieLens 100K that RecBole's wheel ships:
+      ``load_movielens(recbole_movielens_path())``.
 
     ``user`` and ``item`` are the data set's integer ids (int64); ``rating`` is float64 (half
     stars in the newer sets); ``timestamp`` is Unix seconds (int64), or a UTC
@@ -165,6 +297,28 @@ def load_movielens(path: str | os.PathLike[str], *, datetime: bool = False) -> p
     if datetime:
         df["timestamp"] = pd.to_datetime(df["timestamp"], unit="s", utc=True)
     return df
+
+
+def recbole_movielens_path() -> Path | None:
+    """The MovieLens 100K ratings that an installed RecBole ships, or None.
+
+    ``rv.datasets.load_movielens(rv.datasets.recbole_movielens_path())`` reads them: RecBole's
+    wheel carries ``recbole/dataset_example/ml-100k/ml-100k.inter`` (100,000 ratings of 943
+    users on 1,682 movies). The file is found with :func:`importlib.util.find_spec`: RecBole
+    (and its torch dependency) is not imported, and nothing is downloaded. None when RecBole is
+    not installed or its package holds no such file.
+    """
+    try:
+        spec = importlib.util.find_spec("recbole")
+    except (ImportError, ValueError):  # a broken or half-removed installation
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for root in spec.submodule_search_locations:
+        path = Path(root) / "dataset_example" / "ml-100k" / "ml-100k.inter"
+        if path.is_file():
+            return path
+    return None
 
 
 @dataclass
@@ -254,4 +408,5 @@ def load_trec(qrels: str | os.PathLike[str],
     return TrecCollection(table, out)
 
 
-__all__ = ["COLUMNS", "MOVIELENS_FILES", "TrecCollection", "load_movielens", "load_trec"]
+__all__ = ["COLUMNS", "MOVIELENS_FILES", "TrecCollection", "load_movielens", "load_trec",
+           "recbole_movielens_path"]
