@@ -36,13 +36,7 @@ import pandas as pd
 import pyndeval
 
 import receval as rv
-import receval.trec.diversity  # noqa: F401 - registers the families
-from receval.engines import plugins
 from receval.metrics import canonical_key
-
-# until intents= / intent_weights= are listed among evaluate()'s options
-plugins.OPTION_NAMES.setdefault("intents", "subtopic judgments (receval.trec.diversity)")
-plugins.OPTION_NAMES.setdefault("intent_weights", "P(subtopic | query)")
 
 NAMES = {"ERR-IA": "err_ia", "nERR-IA": "nerr_ia", "alpha-DCG": "alpha_dcg",
          "alpha-nDCG": "alpha_ndcg", "P-IA": "p_ia", "strec": "strec", "NRBP": "nrbp",

@@ -63,8 +63,12 @@ def _data():
     cats = {i: [f"g{j % 3}"] for j, i in enumerate("abcdefx")}
     baseline = run.iloc[::-1].reset_index(drop=True)
     groups = {i: "pq"[j % 2] for j, i in enumerate("abcdefx")}
+    intents = pd.DataFrame({"query": ["u1", "u1", "u1", "u2", "u4"],
+                            "doc": ["b", "x", "a", "b", "c"], "subtopic": [1, 2, 2, 1, 1],
+                            "relevance": [1, 2, 1, 1, 1]})  # subtopic judgments
     return run, truth, dict(train=train, item_features=feats, item_categories=cats,
-                            baseline_run=baseline, catalog=30, item_groups=groups)
+                            baseline_run=baseline, catalog=30, item_groups=groups,
+                            intents=intents)
 
 
 def test_every_plugin_family_is_here():

@@ -45,7 +45,10 @@ def _data(seed: int):
 
     return run, truth, {"train": train, "item_features": feats, "baseline_run": other,
                         "item_categories": cats, "similarity": cosine,
-                        "item_groups": {i: "ab"[i % 2] for i in range(n_items)}}
+                        "item_groups": {i: "ab"[i % 2] for i in range(n_items)},
+                        "intents": pd.DataFrame({"query": truth["user"], "doc": truth["item"],
+                                                 "subtopic": truth["item"] % 3,
+                                                 "relevance": truth["relevance"]})}
 
 
 @pytest.mark.parametrize("seed", range(2))

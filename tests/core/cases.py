@@ -39,7 +39,10 @@ def metric_cases(*, cutoffs: tuple[int, ...] = (3,), plugins: bool = False,
                     if choice != p.default:
                         keys.append(metric(name, k, **{**req, p.name: choice}).key)
             elif p.name in _NUMERIC:
-                keys.append(metric(name, k, **{**req, p.name: _NUMERIC[p.name]}).key)
+                value = _NUMERIC[p.name]
+                if p.high is not None and value >= p.high:  # inside a bounded range
+                    value = (p.high + (p.low or 0.0)) / 2
+                keys.append(metric(name, k, **{**req, p.name: value}).key)
     return list(dict.fromkeys(keys))
 
 

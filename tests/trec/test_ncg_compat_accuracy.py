@@ -14,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import receval as rv
-import receval.trec.ir_extra  # noqa: F401  (registers ncg, compat, pairwise_accuracy)
 from receval.errors import MetricError, RelevanceThresholdWarning
 
 

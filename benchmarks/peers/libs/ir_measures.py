@@ -15,8 +15,6 @@ import importlib.util
 
 from common import CUTS, TOL, Report, check, make_data, need, ours, strings, version
 
-import receval.trec.ir_extra  # noqa: F401  (registers ncg, compat, pairwise_accuracy)
-
 _PRESET = "ir_measures"
 
 

@@ -53,6 +53,11 @@ OPTION_NAMES: dict[str, str] = {
                        "diversity and coverage metrics",
     "propensities": "{item: propensity in (0, 1]} for psp / psndcg / ips_hit_rate (else they "
                     "are estimated from train=)",
+    "intents": "subtopic judgments for alpha_ndcg, err_ia, nrbp, p_ia, ap_ia, strec: a (query, "
+               "doc, subtopic, relevance) table, ndeval's qrels path, or (query, subtopic, doc, "
+               "relevance) tuples",
+    "intent_weights": "P(subtopic | query) for the intent-aware metrics: {query: {subtopic: w}} "
+                      "or a (query, subtopic, weight) table (uniform when absent, as in ndeval)",
     "item_groups": "{item: group} (a Series, or a table with an item column and group_col) "
                    "for the metrics per item group (exposure, provider fairness); read once "
                    "as a receval.io.groups.Membership",

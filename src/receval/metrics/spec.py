@@ -291,7 +291,8 @@ PLUGIN_MODULES = (  # the one list: each family registers its metrics beside its
     "receval.beyond.diversity", "receval.beyond.serendipity", "receval.beyond.personalization",
     "receval.beyond.runs", "receval.beyond.categories", "receval.beyond.miscalibration",
     "receval.beyond.expected", "receval.beyond.groupfair", "receval.beyond.exposure",
-    "receval.debiased.registered", "receval.trec.registered",
+    "receval.debiased.registered", "receval.trec.registered", "receval.trec.ir_extra",
+    "receval.trec.diversity",
 )
 #: ``loader(module_name)`` imports one plugin module (set by the package root)
 PLUGIN_LOADER: Callable[[str], object] | None = None
