@@ -41,6 +41,7 @@ import pandas as pd
 from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
 from ..io.groups import Membership
+from ..metrics.catalogue import check_catalogue
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
 from ._context import (
@@ -743,9 +744,24 @@ def _explicit_catalog(spec: MetricSpec, packed: Packed, context: Context) -> int
     return int(catalog_of(context, packed, counts, key=spec.key).size)
 
 
+def _check_size(spec: MetricSpec, packed: Packed, n: int) -> None:
+    """Refuse ``n_items`` below what a user occupies: its listed positions read plus its
+    relevant truth items outside them (:func:`receval.metrics.catalogue.check_catalogue`)."""
+    indptr, pos = top_k(packed, spec.k)
+    n_users = len(indptr) - 1
+    listed = np.diff(indptr)
+    hits = np.bincount(user_of_position(indptr)[packed.rel[pos] > 0],
+                       minlength=n_users) if len(pos) else np.zeros(n_users)
+    owner = np.repeat(np.arange(n_users), np.diff(packed.t_indptr))
+    relevant = np.bincount(owner[packed.t_rel > 0], minlength=n_users)
+    check_catalogue(spec.key, f"n_items={n}", n, listed, relevant - hits, packed.user_ids)
+
+
 def _ee(part: int):
     def compute(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
         n_items = None
+        if spec.get("n_items") is not None:  # a catalogue size below a list is refused
+            _check_size(spec, packed, int(spec.get("n_items")))
         if spec.get("nonrelevant") == "catalog":
             n_items = _explicit_catalog(spec, packed, context)
         groups = _ee_groups(spec, packed, context) if spec.get("level") == "group" else None
