@@ -23,8 +23,10 @@ _CUT = {"cutoff": "@k"}  # ir_measures' cutoff=5 is @5
 _CWL = {"max_rel": "max_grade", "min_rel": {"0": {}}}
 _SUM: dict[str, Any] = {"summary": "sum"}  # a count: ir_measures' SumAgg, trec_eval's all line
 _DIVERSITY = ("needs subtopic (intent) qrels, one relevance per query, document and subtopic "
-              "(ir_measures' pyndeval provider); receval reads one relevance per query and "
-              "document")
+              "(ir_measures' pyndeval provider reads them from the qrels' iteration field), "
+              "which a preset's qrels do not carry; receval computes these measures at ndeval's "
+              "numbers without compat: alpha_ndcg@k, alpha_dcg@k, err_ia@k, nerr_ia@k, "
+              "p_ia@k, strec@k, nrbp, nnrbp, ap_ia, with intents=<the subtopic qrels>")
 
 #: ir_measures' measures (and aliases) by lower-case name
 IR_MEASURES_NAMES: dict[str, Name] = {
