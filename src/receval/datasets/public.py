@@ -135,14 +135,18 @@ def _read_atomic(src: Source) -> pd.DataFrame:
     types of the other layouts (ids and Unix seconds as int64: a token that is not an integer,
     or a timestamp with a fraction, is an error naming its line)."""
     fields, keep = _atomic_positions(src)
+    n = len(fields)
     types = dict(zip(keep, (np.int64, np.int64, np.float64, np.float64), strict=True))
     try:
         with src.native() as source:
-            df = pd.read_csv(source, sep="\t", header=0, names=list(range(len(fields))),
+            df = pd.read_csv(source, sep="\t", header=0, names=list(range(n)),
                              usecols=list(keep), index_col=False, engine="c", dtype=types,
                              quoting=3)  # csv.QUOTE_NONE: RecBole reads fields verbatim
         stamps = df[keep[3]].to_numpy()
-        ok = bool(np.isfinite(df[keep[2]].to_numpy()).all() and np.isfinite(stamps).all()
+        # the C parser drops the extra fields of a longer row: count the separators
+        tabs = src.read_bytes().count(b"\t")
+        ok = bool(tabs == (n - 1) * (len(df) + 1) and np.isfinite(df[keep[2]].to_numpy()).all()
+                  and np.isfinite(stamps).all()
                   and (stamps == np.floor(stamps)).all() and (np.abs(stamps) < 2.0**62).all())
     except (ValueError, pd.errors.ParserError, OverflowError):
         ok = False
