@@ -160,5 +160,6 @@ def _check_fairness(report: Report, metrics, relevance, label: str, run, truth, 
                 key = f"ndcg@{k}"
                 res = rv.evaluate(run, truth, [key], compat="elliot",
                                   groups={u: str(g) for u, g in ugroups.items()})
-                report.add("elliot", label, f"usermadranking@{k} as user_mad({key}) of "
-                           "groups=", user_mad(res, key), theirs)
+                # labelled as receval's measure: the preset refuses the name itself
+                report.add("elliot", label, f"user_mad({key})@{k} of groups= as "
+                           "UserMADranking", user_mad(res, key), theirs)

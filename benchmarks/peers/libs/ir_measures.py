@@ -98,6 +98,9 @@ def _compat_accuracy(irm) -> list[Line]:
         irm.Compat(normalize=False), irm.Compat(p=0.8, normalize=False))]
     by_input = {"ties": "input"}
     out += [(str(m), m, "", by_input) for m in (irm.Accuracy, irm.Accuracy(rel=2))]
+    # under the preset's own tie order (trec_eval's): the documented difference on ties
+    out += [(f"{m} preset-ties", m, "Compat and Accuracy", {}) for m in
+            (irm.Compat, irm.Accuracy)]
     return out
 
 

@@ -6,7 +6,9 @@
   (``example_run.csv``, ``example_truth.csv``, ``example_run_b.csv``), used by the README's
   first commands.
 - :func:`load_movielens` / :func:`load_trec`: readers for public data sets you have downloaded
-  (MovieLens ratings; TREC qrels with a run or a folder of runs). Nothing is ever downloaded.
+  (MovieLens ratings, ml-100k's ``u.data`` or RecBole's atomic ``.inter``; TREC qrels with a
+  run or a folder of runs). Nothing is ever downloaded; :func:`recbole_movielens_path` finds
+  the MovieLens 100K ratings inside an installed RecBole, without importing it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError, plain
-from .public import TrecCollection, load_movielens, load_trec
+from .public import TrecCollection, load_movielens, load_trec, recbole_movielens_path
 from .synthetic import TemporalSplit, synthetic_interactions, temporal_split
 
 EXAMPLES = ("run", "run_b", "truth", "train")
@@ -37,4 +39,5 @@ def load_example(name: str = "run") -> pd.DataFrame:
 
 
 __all__ = ["EXAMPLES", "TemporalSplit", "TrecCollection", "example_path", "load_example",
-           "load_movielens", "load_trec", "synthetic_interactions", "temporal_split"]
+           "load_movielens", "load_trec", "recbole_movielens_path", "synthetic_interactions",
+           "temporal_split"]
