@@ -122,8 +122,8 @@ class _Names:
     def metric(self, key: str) -> str:
         return self.overrides[key] if key in self.overrides else metric_name(key)
 
-    def add(self, kind: str, parts: Iterable[str], source: str) -> str:
-        name = self.prefix + "/".join(parts)
+    def add(self, kind: str, parts: Iterable[str], source: str, *, full: bool = False) -> str:
+        name = ("" if full else self.prefix) + "/".join(parts)
         if not _VALID.match(name) or _path_clash(name) or len(name) > _MAX_KEY:
             raise ParameterError(
                 f"log: the MLflow name {plain(name)} (for {plain(source)}) is not valid: MLflow "
@@ -180,7 +180,7 @@ class _Batch:
             return
         name = self.names.add("metrics", parts, source)
         if math.isinf(v):  # MLflow's SQL stores keep +-inf as +-1.8e308: a tag says it exactly
-            self.tags[self.names.add("tags", [name], source)] = repr(v)
+            self.tags[self.names.add("tags", [name], source, full=True)] = repr(v)
         else:
             self.metrics[name] = v
 
@@ -421,6 +421,6 @@ def _artifacts(client: Any, run_id: str, obj: Any, built: dict[str, Any], batch:
             if table == "parquet":
                 frame.to_parquet(os.path.join(tmp, f"{stem}.parquet"))
             else:
-                frame.to_csv(os.path.join(tmp, f"{stem}.csv"), float_format="%r")
+                frame.to_csv(os.path.join(tmp, f"{stem}.csv"))
         report(obj, "html", path=os.path.join(tmp, "report.html"))
         client.log_artifacts(run_id, tmp, prefix.strip("/") or None)
