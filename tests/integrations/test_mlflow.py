@@ -139,6 +139,15 @@ def test_nan_is_stored_as_nan(store, tmp_path):
     np.testing.assert_array_equal(frame[KEYS].to_numpy(), res.per_user_frame()[KEYS].to_numpy())
 
 
+def test_slices_are_logged(store):
+    train = pd.DataFrame({"user": np.repeat(np.arange(30), 5),
+                          "item": np.random.default_rng(9).integers(0, 50, 150)})
+    res = rv.evaluate(_run(1), _truth(), ["ndcg@10"], train=train, slices=True)
+    m = store.get_run(rv_mlflow.log(res, artifacts=False)).data.metrics
+    for part, sub in res.slices.items():
+        assert repr(m[f"slice/{part}/ndcg_at_10"]) == repr(sub["ndcg@10"])
+
+
 def test_comparison(store):
     results = {s: rv.evaluate(_run(i), _truth(), ["ndcg@10", "recall@5"], name=s)
                for i, s in enumerate(["A", "B", "C"], start=1)}

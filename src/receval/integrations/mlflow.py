@@ -216,6 +216,10 @@ def _eval(b: _Batch, res: Any) -> dict[str, Any]:
         g, key = row["group"], row["metric"]
         b.metric(["group", label_name(g), names.metric(key)], row["mean"],
                  f"group {g!r}: {key}")
+    for part, sub in res.slices.items():
+        for key, value in sub.summary.items():
+            b.metric(["slice", label_name(part), names.metric(key)], value,
+                     f"slice {part!r}: {key}")
     return {"per_user": res.per_user_frame(), "json": res.to_json(), "kind": "EvalResult"}
 
 
@@ -329,7 +333,7 @@ def log(obj: Any, *, run_id: str | None = None, prefix: str = "", artifacts: boo
 
     ``rv_mlflow.log(result)`` writes, for an :class:`~receval.EvalResult`: each summary value as
     a metric (``ndcg@10`` as ``ndcg_at_10``, :func:`metric_name`), each group's mean as
-    ``group/<label>/<metric>``, the counts as params ``counts/<count>``, the policies as params
+    ``group/<label>/<metric>``, each slice's (``slices=``) as ``slice/<slice>/<metric>``, the counts as params ``counts/<count>``, the policies as params
     ``policies/<policy>``, the per-metric facts of ``info`` as tags ``info/<metric>`` (JSON).
     For a :class:`~receval.Comparison`: each system's means as ``<system>/<metric>``, each pair's
     ``diff``, ``p_value``, ``p_adjusted`` and ``significant`` (1.0 / 0.0) as
