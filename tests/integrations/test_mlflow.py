@@ -115,6 +115,22 @@ def test_active_run_is_used_and_left_open(store):
     assert [(h.value, h.step) for h in hist] == [(res["recall@5"], 3)]
 
 
+def test_steps_make_a_history_and_keep_their_artifacts(store):
+    rescored = _run(1).assign(score=np.random.default_rng(7).random(len(_run(1))))
+    res, other = _result(), rv.evaluate(rescored, _truth(), KEYS)  # another epoch's scores
+    assert other.counts == res.counts and other["ndcg@10"] != res["ndcg@10"]
+    run_id = rv_mlflow.log(res, step=1)
+    rv_mlflow.log(other, run_id=run_id, step=2)
+    hist = store.get_metric_history(run_id, "ndcg_at_10")
+    assert sorted((h.step, h.value) for h in hist) == [(1, res["ndcg@10"]), (2, other["ndcg@10"])]
+    assert {a.path for a in store.list_artifacts(run_id)} == {"step_1", "step_2"}
+    with pytest.raises(ParameterError, match="already holds"):  # step 2 again
+        rv_mlflow.log(other, run_id=run_id, step=2, artifacts=False)
+    with pytest.raises(ParameterError, match="names.json"):  # metrics as new, artifacts not
+        rv_mlflow.log(other, run_id=run_id, step=2,
+                      names={k: "x" + rv_mlflow.metric_name(k) for k in KEYS})
+
+
 def test_collisions_are_refused_not_overwritten(store):
     res = _result()
     with pytest.raises(ParameterError, match="would both be logged"):
@@ -191,7 +207,8 @@ def test_online_result(store):
 @pytest.mark.parametrize(("kwargs", "param"), [
     ({"prefix": "a:b"}, "prefix"), ({"prefix": "../x"}, "prefix"), ({"prefix": 3}, "prefix"),
     ({"table": "xls"}, "table"), ({"step": -1}, "step"), ({"step": True}, "step"),
-    ({"names": {"ndcg@10": ""}}, "names"), ({"run_name": 5}, "run_name")])
+    ({"names": {"ndcg@10": ""}}, "names"), ({"names": {"ndcg@10": "a@b"}}, "names"),
+    ({"run_name": 5}, "run_name")])
 def test_bad_arguments_name_the_keyword(kwargs, param):
     with pytest.raises(ParameterError, match=param) as err:
         rv_mlflow.log(_result(), **kwargs)

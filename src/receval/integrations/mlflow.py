@@ -22,9 +22,9 @@ is not a metric (MLflow's SQL stores would keep it as +-1.8e308) but a tag of th
 holding ``inf`` or ``-inf``. Labels (system names, group labels, online row keys) keep letters,
 digits, ``_ - .`` and spaces; any other character becomes ``_``. Every name :func:`log` writes and
 the key or label it came from are recorded in the artifact ``names.json``; two keys or labels that
-would share a name, or a name the run already holds, are refused
-(:class:`~receval.errors.ParameterError`), never overwritten: pass ``prefix=`` to log a second
-result into the same run.
+would share a name, or a name the run already holds (a metric at the same step, a param or tag
+with another value, the artifact folder), are refused (:class:`~receval.errors.ParameterError`),
+never overwritten: pass ``prefix=`` or ``step=`` to log a second result into the same run.
 """
 
 from __future__ import annotations
@@ -120,7 +120,15 @@ class _Names:
         self.sources: dict[str, dict[str, str]] = {"metrics": {}, "params": {}, "tags": {}}
 
     def metric(self, key: str) -> str:
-        return self.overrides[key] if key in self.overrides else metric_name(key)
+        if key not in self.overrides:
+            return metric_name(key)
+        name = self.overrides[key]
+        if not _VALID.match(name) or _path_clash(name):
+            raise ParameterError(
+                f"log: names[{key!r}]={name!r} is not a valid MLflow name: use letters, digits, "
+                "'_', '-', '.', '/' and spaces.", function="log", param="names", value=name,
+                expected="a valid MLflow name")
+        return name
 
     def add(self, kind: str, parts: Iterable[str], source: str, *, full: bool = False) -> str:
         name = ("" if full else self.prefix) + "/".join(parts)
@@ -347,7 +355,8 @@ def log(obj: Any, *, run_id: str | None = None, prefix: str = "", artifacts: boo
     write ``names.json`` (each name and the key it came from), ``result.json`` (the whole
     result), the per-user (per-unit, pairs) table as ``table="csv"`` or ``"parquet"``, and the
     HTML report (``rv.report(obj, "html")``). ``names`` overrides the MLflow name of a metric key.
-    ``step`` is the metrics' step. A value longer than MLflow's parameter limit becomes a tag.
+    ``step`` is the metrics' step (a step other than 0 puts the artifacts under
+    ``step_<step>/``): one evaluation per epoch makes each metric's history. A value longer than MLflow's parameter limit becomes a tag.
     """
     kind = _kind(obj)
     _check(prefix, names, table, step, run_name)
@@ -377,16 +386,14 @@ def log(obj: Any, *, run_id: str | None = None, prefix: str = "", artifacts: boo
                              expected="str | None")
     status = "FAILED"
     try:
-        data = client.get_run(run_id).data
-        held = ({("metrics", k) for k in data.metrics} | {("params", k) for k in data.params}
-                | {("tags", k) for k in data.tags})
-        clash = sorted(n for kind_, src in batch.names.sources.items() for n in src
-                       if (kind_, n) in held)
+        folder = "/".join(p for p in (prefix.strip("/"), f"step_{step}" if step else "") if p)
+        clash = _clashes(client, run_id, batch, step, folder if artifacts else None)
         if clash:
             raise ParameterError(
-                f"log: the run {run_id} already holds {clash[:5]}; pass prefix= (e.g. "
-                "prefix='valid/') to log another result into it.", function="log",
-                param="prefix", value=prefix, expected="names the run does not hold")
+                f"log: the run {run_id} already holds {clash[:5]} with other values (or at "
+                f"step {step}); pass prefix= (e.g. prefix='valid/') or another step= to log "
+                "another result into it.", function="log", param="prefix", value=prefix,
+                expected="names the run does not hold")
         now = int(time.time() * 1000)
         metrics = [Metric(k, v, now, step) for k, v in batch.metrics.items()]
         params = [Param(k, v) for k, v in batch.params.items()]
@@ -398,7 +405,7 @@ def log(obj: Any, *, run_id: str | None = None, prefix: str = "", artifacts: boo
         for i in range(0, len(tags), 100):
             client.log_batch(run_id, tags=tags[i:i + 100])
         if artifacts:
-            _artifacts(client, run_id, obj, built, batch, prefix, table)
+            _artifacts(client, run_id, obj, built, batch, folder, table)
         status = "FINISHED"
     finally:
         if started is not None:
@@ -406,8 +413,23 @@ def log(obj: Any, *, run_id: str | None = None, prefix: str = "", artifacts: boo
     return run_id
 
 
+def _clashes(client: Any, run_id: str, batch: _Batch, step: int,
+             folder: str | None) -> list[str]:
+    """The names the run already holds with another value: a metric with a value at ``step``
+    (other steps are its history), a param or tag with another text, the artifact folder."""
+    data = client.get_run(run_id).data
+    out = [k for k in batch.metrics if k in data.metrics
+           and any(h.step == step for h in client.get_metric_history(run_id, k))]
+    out += [k for k, v in batch.params.items() if data.params.get(k, v) != v]
+    out += [k for k, v in batch.tags.items() if data.tags.get(k, v) != v]
+    if folder is not None and any(a.path == posixpath.join(folder, "names.json")
+                                  for a in client.list_artifacts(run_id, folder or None)):
+        out.append(posixpath.join(folder, "names.json"))
+    return sorted(out)
+
+
 def _artifacts(client: Any, run_id: str, obj: Any, built: dict[str, Any], batch: _Batch,
-               prefix: str, table: str) -> None:
+               folder: str, table: str) -> None:
     from ..report import report
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -427,4 +449,4 @@ def _artifacts(client: Any, run_id: str, obj: Any, built: dict[str, Any], batch:
             else:
                 frame.to_csv(os.path.join(tmp, f"{stem}.csv"))
         report(obj, "html", path=os.path.join(tmp, "report.html"))
-        client.log_artifacts(run_id, tmp, prefix.strip("/") or None)
+        client.log_artifacts(run_id, tmp, folder or None)
