@@ -36,3 +36,10 @@ def test_mapping_is_reversible_and_valid(key):
     name = rv_mlflow.metric_name(key)
     assert rv_mlflow.metric_key(name) == key
     assert all(c.isascii() and (c.isalnum() or c in "_-. /") for c in name)
+
+
+def test_names_for_keys_the_result_lacks_are_refused(monkeypatch):
+    monkeypatch.setitem(sys.modules, "mlflow", None)
+    with pytest.raises(ParameterError, match="not metrics of this result") as err:
+        rv_mlflow.log(_result(), names={"ndcg@5": "n5"})
+    assert err.value.param == "names"

@@ -360,6 +360,12 @@ def log(obj: Any, *, run_id: str | None = None, prefix: str = "", artifacts: boo
     """
     kind = _kind(obj)
     _check(prefix, names, table, step, run_name)
+    unknown = sorted(set(names or {}) - set(getattr(obj, "metrics", [])))
+    if unknown and kind != "online" and isinstance(names, Mapping):
+        raise ParameterError(
+            f"log: names= has keys {unknown} that are not metrics of this result; its metric "
+            f"keys are {list(obj.metrics)}.", function="log", param="names", value=unknown,
+            expected="metric keys of the result")
     mlflow = require("mlflow", _EXTRA)
     from mlflow.entities import Metric, Param, RunTag
     from mlflow.tracking import MlflowClient
