@@ -54,6 +54,13 @@ def _cli_targets() -> set[str]:
     return {f"receval.cli.{name}_cmd" for name in main.COMMANDS}
 
 
+def _adapter_targets() -> set[str]:
+    import importlib
+
+    package = importlib.import_module("receval.integrations")
+    return {f"receval.integrations.{m}" for m in package.ADAPTERS}
+
+
 def _third_party_only() -> set[str]:
     return set()  # errors.require imports optional third-party libraries, never receval
 
@@ -64,6 +71,7 @@ DYNAMIC_SITES: dict[str, Callable[[], set[str]]] = {
     "receval.report": _report_targets,
     "receval.cli.main": _cli_targets,
     "receval.errors": _third_party_only,
+    "receval.integrations": _adapter_targets,
 }
 
 
