@@ -131,6 +131,22 @@ def _check_fairness(report: Report, metrics, relevance, label: str, run, truth, 
                     lines[key] = metrics.ExtendedPopREO(recs, None, None, objs,
                                                         {"pop_ratio": ratio}).eval()
                 if t == 1:
+                    # items of equal popularity in the reverse of receval's order (as Elliot's
+                    # set iteration may give them): the documented difference at the head's end
+                    rdata = SimpleNamespace(**{**vars(data), "private_items": dict(
+                        enumerate(sorted(data.private_items.values(), reverse=True)))})
+                    robjs = SimpleNamespace(**{**vars(objs), "data": rdata,
+                                               "pop": Popularity(rdata)})
+                    for key, theirs in (
+                            (f"popreo@{k}", metrics.PopREO(recs, None, None, robjs)),
+                            (f"poprsp@{k}", metrics.PopRSP(recs, None, None, robjs)),
+                            (f"extendedpopreo@{k}(pop_ratio=0.5)", metrics.ExtendedPopREO(
+                                recs, None, None, robjs, {"pop_ratio": 0.5})),
+                            (f"extendedpoprsp@{k}(pop_ratio=0.5)", metrics.ExtendedPopRSP(
+                                recs, None, None, robjs, {"pop_ratio": 0.5}))):
+                        report.add("elliot", label + " (ties reversed)", f"{key} ties-reversed",
+                                   ours(run, truth, [key], "elliot", **given)[key],
+                                   theirs.eval(), known="PopREO and PopRSP ties")
                     lines[f"rsp@{k}"] = metrics.RSP(recs, None, None, objs, extra).get()[-1].eval()
                     lines[f"poprsp@{k}"] = metrics.PopRSP(recs, None, None, objs).eval()
                     lines[f"extendedpoprsp@{k}(pop_ratio=0.5)"] = metrics.ExtendedPopRSP(
