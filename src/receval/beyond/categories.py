@@ -181,8 +181,12 @@ def _categories(context: Context, key: str) -> ItemCategories:
     return cache["cats"]
 
 
-def _category_rows(spec: MetricSpec, packed: Packed, context: Context
+def _category_rows(spec: MetricSpec, packed: Packed, context: Context,
+                   skip: str = "to count them as items without a category"
                    ) -> tuple[np.ndarray, np.ndarray, ItemCategories]:
+    """(indptr, category row of each top-k position, categories); a listed item absent from
+    item_categories is refused under ``missing="error"`` (``skip``: what ``missing=skip``
+    does with it, for the message)."""
     cats = _categories(context, spec.key)
     indptr, pos = top_k(packed, spec.k)
     vocab_rows = per_vocab(context, packed, ("cat_rows", id(cats)),
@@ -194,8 +198,7 @@ def _category_rows(spec: MetricSpec, packed: Packed, context: Context
         raise InputError(
             f"{spec.key}: {int(bad.sum())} recommended position(s) hold items without "
             f"categories, e.g. {plain(ex[:3])}. Add them to item_categories (an empty list for an "
-            f"item without any), or use {plain(key_with(spec, missing='skip'))} to count them as "
-            "items without a category."
+            f"item without any), or use {plain(key_with(spec, missing='skip'))} {skip}."
         )
     return indptr, rows, cats
 

@@ -58,10 +58,10 @@ from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
-from ._context import beyond_metric, key_with, per_vocab, popularity_of, top_k, train_of
+from ._context import beyond_metric, key_with, popularity_of, top_k, train_of
 from ._lists import ranges, user_of_position
 from .attention import attention
-from .categories import ItemCategories, _categories
+from .categories import ItemCategories, _categories, _category_rows
 from .popularity import list_mean
 
 DISTANCES = ("kl", "js", "hellinger")
@@ -181,22 +181,10 @@ def _profile_rows(context: Context, packed: Packed, spec: MetricSpec, cats: Item
 def _list_rows(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCategories
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """(indptr, category row, 1-based rank) of the top-k positions; count of unknown items."""
-    indptr, pos = top_k(packed, spec.k)
-    vocab_rows = per_vocab(context, packed, ("cat_rows", id(cats)),
-                           lambda: cats.rows(packed.item_vocab))
-    rows = vocab_rows[packed.items[pos]]
-    bad = rows < 0
-    if bad.any() and spec.get("missing") == "error":
-        ex = list(dict.fromkeys(packed.item_vocab[packed.items[pos[bad]]][:50].tolist()))[:3]
-        raise InputError(
-            f"{spec.key}: {int(bad.sum())} recommended position(s) hold items absent from "
-            f"item_categories, e.g. {plain(ex)}. Add them, or use "
-            f"{plain(key_with(spec, missing='skip'))} to leave them out of the lists' "
-            "distributions."
-        )
-    user = user_of_position(indptr)
-    rank = np.arange(len(pos), dtype=np.int64) - indptr[user] + 1
-    return indptr, rows, rank, int(bad.sum())
+    indptr, rows, _ = _category_rows(
+        spec, packed, context, skip="to leave them out of the lists' distributions")
+    rank = np.arange(len(rows), dtype=np.int64) - indptr[user_of_position(indptr)] + 1
+    return indptr, rows, rank, int((rows < 0).sum())
 
 
 def _profile(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCategories
