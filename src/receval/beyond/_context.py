@@ -42,8 +42,15 @@ def context_cache(context: Context) -> dict:
 
 
 def top_k(packed: Packed, k: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """(indptr, positions into the packed arrays) of the first k items of every list."""
-    return cut(packed.indptr, k)
+    """(indptr, positions into the packed arrays) of the first k items of every list; kept
+    with the block for its other metrics at the same cutoff (read-only arrays)."""
+    cache = packed.__dict__.setdefault("_top_k", {})
+    if k not in cache:
+        indptr, pos = cut(packed.indptr, k)
+        indptr.setflags(write=False)
+        pos.setflags(write=False)
+        cache[k] = (indptr, pos)
+    return cache[k]
 
 
 def train_of(context: Context, key: str) -> TrainData:

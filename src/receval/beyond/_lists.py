@@ -33,7 +33,12 @@ def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 def cut(indptr: np.ndarray, k: int | None) -> tuple[np.ndarray, np.ndarray]:
     """(indptr, positions in the original arrays) of the first ``k`` items of every list."""
     lens = np.diff(indptr)
-    new = lens if k is None else np.minimum(lens, k)
+    if k is None or not len(lens) or int(lens.max()) <= k:  # every list whole: no gather
+        first = int(indptr[0]) if len(indptr) else 0
+        out = np.asarray(indptr, dtype=np.int64) - first
+        return out, np.arange(first, first + int(out[-1]) if len(out) else first,
+                              dtype=np.int64)
+    new = np.minimum(lens, k)
     out = np.zeros(len(lens) + 1, dtype=np.int64)
     np.cumsum(new, out=out[1:])
     return out, ranges(indptr[:-1], new)
