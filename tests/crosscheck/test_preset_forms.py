@@ -35,6 +35,9 @@ CONTEXT = {
     "baseline_run": {"a": {2: 1.0, 9: 0.5}, "b": {6: 1.0}, "d": {5: 1.0}},
     "propensities": {i: 0.5 + i / 40 for i in ITEMS},
     "item_groups": {i: f"g{i % 2}" for i in ITEMS},
+    # subtopic judgments (query, subtopic, doc, relevance) for the intent-aware measures
+    "intents": [("a", "s1", 1, 1), ("a", "s2", 1, 1), ("a", "s2", 5, 2), ("b", "s1", 7, 1),
+                ("b", "s2", 8, 1), ("c", "s1", 2, 1), ("c", "s3", 3, 2)],
 }
 
 ENTRIES = [(p, n) for p, preset in PRESETS.items() for n, e in preset.names.items()

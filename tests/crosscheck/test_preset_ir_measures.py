@@ -117,9 +117,69 @@ def test_refused_measures_say_why(name):
     assert IR_MEASURE_NAMES[name].refused in str(err.value)
 
 
-def test_diversity_measures_need_subtopic_qrels():
-    for name in ("alpha_ndcg", "err_ia", "nerr_ia", "p_ia", "ap_ia", "strecall", "nrbp"):
-        assert "subtopic" in IR_MEASURE_NAMES[name].refused
+# one query, subtopics {a, b}; d1 is relevant to a, d2 to a and b (pyndeval's tuple order)
+INTENTS = [("q", "a", "d1", 1), ("q", "a", "d2", 1), ("q", "b", "d2", 1)]
+DIV_RUN = {"q": {"d1": 2.0, "d2": 1.0}}
+DIV_TRUTH = {"q": {"d1": 1, "d2": 1}}
+
+
+def test_intent_aware_measures_read_the_subtopic_qrels():
+    # alpha-DCG@2, ndeval's ideal-ideal normalisation (A = 2 subtopics, alpha = 0.5):
+    # gains 1 (d1: a) and 0.5 + 1 (d2: a seen once, b new)
+    log3 = float(np.log2(3.0))
+    want = (1 + 1.5 / log3) / (2 * (1 + 0.5 / log3))
+    res = rv.evaluate(DIV_RUN, DIV_TRUTH, ["alpha_DCG@2", "alpha_nDCG@2", "StRecall@1"],
+                      compat="ir_measures", intents=INTENTS)
+    assert float(res["alpha_DCG@2"]) == pytest.approx(want, abs=1e-15)
+    # the greedy ideal puts d2 first: (2 + 0.5 / log2 3); StRecall@1: d1 covers a of {a, b}
+    assert float(res["alpha_nDCG@2"]) == pytest.approx((1 + 1.5 / log3) / (2 + 0.5 / log3),
+                                                       abs=1e-15)
+    assert float(res["StRecall@1"]) == 0.5
+    # ndeval's value at rank 1 is undivided (rank1='ndeval'): 1 / 1, not 1 / 2
+    at1 = rv.evaluate(DIV_RUN, DIV_TRUTH, ["ERR_IA@1"], compat="ir_measures", intents=INTENTS)
+    own = rv.evaluate(DIV_RUN, DIV_TRUTH, ["err_ia@1", "err_ia@1(rank1=ndeval)"],
+                      intents=INTENTS)
+    assert float(at1["ERR_IA@1"]) == float(own["err_ia@1(rank1=ndeval)"]) == 1.0
+    assert float(own["err_ia@1"]) == 0.5
+
+
+def test_intent_aware_measures_name_what_is_missing():
+    with pytest.raises(rv.InputError, match="intents="):
+        rv.evaluate(DIV_RUN, DIV_TRUTH, ["alpha_nDCG@5"], compat="ir_measures")
+    with pytest.raises(rv.MetricError, match="judged_only='maybe'"):
+        rv.evaluate(DIV_RUN, DIV_TRUTH, ["P_IA@5(judged_only=maybe)"], compat="ir_measures",
+                    intents=INTENTS)
+    # the pyndeval provider orders tied scores by docno ascending, not trec_eval's way
+    with pytest.raises(rv.MetricError, match="pyndeval"):
+        rv.evaluate(DIV_RUN, DIV_TRUTH, ["alpha_nDCG@5"], compat="ir_measures", strict=True,
+                    intents=INTENTS)
+
+
+def test_intent_aware_measures_against_ir_measures():
+    """ir_measures' pyndeval provider reads the subtopic from the qrels' iteration field;
+    receval reads the same frame as intents= (distinct scores: no tie order involved)."""
+    irm = pytest.importorskip("ir_measures")
+    pytest.importorskip("pyndeval")
+    import pandas as pd
+
+    rng = np.random.default_rng(8)
+    rows, run = [], []
+    for q in range(8):
+        for d in range(12):
+            for s in range(1 + q % 3):
+                if rng.random() < 0.35:
+                    rows.append((f"q{q}", str(s), f"d{d:02d}", int(rng.integers(0, 3))))
+        docs = rng.choice(15, size=int(rng.integers(1, 12)), replace=False)
+        run += [(f"q{q}", f"d{d:02d}", float(i)) for i, d in enumerate(docs)]
+    qrels = pd.DataFrame(rows, columns=["query_id", "iteration", "doc_id", "relevance"])
+    run_frame = pd.DataFrame(run, columns=["query_id", "doc_id", "score"])
+    truth = qrels.groupby(["query_id", "doc_id"], as_index=False)["relevance"].max()
+    for m in (irm.alpha_nDCG @ 5, irm.alpha_nDCG(alpha=0.3) @ 10, irm.alpha_DCG @ 3,
+              irm.ERR_IA @ 1, irm.nERR_IA @ 10, irm.P_IA(rel=2) @ 5, irm.StRecall @ 3,
+              irm.NRBP(beta=0.8), irm.AP_IA):
+        want = irm.calc_aggregate([m], qrels, run_frame)[m]  # one a call: pyndeval's globals
+        got = rv.evaluate(run_frame, truth, [str(m)], compat="ir_measures", intents=qrels)
+        assert float(got[str(m)]) == pytest.approx(want, abs=1e-12), str(m)
 
 
 def test_every_registered_measure_is_an_entry():

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 
+import numpy as np
 from common import CUTS, TOL, Report, check, make_data, need, ours, strings, version
 
 _PRESET = "ir_measures"
@@ -129,6 +130,62 @@ def _ncg(irm) -> list[Line]:
              "", {"ties": "input"}) for k in CUTS]
 
 
+def _subtopic_data(seed: int):
+    """Seeded subtopic qrels (query_id, iteration = subtopic, doc_id, relevance 0..2) with
+    one-subtopic queries, a judged query the run lacks and a run query without judgments, a
+    run with tied scores (ir_measures' frames), and the truth receval reads for the users
+    (each (query, doc) at its largest subtopic grade)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    rows, run = [], []
+    for q in range(30):
+        n_sub = 1 if q % 6 == 0 else int(rng.integers(2, 6))
+        for d in range(20):
+            for s in range(n_sub):
+                if rng.random() < 0.3:
+                    rows.append((f"q{q}", str(s), f"d{d:02d}", int(rng.integers(0, 3))))
+        if q == 29:
+            continue  # judged, not retrieved
+        for d in rng.choice(25, size=int(rng.integers(0, 20)), replace=False):
+            run.append((f"q{q}", f"d{d:02d}", float(rng.integers(0, 4))))
+    run.append(("q99", "d01", 1.0))
+    qrels = pd.DataFrame(rows, columns=["query_id", "iteration", "doc_id", "relevance"])
+    run_frame = pd.DataFrame(run, columns=["query_id", "doc_id", "score"])
+    truth = qrels.groupby(["query_id", "doc_id"], as_index=False)["relevance"].max()
+    return qrels, run_frame, truth
+
+
+def _diversity(irm) -> list[tuple[str, object]]:
+    """Every intent-aware measure of the pyndeval provider, at the cutoffs and parameters
+    it takes (judged_only=True is left out: the provider raises TypeError on it)."""
+    out = []
+    for k in CUTS:
+        for m in (irm.alpha_nDCG @ k, irm.alpha_nDCG(alpha=0.3) @ k, irm.alpha_DCG @ k,
+                  irm.ERR_IA @ k, irm.nERR_IA @ k, irm.P_IA @ k, irm.P_IA(rel=2) @ k,
+                  irm.StRecall @ k):
+            out.append((str(m), m))
+    for m in (irm.NRBP, irm.NRBP(alpha=0.3, beta=0.8), irm.nNRBP, irm.nNRBP(rel=2),
+              irm.AP_IA, irm.AP_IA(rel=2)):
+        out.append((str(m), m))
+    out.append(("MAP_IA", irm.MAP_IA))  # ir_measures prints its alias as AP_IA
+    return out
+
+
+def _drive_diversity(report: Report, irm, label: str) -> None:
+    """The pyndeval provider reads the subtopic from the qrels' iteration field; receval
+    reads the same frame as intents=. One measure a call: pyndeval keeps alpha and beta in
+    global state, so two parameter sets in one call share the last one's."""
+    qrels, run, truth = _subtopic_data(615)
+    for name, measure in _diversity(irm):
+        value = irm.calc_aggregate([measure], qrels, run)[measure]
+        own = "nNRBP:" if name.startswith("nNRBP") else ""
+        for policies, known, suffix in (({"ties": "id"}, own, " ties=id"),
+                                        ({}, own or _TIES, "")):
+            got = ours(run, truth, [name], _PRESET, intents=qrels, **policies)[name]
+            report.add(_PRESET, label, name + suffix, got, value, known=known)
+
+
 def _drive(report: Report, irm, label: str, measures: list[Line], run, truth,
            tol: float = TOL) -> None:
     for name, measure, known, policies in measures:
@@ -163,6 +220,8 @@ def check_ir_measures(report: Report) -> None:
     # provider also scores the run's queries that the qrels lack (0), which the preset ignores
     judged = {q: docs for q, docs in run.items() if q in truth}
     _drive(report, irm, label + " (runtime NCG)", _ncg(irm), judged, truth)
+    if importlib.util.find_spec("pyndeval") is not None:
+        _drive_diversity(report, irm, label + " (pyndeval)")
     if importlib.util.find_spec("cwl") is not None:
         # cwl_eval keeps tied documents in run order: distinct scores
         run, truth = strings(*make_data(613, ties=False))

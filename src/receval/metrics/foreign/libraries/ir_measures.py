@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..records import Name, Preset, refuse
+from ..records import Name, Preset
 from ..records import name as _n
 
 _JUDGED_ONLY = {"judged_only": {"true": {"unjudged": "remove"}, "false": {}}}
@@ -22,11 +22,16 @@ _REL = {"rel": "rel"}
 _CUT = {"cutoff": "@k"}  # ir_measures' cutoff=5 is @5
 _CWL = {"max_rel": "max_grade", "min_rel": {"0": {}}}
 _SUM: dict[str, Any] = {"summary": "sum"}  # a count: ir_measures' SumAgg, trec_eval's all line
-_DIVERSITY = ("needs subtopic (intent) qrels, one relevance per query, document and subtopic "
-              "(ir_measures' pyndeval provider reads them from the qrels' iteration field), "
-              "which a preset's qrels do not carry; receval computes these measures at ndeval's "
-              "numbers without compat: alpha_ndcg@k, alpha_dcg@k, err_ia@k, nerr_ia@k, "
-              "p_ia@k, strec@k, nrbp, nnrbp, ap_ia, with intents=<the subtopic qrels>")
+_TIES = "ties: trec_eval's"  # the start of the preset's note on tied scores
+#: the intent-aware measures (the pyndeval provider): subtopic qrels through intents=
+_IA_JUDGED = {"judged_only": {"true": {"judged_only": "true"}, "false": {}}}
+_IA = {**_CUT, **_REL, **_IA_JUDGED}
+_IA_ALPHA = {**_IA, "alpha": "alpha"}
+_IA_RBP = {**_REL, "alpha": "alpha", "beta": "beta"}
+_IA_SOURCE = (", from the subtopic qrels passed as intents= (ir_measures reads the subtopic "
+              "from the qrels' iteration field: pass that same qrels frame)")
+_NDEVAL_AT1 = ("ndeval leaves the value at rank 1 undivided, A times larger (its normalising "
+               "loop starts at rank 2; rank1='ndeval' reproduces it)")
 
 #: ir_measures' measures (and aliases) by lower-case name
 IR_MEASURES_NAMES: dict[str, Name] = {
@@ -44,7 +49,7 @@ IR_MEASURES_NAMES: dict[str, Name] = {
               options={**_CUT, **_REL, **_JUDGED_ONLY}),
     "rr": _n("mrr", "1 / rank of the first relevant document (pytrec_eval recip_rank; RR@k: "
              "the msmarco provider)", options={**_CUT, **_REL, **_JUDGED_ONLY},
-             differs="ties: trec_eval's"),
+             differs=_TIES),
     "mrr": _n("mrr", "ir_measures' alias of RR",
               options={**_CUT, **_REL, **_JUDGED_ONLY}),
     "rprec": _n("r_precision", "relevant in the top R / R", options={**_REL, **_JUDGED_ONLY}),
@@ -81,7 +86,7 @@ IR_MEASURES_NAMES: dict[str, Name] = {
                     "NumRet(rel=1), trec_eval num_rel_ret)", options=_REL, **_SUM),
     "numq": _n("num_q", "number of queries evaluated, summed"),
     "judged": _n("judged", "judged documents in the top k / min(k, retrieved) (the judged "
-                 "provider)", options=_CUT, differs="ties: trec_eval's"),
+                 "provider)", options=_CUT, differs=_TIES),
     "rbp": _n("rbp", "RBP = (1 - p) sum_i b_i p^(i-1), b_i = [grade >= rel] (cwl_eval; "
               "ir_measures needs rel)", options={"p": "p", **_REL}),
     "inst": _n("inst", "INST (Bailey et al. 2015), C/W/L gain = grade / max_rel (cwl_eval)",
@@ -113,16 +118,30 @@ IR_MEASURES_NAMES: dict[str, Name] = {
     "ncg": _n("ncg", "NCG@k = CG@k / ideal CG@k of the judged grades, gain = grade (TREC Deep "
               "Learning; ir_measures issue #19: no ir_measures 0.4.3 provider computes it)",
               options=_CUT),
-    "alpha_ndcg": refuse("alpha-nDCG (Clarke et al. 2008)", _DIVERSITY),
-    "alpha_dcg": refuse("alpha-DCG (Clarke et al. 2008)", _DIVERSITY),
-    "err_ia": refuse("intent-aware ERR", _DIVERSITY),
-    "nerr_ia": refuse("intent-aware nERR", _DIVERSITY),
-    "nrbp": refuse("novelty- and rank-biased precision (Clarke et al. 2009)", _DIVERSITY),
-    "nnrbp": refuse("normalised NRBP", _DIVERSITY),
-    "ap_ia": refuse("intent-aware AP", _DIVERSITY),
-    "map_ia": refuse("intent-aware AP (alias of AP_IA)", _DIVERSITY),
-    "p_ia": refuse("intent-aware P@k", _DIVERSITY),
-    "strecall": refuse("subtopic recall", _DIVERSITY),
+    "alpha_ndcg": _n("alpha_ndcg", "alpha-nDCG@k (Clarke et al. 2008) with ndeval's greedy "
+                     "ideal" + _IA_SOURCE, options=_IA_ALPHA, cutoff="required",
+                     differs=_TIES),
+    "alpha_dcg": _n("alpha_dcg", "alpha-DCG@k, ndeval's collection-independent normalisation"
+                    + _IA_SOURCE, _NDEVAL_AT1, options=_IA_ALPHA, cutoff="required",
+                    differs=_TIES, rank1="ndeval"),
+    "err_ia": _n("err_ia", "intent-aware ERR@k, ndeval's collection-independent "
+                 "normalisation" + _IA_SOURCE, _NDEVAL_AT1, options=_IA, cutoff="required",
+                 differs=_TIES, rank1="ndeval"),
+    "nerr_ia": _n("nerr_ia", "intent-aware nERR@k over ndeval's greedy ideal" + _IA_SOURCE,
+                  options=_IA, cutoff="required", differs=_TIES),
+    "nrbp": _n("nrbp", "novelty- and rank-biased precision (Clarke et al. 2009)" + _IA_SOURCE,
+               options=_IA_RBP, cutoff="none", differs=_TIES),
+    "nnrbp": _n("nnrbp", "NRBP over that of ndeval's greedy ideal" + _IA_SOURCE,
+                options=_IA_RBP, cutoff="none", differs="nNRBP:"),
+    "ap_ia": _n("ap_ia", "intent-aware AP (ndeval's MAP-IA)" + _IA_SOURCE,
+                options={**_REL, **_IA_JUDGED}, cutoff="none", differs=_TIES),
+    "map_ia": _n("ap_ia", "ir_measures' alias of AP_IA" + _IA_SOURCE,
+                 options={**_REL, **_IA_JUDGED}, cutoff="none", differs=_TIES),
+    "p_ia": _n("p_ia", "intent-aware P@k" + _IA_SOURCE, options=_IA, cutoff="required",
+               differs=_TIES),
+    "strecall": _n("strec", "subtopic recall@k: the share of the query's subtopics covered by "
+                   "the top k" + _IA_SOURCE, options={**_CUT, **_REL}, cutoff="required",
+                   differs=_TIES),
 }
 
 
@@ -138,7 +157,8 @@ PRESET = Preset(
      "counts NumQ and NumRel are pytrec_eval's, over the queries of both the run and the "
      "qrels: pass users='intersection' for them when the run lacks qrels queries",
      "ties: trec_eval's (score as a 32-bit float descending, then docno descending); RR@k and "
-     "Judged (the msmarco and judged providers) order tied scores by docno ascending: pass "
+     "Judged (the msmarco and judged providers) and the intent-aware measures (the pyndeval "
+     "provider) order tied scores by docno ascending: pass "
      "ties='id' for them",
      "nDCG(dcg='exp-log2')@k and ERR@k (the gdeval provider) are printed with 5 decimals; ERR "
      "without a cutoff has no ir_measures provider",
@@ -147,6 +167,9 @@ PRESET = Preset(
      "where receval takes the run's order; the accuracy provider keeps tied documents in run "
      "order (ties='input'), and raises ZeroDivisionError on a query whose top k holds relevant "
      "documents only, where receval gives NaN (left out of the mean)",
+     "nNRBP: ndeval gives a query without a relevant document no value (NaN), and ir_measures' "
+     "mean is then NaN, where receval leaves the query out of the mean (its n counts the "
+     "rest); the pyndeval provider orders tied scores by docno ascending (ties='id')",
      "the C/W/L measures (cwl_eval provider: RBP, INST, INSQ, SDCG, BPM, NERR8-11) keep tied "
      "documents in run order (ties='input')",
      "parameters are written as ir_measures writes them (P(rel=2)@5) or after the cutoff "
