@@ -19,6 +19,7 @@ import numpy as np
 from ..compat import Preset
 from ..compat import annotate as annotate_preset
 from ..errors import IN_MEMORY, InputError, NoCommonUsersWarning, plain, user_stacklevel
+from ..io.containers import is_records
 from ..io.frames import read_columns
 from ..io.groups import read_groups
 from ..io.weights import read_weights
@@ -131,7 +132,8 @@ class Evaluator:
         self.metrics: list[MetricSpec] = setup.specs
         self.policies = setup.policies
         self.context = setup.context
-        self.sparse_truth = _is_sparse(truth) or isinstance(truth, list)
+        self.sparse_truth = _is_sparse(truth) or (isinstance(truth, list)
+                                                  and not is_records(truth))
         if self.sparse_truth:
             self.truth: TruthPack = truth_from_sparse(truth, self.policies)
             self.truth_columns: dict[str, str | None] = {

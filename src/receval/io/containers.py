@@ -7,6 +7,7 @@ where a container becomes that frame, so a new container is taught here once.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from .._lazy import pandas
@@ -28,6 +29,9 @@ def to_pandas(data: Any, what: str = "data") -> Any:
     if hasattr(data, "__arrow_c_stream__") and not isinstance(data, type):
         # an Arrow stream (RecordBatchReader, DuckDB, nanoarrow, ...)
         return require("pyarrow", "arrow").table(data).to_pandas()
+    records = records_to_frame(data, what)
+    if records is not None:
+        return records
     if isinstance(data, dict):
         try:
             return pd.DataFrame(data)
@@ -36,3 +40,52 @@ def to_pandas(data: Any, what: str = "data") -> Any:
                              "of equal length.") from None
     raise InputError(f"{what} must be a data frame (pandas, polars, pyarrow) or a dict of "
                      f"columns; got {type(data).__name__}.")
+
+
+#: the record iterators of an ir_datasets dataset, by the role of the table asked for
+_DATASET_ITERS = {"truth": "qrels_iter", "run": "scoreddocs_iter"}
+
+
+def is_records(data: Any) -> bool:
+    """A list or tuple of named tuples (records, not a list of item-id arrays)."""
+    return isinstance(data, (list, tuple)) and len(data) > 0 and isinstance(data[0], tuple) \
+        and bool(getattr(data[0], "_fields", None))
+
+
+def records_to_frame(data: Any, role: str) -> Any:
+    """Named-tuple records as a pandas frame (their fields are the columns), or None when
+    ``data`` holds none.
+
+    Reads what the IR tools hand over: an iterable of named tuples (ir_datasets'
+    ``GenericQrel`` / ``GenericScoredDoc`` from ``qrels_iter()`` / ``scoreddocs_iter()``,
+    ir_measures' ``Qrel`` / ``ScoredDoc``, pyndeval's ``SubtopicQrel``), or an ir_datasets
+    dataset itself: its ``qrels_iter()`` as the truth, its ``scoreddocs_iter()`` as the run.
+    A generator is read once. Columns are then found by name as for any table (``query_id``
+    is the user, ``doc_id`` the item, ``relevance`` / ``score`` the values).
+    """
+    if isinstance(data, (str, bytes, dict)) or isinstance(data, type):
+        return None
+    method = _DATASET_ITERS.get(role)
+    if method and callable(getattr(data, method, None)):
+        if not getattr(data, f"has_{method.split('_')[0]}", lambda: True)():
+            raise InputError(f"{role}: the dataset has no {method.split('_')[0]}; pass the "
+                             f"{role} as a table.")
+        data = getattr(data, method)()
+    if not hasattr(data, "__iter__") or hasattr(data, "shape") or hasattr(data, "columns"):
+        return None
+    if isinstance(data, (list, tuple)):
+        first = data[0] if len(data) else None
+        rows: Any = data
+    else:
+        it = iter(data)
+        first = next(it, None)
+        if first is None:
+            raise InputError(f"{role}: the iterator of records is empty; nothing to evaluate.")
+        rows = itertools.chain([first], it)
+    fields = getattr(first, "_fields", None)
+    if first is None or not isinstance(first, tuple) or not fields:
+        return None
+    table = pandas().DataFrame.from_records(rows, columns=list(fields))
+    if len(table.columns) != len(fields):
+        raise InputError(f"{role}: the records do not all have the fields {list(fields)}.")
+    return table

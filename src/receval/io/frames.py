@@ -24,6 +24,7 @@ import numpy as np
 from .._lazy import is_pandas, pandas, pandas_loaded
 from ..errors import InputError, require, suggest
 from ..kernels import adjacent_starts, all_str
+from .containers import records_to_frame
 
 USER_NAMES = ("user", "user_id", "userId", "uid", "qid", "query_id", "query", "head")
 ITEM_NAMES = ("item", "item_id", "itemId", "iid", "docno", "doc_id", "docid", "doc", "tail")
@@ -209,10 +210,14 @@ def _to_frame(data: Any, role: str) -> tuple[Any, str]:
         # the Arrow PyCapsule stream interface (a pyarrow RecordBatchReader, DuckDB, nanoarrow,
         # ...): read once into a pyarrow Table
         return require("pyarrow", "arrow").table(data), "arrow"
+    records = records_to_frame(data, role)
+    if records is not None:  # named-tuple records (ir_datasets, ir_measures)
+        return records, "pandas"
     raise InputError(
         f"{role}: unsupported container {type(data).__name__}. Pass a pandas / polars DataFrame, "
-        "a pyarrow Table (or any Arrow stream), a dict-of-dicts {user: {item: value}}, or a "
-        "dict of columns."
+        "a pyarrow Table (or any Arrow stream), a dict-of-dicts {user: {item: value}}, a "
+        "dict of columns, or named-tuple records (ir_datasets' qrels_iter() / "
+        "scoreddocs_iter(), ir_measures' Qrel / ScoredDoc)."
     )
 
 
