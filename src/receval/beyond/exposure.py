@@ -85,6 +85,50 @@ def _ranks(indptr: np.ndarray) -> np.ndarray:
     return np.arange(int(indptr[-1]), dtype=np.int64) - np.repeat(indptr[:-1], lens)
 
 
+@dataclass(frozen=True)
+class _Cut:
+    """A block's lists cut at k, as every exposure metric of one evaluation reads them:
+    ``indptr`` and ``pos`` (:func:`top_k`), the ``user`` and 0-based ``rank`` of each
+    position, the list lengths ``lens`` and the deepest list ``width``."""
+
+    indptr: np.ndarray
+    pos: np.ndarray
+    user: np.ndarray
+    rank: np.ndarray
+    lens: np.ndarray
+    width: int
+
+
+def _cut(packed: Packed, k: int | None) -> _Cut:
+    """The block's :class:`_Cut` at k, built once per block and cutoff (kept with the block
+    as :func:`top_k` keeps its cut)."""
+    cache = packed.__dict__.setdefault("_exposure_cut", {})
+    if k not in cache:
+        indptr, pos = top_k(packed, k)
+        lens = np.diff(indptr)
+        user = np.repeat(np.arange(len(lens), dtype=np.int64), lens)
+        rank = np.arange(len(pos), dtype=np.int64) - indptr[user] if len(pos) \
+            else np.zeros(0, dtype=np.int64)
+        cache[k] = _Cut(indptr, pos, user, rank, lens, int(lens.max(initial=0)))
+    return cache[k]
+
+
+def _attention(packed: Packed, k: int | None, model: RankWeight
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """(attention ``w_r`` of each position of the block's lists cut at k, each list's total
+    attention), once per block, cutoff and attention model. A list's total is the sum of its
+    weights in rank order: the prefix sum of ``w_1..w_len`` (``np.cumsum`` adds in order, as
+    a per-list ``np.bincount`` over the positions does, so the bits are the same)."""
+    cache = packed.__dict__.setdefault("_exposure_attention", {})
+    key = (k, model)
+    if key not in cache:
+        c = _cut(packed, k)
+        weights = model.weights(c.width)  # type: ignore[call-arg]
+        prefix = np.concatenate([[0.0], np.cumsum(weights)])
+        cache[key] = (weights[c.rank], prefix[c.lens])
+    return cache[key]
+
+
 def _fsum(x: np.ndarray) -> float:
     return math.fsum(np.asarray(x, dtype=np.float64).tolist())
 
@@ -116,25 +160,7 @@ class ExposureCounts:
     def of(cls, packed: Packed, k: int | None, context: Context | None = None,
            **kw: Any) -> ExposureCounts:
         """The counts of a block's lists cut at k (cached per run and cutoff)."""
-        def make() -> tuple[np.ndarray, np.ndarray]:
-            indptr, pos = top_k(packed, k)
-            rank = _ranks(indptr)
-            width = int(rank.max()) + 1 if len(rank) else 0
-            n_vocab = len(packed.item_vocab)
-            counts = np.bincount(packed.items[pos] * width + rank,
-                                 minlength=n_vocab * width).reshape(n_vocab, width)
-            seen = np.flatnonzero(counts.any(axis=1)) if width else np.zeros(0, np.int64)
-            return packed.item_vocab[seen], counts[seen].astype(np.int64)
-
-        if context is None:
-            items, counts = make()
-        else:  # one entry per block's lists and cutoff (exposure_share and gini share it)
-            cache = context_cache(context)
-            entry = cache.get(("exposure_counts", k))
-            if entry is None or entry[0] is not packed.items:
-                entry = (packed.items, make())
-                cache[("exposure_counts", k)] = entry
-            items, counts = entry[1]
+        items, counts, _ = _count_table(packed, k, context)
         return cls(items, counts, **kw)
 
     def merge(self, other: ExposureCounts) -> ExposureCounts:
@@ -176,6 +202,28 @@ class ExposureCounts:
 
     def info(self) -> dict[str, Any]:
         return {"items_exposed": int(len(self.items))}
+
+
+def _count_table(packed: Packed, k: int | None, context: Context | None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(raw ids of the items the block's lists hold in their top k, their lists per rank,
+    their vocabulary codes), once per block and cutoff (cached through the context)."""
+    def make() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        c = _cut(packed, k)
+        n_vocab = len(packed.item_vocab)
+        counts = np.bincount(packed.items[c.pos] * c.width + c.rank,
+                             minlength=n_vocab * c.width).reshape(n_vocab, c.width)
+        seen = np.flatnonzero(counts.any(axis=1)) if c.width else np.zeros(0, np.int64)
+        return packed.item_vocab[seen], counts[seen].astype(np.int64), seen
+
+    if context is None:
+        return make()
+    cache = context_cache(context)  # one entry per block and cutoff: share and gini share it
+    entry = cache.get(("exposure_counts", k))
+    if entry is None or entry[0] is not packed.items:
+        entry = (packed.items, make())
+        cache[("exposure_counts", k)] = entry
+    return entry[1]
 
 
 def exposure_gini(exposure: Any, n_items: int | None = None, *, denominator: str = "n") -> float:
@@ -220,30 +268,77 @@ def _item_groups(context: Context, key: str) -> Membership:
     return groups
 
 
+def _unknown_error(spec: MetricSpec, packed: Packed, pos: np.ndarray, g: np.ndarray) -> InputError:
+    bad = g < 0
+    ex = list(dict.fromkeys(packed.item_vocab[packed.items[pos[bad]]][:50].tolist()))
+    return InputError(
+        f"{spec.key}: {int(bad.sum())} listed position(s) hold items without a group in "
+        f"item_groups, e.g. {plain(ex[:3])}. Give them a group, or use "
+        f"{plain(key_with(spec, missing='skip'))} to leave them out (with their attention)"
+        + (f" or {plain(key_with(spec, missing='other'))} to count their attention in no "
+           "group." if "other" in (spec.definition.param("missing").choices or ())
+           else "."))
+
+
+def _grouped(spec: MetricSpec, packed: Packed, context: Context, missing: str
+             ) -> tuple[_Cut, np.ndarray, Membership, int]:
+    """(the block's cut at k, group code of each position (-1: no group), the item groups,
+    the number of positions without a group), the codes once per block, cutoff and groups;
+    ``missing="error"`` refuses a listed item without a group."""
+    groups = _item_groups(context, spec.key)
+    c = _cut(packed, spec.k)
+    cache = packed.__dict__.setdefault("_exposure_groups", {})
+    entry = cache.get((spec.k, id(groups)))
+    if entry is None or entry[0] is not groups:
+        vocab = per_vocab(context, packed, ("item_group", id(groups)),
+                          lambda: _group_codes(groups, packed.item_vocab))
+        g = vocab[packed.items[c.pos]]
+        entry = (groups, g, int(np.count_nonzero(g < 0)))
+        cache[(spec.k, id(groups))] = entry
+    _, g, unknown = entry
+    if unknown and missing == "error":
+        raise _unknown_error(spec, packed, c.pos, g)
+    return c, g, groups, unknown
+
+
+def _group_attention(packed: Packed, k: int | None, groups: Membership, g: np.ndarray,
+                     unknown: int, model: RankWeight) -> np.ndarray:
+    """(users x groups) attention ``a[u, g] = sum_{r: i_r in g} w_r`` of the block's lists
+    cut at k, each cell summed in rank order; once per block, cutoff, groups and model (the
+    exposure_share and awrf of one attention model share it)."""
+    cache = packed.__dict__.setdefault("_exposure_group_attention", {})
+    key = (k, id(groups), model)
+    entry = cache.get(key)
+    if entry is None or entry[0] is not groups:
+        c = _cut(packed, k)
+        w, _ = _attention(packed, k, model)
+        n, n_g = len(c.lens), groups.n_groups
+        if unknown:
+            known = g >= 0
+            cells, w = c.user[known] * n_g + g[known], w[known]
+        else:
+            cells = c.user * n_g + g
+        entry = (groups, np.bincount(cells, weights=w, minlength=n * n_g).reshape(n, n_g))
+        cache[key] = entry
+    return entry[1]
+
+
 def _listed_groups(spec: MetricSpec, packed: Packed, context: Context,
                    missing: str, whole: bool = False) -> tuple[np.ndarray, np.ndarray, Membership]:
     """(cut indptr, group code of each listed position, groups); ``missing="error"`` refuses
     a listed item without a group. ``whole``: every position when the metric reads the whole
     list (a Plackett-Luce policy)."""
+    if not (whole and spec.get("policy") == "plackett_luce"):
+        c, g, groups, _ = _grouped(spec, packed, context, missing)
+        return c.indptr, g, groups
     groups = _item_groups(context, spec.key)
-    if whole and spec.get("policy") == "plackett_luce":
-        indptr = np.asarray(packed.indptr, dtype=np.int64)
-        pos = np.arange(int(indptr[-1]), dtype=np.int64)
-    else:
-        indptr, pos = top_k(packed, spec.k)
+    indptr = np.asarray(packed.indptr, dtype=np.int64)
+    pos = np.arange(int(indptr[-1]), dtype=np.int64)
     vocab = per_vocab(context, packed, ("item_group", id(groups)),
                       lambda: _group_codes(groups, packed.item_vocab))
     g = vocab[packed.items[pos]]
-    bad = g < 0
-    if bad.any() and missing == "error":
-        ex = list(dict.fromkeys(packed.item_vocab[packed.items[pos[bad]]][:50].tolist()))
-        raise InputError(
-            f"{spec.key}: {int(bad.sum())} listed position(s) hold items without a group in "
-            f"item_groups, e.g. {plain(ex[:3])}. Give them a group, or use "
-            f"{plain(key_with(spec, missing='skip'))} to leave them out (with their attention)"
-            + (f" or {plain(key_with(spec, missing='other'))} to count their attention in no "
-               "group." if "other" in (spec.definition.param("missing").choices or ())
-               else "."))
+    if missing == "error" and (g < 0).any():
+        raise _unknown_error(spec, packed, pos, g)
     return indptr, g, groups
 
 
@@ -253,7 +348,7 @@ def _listed_groups(spec: MetricSpec, packed: Packed, context: Context,
 
 def _share(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     missing = spec.get("missing")
-    indptr, g, groups = _listed_groups(spec, packed, context, missing)
+    c, g, groups, unknown = _grouped(spec, packed, context, missing)
     label = spec.get("group")
     if label is None or str(label) not in groups.labels:
         raise InputError(
@@ -262,20 +357,21 @@ def _share(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
             f"{plain(groups.labels[0] if groups.labels else 'A')}).")
     label = str(label)
     model = weight_of(spec)
-    rank = _ranks(indptr)
-    width = int(rank.max()) + 1 if len(rank) else 0
-    w = model.weights(width)[rank]  # type: ignore[call-arg]
-    n = len(indptr) - 1
-    user = user_of_position(indptr)
-    counted = g >= 0 if missing == "skip" else np.ones(len(g), dtype=bool)
-    den = np.bincount(user[counted], weights=w[counted], minlength=n)
-    num = np.bincount(user, weights=np.where(g == groups.labels.index(label), w, 0.0),
-                      minlength=n)
+    w, total = _attention(packed, spec.k, model)
+    # the group's cell of the attention table adds the same weights in the same order as a
+    # sum over the list with 0 for the other positions
+    num = _group_attention(packed, spec.k, groups, g, unknown, model)[
+        :, groups.labels.index(label)]
+    if missing == "skip" and unknown:
+        known = g >= 0
+        den = np.bincount(c.user[known], weights=w[known], minlength=len(c.lens))
+    else:
+        den = total
     with np.errstate(invalid="ignore", divide="ignore"):
         per_user = np.where(den > 0, num / den, np.nan)
     state = ExposureCounts.of(packed, spec.k, context, which="share", model=model, group=label,
                               groups=groups, missing=missing)
-    info = {**undefined_info(per_user), "positions_without_group": int((g < 0).sum())}
+    info = {**undefined_info(per_user), "positions_without_group": unknown}
     return MetricValues(per_user, None, info, pooled=state)
 
 
@@ -283,8 +379,7 @@ def _gini(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     state = ExposureCounts.of(packed, spec.k, context, which="gini", model=weight_of(spec),
                               denominator=spec.get("denominator"))
     counts = np.zeros(len(packed.item_vocab), dtype=np.int64)
-    indptr, pos = top_k(packed, spec.k)
-    counts[np.unique(packed.items[pos])] = 1
+    counts[_count_table(packed, spec.k, context)[2]] = 1
     cat = catalog_of(context, packed, counts, key=spec.key)
     state.catalog_ids, state.catalog_size = cat.ids, cat.size
     return MetricValues(np.full(len(packed.user_ids), np.nan), None,
@@ -393,21 +488,15 @@ register(beyond_metric(
 
 def _awrf(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     missing = spec.get("missing")
-    indptr, g, groups = _listed_groups(spec, packed, context, missing)
+    c, g, groups, unknown = _grouped(spec, packed, context, missing)
     n_g = groups.n_groups
-    rank = _ranks(indptr)
-    width = int(rank.max()) + 1 if len(rank) else 0
-    w = weight_of(spec).weights(width)[rank]  # type: ignore[call-arg]
-    n = len(indptr) - 1
-    user = user_of_position(indptr)
-    known = g >= 0
-    a = np.bincount(user[known] * n_g + g[known], weights=w[known],
-                    minlength=n * n_g).reshape(n, n_g)
+    n = len(c.lens)
+    a = _group_attention(packed, spec.k, groups, g, unknown, weight_of(spec))
     total = a.sum(axis=1)
     values = np.full(n, np.nan)
     has = total > 0
     which = spec.get("target")
-    info: dict[str, Any] = {"groups": n_g, "positions_without_group": int((~known).sum())}
+    info: dict[str, Any] = {"groups": n_g, "positions_without_group": unknown}
     if which == "uniform":
         target = np.full((n, n_g), 1.0 / n_g)
     elif which == "population":  # the share of the items of item_groups in each group

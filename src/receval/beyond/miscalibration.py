@@ -62,6 +62,8 @@ from ._context import beyond_metric, key_with, popularity_of, top_k, train_of
 from ._lists import ranges, user_of_position
 from .attention import attention
 from .categories import ItemCategories, _categories, _category_rows
+from .exposure import _cut
+from .inputs import TrainData
 from .popularity import list_mean
 
 DISTANCES = ("kl", "js", "hellinger")
@@ -112,6 +114,53 @@ def category_mass(user: np.ndarray, rows: np.ndarray, weights: np.ndarray, cats:
     return keys, np.asarray(m.data, dtype=np.float64), total
 
 
+#: users x categories up to which the distributions are dense arrays (else sorted sparse keys);
+#: both give the same bits (tests/beyond/test_fairness_speed.py)
+DENSE_CELLS = 1 << 25
+
+
+def _dense(n_users: int, cats: ItemCategories, entries: int) -> bool:
+    """Whether a block's distributions are kept as dense (users x categories) arrays: when
+    they are not much larger than the entries they are built from."""
+    cells = n_users * max(cats.n_categories, 1)
+    return cells <= min(DENSE_CELLS, 4 * entries + (1 << 16))
+
+
+def dense_category_mass(user: np.ndarray, rows: np.ndarray, weights: np.ndarray,
+                        cats: ItemCategories, n_users: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`category_mass` as a dense (users x categories) array, and ``total``.
+
+    Each cell adds ``weight * p(c|i)`` over the user's entries in order (one ``np.bincount``
+    over the (entry, category) pairs in entry order), as the sparse product does: the same
+    bits in every non-zero cell."""
+    width = max(cats.n_categories, 1)
+    ok = rows >= 0
+    if not ok.all():
+        user, rows, weights = user[ok], rows[ok], weights[ok]
+    lens = cats.indptr[rows + 1] - cats.indptr[rows]
+    has = lens > 0
+    total = np.bincount(user[has], weights=weights[has], minlength=n_users) \
+        if not has.all() else np.bincount(user, weights=weights, minlength=n_users)
+    if len(lens) and (lens == 1).all():  # one category each: p(c|i) = 1, w * 1.0 = w
+        cells = user * width + cats.codes[cats.indptr[rows]]
+        vals = weights
+    else:
+        entry = np.repeat(np.arange(len(rows), dtype=np.int64), lens)
+        cells = user[entry] * width + cats.codes[ranges(cats.indptr[rows], lens)]
+        vals = weights[entry] * (1.0 / np.maximum(lens, 1))[entry]
+    mass = np.bincount(cells, weights=vals, minlength=n_users * width)
+    return mass.reshape(n_users, width), total
+
+
+def _row_sums(terms: np.ndarray) -> np.ndarray:
+    """Sum of each row, the columns added in order (as ``np.bincount`` over sorted keys adds
+    a user's cells; absent cells there are the zero terms here)."""
+    out = np.zeros(terms.shape[0])
+    for c in range(terms.shape[1]):
+        out = out + terms[:, c]
+    return out
+
+
 def sorted_union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Sorted distinct values of two integer arrays (a plain sort: ``np.union1d`` hashes,
     which is far slower on millions of keys)."""
@@ -151,8 +200,30 @@ def distance_terms(p: np.ndarray, q: np.ndarray, distance: str) -> np.ndarray:
 
 def _profile_rows(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCategories
                   ) -> tuple[np.ndarray, np.ndarray, dict]:
-    """(user of each profile entry, its category row) over the evaluated users' training items."""
+    """(user of each profile entry, its category row) over the evaluated users' training items;
+    once per block (every calibration metric of an evaluation reads the same profiles)."""
     tr = train_of(context, spec.key)
+    cache = packed.__dict__.setdefault("_profile_rows", {})
+    entry = cache.get((id(cats), id(tr)))
+    if entry is None or entry[0] is not cats or entry[1] is not tr:
+        entry = (cats, tr, _rows_of_profiles(context, packed, tr, cats))
+        cache[(id(cats), id(tr))] = entry
+    user, rows, info, hist = entry[2]
+    missing = info["profile_items_without_categories"]
+    if missing and spec.get("missing") == "error":
+        ex = list(dict.fromkeys(tr.items[hist[rows < 0]][:50].tolist()))[:3]
+        raise InputError(
+            f"{spec.key}: {missing} training interaction(s) of evaluated users are with items "
+            f"absent from item_categories, e.g. {plain(ex)}. Add them (an empty list for an item "
+            f"without any), or use {plain(key_with(spec, missing='skip'))} to leave them out "
+            "of the profiles."
+        )
+    return user, rows, dict(info)
+
+
+def _rows_of_profiles(context: Context, packed: Packed, tr: TrainData, cats: ItemCategories
+                      ) -> tuple[np.ndarray, np.ndarray, dict, np.ndarray]:
+    """(user, category row, counts, training item code) of the block's profile entries."""
     code = pd.Index(tr.users).get_indexer(pd.Index(packed.user_ids)) \
         if len(tr.users) and len(packed.user_ids) else np.full(len(packed.user_ids), -1)
     hl = np.where(code >= 0, np.diff(tr.indptr)[np.maximum(code, 0)] if tr.n_users else 0, 0)
@@ -166,16 +237,8 @@ def _profile_rows(context: Context, packed: Packed, spec: MetricSpec, cats: Item
     rows = rows_of[hist] if len(hist) else np.zeros(0, dtype=np.int64)
     user = np.repeat(np.arange(len(hl), dtype=np.int64), hl)
     missing = int((rows < 0).sum())
-    if missing and spec.get("missing") == "error":
-        ex = list(dict.fromkeys(tr.items[hist[rows < 0]][:50].tolist()))[:3]
-        raise InputError(
-            f"{spec.key}: {missing} training interaction(s) of evaluated users are with items "
-            f"absent from item_categories, e.g. {plain(ex)}. Add them (an empty list for an item "
-            f"without any), or use {plain(key_with(spec, missing='skip'))} to leave them out "
-            "of the profiles."
-        )
     return user, rows, {"users_without_train": int((code < 0).sum()),
-                        "profile_items_without_categories": missing}
+                        "profile_items_without_categories": missing}, hist
 
 
 def _list_rows(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCategories
@@ -183,8 +246,7 @@ def _list_rows(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCat
     """(indptr, category row, 1-based rank) of the top-k positions; count of unknown items."""
     indptr, rows, _ = _category_rows(
         spec, packed, context, skip="to leave them out of the lists' distributions")
-    rank = np.arange(len(rows), dtype=np.int64) - indptr[user_of_position(indptr)] + 1
-    return indptr, rows, rank, int((rows < 0).sum())
+    return indptr, rows, _cut(packed, spec.k).rank + 1, int(np.count_nonzero(rows < 0))
 
 
 def _profile(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCategories
@@ -198,23 +260,51 @@ def _profile(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCateg
     return keys, p, total > 0, info
 
 
+def _dense_profile(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCategories
+                   ) -> tuple[np.ndarray, np.ndarray, dict]:
+    """(users x categories) profile distributions p(c|u) (0 where the user has none), whether
+    each user has one, and the counts for ``info``; once per block (the profiles do not depend
+    on the list, so every calibration metric of an evaluation reads the same)."""
+    user, rows, info = _profile_rows(context, packed, spec, cats)
+    cache = packed.__dict__.setdefault("_profiles", {})
+    key = (id(cats), spec.get("missing"))
+    entry = cache.get(key)
+    if entry is None or entry[0] is not cats:
+        n = len(packed.user_ids)
+        mass, total = dense_category_mass(user, rows, np.ones(len(user)), cats, n)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = mass / total[:, None]
+        entry = (cats, p, total > 0)
+        cache[key] = entry
+    return entry[1], entry[2], info
+
+
 def _miscalibration(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     cats = _categories(context, spec.key)
     n = len(packed.user_ids)
     width = max(cats.n_categories, 1)
-    pk, p, has_profile, info = _profile(context, packed, spec, cats)
     indptr, rows, rank, unknown = _list_rows(context, packed, spec, cats)
-    w = rank_weights(rank, spec.get("weight"), float(spec.get("p")))
-    qk, qmass, qtotal = category_mass(user_of_position(indptr), rows, w, cats, n)
-    q = qmass / qtotal[qk // width] if len(qk) else qmass
-    keys = sorted_union(pk, qk)
-    pv, qv = _on(keys, pk, p), _on(keys, qk, q)
+    w = attention(spec.get("weight"), float(spec.get("p"))).weights(
+        int(rank.max(initial=0)))[rank - 1]  # type: ignore[call-arg]
     alpha = float(spec.get("alpha"))
-    qs = (1.0 - alpha) * qv + alpha * pv
     distance = spec.get("distance")
-    terms = distance_terms(pv, qs, distance)
-    values = np.bincount(keys // width, weights=terms, minlength=n) if len(keys) \
-        else np.zeros(n)
+    if _dense(n, cats, len(rows) + len(_profile_rows(context, packed, spec, cats)[0])):
+        pv, has_profile, info = _dense_profile(context, packed, spec, cats)
+        qmass, qtotal = dense_category_mass(_cut(packed, spec.k).user, rows, w, cats, n)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            qv = qmass / qtotal[:, None]
+            qs = (1.0 - alpha) * qv + alpha * pv
+            values = _row_sums(distance_terms(pv, qs, distance))
+    else:
+        pk, p, has_profile, info = _profile(context, packed, spec, cats)
+        qk, qmass, qtotal = category_mass(user_of_position(indptr), rows, w, cats, n)
+        q = qmass / qtotal[qk // width] if len(qk) else qmass
+        keys = sorted_union(pk, qk)
+        pv, qv = _on(keys, pk, p), _on(keys, qk, q)
+        qs = (1.0 - alpha) * qv + alpha * pv
+        terms = distance_terms(pv, qs, distance)
+        values = np.bincount(keys // width, weights=terms, minlength=n) if len(keys) \
+            else np.zeros(n)
     if distance == "hellinger":
         values = np.sqrt(values) / np.sqrt(2.0)
     lens = np.diff(indptr)
