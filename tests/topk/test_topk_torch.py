@@ -47,6 +47,32 @@ def test_torch_gives_the_numpy_bits(device, case):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@settings(max_examples=40, deadline=None)
+@given(blocks())
+def test_masking_in_place_gives_the_same_bits_and_writes_only_minus_inf(device, case):
+    s, mask, k = case
+    want = topk_from_scores(s, k, exclude=mask, backend="numpy")
+    dense = mask.toarray()
+    for exclude in (mask, torch.from_numpy(dense).to(device)):
+        t = torch.from_numpy(s.copy()).to(device)
+        got = topk_from_scores(t, k, exclude=exclude, device=device, block_users=7, copy=False)
+        np.testing.assert_array_equal(want.items, got.items)
+        np.testing.assert_array_equal(want.scores, got.scores.astype(want.scores.dtype))
+        # the caller's tensor now holds -inf at the excluded items, its scores elsewhere
+        expect = np.where(dense, -np.inf, s)
+        np.testing.assert_array_equal(t.cpu().numpy(), expect)
+    arr = s.copy()
+    got = topk_from_scores(arr, k, exclude=mask, backend="numpy", copy=False)
+    np.testing.assert_array_equal(want.items, got.items)
+    np.testing.assert_array_equal(arr, np.where(dense, -np.inf, s))
+
+
+def test_copy_is_a_boolean():
+    with pytest.raises(InputError, match="copy='no'"):
+        topk_from_scores(np.zeros((1, 3)), 1, copy="no")
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_a_tensor_mask_is_boolean_and_of_the_scores_shape(device):
     s = torch.rand(3, 4, device=device)
     with pytest.raises(InputError, match="boolean and of the scores' shape"):

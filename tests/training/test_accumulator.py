@@ -99,6 +99,14 @@ def test_scores_of_every_item_are_ranked_with_the_training_items_masked():
     acc.update_scores(np.arange(4), scores[:4], exclude=train[:4])
     acc.update_scores(np.arange(4, 7), scores[4:], exclude=train[4:].toarray() > 0)
     _same(acc.compute(), rv.evaluate(run, truth, ["ndcg@5", "recall@5"]))
+    # copy=False masks the batch in place: same bits, the batch then holds -inf there
+    in_place = rv.Accumulator(truth, ["ndcg@5", "recall@5"])
+    batch = scores.copy()
+    in_place.update_scores(np.arange(7), batch, exclude=train, copy=False)
+    _same(in_place.compute(), acc.compute())
+    assert np.array_equal(batch, np.where(train.toarray() != 0, -np.inf, scores))
+    with pytest.raises(rv.InputError, match="copy=1"):
+        in_place.update_scores(np.arange(7), scores, exclude=train, copy=1)
 
 
 def test_item_ids_name_the_columns():

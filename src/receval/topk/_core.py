@@ -227,10 +227,17 @@ def _block_topk_torch(s: Any, k: int, torch: Any, ex_keys: Any = None, ex_max: i
         idx = torch.where(keep, idx, torch.full_like(idx, n))
         first = torch.sort((~keep).to(torch.int8), dim=1, stable=True).indices[:, :kk]
         vals, idx = torch.gather(vals, 1, first), torch.gather(idx, 1, first)
-    by_col = torch.argsort(idx, dim=1)
-    idx, vals = torch.gather(idx, 1, by_col), torch.gather(vals, 1, by_col)
-    order = torch.sort(vals, dim=1, descending=True, stable=True).indices
-    idx, vals = torch.gather(idx, 1, order), torch.gather(vals, 1, order)
+    # the k columns come in score order; only rows where two of them tie need the tie order
+    # (column ascending): two stable sorts of those rows
+    ties_in = (vals[:, 1:] == vals[:, :-1]).any(dim=1) if kk > 1 else None
+    if ties_in is not None and bool(ties_in.any()):
+        rows = torch.nonzero(ties_in)[:, 0]
+        r_idx, r_vals = idx[rows], vals[rows]
+        by_col = torch.argsort(r_idx, dim=1)
+        r_idx, r_vals = torch.gather(r_idx, 1, by_col), torch.gather(r_vals, 1, by_col)
+        order = torch.sort(r_vals, dim=1, descending=True, stable=True).indices
+        idx, vals = idx.clone(), vals.clone()
+        idx[rows], vals[rows] = torch.gather(r_idx, 1, order), torch.gather(r_vals, 1, order)
     if tied is not None and bool(tied.any()):
         rows = torch.nonzero(tied)[:, 0]
         block = s[rows]  # a copy of the few tied rows, masked here
@@ -320,9 +327,12 @@ def topk_from_scores(
         releases the GIL, so threads use several cores; a callable ``scores`` must then be
         thread-safe, and peak memory grows with the number of blocks in flight.
     copy
-        ``True`` (default): score blocks are copied before training items are masked.
-        ``False``: blocks returned by a callable ``scores`` are masked in place (saves one
-        copy per block; only safe when the callable returns a fresh array each call).
+        ``True`` (default): score blocks are copied before training items are masked; the
+        caller's scores are never written. ``False``: the excluded items are written as
+        ``-inf`` into the blocks themselves, saving a pass that copies them: the blocks a
+        callable ``scores`` returns, and the caller's own array or tensor when one is given
+        (as RecBole's full-sort evaluation writes ``-inf`` into its score tensor). Use it when
+        the scores are discarded after ranking.
     return_scores
         ``True`` (default): also return the scores of the listed items. ``False`` saves the
         ``n_users x k`` score matrix (800 MB as float64 for 1M users and k = 100).
@@ -345,6 +355,9 @@ def topk_from_scores(
     [[1, 3], [1, 2]]
     """
     k = _check_k(k)
+    for flag, value in (("copy", copy), ("return_scores", return_scores)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise InputError(f"{flag}={value!r}: give True or False.")
     if backend not in _BACKENDS:
         raise PolicyError(
             f"backend={backend!r} is not valid; choose one of {list(_BACKENDS)}."
@@ -518,16 +531,25 @@ def topk_from_scores(
             t = t.to(device)
             ex_keys = None
             ex_max = 0
+            # copy=False: the block itself takes the -inf (the caller's tensor when the block
+            # is a view of it), no pass that copies it
+            in_place = not copy and t.data_ptr() == given.data_ptr()
             if mask is not None:  # one pass that writes a new block: the caller's stays
                 ex_mask = (mask[start:stop] if users is None else mask[
                     torch.as_tensor(rows, device=mask.device)]).to(t.device)
-                t = t.masked_fill(ex_mask, float("-inf"))
+                t = t.masked_fill_(ex_mask, float("-inf")) if in_place else \
+                    t.masked_fill(ex_mask, float("-inf"))
             elif excl is not None:
                 ex = excl[start:stop] if users is None else excl[rows]
                 counts = np.diff(ex.indptr)
                 r = np.repeat(np.arange(b, dtype=np.int64), counts)
                 ex_max = int(counts.max()) if b else 0
-                if ex_max <= max(8, k // 2):  # few per row: rank past them, write nothing
+                if in_place:
+                    t[torch.as_tensor(r, device=t.device),
+                      torch.as_tensor(ex.indices.astype(np.int64), device=t.device)] = \
+                        float("-inf")
+                    ex_max = 0
+                elif ex_max <= max(8, k // 2):  # few per row: rank past them, write nothing
                     ex_keys = torch.as_tensor(r * n_items + ex.indices, device=t.device)
                 else:  # many: mask a copy (never the caller's tensor)
                     if t.data_ptr() == given.data_ptr() and (copy or not is_callable):
@@ -547,7 +569,7 @@ def topk_from_scores(
             block = np.asarray(block)
             dtype = np.float32 if block.dtype == np.float32 else np.float64
             # copy only when the block must be written to (masking) or converted
-            writable = not copy and is_callable and block.flags.writeable
+            writable = not copy and block.flags.writeable
             s = np.array(
                 block, dtype=dtype, copy=(excl is not None and not writable) or block.dtype != dtype
             )

@@ -75,11 +75,12 @@ def ids_block(users: Any, items: Any, scores: Any = None, *,
 
 
 def scores_block(users: Any, scores: Any, k: int, *, exclude: Any = None,
-                 item_ids: np.ndarray | None = None) -> RunCodes:
+                 item_ids: np.ndarray | None = None, copy: bool = True) -> RunCodes:
     """A run block from the scores of every item (B x n_items, numpy or a torch tensor on any
     device): each row's top ``k`` items, ``exclude`` masked first (a boolean tensor or array
     of the scores' shape, or a scipy.sparse matrix whose stored entries are masked: the
-    users' training items). The ranking runs on the scores' device."""
+    users' training items). The ranking runs on the scores' device. ``copy=False`` writes
+    the masked items as ``-inf`` into ``scores`` itself (no copy of the block)."""
     if exclude is not None and not hasattr(exclude, "tocsr") and \
             not (_is_torch(scores) and _is_torch(exclude)):
         mask = to_numpy(exclude, "exclude")
@@ -91,5 +92,5 @@ def scores_block(users: Any, scores: Any, k: int, *, exclude: Any = None,
 
         exclude = sp.csr_matrix(mask)
     device = str(scores.device) if _is_torch(scores) else None
-    top = topk_from_scores(scores, k, exclude=exclude, device=device)
+    top = topk_from_scores(scores, k, exclude=exclude, device=device, copy=copy)
     return ids_block(users, top.items, top.scores, item_ids=item_ids)
