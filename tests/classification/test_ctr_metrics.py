@@ -502,22 +502,25 @@ def test_pooled_ne_undefined_is_nan_with_the_reason():
     assert "no row has a positive label" in res.info["calibration_ratio"]["undefined"]
 
 
-def test_blocks_give_the_same_bits_and_refuse_pooled_values_they_cannot_merge():
+def test_blocks_give_the_same_bits_for_every_pooled_value():
     """Pooled NE, calibration ratio and equal-width ECE are exact sums over every row, merged
     over blocks (and accumulators): the same bits as in memory, for any split. Equal-mass ECE
-    needs every prediction at once: refused in blocks, with that reason."""
-    blocks = [RUN[RUN.user == u] for u in ("a", "b", "c")]
+    keeps the rows themselves, put in one order before binning: the same bits too."""
     mergeable = ["brier", "brier(average=macro)", "ne(average=macro)", "ece(average=macro)",
                  "ece(average=macro,binning=mass)", "calibration(average=macro)", "ne",
-                 "calibration", "ece", "ece(bins=4)"]
+                 "calibration", "ece", "ece(bins=4)", "ece(binning=mass)",
+                 "ece(bins=3,binning=mass)"]
     whole = rv.evaluate(RUN, TRUTH, mergeable, sample_weights=WEIGHTS)
     for order in (("a", "b", "c"), ("c", "a", "b")):
         got = rv.evaluate_blocks(iter([RUN[RUN.user == u] for u in order]), TRUTH, mergeable,
                                  sample_weights=WEIGHTS)
         assert got.summary == whole.summary
         pd.testing.assert_frame_equal(got.per_user, whole.per_user)
-    with pytest.raises(InputError, match="without blocks"):
-        rv.evaluate_blocks(iter(blocks), TRUTH, ["ece(binning=mass)"])
+        assert got.info["ece(binning=mass)"]["reliability"] == \
+            whole.info["ece(binning=mass)"]["reliability"]
+    # the pooled equal-mass value is the array function's on every scored pair
+    assert whole.summary["ece(binning=mass)"] == pytest.approx(expected_calibration_error(
+        _labels(), RUN.score, bins=10, binning="mass", weights=WEIGHTS.weight), abs=1e-15)
 
 
 # ------------------------------------------------------------------ the figure

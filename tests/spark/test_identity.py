@@ -321,13 +321,15 @@ def test_classification_metrics_identical_or_refused(spark):
     assert keys, "no classification metric was distributed"
     local = rv.evaluate(run_pdf, truth_pdf, keys, catalog=40)
     assert_identical(local, rvs.evaluate(run_s, truth_s, keys, buckets=3, catalog=40))
-    # ece: only its equal-mass bins (the quantiles of every prediction) are refused; pooled
-    # normalized entropy, calibration ratio and equal-width ECE merge their exact sums
+    # pooled normalized entropy, calibration ratio and equal-width ECE merge their exact sums,
+    # equal-mass ECE its scored pairs: none is refused
     assert {rv.parse_metric(k).name for k in refused} <= {"gauc", "lauc", "log_loss",
                                                           "accuracy", "specificity", "fpr",
-                                                          "global_auc", "ece"}
-    assert all(rv.parse_metric(k).get("binning") == "mass" for k in refused
-               if rv.parse_metric(k).name == "ece")
+                                                          "global_auc"}
+    local = rv.evaluate(run_pdf, truth_pdf, ["ece(binning=mass)", "ece(bins=3,binning=mass)"])
+    assert_identical(local, rvs.evaluate(run_s, truth_s, ["ece(binning=mass)",
+                                                          "ece(bins=3,binning=mass)"],
+                                         buckets=3))
     if refused:
         with pytest.raises(rv.InputError, match="cannot merge"):
             rvs.evaluate(run_s, truth_s, refused, buckets=3, catalog=40)

@@ -245,8 +245,7 @@ class CalibrationState:
     ``w y``, ``w p``, ``w ce`` (the clipped cross-entropy at ``eps``), ``w (p - y)^2`` and, per
     equal-width bin, ``w (y - p)``. :meth:`merge` is associative and commutative, so the
     values are the same bits for any split of the rows and any merge order. Equal-mass ECE
-    needs the quantiles of all predictions and has no bounded state: use
-    :func:`expected_calibration_error` on the rows.
+    needs the quantiles of all predictions: its state is the rows (:class:`MassRows`).
 
     >>> s = CalibrationState.of([1, 0], [0.75, 0.25]).merge(CalibrationState.of([1], [0.5]))
     >>> s.calibration_ratio(), s.rows
@@ -372,6 +371,47 @@ class PooledValue:
         if self.which != "expected_calibration_error":
             return {}
         r = self.state.reliability()
+        return {"reliability": {"bins": r.bins, "lo": r.lo.tolist(), "hi": r.hi.tolist(),
+                                "count": r.count.tolist(), "weight": r.weight.tolist(),
+                                "mean_predicted": r.mean_predicted.tolist(),
+                                "observed_rate": r.observed_rate.tolist()}}
+
+
+@dataclass(frozen=True)
+class MassRows:
+    """Pooled equal-mass ECE over the rows of a block, mergeable over blocks (the
+    :class:`~receval.engines.plugins.MetricValues` ``pooled`` state). Its bins are quantiles of
+    every prediction, so the state is the rows themselves (``p``, ``y``, ``w``: 24 bytes a
+    scored pair); :meth:`value` puts them in one order (by prediction, label, weight) before
+    binning, so any split of the rows and any merge order give the same bits."""
+
+    bins: int
+    p: np.ndarray
+    y: np.ndarray
+    w: np.ndarray
+
+    def merge(self, other: MassRows) -> MassRows:
+        if self.bins != other.bins:
+            raise InputError(f"only equal-mass ECE states with the same bins merge; got "
+                             f"{self.bins} and {other.bins}.")
+        return MassRows(self.bins, np.concatenate([self.p, other.p]),
+                        np.concatenate([self.y, other.y]), np.concatenate([self.w, other.w]))
+
+    def _rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        order = np.lexsort((self.w, self.y, self.p))
+        return self.p[order], self.y[order], self.w[order]
+
+    def value(self) -> float:
+        p, y, w = self._rows()
+        b = _bin_mass(p, w, self.bins)
+        return ece_value(_gaps(w * (y - p), b, self.bins), _exact(_partials(w)))
+
+    def info(self) -> dict[str, Any]:
+        """The reliability diagram of the equal-mass bins, as :class:`PooledValue` gives it."""
+        p, y, w = self._rows()
+        if not len(p):
+            return {}
+        r = reliability_diagram(y, p, bins=self.bins, binning="mass", weights=w)
         return {"reliability": {"bins": r.bins, "lo": r.lo.tolist(), "hi": r.hi.tolist(),
                                 "count": r.count.tolist(), "weight": r.weight.tolist(),
                                 "mean_predicted": r.mean_predicted.tolist(),
@@ -687,14 +727,13 @@ def _ece(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     per_user = _ratio(np.abs(d).sum(axis=1), wu)
     _no_weight(info, wu)
     info.update(bins=nb, binning=binning)
-    value = pooled = None
+    pooled: PooledValue | MassRows | None = None
     if spec.get("average") == "micro" and binning == "width":  # per-bin sums merge
         pooled = PooledValue(CalibrationState._of(y, p, w, nb, AUTO_EPS),
                              "expected_calibration_error")
-    elif spec.get("average") == "micro":  # equal-mass bins need every prediction at once
-        value = ece_value(_gaps(w * (y - p), _bin_of(p, w, nb, binning), nb),
-                          _exact(_partials(w)))
-    return MetricValues(per_user, value, info, pooled=pooled)
+    elif spec.get("average") == "micro":  # equal-mass bins: the rows themselves merge
+        pooled = MassRows(nb, p.astype(np.float64), y.astype(np.float64), w.astype(np.float64))
+    return MetricValues(per_user, None, info, pooled=pooled)
 
 
 AVERAGE = Param("average", "micro", "micro = pooled over every scored pair of every user (the "
