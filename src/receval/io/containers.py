@@ -12,6 +12,7 @@ from typing import Any
 
 from .._lazy import pandas
 from ..errors import InputError, require
+from .irds import is_irds, read_irds
 
 
 def to_pandas(data: Any, what: str = "data") -> Any:
@@ -59,10 +60,13 @@ def records_to_frame(data: Any, role: str) -> Any:
     Reads what the IR tools hand over: an iterable of named tuples (ir_datasets'
     ``GenericQrel`` / ``GenericScoredDoc`` from ``qrels_iter()`` / ``scoreddocs_iter()``,
     ir_measures' ``Qrel`` / ``ScoredDoc``, pyndeval's ``SubtopicQrel``), or an ir_datasets
-    dataset itself: its ``qrels_iter()`` as the truth, its ``scoreddocs_iter()`` as the run.
+    dataset itself: its ``qrels_iter()`` as the truth, its ``scoreddocs_iter()`` as the run,
+    or its name ``"irds:<id>"`` (:mod:`receval.io.irds`: the local cache only).
     A generator is read once. Columns are then found by name as for any table (``query_id``
     is the user, ``doc_id`` the item, ``relevance`` / ``score`` the values).
     """
+    if is_irds(data):
+        return read_irds(data, role)
     if isinstance(data, (str, bytes, dict)) or isinstance(data, type):
         return None
     method = _DATASET_ITERS.get(role)
