@@ -88,8 +88,8 @@ def _ranks(indptr: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class _Cut:
     """A block's lists cut at k, as every exposure metric of one evaluation reads them:
-    ``indptr`` and ``pos`` (:func:`top_k`), the ``user`` and 0-based ``rank`` of each
-    position, the list lengths ``lens`` and the deepest list ``width``."""
+    ``indptr`` and ``pos`` (:func:`top_k`), the ``user``, 0-based ``rank`` and item code
+    (``items``) of each position, the list lengths ``lens`` and the deepest list ``width``."""
 
     indptr: np.ndarray
     pos: np.ndarray
@@ -97,6 +97,7 @@ class _Cut:
     rank: np.ndarray
     lens: np.ndarray
     width: int
+    items: np.ndarray
 
 
 def _cut(packed: Packed, k: int | None) -> _Cut:
@@ -107,9 +108,11 @@ def _cut(packed: Packed, k: int | None) -> _Cut:
         indptr, pos = top_k(packed, k)
         lens = np.diff(indptr)
         user = np.repeat(np.arange(len(lens), dtype=np.int64), lens)
-        rank = np.arange(len(pos), dtype=np.int64) - indptr[user] if len(pos) \
-            else np.zeros(0, dtype=np.int64)
-        cache[k] = _Cut(indptr, pos, user, rank, lens, int(lens.max(initial=0)))
+        rank = np.arange(len(pos), dtype=np.int64) - np.repeat(indptr[:-1], lens)
+        whole = not len(pos) or int(pos[-1]) - int(pos[0]) + 1 == len(pos)  # no gather
+        items = packed.items[int(pos[0]):int(pos[0]) + len(pos)] if len(pos) and whole \
+            else packed.items[pos]
+        cache[k] = _Cut(indptr, pos, user, rank, lens, int(lens.max(initial=0)), items)
     return cache[k]
 
 
@@ -211,7 +214,7 @@ def _count_table(packed: Packed, k: int | None, context: Context | None
     def make() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         c = _cut(packed, k)
         n_vocab = len(packed.item_vocab)
-        counts = np.bincount(packed.items[c.pos] * c.width + c.rank,
+        counts = np.bincount(c.items * c.width + c.rank,
                              minlength=n_vocab * c.width).reshape(n_vocab, c.width)
         seen = np.flatnonzero(counts.any(axis=1)) if c.width else np.zeros(0, np.int64)
         return packed.item_vocab[seen], counts[seen].astype(np.int64), seen
@@ -292,8 +295,9 @@ def _grouped(spec: MetricSpec, packed: Packed, context: Context, missing: str
     if entry is None or entry[0] is not groups:
         vocab = per_vocab(context, packed, ("item_group", id(groups)),
                           lambda: _group_codes(groups, packed.item_vocab))
-        g = vocab[packed.items[c.pos]]
-        entry = (groups, g, int(np.count_nonzero(g < 0)))
+        g = vocab[c.items]
+        unknown = 0 if len(vocab) and int(vocab.min()) >= 0 else int(np.count_nonzero(g < 0))
+        entry = (groups, g, unknown)
         cache[(spec.k, id(groups))] = entry
     _, g, unknown = entry
     if unknown and missing == "error":
@@ -313,12 +317,16 @@ def _group_attention(packed: Packed, k: int | None, groups: Membership, g: np.nd
         c = _cut(packed, k)
         w, _ = _attention(packed, k, model)
         n, n_g = len(c.lens), groups.n_groups
-        if unknown:
-            known = g >= 0
-            cells, w = c.user[known] * n_g + g[known], w[known]
-        else:
-            cells = c.user * n_g + g
-        entry = (groups, np.bincount(cells, weights=w, minlength=n * n_g).reshape(n, n_g))
+        cells_of = packed.__dict__.setdefault("_exposure_group_cells", {})
+        cells = cells_of.get((k, id(groups)))
+        if cells is None or cells[0] is not groups:  # (user, group) cell of each position
+            known = g >= 0 if unknown else None
+            cells = (groups, known, c.user[known] * n_g + g[known] if unknown
+                     else c.user * n_g + g)
+            cells_of[(k, id(groups))] = cells
+        if cells[1] is not None:
+            w = w[cells[1]]
+        entry = (groups, np.bincount(cells[2], weights=w, minlength=n * n_g).reshape(n, n_g))
         cache[key] = entry
     return entry[1]
 

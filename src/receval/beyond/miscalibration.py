@@ -50,6 +50,8 @@ group: Delta GAP of each group. ``average=macro`` averages the users' lifts inst
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
@@ -58,7 +60,7 @@ from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
-from ._context import beyond_metric, key_with, popularity_of, top_k, train_of
+from ._context import beyond_metric, key_with, per_vocab, popularity_of, top_k, train_of
 from ._lists import ranges, user_of_position
 from .attention import attention
 from .categories import ItemCategories, _categories, _category_rows
@@ -260,42 +262,113 @@ def _profile(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCateg
     return keys, p, total > 0, info
 
 
+def _single_codes(cats: ItemCategories, rows: np.ndarray) -> np.ndarray:
+    """The category code of each row's item when it has exactly one category, else -1
+    (-1 also for an unknown item, row -1: the last entry of the table)."""
+    lens = np.diff(cats.indptr)
+    one = np.full(len(lens) + 1, -1, dtype=np.int64)
+    single = np.flatnonzero(lens == 1)
+    one[single] = cats.codes[cats.indptr[single]]
+    return one[rows]
+
+
+@dataclass
+class _Profiles:
+    """The block's profile distributions: the flat (user * |C| + category) index of each
+    non-zero cell (ascending), its user and its ``p(c|u)``, whether each user has a profile,
+    and the counts for ``info``."""
+
+    cells: np.ndarray
+    user: np.ndarray
+    p: np.ndarray
+    has: np.ndarray
+    info: dict
+
+    def dense(self, n: int, width: int) -> np.ndarray:
+        """``p(c|u)`` as a (users x categories) array (0 outside the cells)."""
+        out = np.zeros(n * width)
+        out[self.cells] = self.p
+        return out.reshape(n, width)
+
+
 def _dense_profile(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCategories
-                   ) -> tuple[np.ndarray, np.ndarray, dict]:
-    """(users x categories) profile distributions p(c|u) (0 where the user has none), whether
-    each user has one, and the counts for ``info``; once per block (the profiles do not depend
-    on the list, so every calibration metric of an evaluation reads the same)."""
+                   ) -> _Profiles:
+    """The profile distributions of the block's users; once per block (the profiles do not
+    depend on the list, so every calibration metric of an evaluation reads the same)."""
     user, rows, info = _profile_rows(context, packed, spec, cats)
+    tr = train_of(context, spec.key)
     cache = packed.__dict__.setdefault("_profiles", {})
-    key = (id(cats), spec.get("missing"))
+    key = (id(cats), id(tr), spec.get("missing"))
     entry = cache.get(key)
-    if entry is None or entry[0] is not cats:
+    if entry is None or entry[0] is not cats or entry[1] is not tr:
         n = len(packed.user_ids)
-        mass, total = dense_category_mass(user, rows, np.ones(len(user)), cats, n)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            p = mass / total[:, None]
-        entry = (cats, p, total > 0)
+        width = max(cats.n_categories, 1)
+        code = _single_codes(cats, rows)
+        if not len(code) or int(code.min()) >= 0:  # one category per entry: p(c|i) = 1
+            # counts of 1.0 are exact: the same bits as the weighted sums
+            mass = np.bincount(user * width + code, minlength=n * width).astype(np.float64)
+            total = np.bincount(user, minlength=n).astype(np.float64)
+        else:
+            dense, total = dense_category_mass(user, rows, np.ones(len(user)), cats, n)
+            mass = dense.ravel()
+        cells = np.flatnonzero(mass != 0)  # (a boolean mask: far faster than floats)
+        owner = cells // width
+        entry = (cats, tr, _Profiles(cells, owner, mass[cells] / total[owner], total > 0,
+                                     {}))
         cache[key] = entry
-    return entry[1], entry[2], info
+    prof: _Profiles = entry[2]
+    return _Profiles(prof.cells, prof.user, prof.p, prof.has, info)
+
+
+def _list_mass(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCategories
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(users x categories) rank-weighted category mass of the top-k lists, each list's
+    total weight of categorised positions, the cut indptr, and the unknown positions."""
+    c = _cut(packed, spec.k)
+    n = len(c.lens)
+    width = max(cats.n_categories, 1)
+    model = attention(spec.get("weight"), float(spec.get("p")))
+    weights = model.weights(c.width)  # type: ignore[call-arg]
+    vocab_rows = per_vocab(context, packed, ("cat_rows", id(cats)),
+                           lambda: cats.rows(packed.item_vocab))
+    single = per_vocab(context, packed, ("cat_single", id(cats)),
+                       lambda: _single_codes(cats, vocab_rows))
+    if len(single) and int(single.min()) >= 0:  # every item has one category: p(c|i) = 1
+        # w * 1.0 = w; a list's total is its weights added in rank order (the prefix sum)
+        mass = np.bincount(c.user * width + single[c.items], weights=weights[c.rank],
+                           minlength=n * width).reshape(n, width)
+        return mass, np.concatenate([[0.0], np.cumsum(weights)])[c.lens], c.indptr, 0
+    indptr, rows, rank, unknown = _list_rows(context, packed, spec, cats)
+    mass, total = dense_category_mass(c.user, rows, weights[rank - 1], cats, n)
+    return mass, total, indptr, unknown
 
 
 def _miscalibration(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     cats = _categories(context, spec.key)
     n = len(packed.user_ids)
     width = max(cats.n_categories, 1)
-    indptr, rows, rank, unknown = _list_rows(context, packed, spec, cats)
-    w = attention(spec.get("weight"), float(spec.get("p"))).weights(
-        int(rank.max(initial=0)))[rank - 1]  # type: ignore[call-arg]
     alpha = float(spec.get("alpha"))
     distance = spec.get("distance")
-    if _dense(n, cats, len(rows) + len(_profile_rows(context, packed, spec, cats)[0])):
-        pv, has_profile, info = _dense_profile(context, packed, spec, cats)
-        qmass, qtotal = dense_category_mass(_cut(packed, spec.k).user, rows, w, cats, n)
+    if _dense(n, cats, len(_cut(packed, spec.k).pos)
+              + len(_profile_rows(context, packed, spec, cats)[0])):
+        prof = _dense_profile(context, packed, spec, cats)
+        has_profile, info = prof.has, prof.info
+        qmass, qtotal, indptr, unknown = _list_mass(context, packed, spec, cats)
         with np.errstate(invalid="ignore", divide="ignore"):
-            qv = qmass / qtotal[:, None]
-            qs = (1.0 - alpha) * qv + alpha * pv
-            values = _row_sums(distance_terms(pv, qs, distance))
+            if distance == "kl":  # the terms with p(c|u) = 0 are 0: the profile's cells only
+                q = qmass.ravel()[prof.cells] / qtotal[prof.user]
+                qs = (1.0 - alpha) * q + alpha * prof.p
+                terms = np.where(qs > 0, prof.p * np.log(prof.p / np.where(qs > 0, qs, 1.0)),
+                                 np.inf)
+                values = np.bincount(prof.user, weights=terms, minlength=n)
+            else:
+                pv = prof.dense(n, width)
+                qs = (1.0 - alpha) * (qmass / qtotal[:, None]) + alpha * pv
+                values = _row_sums(distance_terms(pv, qs, distance))
     else:
+        indptr, rows, rank, unknown = _list_rows(context, packed, spec, cats)
+        w = attention(spec.get("weight"), float(spec.get("p"))).weights(
+            int(rank.max(initial=0)))[rank - 1]  # type: ignore[call-arg]
         pk, p, has_profile, info = _profile(context, packed, spec, cats)
         qk, qmass, qtotal = category_mass(user_of_position(indptr), rows, w, cats, n)
         q = qmass / qtotal[qk // width] if len(qk) else qmass
