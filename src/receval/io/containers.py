@@ -66,7 +66,7 @@ def records_to_frame(data: Any, role: str) -> Any:
     is the user, ``doc_id`` the item, ``relevance`` / ``score`` the values).
     """
     if is_irds(data):
-        return read_irds(data, role)
+        data = read_irds(data, role)
     if isinstance(data, (str, bytes, dict)) or isinstance(data, type):
         return None
     method = _DATASET_ITERS.get(role)

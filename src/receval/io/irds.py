@@ -37,9 +37,7 @@ def is_irds(data: Any) -> bool:
 @contextlib.contextmanager
 def _no_download(ir_datasets: Any) -> Iterator[None]:
     """While reading, ir_datasets' network sources raise instead of fetching."""
-    from importlib import import_module
-
-    download = import_module("ir_datasets.util.download")
+    download = require("ir_datasets.util.download", "ir_datasets")
 
     def refuse(self: Any, *args: Any, **kwargs: Any) -> Any:
         raise _Offline(getattr(self, "url", None) or type(self).__name__)
@@ -58,11 +56,9 @@ def _no_download(ir_datasets: Any) -> Iterator[None]:
                 cls.stream = fn
 
 
-def read_irds(name: str, role: str) -> Any:
+def read_irds(name: str, role: str) -> list[Any]:
     """The qrels (``role="truth"``) or scored documents (``role="run"``) of the ir_datasets
-    dataset ``name`` (``"irds:<id>"``) as a pandas frame of its records' fields."""
-    from .containers import records_to_frame
-
+    dataset ``name`` (``"irds:<id>"``): its named-tuple records, read from the local cache."""
     ir_datasets = require("ir_datasets", "ir_datasets")
     dataset_id = name[len(PREFIX):]
     part = _PART.get(role)
@@ -83,13 +79,13 @@ def read_irds(name: str, role: str) -> Any:
     home = ir_datasets.util.home_path()
     try:
         with _no_download(ir_datasets):
-            frame = records_to_frame(getattr(dataset, f"{part}_iter")(), role)
+            records = list(getattr(dataset, f"{part}_iter")())
     except _Offline as exc:
         raise InputError(
             f"{role}: the {part} of {dataset_id!r} are not in the local ir_datasets cache "
             f"({home}), and receval never downloads (it stopped a fetch of {exc}). Fetch them "
             f"once with ir_datasets itself, e.g. `ir_datasets export {dataset_id} {part} > "
             f"/dev/null`, then call again.") from None
-    if frame is None:
+    if not records:
         raise InputError(f"{role}: ir_datasets' {dataset_id!r} gave no {part} records.")
-    return frame
+    return records
