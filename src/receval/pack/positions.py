@@ -168,7 +168,8 @@ def _refuse_shared(user: object, rows: int, rank: int,
         )
     raise InputError(
         f"ranks='position': user {_plain(user)!r} has {rows} rows at rank {rank} (shared "
-        f"rank), and {', '.join(strict_order)} need(s) a strict order of the rows (which of "
+        f"rank), and {', '.join(strict_order)} {'needs' if len(strict_order) == 1 else 'need'}"
+        " a strict order of the rows (which of "
         "two rows at one rank comes first; RecTools orders them arbitrarily in PartialAUC and "
         "PAP). Evaluate the other metrics without them, give each row of a user its own rank, "
         "or use ranks='order' (rows of equal rank are then tied and ordered by the ties "
