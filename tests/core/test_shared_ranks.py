@@ -343,6 +343,48 @@ def test_every_metric_against_the_definition(seed, k):
                 assert got == pytest.approx(want, rel=1e-12, abs=1e-15), (key, u, user_rows)
 
 
+# ---- blocks, packing routes, policies -------------------------------------------------------
+
+SOME = ["precision@3", "ndcg@4", "map@5", "mrr", "num_ret@3", "hit_rate@2(level=recommended)",
+        "coverage@3(kind=count)", "sufficient_reco@2(deep=true)"]
+
+
+@pytest.mark.parametrize("block", [1, 4, 25])
+def test_blocks_of_users_change_no_bit(monkeypatch, block):
+    evaluator = importlib.import_module("receval.engines.evaluator")
+    rng = np.random.default_rng(block)
+    parts = [_case(rng) for _ in range(12)]
+    run = pd.concat([r.assign(user=r.user + 10 * j) for j, (r, _) in enumerate(parts)])
+    truth = pd.concat([t.assign(user=t.user + 10 * j) for j, (_, t) in enumerate(parts)])
+    keys = SOME[:6]
+    whole = rv.evaluate(run, truth, keys, ranks="position", users="union")
+    monkeypatch.setattr(evaluator, "BLOCK_POSITIONS", block)
+    blocks = rv.evaluate(run, truth, keys, ranks="position", users="union")
+    assert blocks.provenance["blocks"] > 1
+    pd.testing.assert_frame_equal(whole.per_user, blocks.per_user, check_exact=True)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_raw_string_ids_and_integer_ids_give_the_same_bits(seed):
+    """The raw-id join and the factorized route lay out the same slots."""
+    run, truth = _case(np.random.default_rng(seed))
+    a = rv.evaluate(run, truth, SOME, ranks="position", train=truth)
+    run_s = run.assign(item=run.item.map(lambda i: f"i{i}"))
+    truth_s = truth.assign(item=truth.item.map(lambda i: f"i{i}"))
+    b = rv.evaluate(run_s, truth_s, SOME, ranks="position", train=truth_s)
+    pd.testing.assert_frame_equal(a.per_user, b.per_user, check_exact=True)
+
+
+def test_ties_average_leaves_shared_ranks_as_they_are():
+    """Shared ranks are not ties: each row holds its rank, so ``ties="average"`` (which only
+    reorders rows of equal score) changes no value."""
+    keys = ["precision@1", "ndcg@3", "map@3", "mrr@3", "hit_rate@1"]
+    a = rv.evaluate(RUN, TRUTH, keys, ranks="position", ties="average")
+    b = rv.evaluate(RUN, TRUTH, keys, ranks="position")
+    pd.testing.assert_frame_equal(a.per_user, b.per_user, check_exact=True)
+
+
 # ---- runs without shared ranks: the path as before ------------------------------------------
 
 @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))

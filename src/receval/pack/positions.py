@@ -14,18 +14,27 @@ from it (:mod:`receval.policies`); packing records them on the block
     ``r`` sits at position ``r`` whatever the other rows. :func:`fill_positions` turns a packed
     block (rows in rank order, ``scores = -rank``) into lists of positions ``1 .. L_u``, where
     every rank without a row holds a placeholder: not relevant, not judged. ``L_u`` is the
-    user's largest rank, read up to the deepest cutoff needed (the plan's depth; the whole list
-    when a metric has no cutoff). The placeholders are read by the ranking kernel only: metrics
+    user's largest rank, read up to the deepest cutoff needed (the plan's ``rank_depth``; the
+    whole list when a metric has no cutoff). The placeholders are read by the ranking kernel only: metrics
     on the recommended items themselves (coverage, novelty, diversity ...) see the user's rows
     with rank <= k (:func:`rank_view`), and a list's length at k is the number of those rows.
 
     Shared ranks (two rows of one user at one rank) mean that each row sits at that rank: at
-    cutoff k every row with rank <= k is in the top k (RecTools filters ``rank <= k``, so
-    its precision, recall and hit rate count both rows, its NDCG sums 1/log2(r + 1) for each
-    hit at rank r, its MRR reads the smallest hit rank, and its MAP adds (hits at ranks <= r)
-    / r once for each rank r holding a hit). A ranked list holds one item per position, so
-    the ranking kernel cannot read them: :func:`fill_positions` refuses them, naming the user
-    and the rank, at the ranks any cutoff reads.
+    cutoff k every row with rank <= k is in the top k (RecTools filters ``rank <= k``). The
+    layout gives each row a slot of its rank (a rank without a row one placeholder slot) and
+    :func:`slot_ranks` hands the kernel each slot's rank, which every ranking metric then
+    reads: with h the hits among the rows with rank <= k, hit j at rank r_j, precision is
+    h / k (both rows count: it may exceed 1), recall h / R, hit rate [h > 0], NDCG sums
+    g_j / log2(r_j + 1), MRR is 1 / min r_j, MAP adds (hits at ranks <= r) / r once for each
+    rank r holding a hit, RBP (1 - p) sum p^(r_j - 1), ERR reads the rows of a rank in any
+    order (its sum does not depend on it), and counts of positions (num_ret, the ``list``
+    denominators, Judged, NCRR's ideal) count the slots. The metrics that need a strict order
+    of the rows (bpref, infAP, interpolated precision, PartialAUC / PAP, percentile ranking,
+    the C/W/L models: ``SHARED_RANK_REFUSED`` of the kernel) refuse shared ranks, naming
+    themselves, the user and the rank. Lists are packed whole under absolute ranks (the
+    plan's depth is 0), so that any number of rows sharing a rank within a cutoff are read.
+    Without shared ranks slot ``i`` is rank ``i + 1`` and the kernel reads positions, as it
+    always has (the same bits).
 
 ``unretrieved="bottom"``
     Every truth item that is not in the user's list is appended after the list, all tied with
