@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import receval as rv
-from receval.kernels import compute_metrics
+from receval.kernels import Request, compute_metrics
 from receval.pack.positions import fill_positions, kernel_lists, slot_ranks
 
 
@@ -131,9 +131,17 @@ def test_strict_order_metrics_still_read_distinct_ranks():
 def test_the_kernel_refuses_per_slot_ranks_for_a_strict_order_request():
     args = _kernel_args(np.array([1, 1], dtype=np.int64), [1.0, 0.0])
     with pytest.raises(ValueError, match="PAUC.*strict order"):
-        compute_metrics(*args, **_requests(34), slot_rank=np.array([1, 1], dtype=np.int64))
+        compute_metrics(*args, **_requests(Request.PAUC),
+                        slot_rank=np.array([1, 1], dtype=np.int64))
     with pytest.raises(ValueError, match="slot_rank has 1 entries for 2 slots"):
-        compute_metrics(*args, **_requests(1), slot_rank=np.array([1], dtype=np.int64))
+        compute_metrics(*args, **_requests(Request.PRECISION),
+                        slot_rank=np.array([1], dtype=np.int64))
+    # two relevant rows read as ranks 1, 1: both in the top 1; as positions 1, 2: one
+    both = _kernel_args(np.array([1, 1], dtype=np.int64), [1.0, 1.0])
+    out = compute_metrics(*both, **_requests(Request.HITS, k=1),
+                          slot_rank=np.array([1, 1], dtype=np.int64))
+    assert out.tolist() == [[2.0]]
+    assert compute_metrics(*both, **_requests(Request.HITS, k=1)).tolist() == [[1.0]]
 
 
 def _kernel_args(rank: np.ndarray, rel: list[float]) -> tuple:
@@ -383,6 +391,15 @@ def test_ties_average_leaves_shared_ranks_as_they_are():
     a = rv.evaluate(RUN, TRUTH, keys, ranks="position", ties="average")
     b = rv.evaluate(RUN, TRUTH, keys, ranks="position")
     pd.testing.assert_frame_equal(a.per_user, b.per_user, check_exact=True)
+
+
+def test_unretrieved_bottom_averaged_with_shared_ranks_is_refused():
+    with pytest.raises(rv.PolicyError, match=r"sharing a rank.*ties='average'.*ties='id'"):
+        rv.evaluate(RUN, TRUTH, ["ndcg@4"], ranks="position", unretrieved="bottom",
+                    ties="average")
+    run = _run([1, 1, 1], [1, 2, 3], [1, 2, 4])  # distinct ranks: read as before
+    assert rv.evaluate(run, TRUTH, ["ndcg@4"], ranks="position", unretrieved="bottom",
+                       ties="average")["ndcg@4"] > 0
 
 
 # ---- runs without shared ranks: the path as before ------------------------------------------

@@ -388,6 +388,13 @@ def kernel_lists(lists: Packed, strict_order: tuple[str, ...] | None = None,
     depth = lists.depth if depth is None else depth
     out = fill_positions(lists, depth, strict_order) if lists.absolute_ranks else lists
     if lists.append_unretrieved:
+        if lists.absolute_ranks and lists.options.tie_groups and len(slot_ranks(out)):
+            raise PolicyError(
+                "ranks='position' with rows of a user sharing a rank reads each row at its "
+                "rank, not as a tie group, while unretrieved='bottom' under ties='average' "
+                "appends the missing truth items as one tie group: the kernel cannot read "
+                "both. Use ties='id' (the appended items by id), or give each row its own rank."
+            )
         out = append_unretrieved(out, lists, depth)
     return out
 
