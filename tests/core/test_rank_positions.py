@@ -1,7 +1,9 @@
 """``ranks="position"``: a rank column read as absolute positions (RecTools).
 
 A row with rank r sits at position r; ranks without a row hold a non-relevant, unjudged
-placeholder; two rows of a user at one rank (shared ranks) are refused. Checked against two oracles written from that definition (the same run with real
+placeholder; two rows of a user at one rank (shared ranks) each sit at that rank
+(``tests/core/test_shared_ranks.py``). Checked against two oracles written from that
+definition (the same run with real
 filler items at the missing ranks under ``ranks="order"``, and RecTools' formulas computed by
 hand), a worked example, RecTools itself when it is installed, both packing routes and blocks.
 """
@@ -274,7 +276,6 @@ def test_score_run_takes_positions_in_score_order():
     ([1, 2.5], "integer ranks >= 1.*2.5"),
     ([0, 1], "integer ranks >= 1.*0.0"),
     ([-3, 1], "integer ranks >= 1"),
-    ([2, 2], r"user 1 has 2 rows at rank 2 \(shared rank\).*own rank.*ranks='order'"),
 ])
 def test_bad_ranks_are_refused(ranks, match):
     run = pd.DataFrame({"user": [1, 1], "item": [1, 2], "rank": ranks})
@@ -283,25 +284,41 @@ def test_bad_ranks_are_refused(ranks, match):
         rv.evaluate(run, truth, ["ndcg@5"], ranks="position")
 
 
-def test_shared_ranks_are_refused_by_every_metric_reading_them():
+def test_shared_ranks_are_read_by_every_metric_reading_them():
     """Shared ranks mean that each row sits at its rank (RecTools counts both rows at rank 1
-    in precision@1, 2/1); a ranked list holds one item per position, so they are refused,
-    naming the user and the rank, whether the ranks are read by a ranking metric or not."""
+    in precision@1: 2/1), for the ranking metrics and the metrics on the recommended items
+    alike; only the metrics that need a strict order refuse them, naming the user, the rank
+    and themselves."""
     run = pd.DataFrame({"user": [1, 1, 1, 2], "item": [1, 2, 3, 1], "rank": [1, 1, 2, 1]})
-    truth = pd.DataFrame({"user": [1, 2], "item": [1, 1]})
-    for key in ("precision@2", "ndcg@2", "map", "coverage@2", "sufficient_reco@2"):
-        with pytest.raises(rv.InputError, match=r"user 1 has 2 rows at rank 1 \(shared"):
-            rv.evaluate(run, truth, [key], ranks="position", train=truth)
+    truth = pd.DataFrame({"user": [1, 1, 2], "item": [1, 2, 1]})
+    res = rv.evaluate(run, truth, ["precision@1", "map", "coverage@1(kind=count)", "sufficient_reco@1"],
+                      ranks="position", train=truth)
+    assert res.per_user["precision@1"].to_dict() == {1: 2.0, 2: 1.0}
+    assert res.per_user["map"].to_dict() == {1: 1.0, 2: 1.0}  # rank 1: (2 hits) / 1, over R
+    assert res["coverage@1(kind=count)"] == 2  # items 1 and 2 have rank <= 1
+    assert res.per_user["sufficient_reco@1"].to_dict() == {1: 1.0, 2: 1.0}
+    with pytest.raises(rv.InputError, match=r"user 1 has 2 rows at rank 1 \(shared rank\).*"
+                                            r"pauc@2.*strict order.*ranks='order'"):
+        rv.evaluate(run, truth, ["precision@1", "pauc@2"], ranks="position")
 
 
-@pytest.mark.parametrize("key", ["precision@2", "coverage@2"])
-def test_shared_ranks_cut_at_the_depth_are_refused_too(key):
-    """Packing keeps one row past the deepest cutoff under absolute ranks: a row sharing the
-    rank of the last row within the cutoff is seen, and refused, not dropped unseen."""
-    run = pd.DataFrame({"user": [1, 1, 1], "item": [1, 2, 3], "rank": [1, 2, 2]})
-    truth = pd.DataFrame({"user": [1, 1], "item": [3, 2]})
-    with pytest.raises(rv.InputError, match="2 rows at rank 2"):
-        rv.evaluate(run, truth, [key], ranks="position")
+@pytest.mark.parametrize("key", ["precision@2", "coverage@2(kind=count)"])
+def test_rows_sharing_a_rank_within_the_cutoff_are_all_read(key):
+    """Lists are packed whole under absolute ranks: five rows at ranks <= 2 are all in the
+    top 2, however many rows that is (a packing depth of k + 1 rows would drop two)."""
+    run = pd.DataFrame({"user": [1] * 6, "item": [1, 2, 3, 4, 5, 6],
+                        "rank": [1, 1, 1, 1, 2, 3]})
+    truth = pd.DataFrame({"user": [1, 1], "item": [5, 6]})
+    want = {"precision@2": 1 / 2, "coverage@2(kind=count)": 5}[key]
+    assert rv.evaluate(run, truth, [key], ranks="position", train=truth)[key] == want
+
+
+def test_duplicate_ranks_past_the_depth_are_not_read():
+    run = pd.DataFrame({"user": [1, 1, 1], "item": [1, 2, 3], "rank": [1, 7, 7]})
+    truth = pd.DataFrame({"user": [1, 1], "item": [1, 3]})
+    assert rv.evaluate(run, truth, ["precision@3"], ranks="position")["precision@3"] == 1 / 3
+    # without a cutoff rank 7 is read: both of its rows, the hit among them at rank 7
+    assert rv.evaluate(run, truth, ["map"], ranks="position")["map"] == (1 + 2 / 7) / 2
 
 
 def test_list_length_at_k_counts_the_rows_with_rank_at_most_k():
@@ -313,14 +330,6 @@ def test_list_length_at_k_counts_the_rows_with_rank_at_most_k():
                       ranks="position", users="run", empty_truth="zero")
     assert res.per_user["sufficient_reco@2(deep=true)"].to_dict() == {1: 1.0, 3: 0.0, 4: 0.5}
     assert res.per_user["sufficient_reco@2"].to_dict() == {1: 1.0, 3: 0.0, 4: 0.0}
-
-
-def test_duplicate_ranks_past_the_depth_are_not_read():
-    run = pd.DataFrame({"user": [1, 1, 1], "item": [1, 2, 3], "rank": [1, 7, 7]})
-    truth = pd.DataFrame({"user": [1], "item": [1]})
-    assert rv.evaluate(run, truth, ["precision@3"], ranks="position")["precision@3"] == 1 / 3
-    with pytest.raises(rv.InputError, match="rows at rank 7"):
-        rv.evaluate(run, truth, ["mrr"], ranks="position")
 
 
 def test_nan_ranks():

@@ -181,22 +181,38 @@ def test_covered_users():
 
 
 @pytest.mark.parametrize(("normalize", "expected"), [(True, 0.4), (False, 2.0)])
-def test_catalog_coverage(normalize, expected):
-    """test_catalog.py's table without its shared rank (user 2's second row moved to rank
-    2: the same items at rank <= 2)."""
-    reco = _reco([1, 1, 1, 2, 2, 3, 4], [1, 2, 3, 1, 2, 1, 1], [1, 2, 3, 1, 2, 3, 2])
+@pytest.mark.parametrize("rank", [1, 2])
+def test_catalog_coverage(normalize, expected, rank):
+    """test_catalog.py's table (user 2's second row shares rank 1), and the same with that
+    row at rank 2: the same items at rank <= 2."""
+    reco = _reco([1, 1, 1, 2, 2, 3, 4], [1, 2, 3, 1, 2, 1, 1], [1, 2, 3, 1, rank, 3, 2])
     name = f"catalogcoverage@2(normalize={normalize})"
     got = rv.evaluate(reco, _inter([1], [1]), [name], compat="rectools", users="run",
                       empty_truth="zero", catalog=list(range(5)))[name]
     assert got == expected
 
 
-def test_shared_ranks_are_refused_by_the_ranking_metrics_naming_user_and_rank():
-    """test_dq.py's table: user 2 has two rows at rank 1."""
+def test_shared_ranks_are_read_by_the_ranking_metrics():
+    """test_dq.py's table: user 2 has two rows at rank 1, both in the top 1 (RecTools filters
+    rank <= k): precision@1 2/1, recall@1 2/2, MAP@2 (2 hits at rank 1) / 1 / 2."""
     reco = _reco([1, 1, 1, 2, 2, 3, 4], [1, 2, 3, 1, 2, 1, 1], [1, 2, 3, 1, 1, 3, 2])
+    inter = _inter([2, 2], [1, 2])
+    for name, want in [("precision@1", 2.0), ("recall@1", 1.0), ("map@2", 1.0),
+                       ("mrr@2", 1.0), ("hitrate@1", 1.0)]:
+        _assert_users(_per_user(reco, inter, name), {2: want})
     with pytest.raises(rv.InputError, match=r"user 2 has 2 rows at rank 1 \(shared rank\).*"
-                                            r"ranks='order'"):
-        rv.evaluate(reco, _inter([2], [1]), ["precision@2"], compat="rectools")
+                                            r"pauc@2.*ranks='order'"):
+        rv.evaluate(reco, inter, ["partialauc@2"], compat="rectools")
+
+
+def test_sufficient_reco_reads_rows_sharing_a_rank():
+    """test_dq.py's whole table: user 2's two rows at rank 1 are two rows with rank <= 2."""
+    reco = _reco([1, 1, 1, 2, 2, 3, 4], [1, 2, 3, 1, 2, 1, 1], [1, 2, 3, 1, 1, 3, 2])
+    kw = {"users": "run", "empty_truth": "zero"}
+    _assert_users(_per_user(reco, _inter([1], [1]), "sufficientreco@2(deep=True)", **kw),
+                  {1: 1.0, 2: 1.0, 3: 0.0, 4: 0.5})
+    _assert_users(_per_user(reco, _inter([1], [1]), "sufficientreco(k=2)", **kw),
+                  {1: 1, 2: 1, 3: 0, 4: 0})
 
 
 # ---- tests/metrics/test_popularity.py, test_novelty.py, test_serendipity.py ------------------

@@ -4,7 +4,7 @@ Every metric class at k = 1, 3, 5, 10 with its parameters, on a reco table built
 with tied scores (ranks 1..n in receval's tie order), a truth with users only in the run, only
 in the truth and without relevant items (the interactions are the relevant truth rows), a
 training table, a catalogue, and item features missing for some items; then a reco table with
-rank gaps.
+rank gaps, and one with shared ranks (rows of a user drawn at ranks 1..6 with repeats).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from common import (
 import receval as rv
 
 _EMPTY = "Accuracy and CoveredUsers:"
+_STRICT = "PartialAUC and PAP:"
 
 
 def _hamming(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -120,6 +121,7 @@ def check_rectools(report: Report) -> None:
     add("sufficientreco(k=4, deep=True)", metrics.SufficientReco(k=4, deep=True).calc(reco),
         **on_run)
     _gaps(report, label, pd, metrics)
+    _shared(report, label, pd, metrics, train, frame, catalog, feats, item_features)
 
 
 def _gaps(report: Report, label: str, pd, metrics) -> None:
@@ -155,3 +157,73 @@ def _gaps(report: Report, label: str, pd, metrics) -> None:
                    float(rv.evaluate(run, truth, [deep], compat="rectools", users="run",
                                      empty_truth="zero")[deep]),
                    metrics.SufficientReco(k=k, deep=True).calc(reco))
+
+
+def _shared(report: Report, label: str, pd, metrics, train, frame, catalog: list[int],
+            feats, item_features: dict) -> None:
+    """A reco table with shared ranks: each user's rows at ranks drawn with repeats from 1..6
+    (RecTools reads every row with rank <= k as in the top k)."""
+    rng = np.random.default_rng(204)
+    rows, inter = [], []
+    for u in range(40):
+        m = int(rng.integers(1, 9))
+        items = rng.choice(30, size=m, replace=False)
+        rows += [(u, int(i), int(r)) for i, r in zip(items, rng.integers(1, 7, size=m),
+                                                     strict=True)]
+        if u % 6:
+            t = set(rng.choice(30, size=int(rng.integers(1, 6)), replace=False).tolist())
+            t.add(int(items[-1]))
+            inter += [(u, int(i)) for i in sorted(t)]
+    reco = pd.DataFrame(rows, columns=["user_id", "item_id", "rank"])
+    interactions = pd.DataFrame(inter, columns=["user_id", "item_id"])
+    run = reco.rename(columns={"user_id": "user", "item_id": "item"})
+    truth = interactions.rename(columns={"user_id": "user", "item_id": "item"})
+    distance = metrics.PairwiseHammingDistanceCalculator(feats)
+    on_run = {"users": "run", "empty_truth": "zero"}
+
+    def add(name: str, theirs: float, known: str = "", **policies: object) -> None:
+        try:
+            value = float(rv.evaluate(run, truth, [name], compat="rectools", **policies)[name])
+        except rv.InputError:  # refused (the metrics that need a strict order of the rows)
+            value = float("nan")
+        report.add("rectools", label, name + " shared", value, theirs, known=known)
+
+    for k in CUTS:
+        for name, m in {
+            f"ndcg@{k}": metrics.NDCG(k=k),
+            f"ndcg@{k}(divide_by_achievable=True)": metrics.NDCG(k=k, divide_by_achievable=True),
+            f"ndcg@{k}(log_base=10)": metrics.NDCG(k=k, log_base=10),
+            f"map@{k}": metrics.MAP(k=k),
+            f"map@{k}(divide_by_k=True)": metrics.MAP(k=k, divide_by_k=True),
+            f"precision@{k}": metrics.Precision(k=k),
+            f"precision@{k}(r_precision=True)": metrics.Precision(k=k, r_precision=True),
+            f"recall@{k}": metrics.Recall(k=k), f"hitrate@{k}": metrics.HitRate(k=k),
+            f"mrr@{k}": metrics.MRR(k=k), f"f1beta@{k}(beta=2)": metrics.F1Beta(k=k, beta=2.0),
+        }.items():
+            add(name, m.calc(reco, interactions))
+        for name, m in {f"partialauc@{k}": metrics.PartialAUC(k=k),
+                        f"pap@{k}": metrics.PAP(k=k)}.items():
+            add(name, m.calc(reco, interactions), known=_STRICT)
+        add(f"mcc@{k}(n_items={len(catalog)})", metrics.MCC(k=k).calc(reco, interactions,
+                                                                        catalog))
+        add(f"accuracy@{k}", metrics.Accuracy(k=k).calc(reco, interactions, catalog),
+            catalog=catalog)
+        add(f"coveredusers@{k}", metrics.CoveredUsers(k=k).calc(reco, interactions))
+        for normalize in (False, True):
+            add(f"catalogcoverage@{k}(normalize={normalize})",
+                metrics.CatalogCoverage(k=k, normalize=normalize).calc(reco, catalog),
+                catalog=catalog, users="run", empty_truth="zero")
+            add(f"avgrecpopularity@{k}(normalize={normalize})",
+                metrics.AvgRecPopularity(k=k, normalize=normalize).calc(reco, train),
+                train=frame, **on_run)
+        for deep in (False, True):
+            add(f"sufficientreco@{k}(deep={deep})",
+                metrics.SufficientReco(k=k, deep=deep).calc(reco), **on_run)
+        add(f"meaninvuserfreq@{k}", metrics.MeanInvUserFreq(k=k).calc(reco, train),
+            train=frame, **on_run)
+        add(f"serendipity@{k}", metrics.Serendipity(k=k).calc(reco, interactions, train,
+                                                              catalog),
+            train=frame, catalog=catalog, **on_run)
+        add(f"intralistdiversity@{k}(sim=custom)",
+            metrics.IntraListDiversity(k=k, distance_calculator=distance).calc(reco),
+            item_features=item_features, similarity=_hamming, **on_run)

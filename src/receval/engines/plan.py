@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import PolicyError
 from ..kernels import DISCOUNTS, GAINS, IDEALS, VARIANTS, Request
+from ..kernels._ranking import SHARED_RANK_REFUSED
 from ..metrics import MetricSpec
 from ..metrics.ranking import POSITIVE
 from ..pack.options import KernelOptions, kernel_options
@@ -71,7 +72,13 @@ class Plan:
     ----------
     specs : every requested spec, in request order.
     kernel_specs, plugin_specs : the specs computed by the compiled kernel / by plugin functions.
-    depth : deepest position any kernel spec reads (0 = the whole list).
+    depth : deepest position any kernel spec reads (0 = the whole list); the depth lists are
+        packed at (whole lists under ``ranks="position"``: a row's rank, not its index, puts it
+        in the top k, and any number of rows may share a rank within a cutoff).
+    rank_depth : under ``ranks="position"``, the ranks the lists are laid out up to (the
+        deepest cutoff; 0 = every rank), :func:`receval.pack.positions.kernel_lists`' depth.
+    strict_order : the keys of the kernel specs that need a strict order of the rows and
+        refuse shared absolute ranks (:data:`receval.kernels._ranking.SHARED_RANK_REFUSED`).
     keep_lists : pack the item and score at each position (plugin metrics need them).
     cutoffs : ranks at which ties are counted (``counts["users_tied_at_cutoff"]``).
     options : the policies as the kernels read them (:func:`receval.pack.kernel_options`).
@@ -83,6 +90,8 @@ class Plan:
     kernel_specs: list[MetricSpec] = field(init=False)
     plugin_specs: list[MetricSpec] = field(init=False)
     depth: int = field(init=False)
+    rank_depth: int = field(init=False)
+    strict_order: tuple[str, ...] = field(init=False)
     keep_lists: bool = field(init=False)
     cutoffs: tuple[int, ...] = field(init=False)
     thresholds: list[float] = field(init=False)
@@ -107,7 +116,12 @@ class Plan:
                 "ranks='position' keeps every item at its given rank, while unjudged='remove' "
                 "moves the judged items up (condensed lists); choose one of them."
             )
-        self.depth = self._depth()
+        self.depth = self.rank_depth = self._depth()
+        if opts.absolute_ranks:
+            self.depth = 0
+        self.strict_order = tuple(dict.fromkeys(
+            s.key for s in self.kernel_specs
+            if int(s.definition.kernel.request) in SHARED_RANK_REFUSED))
         self.keep_lists = bool(self.plugin_specs)
         self.cutoffs = tuple(sorted({s.k for s in self.specs if s.k}))
         self.thresholds = sorted({threshold(s) for s in self.kernel_specs} | {POSITIVE})
@@ -155,9 +169,7 @@ class Plan:
             if s.k is None or (whole is not None and whole(s)):
                 return 0
             depth = max(depth, s.k)
-        # absolute ranks: one row past the depth, so that a rank shared within the cutoff is
-        # seen (and refused) rather than cut away by packing
-        return depth + 1 if depth and self.options.absolute_ranks else depth
+        return depth
 
     def requests(self, max_rel: float) -> Requests:
         """The kernel requests (``max_rel``: the truth's largest relevance, for ERR's default);

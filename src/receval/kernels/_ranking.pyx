@@ -331,10 +331,11 @@ cdef void _cwl_tail(int code, double a, double b, double par, CwlState* st) noex
     st.p = end
 
 
-cdef inline double _from_hits(int code, long long kk, double par, int opt, long long list_len,
+cdef inline double _from_hits(int code, long long kk, double par, int opt, long long nread,
                               long long nrel, double x) noexcept nogil:
     """Hits, precision, R-precision, recall, F and hit rate from x, the (expected) hits in the
-    top min(n_avail, kk) positions; NaN for any other code."""
+    top min(n_avail, kk) positions; ``nread``: the positions read, min(list_len, kk) (with
+    per-slot ranks: the slots with rank <= kk); NaN for any other code."""
     cdef double den
     if code == HITS:
         return x
@@ -344,7 +345,7 @@ cdef inline double _from_hits(int code, long long kk, double par, int opt, long 
         elif opt == 0:
             den = <double> kk
         elif opt == 1:
-            den = <double> (list_len if list_len < kk else kk)
+            den = <double> nread
         else:
             den = <double> (kk if kk < nrel else nrel)
         return x / den if den > 0 else 0.0
@@ -358,7 +359,7 @@ cdef inline double _from_hits(int code, long long kk, double par, int opt, long 
         if opt == 0:
             return 1.0 if x > 0 else 0.0
         if opt == 1:
-            den = <double> (list_len if list_len < kk else kk)
+            den = <double> nread
         else:
             den = <double> nrel
         return x / den if den > 0 else 0.0
@@ -545,7 +546,7 @@ cdef double _metric(int code, long long k, double thr, double par, int opt, int 
         x += scratch[i]
     # x = hits in top n (expected hits when averaged)
     if code <= HIT_RATE or code == RPREC:
-        return _from_hits(code, kk, par, opt, list_len, nrel, x)
+        return _from_hits(code, kk, par, opt, list_len if list_len < kk else kk, nrel, x)
     if code == RR or code == FIRST_HIT:
         for i in range(n):
             if scratch[i] > 0:
@@ -813,6 +814,149 @@ cdef void _avg_gain(const double* rel, const long long* grp_end, long long n_ava
         i = e
 
 
+# ---------------------------------------------------------------------------------------------
+# Per-slot ranks (``ranks="position"`` with shared ranks): slot i of a list holds one row at
+# rank rank[i] (ascending; several slots may share a rank, and every rank from 1 to the last
+# has a slot, a placeholder where no row has it). The top k is the slots with rank <= k.
+# ---------------------------------------------------------------------------------------------
+
+#: the requests that need a strict order of the rows (which of two rows at one rank comes
+#: first), refused with per-slot ranks: bpref, infAP and interpolated precision count the rows
+#: above, RecTools' PartialAUC / PAP order shared rows arbitrarily, percentile ranking and the
+#: C/W/L user models step from one position to the next
+SHARED_RANK_REFUSED = frozenset(int(c) for c in (BPREF, INFAP, IPREC, IPREC_AVG, PAUC, PAP, PERC_RANK, PERC_NUM,
+                       CWL_RBP, CWL_INST, CWL_INSQ, CWL_SDCG, CWL_BPM, CWL_NERR8, CWL_NERR9,
+                       CWL_NERR10, CWL_NERR11))
+
+
+cdef double _metric_ranked(int code, long long k, double thr, double par, int opt, int gain,
+                           int ideal, int disc, const double* rel, const signed char* judged,
+                           const long long* rank, long long n_avail, long long list_len,
+                           const double* trel, long long n_truth,
+                           double* scratch) noexcept nogil:
+    """One metric for one user whose slot i sits at rank ``rank[i]`` (ascending).
+
+    With kk = k (the list length L without a cutoff) the top kk is the n slots with rank <= kk,
+    and with h the hits among them, hit i at rank r_i:
+    hits h; precision h / kk (``list``: h / n); recall h / R; F = (1 + b^2) h / (b^2 R + kk);
+    hit rate [h > 0] (``recommended``: h / n); RR 1 / min r_i; AP the sum over the ranks r
+    holding a hit of (hits at ranks <= r) / r (RecTools MAP); MAR sum_i (kk - r_i + 1) /
+    (R kk); CG sum g_i, DCG sum g_i / disc(r_i) (nDCG over the ideal of ``_metric``); ERR
+    sum_i P_i x_i / r_i; RBP (1 - p) sum_i p^(r_i - 1); R-precision the hits at rank <= min(R, k);
+    num_ret n; Judged the judged share of the n slots; set_map h^2 / (kk R); NCRR sum 1 / r_i
+    over the same sum for min(R, n) hits at ranks 1, 2, ...; MCC from TP = h, FP = kk - h.
+    Without shared ranks (rank[i] = i + 1) each equals ``_metric`` / ``_metric_ext``. The
+    codes of :data:`SHARED_RANK_REFUSED` give NaN (the caller refuses them first).
+    """
+    cdef long long n = 0, i, nrel = 0, kk, h = 0, m
+    cdef double acc = 0.0, den, x, y, p_, g
+    for i in range(n_truth):
+        if trel[i] >= thr:
+            nrel += 1
+    if code == NREL:
+        return <double> nrel
+    if code == IDCG:
+        return _metric(code, k, thr, par, opt, gain, ideal, disc, rel, judged, NULL, n_avail,
+                       list_len, trel, n_truth, scratch)
+    kk = k if k > 0 else list_len
+    if code == RPREC:
+        kk = nrel if (k <= 0 or nrel < k) else k
+    while n < n_avail and rank[n] <= kk:
+        n += 1
+    if code == NRET:
+        return <double> n
+    if code == CG or code == DCG or code == NDCG:
+        for i in range(n):
+            x = _gain(rel[i], gain)
+            acc += x if code == CG else x / _disc(rank[i] - 1, disc)
+        if code != NDCG:
+            return acc
+        den = _metric(IDCG, k, thr, par, opt, gain, ideal, disc, rel, judged, NULL, n_avail,
+                      list_len, trel, n_truth, scratch)
+        return acc / den if den > 0 else 0.0
+    if code == ERR:
+        p_ = 1.0
+        y = pow(2.0, par)
+        for i in range(n):
+            x = _gain(rel[i], 1) / y
+            acc += p_ * x / <double> rank[i]
+            p_ = p_ * (1.0 - x)
+        return acc
+    if code == JUDGED:
+        for i in range(n):
+            if judged[i] == 1:
+                acc += 1.0
+        return acc / n if n > 0 else 0.0
+    for i in range(n):
+        if rel[i] >= thr:
+            h += 1
+    x = <double> h
+    if code <= HIT_RATE or code == RPREC:
+        return _from_hits(code, kk, par, opt, n, nrel, x)
+    if code == RR or code == FIRST_HIT:
+        for i in range(n):
+            if rel[i] >= thr:
+                return 1.0 / <double> rank[i] if code == RR else <double> rank[i]
+        return 0.0 if code == RR else NAN
+    if code == AP:
+        h = 0
+        m = 0  # a hit at the current rank
+        for i in range(n):
+            if rel[i] >= thr:
+                h += 1
+                m = 1
+            if i + 1 == n or rank[i + 1] != rank[i]:  # the rank's last slot
+                if m:
+                    acc += h / <double> rank[i]
+                m = 0
+        den = _ap_den(opt, kk, nrel, <double> h)
+        return acc / den if den > 0 else 0.0
+    if code == MAR:
+        if nrel <= 0 or kk <= 0:
+            return 0.0
+        for i in range(n):
+            if rel[i] >= thr:
+                acc += <double> (kk - rank[i] + 1)
+        return acc / nrel / kk
+    if code == RBP:
+        for i in range(n):
+            if rel[i] >= thr:
+                acc += pow(par, <double> (rank[i] - 1))
+        return (1.0 - par) * acc
+    if code == SET_MAP:
+        den = <double> kk * <double> nrel
+        return x * x / den if den > 0 else 0.0
+    if code == NCRR:
+        for i in range(n):
+            if rel[i] >= thr:
+                acc += 1.0 / <double> rank[i]
+        m = n if n < nrel else nrel
+        den = 0.0
+        for i in range(m):
+            den += 1.0 / (i + 1.0)
+        return acc / den if den > 0 else 0.0
+    if code == MCC:
+        y = <double> kk - x                        # FP
+        p_ = <double> nrel - x                     # FN
+        g = par - <double> kk - p_                 # TN
+        den = sqrt((x + y) * (x + p_) * (g + y) * (g + p_))
+        return (x * g - y * p_) / den if den > 0 else 0.0
+    return NAN
+
+
+cdef void user_metrics_ranked(const MetricPlan* P, MetricBuffers* B, const double* r,
+                              const signed char* judged, const long long* rank,
+                              long long n_avail, long long list_len, const double* tr,
+                              long long n_truth, double* out) noexcept nogil:
+    """Every request of ``P`` for one user whose slots carry their ranks (``_metric_ranked``;
+    no prefix sums are shared: each request walks the list)."""
+    cdef long long q
+    for q in range(P.n_req):
+        out[q] = _metric_ranked(P.codes[q], P.ks[q], P.thrs[q], P.pars[q], P.opts[q],
+                                P.gains[q], P.ideals[q], P.discounts[q], r, judged, rank,
+                                n_avail, list_len, tr, n_truth, B.scratch)
+
+
 # Requests answered from shared per-user prefix sums (see ``_fused_plan``): one walk of the list
 # per relevance threshold and one per (gain, discount) pair serves every cutoff of them.
 DEF F_SLOW = 0
@@ -866,7 +1010,7 @@ cdef double _binary_from_prefix(int code, long long k, double par, int opt, long
         c = c + 1
     x = <double> c
     if code <= HIT_RATE or code == RPREC:
-        return _from_hits(code, kk, par, opt, list_len, nrel, x)
+        return _from_hits(code, kk, par, opt, list_len if list_len < kk else kk, nrel, x)
     if code == RR or code == FIRST_HIT:
         if 0 <= first < n:
             return 1.0 / (first + 1.0) if code == RR else first + 1.0
@@ -1121,7 +1265,8 @@ def compute_metrics(const long long[::1] indptr, const double[::1] rel,
                     const double[::1] t_rel_desc, const int[::1] codes,
                     const long long[::1] ks, const double[::1] thrs, const double[::1] pars,
                     const int[::1] opts, const int[::1] gains, const int[::1] ideals,
-                    const int[::1] discounts, const double[::1] pars2, int fused=1):
+                    const int[::1] discounts, const double[::1] pars2, int fused=1,
+                    slot_rank=None):
     """Every requested metric for every user in one parallel pass (:c:func:`user_metrics` per
     user).
 
@@ -1130,12 +1275,30 @@ def compute_metrics(const long long[::1] indptr, const double[::1] rel,
     ``grp_end`` is empty unless ties are averaged; otherwise ``grp_end[p]`` is the absolute
     end of the tie group that holds position p. Returns a (users x requests) float64 array.
     ``fused=0`` makes every request walk the list itself (the same bits, slower).
+
+    ``slot_rank`` (int64, aligned with ``rel``; None or empty: position i of a list is rank
+    i + 1) gives each slot its rank, ascending within a list, as :func:`receval.pack.positions.
+    fill_positions` lays out shared absolute ranks: every request then reads the ranks
+    (:c:func:`_metric_ranked`), tie groups are not averaged (each slot is its own group), and
+    a request of :data:`SHARED_RANK_REFUSED` raises ValueError.
     """
     cdef Py_ssize_t n_users = indptr.shape[0] - 1, n_req = codes.shape[0]
     cdef cnp.ndarray[cnp.float64_t, ndim=2] out_arr = np.empty((n_users, n_req), dtype=np.float64)
     cdef double[:, ::1] out = out_arr
     cdef long long maxlen = 1, maxtruth = 1, u, s, e, j, n_avail, n_truth
     cdef int avg = grp_end.shape[0] > 0
+    cdef const long long[::1] rk
+    cdef int ranked = slot_rank is not None and len(slot_rank) > 0
+    if ranked:
+        rk = slot_rank
+        if rk.shape[0] != rel.shape[0]:
+            raise ValueError(f"slot_rank has {rk.shape[0]} entries for {rel.shape[0]} slots")
+        bad = sorted({int(c) for c in codes} & set(SHARED_RANK_REFUSED))
+        if bad:
+            raise ValueError("per-slot ranks cannot be read by the requests "
+                             f"{[Request(c).name for c in bad]} (they need a strict order)")
+        avg = 0
+        fused = 0
     for u in range(n_users):
         if indptr[u + 1] - indptr[u] > maxlen:
             maxlen = indptr[u + 1] - indptr[u]
@@ -1161,6 +1324,13 @@ def compute_metrics(const long long[::1] indptr, const double[::1] rel,
             e = indptr[u + 1]
             n_avail = e - s
             n_truth = t_indptr[u + 1] - t_indptr[u]
+            if ranked:
+                user_metrics_ranked(P, B, &rel[s] if e > s else NULL,
+                                    &judged[s] if e > s else NULL, &rk[s] if e > s else NULL,
+                                    n_avail, list_len[u],
+                                    &t_rel_desc[t_indptr[u]] if n_truth > 0 else NULL,
+                                    n_truth, &out[u, 0] if n_req > 0 else NULL)
+                continue
             if avg:
                 for j in range(n_avail):
                     B.gbuf[j] = grp_end[s + j] - s

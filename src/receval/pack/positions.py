@@ -14,18 +14,27 @@ from it (:mod:`receval.policies`); packing records them on the block
     ``r`` sits at position ``r`` whatever the other rows. :func:`fill_positions` turns a packed
     block (rows in rank order, ``scores = -rank``) into lists of positions ``1 .. L_u``, where
     every rank without a row holds a placeholder: not relevant, not judged. ``L_u`` is the
-    user's largest rank, read up to the deepest cutoff needed (the plan's depth; the whole list
-    when a metric has no cutoff). The placeholders are read by the ranking kernel only: metrics
+    user's largest rank, read up to the deepest cutoff needed (the plan's ``rank_depth``; the
+    whole list when a metric has no cutoff). The placeholders are read by the ranking kernel only: metrics
     on the recommended items themselves (coverage, novelty, diversity ...) see the user's rows
     with rank <= k (:func:`rank_view`), and a list's length at k is the number of those rows.
 
     Shared ranks (two rows of one user at one rank) mean that each row sits at that rank: at
-    cutoff k every row with rank <= k is in the top k (RecTools filters ``rank <= k``, so
-    its precision, recall and hit rate count both rows, its NDCG sums 1/log2(r + 1) for each
-    hit at rank r, its MRR reads the smallest hit rank, and its MAP adds (hits at ranks <= r)
-    / r once for each rank r holding a hit). A ranked list holds one item per position, so
-    the ranking kernel cannot read them: :func:`fill_positions` refuses them, naming the user
-    and the rank, at the ranks any cutoff reads.
+    cutoff k every row with rank <= k is in the top k (RecTools filters ``rank <= k``). The
+    layout gives each row a slot of its rank (a rank without a row one placeholder slot) and
+    :func:`slot_ranks` hands the kernel each slot's rank, which every ranking metric then
+    reads: with h the hits among the rows with rank <= k, hit j at rank r_j, precision is
+    h / k (both rows count: it may exceed 1), recall h / R, hit rate [h > 0], NDCG sums
+    g_j / log2(r_j + 1), MRR is 1 / min r_j, MAP adds (hits at ranks <= r) / r once for each
+    rank r holding a hit, RBP (1 - p) sum p^(r_j - 1), ERR reads the rows of a rank in any
+    order (its sum does not depend on it), and counts of positions (num_ret, the ``list``
+    denominators, Judged, NCRR's ideal) count the slots. The metrics that need a strict order
+    of the rows (bpref, infAP, interpolated precision, PartialAUC / PAP, percentile ranking,
+    the C/W/L models: ``SHARED_RANK_REFUSED`` of the kernel) refuse shared ranks, naming
+    themselves, the user and the rank. Lists are packed whole under absolute ranks (the
+    plan's depth is 0), so that any number of rows sharing a rank within a cutoff are read.
+    Without shared ranks slot ``i`` is rank ``i + 1`` and the kernel reads positions, as it
+    always has (the same bits).
 
 ``unretrieved="bottom"``
     Every truth item that is not in the user's list is appended after the list, all tied with
@@ -87,15 +96,23 @@ def _segments(indptr: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
 
 
-def fill_positions(packed: Packed, depth: int) -> Packed:
+def fill_positions(packed: Packed, depth: int,
+                   strict_order: tuple[str, ...] | None = None) -> Packed:
     """The block with each list laid out at its ranks (``ranks="position"``).
 
-    For user ``u`` with rows at ranks ``r_1 < r_2 < ...`` (largest ``r_max``), the list has
-    ``L_u = r_max`` positions (``min(depth, r_max)`` with ``depth > 0``; ``depth`` when rows
-    past the depth were cut); position ``p`` holds the row with rank ``p``, or a placeholder
-    (relevance 0, not judged). The list length the kernel reads (``list_len``: num_ret, the
-    ``min(k, L)`` denominators) is ``r_max``. Two rows of a user at one rank within the
-    positions read (shared ranks) are an error: a position holds one item.
+    For user ``u`` with rows at ranks ``r_1 <= r_2 <= ...`` (largest ``r_max``), the list
+    covers the ranks ``1 .. L_u``, ``L_u = r_max`` (``min(depth, r_max)`` with ``depth > 0``;
+    ``depth`` when rows past the depth were cut): each rank holds its rows, or one
+    placeholder (relevance 0, not judged) when no row has it. The list length the kernel reads
+    (``list_len``: num_ret, the ``min(k, L)`` denominators) is ``r_max``; ``scores`` is
+    ``-rank`` at each slot.
+
+    Without shared ranks, slot ``i`` of a list is rank ``i + 1``. Two rows of a user at one
+    rank within the ranks laid out (shared ranks) each take a slot of that rank, in their
+    packed order (:func:`slot_ranks` reads the rank of each slot for the kernel), unless
+    ``strict_order`` is None (every metric refuses them) or names metrics, which need a
+    strict order of the rows and refuse them: an :class:`~receval.errors.InputError` naming
+    the metrics, the user and the rank.
     """
     p = packed
     n_users = len(p.user_ids)
@@ -124,28 +141,93 @@ def fill_positions(packed: Packed, depth: int) -> Packed:
         )
     keep = rank <= length[seg]
     dest = indptr[seg[keep]] + rank[keep] - 1
+    slot_rank = None
     if len(dest):
         occupied = np.bincount(dest, minlength=total)
         if (occupied > 1).any():
-            q = int(np.flatnonzero(occupied > 1)[0])
-            u = int(np.searchsorted(indptr, q, side="right") - 1)
-            raise InputError(
-                f"ranks='position': user {_plain(p.user_ids[u])!r} has {int(occupied[q])} rows "
-                f"at rank {q - int(indptr[u]) + 1} (shared rank); the ranking metrics read one "
-                "item per position and cannot place both. Give each row of a user its own "
-                "rank, or use ranks='order' (rows of equal rank are then tied and ordered by "
-                "the ties policy)."
-            )
+            if strict_order is None or strict_order:
+                q = int(np.flatnonzero(occupied > 1)[0])
+                u = int(np.searchsorted(indptr, q, side="right") - 1)
+                _refuse_shared(p.user_ids[u], int(occupied[q]), q - int(indptr[u]) + 1,
+                               strict_order)
+            dest, indptr, slot_rank = _shared_slots(dest, occupied, indptr, length)
+            total = int(indptr[-1])
     rel = np.zeros(total, dtype=np.float64)
     rel[dest] = p.rel[keep]
     judged = np.zeros(total, dtype=p.judged.dtype)
     judged[dest] = p.judged[keep]
-    scores = -(np.arange(total, dtype=np.int64) - np.repeat(indptr[:-1], length) + 1)
+    if slot_rank is None:
+        slot_rank = np.arange(total, dtype=np.int64) - np.repeat(indptr[:-1], length) + 1
     grp_end = np.arange(1, total + 1, dtype=np.int64) if len(p.grp_end) \
-        else np.zeros(0, dtype=np.int64)  # distinct ranks: one position per tie group
+        else np.zeros(0, dtype=np.int64)  # one slot per tie group: a rank's rows each hold it
     return dataclasses.replace(
         p, indptr=indptr, rel=rel, judged=judged, items=p.items[:0],
-        scores=scores.astype(np.float64), list_len=list_len.astype(np.int64), grp_end=grp_end)
+        scores=-slot_rank.astype(np.float64), list_len=list_len.astype(np.int64),
+        grp_end=grp_end)
+
+
+def _refuse_shared(user: object, rows: int, rank: int,
+                   strict_order: tuple[str, ...] | None) -> None:
+    if strict_order is None:
+        raise InputError(
+            f"ranks='position': user {_plain(user)!r} has {rows} rows at rank {rank} (shared "
+            "rank); the ranking metrics read one item per position and cannot place both. "
+            "Give each row of a user its own rank, or use ranks='order' (rows of equal rank "
+            "are then tied and ordered by the ties policy)."
+        )
+    raise InputError(
+        f"ranks='position': user {_plain(user)!r} has {rows} rows at rank {rank} (shared "
+        f"rank), and {', '.join(strict_order)} {'needs' if len(strict_order) == 1 else 'need'}"
+        " a strict order of the rows (which of "
+        "two rows at one rank comes first; RecTools orders them arbitrarily in PartialAUC and "
+        "PAP). Evaluate the other metrics without them, give each row of a user its own rank, "
+        "or use ranks='order' (rows of equal rank are then tied and ordered by the ties "
+        "policy)."
+    )
+
+
+def _shared_slots(dest: np.ndarray, occupied: np.ndarray, indptr: np.ndarray,
+                  length: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The slots of a layout with shared ranks: position ``q`` (one rank of one user) gets
+    ``max(occupied[q], 1)`` slots; the rows of ``dest`` (positions, ascending) take their
+    position's slots in order. Returns (each row's slot, the slots' indptr, each slot's
+    rank)."""
+    if len(dest) > 1 and (np.diff(dest) < 0).any():
+        raise RuntimeError("ranks='position': packed rows out of rank order")
+    slots = np.maximum(occupied, 1)
+    start = np.cumsum(slots) - slots  # the first slot of each position
+    within = np.arange(len(dest), dtype=np.int64) - np.searchsorted(dest, dest, side="left")
+    pos_rank = np.arange(len(occupied), dtype=np.int64) - np.repeat(indptr[:-1], length) + 1
+    seg = np.repeat(np.arange(len(length), dtype=np.int64), length)
+    new_indptr = np.zeros(len(indptr), dtype=np.int64)
+    np.cumsum(np.bincount(seg, weights=slots, minlength=len(length)).astype(np.int64),
+              out=new_indptr[1:])
+    return start[dest] + within, new_indptr, np.repeat(pos_rank, slots)
+
+
+def slot_ranks(lists: Packed) -> np.ndarray:
+    """The rank of each slot of lists laid out by :func:`fill_positions` (and
+    :func:`append_unretrieved`), for the kernel's ``slot_rank``; empty when slot ``i`` of each
+    list is rank ``i + 1`` (no shared rank: the kernel then reads positions, as it always
+    has). Appended unretrieved items follow the list's last rank ``L``: ``L + 1, L + 2, ...``."""
+    s = lists.scores
+    if not lists.absolute_ranks or len(s) < 2:
+        return np.zeros(0, dtype=np.int64)
+    fin = np.isfinite(s)
+    same = (s[1:] == s[:-1]) & fin[1:]
+    b = lists.indptr[1:-1]
+    same[b[(b > 0) & (b < len(s))] - 1] = False  # never across users
+    if not same.any():
+        return np.zeros(0, dtype=np.int64)
+    rank = np.where(fin, -s, 0).astype(np.int64)
+    if not fin.all():  # the appended block: after the list's last rank
+        seg = _segments(lists.indptr)
+        last = np.zeros(len(lists.user_ids), dtype=np.int64)
+        np.maximum.at(last, seg, rank)
+        tail = np.flatnonzero(~fin)
+        first = np.searchsorted(tail, lists.indptr[:-1][seg[tail]] if len(tail) else tail)
+        rank[tail] = last[seg[tail]] + np.arange(len(tail), dtype=np.int64) - first + 1
+    return rank
 
 
 def rank_view(packed: Packed, k: int | None) -> Packed:
@@ -171,7 +253,7 @@ def rank_view(packed: Packed, k: int | None) -> Packed:
         grp_end=grp_end, list_len=lens)
 
 
-def append_unretrieved(lists: Packed, source: Packed) -> Packed:
+def append_unretrieved(lists: Packed, source: Packed, depth: int | None = None) -> Packed:
     """``lists`` with each user's unretrieved truth items appended (``unretrieved="bottom"``).
 
     ``source`` is the block as packed (its item at each position tells which truth items were
@@ -181,10 +263,12 @@ def append_unretrieved(lists: Packed, source: Packed) -> Packed:
     list to append to, and gets none either: ``users="truth"`` scores it 0); with a depth
     (``source.depth > 0``) it is cut at the depth. The appended items are judged, carry their
     truth relevance, score ``-inf`` and, under ``ties="average"``, form one tie group.
-    ``list_len`` grows by the block's size.
+    ``list_len`` grows by the block's size. ``depth``: the depth the lists were laid out at
+    (the source's packing depth when None); the block fills the ranks after the list's last
+    one (``list_len``) up to it.
     """
     s, q = source, lists
-    depth, opts = s.depth, s.options
+    depth, opts = s.depth if depth is None else depth, s.options
     n_users = len(s.user_ids)
     if not len(s.t_items):
         return q
@@ -211,7 +295,10 @@ def append_unretrieved(lists: Packed, source: Packed) -> Packed:
         key = -key
     cand = cand[np.lexsort((key, tseg[cand]))]
     cur = np.diff(q.indptr)
-    room = n_missing if depth <= 0 else np.minimum(n_missing, np.maximum(depth - cur, 0))
+    # (a user with missing items holds its whole list: its last rank is list_len, which is
+    # its number of slots unless rows share a rank)
+    room = n_missing if depth <= 0 else np.minimum(n_missing,
+                                                   np.maximum(depth - q.list_len, 0))
     first = np.zeros(n_users + 1, dtype=np.int64)
     np.cumsum(n_missing, out=first[1:])
     j = np.arange(len(cand), dtype=np.int64) - first[tseg[cand]]
@@ -290,13 +377,25 @@ def metric_lists(packed: Packed) -> Packed:
     return condense(packed) if packed.options.condense else packed
 
 
-def kernel_lists(lists: Packed) -> Packed:
+def kernel_lists(lists: Packed, strict_order: tuple[str, ...] | None = None,
+                 depth: int | None = None) -> Packed:
     """The lists the ranking kernel reads: :func:`metric_lists`' lists laid out at their ranks
-    (``ranks="position"`` on a rank run) and with the unretrieved truth items appended
-    (``unretrieved="bottom"``)."""
-    out = fill_positions(lists, lists.depth) if lists.absolute_ranks else lists
+    (``ranks="position"`` on a rank run, up to ``depth``: the plan's ``rank_depth``, the
+    packing depth when None) and with the unretrieved truth items appended
+    (``unretrieved="bottom"``). ``strict_order``: the metrics that refuse shared ranks (the
+    plan's ``strict_order``; None: every metric refuses them), see :func:`fill_positions`;
+    the kernel reads the slots' ranks with :func:`slot_ranks`."""
+    depth = lists.depth if depth is None else depth
+    out = fill_positions(lists, depth, strict_order) if lists.absolute_ranks else lists
     if lists.append_unretrieved:
-        out = append_unretrieved(out, lists)
+        if lists.absolute_ranks and lists.options.tie_groups and len(slot_ranks(out)):
+            raise PolicyError(
+                "ranks='position' with rows of a user sharing a rank reads each row at its "
+                "rank, not as a tie group, while unretrieved='bottom' under ties='average' "
+                "appends the missing truth items as one tie group: the kernel cannot read "
+                "both. Use ties='id' (the appended items by id), or give each row its own rank."
+            )
+        out = append_unretrieved(out, lists, depth)
     return out
 
 

@@ -63,10 +63,10 @@ NAMES: dict[str, Name] = {
     "partialauc": _n("pauc", "sum over the relevant items before the k-th non-relevant one "
                      "of (k - non-relevant items above it) / (R k); "
                      "insufficient_handling='exclude': pauc(insufficient=exclude)",
-                     options={**_K, **_DEBIAS, **_INSUFFICIENT}),
+                     options={**_K, **_DEBIAS, **_INSUFFICIENT}, differs="PartialAUC and PAP"),
     "pap": _n("pap", "partial AUC of the first k relevant and the first k non-relevant items "
               "/ (min(R, k) k); insufficient_handling='exclude': pap(insufficient=exclude)",
-              options={**_K, **_DEBIAS, **_INSUFFICIENT}),
+              options={**_K, **_DEBIAS, **_INSUFFICIENT}, differs="PartialAUC and PAP"),
     "catalogcoverage": _n("coverage", "distinct items with rank <= k (normalize=False, the "
                           "default; normalize=True divides by len(catalog) and counts items "
                           "outside it: coverage(outside=count), catalog=...)", kind="count",
@@ -136,11 +136,14 @@ PRESET = Preset(
     ("ranks are the rank column as given, an absolute position (ranks='position'): rank 9 "
      "stays outside the top 3 even when the user has 2 rows, and discounts, reciprocal ranks "
      "and precision@rank read the rank; a score run is ranked by score (positions 1..n)",
-     "two rows of a user at one rank (shared ranks) each sit at that rank for the metrics on "
-     "the recommended items (coverage, popularity, novelty, diversity, sufficient_reco, "
-     "user_coverage); the ranking metrics refuse them (RecTools counts both rows at the rank "
-     "for precision, recall, NDCG, MRR and once for MAP, and orders them arbitrarily for "
-     "PartialAUC and PAP)",
+     "two rows of a user at one rank (shared ranks) each sit at that rank, as RecTools reads "
+     "them (rank <= k): both are in the top k for precision, recall, F1Beta, HitRate, MCC, "
+     "Accuracy and the metrics on the recommended items, NDCG adds 1/log(rank+1) for each "
+     "hit, MRR reads the smallest hit rank and MAP adds (hits at ranks <= r) / r once for "
+     "each rank r holding a hit",
+     "PartialAUC and PAP: shared ranks are refused (an error naming the metric, the user and "
+     "the rank), while RecTools orders the rows of one rank arbitrarily (its sort of the reco "
+     "table) and counts the non-relevant rows above each relevant one in that order",
      "users are the users of the interactions; a user without recommendations scores 0; "
      "AvgRecPopularity, MeanInvUserFreq, IntraListDiversity, Serendipity and SufficientReco "
      "average the users of the reco table: evaluate them with users='run'",
