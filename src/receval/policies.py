@@ -171,7 +171,12 @@ POLICY_TABLE: Mapping[str, PolicyDef] = {p.name: p for p in (
                            "with rank 9 is outside the top 3 even when the user has 2 rows; "
                            "ranks without a row hold a non-relevant, unjudged placeholder, "
                            "and every discount, reciprocal rank and precision@i reads the "
-                           "rank; ranks must be integers >= 1, one row per rank"),
+                           "rank; ranks must be integers >= 1. Rows of a user sharing a rank "
+                           "each sit at that rank: at cutoff k every row with rank <= k is in "
+                           "the top k (precision may exceed 1, MAP counts a rank once); "
+                           "metrics that need a strict order of the rows (bpref, infAP, "
+                           "iprec, pauc, pap, percentile_rank, the C/W/L models) refuse "
+                           "them"),
         note="A score run has no rank to read: its rows take positions 1..n in score order, "
              "as under ``\"order\"``."),
     _policy(

@@ -46,7 +46,8 @@ def top_k(packed: Packed, k: int | None) -> tuple[np.ndarray, np.ndarray]:
     with the block for its other metrics at the same cutoff (read-only arrays)."""
     cache = packed.__dict__.setdefault("_top_k", {})
     if k not in cache:
-        indptr, pos = cut(packed.indptr, k)
+        # under ranks="position" the rows are those with rank <= k already (rank_view)
+        indptr, pos = cut(packed.indptr, None if packed.absolute_ranks else k)
         indptr.setflags(write=False)
         pos.setflags(write=False)
         cache[k] = (indptr, pos)

@@ -108,8 +108,9 @@ def paired_lists(spec: MetricSpec, packed: Packed, context: Context
     pb = baseline_packed(packed, context, spec.key)
     if pb.absolute_ranks:  # ranks="position": the baseline's rows with rank <= k, as the run's
         pb = rank_view(pb, spec.k)
-    ia, pos_a = cut(packed.indptr, spec.k)
-    ib, pos_b = cut(pb.indptr, spec.k)
+    k = None if packed.absolute_ranks else spec.k  # rank_view: the rows with rank <= k
+    ia, pos_a = cut(packed.indptr, k)
+    ib, pos_b = cut(pb.indptr, None if pb.absolute_ranks else spec.k)
     items_a = packed.items[pos_a].astype(np.int64)
     code = lookup(pb.item_vocab, packed.item_vocab)
     new = code < 0

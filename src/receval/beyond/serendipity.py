@@ -131,7 +131,10 @@ def _rank_serendipity(spec: MetricSpec, packed: Packed, context: Context) -> Met
     exposure = packed_exposure(packed, None, context=context)
     n_items = catalog_of(context, packed, exposure.counts, key=spec.key).size
     indptr, pos = top_k(packed, spec.k)
-    position = (pos - np.repeat(packed.indptr[:-1], np.diff(indptr)) + 1).astype(np.float64)
+    if packed.absolute_ranks and len(packed.scores):  # ranks="position": the rank itself
+        position = -packed.scores[pos].astype(np.float64)
+    else:
+        position = (pos - np.repeat(packed.indptr[:-1], np.diff(indptr)) + 1).astype(np.float64)
     p_user = (n_items + 1 - position) / n_items
     r = pop_rank[packed.items[pos]]
     p_any = np.where(r > 0, (n_items + 1 - r) / n_items, 0.0)  # items unseen in train: 0

@@ -265,7 +265,7 @@ def _in_top_k(packed: Packed, user: np.ndarray, k: int | None) -> np.ndarray:
     ``packed.grp_end``) a tied block straddling rank k gives each of its items the probability
     ``(k - start) / size`` of landing in the top k (expected counts)."""
     n = len(user)
-    if k is None:
+    if k is None or packed.absolute_ranks:  # ranks="position": rows with rank <= k
         return np.ones(n)
     rank = rank_in_list(packed, user)
     if len(packed.grp_end) != n or n == 0:

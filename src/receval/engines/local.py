@@ -19,7 +19,7 @@ from ..errors import PolicyError, plain
 from ..kernels import column_states, compute_metrics, kernel_columns
 from ..metrics.catalogue import check_catalogue
 from ..pack import Packed
-from ..pack.positions import kernel_lists, metric_lists, top_rows
+from ..pack.positions import kernel_lists, metric_lists, slot_ranks, top_rows
 from .aggregate import IN, NO_VALUE, SKIPPED, MetricState
 from .plan import Plan, threshold
 from .plugins import Context, MetricValues
@@ -42,7 +42,8 @@ class BlockValues:
 def run_kernel(packed: Packed, arrays: dict[str, np.ndarray]) -> np.ndarray:
     """The kernel's (users x requests) output for one packed block."""
     return compute_metrics(packed.indptr, packed.rel, packed.judged, packed.grp_end,
-                           packed.list_len, packed.t_indptr, packed.t_rel_desc, **arrays)
+                           packed.list_len, packed.t_indptr, packed.t_rel_desc,
+                           slot_rank=slot_ranks(packed), **arrays)
 
 
 def evaluate_packed(packed: Packed, plan: Plan, context: Context,
@@ -57,7 +58,8 @@ def evaluate_packed(packed: Packed, plan: Plan, context: Context,
     if packed.kernel_out is not None:  # measured as the lists were joined
         kernel_out = packed.kernel_out
     elif requests.items and n_users:
-        kernel_out = run_kernel(kernel_lists(packed), requests.arrays())
+        kernel_out = run_kernel(kernel_lists(packed, plan.strict_order, plan.rank_depth),
+                                requests.arrays())
     else:
         kernel_out = np.zeros((n_users, len(requests.items)))
     values = np.empty((n_users, len(plan.specs)), dtype=np.float64) if out is None else out
