@@ -54,6 +54,7 @@ from ._context import (
     undefined_info,
 )
 from ._lists import ranges, user_of_position
+from .alignment import Alignment, as_alignment, as_group_target
 from .attention import Cascade, Geometric, RankWeight, attention
 
 WEIGHT = Param("weight", "geometric",
@@ -494,31 +495,116 @@ register(beyond_metric(
 # AWRF
 
 
+def _alignment(context: Context, spec: MetricSpec) -> Alignment:
+    given = context.options.get("item_alignment")
+    if given is None:
+        raise InputError(
+            f"{spec.key} reads each item's weights over groups: pass item_alignment={{item: "
+            f"{{group: weight}}}} (or a DataFrame indexed by item with one column per group) "
+            f"to evaluate(), or use {plain(key_with(spec, membership='groups'))} with "
+            "item_groups=.")
+    cache = context_cache(context)
+    entry = cache.get("item_alignment")
+    if entry is None or entry[0] is not given:
+        entry = (given, as_alignment(given))
+        cache["item_alignment"] = entry
+    return entry[1]
+
+
+def _aligned_attention(spec: MetricSpec, packed: Packed, context: Context, missing: str,
+                       model: RankWeight) -> tuple[np.ndarray, Alignment, int]:
+    """((users x groups) attention ``A[u, g] = sum_r w_r x_{i_r}(g)`` of the block's lists
+    cut at k, the alignment, the positions without an alignment)."""
+    align = _alignment(context, spec)
+    c = _cut(packed, spec.k)
+    vocab = per_vocab(context, packed, ("align_rows", id(align)),
+                      lambda: align.rows(packed.item_vocab))
+    rows = vocab[c.items]
+    ok = rows >= 0
+    unknown = int(len(rows) - np.count_nonzero(ok))
+    if unknown and missing == "error":
+        ex = list(dict.fromkeys(packed.item_vocab[c.items[~ok]][:50].tolist()))
+        raise InputError(
+            f"{spec.key}: {unknown} listed position(s) hold items without weights in "
+            f"item_alignment, e.g. {plain(ex[:3])}. Give them weights, or use "
+            f"{plain(key_with(spec, missing='skip'))} to leave them out (with their "
+            "attention).")
+    w, _ = _attention(packed, spec.k, model)
+    r, w, user = rows[ok], w[ok], c.user[ok]
+    lens = align.indptr[r + 1] - align.indptr[r]
+    entry = np.repeat(np.arange(len(r), dtype=np.int64), lens)
+    at = ranges(align.indptr[r], lens)
+    n, n_g = len(c.lens), align.n_groups
+    a = np.bincount(user[entry] * n_g + align.codes[at], weights=w[entry] * align.weights[at],
+                    minlength=n * n_g).reshape(n, n_g)
+    return a, align, unknown
+
+
 def _awrf(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     missing = spec.get("missing")
-    c, g, groups, unknown = _grouped(spec, packed, context, missing)
-    n_g = groups.n_groups
-    n = len(c.lens)
-    a = _group_attention(packed, spec.k, groups, g, unknown, weight_of(spec))
+    n = len(_cut(packed, spec.k).lens)
+    aligned = spec.get("membership") == "alignment"
+    if aligned:
+        a, align, unknown = _aligned_attention(spec, packed, context, missing,
+                                               weight_of(spec))
+        labels = align.labels
+    else:
+        _, g, groups, unknown = _grouped(spec, packed, context, missing)
+        a = _group_attention(packed, spec.k, groups, g, unknown, weight_of(spec))
+        labels = groups.labels
+    n_g = len(labels)
     total = a.sum(axis=1)
     values = np.full(n, np.nan)
     has = total > 0
     which = spec.get("target")
     info: dict[str, Any] = {"groups": n_g, "positions_without_group": unknown}
-    if which == "uniform":
-        target = np.full((n, n_g), 1.0 / n_g)
-    elif which == "population":  # the share of the items of item_groups in each group
-        pop = np.bincount(np.asarray(groups.codes), minlength=n_g) / float(len(groups.codes))
-        target = np.broadcast_to(pop, (n, n_g))
+    if which in ("uniform", "population", "given"):  # one target for every list
+        if which == "uniform":
+            row = np.full(n_g, 1.0 / n_g)
+        elif which == "given":
+            target = context.options.get("group_target")
+            if target is None:
+                raise InputError(
+                    f"{spec.key} needs the target distribution: pass group_target={{group: "
+                    f"weight}} to evaluate(), e.g. group_target={{"
+                    f"{plain(labels[0] if labels else 'A')}: 0.5, ...}}, or use "
+                    f"{plain(key_with(spec, target='uniform'))}.")
+            row = as_group_target(target, labels, spec.key)
+        elif aligned:  # the mean alignment of the items of item_alignment
+            vectors = align.dense()[np.diff(align.indptr) > 0]
+            row = vectors.sum(axis=0) / float(len(vectors))
+        else:  # the share of the items of item_groups in each group
+            row = np.bincount(np.asarray(groups.codes), minlength=n_g) / float(
+                len(groups.codes))
+        t = row / row.sum()  # (as a row of the (users x groups) table would be normalised)
     else:  # relevant: the user's relevant items' shares of the groups
-        target = _relevant_groups(packed, groups, n, n_g)
+        target = _relevant_aligned(packed, align, n) if aligned \
+            else _relevant_groups(packed, groups, n, n_g)
         no_target = target.sum(axis=1) == 0
         info["users_without_grouped_relevant"] = int(no_target.sum())
         has &= ~no_target
-    t = target[has] / target[has].sum(axis=1, keepdims=True)
-    dist = awrf_distance(a[has] / total[has, None], t, spec.get("distance"), spec.get("base"))
-    values[has] = 1.0 - dist
+        t = target[has] / target[has].sum(axis=1, keepdims=True)
+    every = bool(has.all())
+    attn = a / total[:, None] if every else a[has] / total[has, None]
+    dist = awrf_distance(attn, t, spec.get("distance"), spec.get("base"))
+    if every:
+        values = 1.0 - dist
+    else:
+        values[has] = 1.0 - dist
     return MetricValues(values, info={**undefined_info(values), **info})
+
+
+def _relevant_aligned(packed: Packed, align: Alignment, n: int) -> np.ndarray:
+    """(users x groups) sums of the alignment vectors of each user's relevant truth items."""
+    t_rel = np.asarray(packed.t_rel, dtype=np.float64)
+    out = np.zeros((n, align.n_groups))
+    if not len(t_rel):
+        return out
+    rows = align.rows(packed.truth_item_vocab)[packed.t_items]
+    user = user_of_position(np.asarray(packed.t_indptr, dtype=np.int64))
+    ok = (t_rel > 0) & (rows >= 0)
+    np.add.at(out, user[ok], align.dense()[rows[ok]])
+    return out
 
 
 def _relevant_groups(packed: Packed, groups: Membership, n: int, n_g: int) -> np.ndarray:
@@ -569,9 +655,15 @@ register(beyond_metric(
     "al., WWW 2019; Ekstrand et al., TREC Fair Ranking 2022 overview.",
     _awrf, (Param("distance", "js", "js (TREC Fair 2022) | kl", ("js", "kl")),
             Param("target", "uniform", "uniform | population (the groups' shares of the "
-                  "items of item_groups) | relevant (the groups' shares of the user's relevant "
-                  "items: relevance-proportional; NaN for a user without one)",
-                  ("uniform", "population", "relevant")),
+                  "items of item_groups; with membership=alignment the mean alignment of the "
+                  "items of item_alignment) | relevant (the groups' shares of the user's "
+                  "relevant items: relevance-proportional; NaN for a user without one) | "
+                  "given (group_target={group: weight}, normalised; groups not named get 0)",
+                  ("uniform", "population", "relevant", "given")),
+            Param("membership", "groups", "groups = each item in its one group of "
+                  "item_groups= | alignment = each item's weights over groups from "
+                  "item_alignment= (TREC Fair 2022 alignment vectors, each made a "
+                  "distribution: x_i(g) = v_i(g) / sum_g v_i(g))", ("groups", "alignment")),
             Param("base", "e", "logarithm of the divergence: e (scipy, TREC) | 2 (JS in "
                   "[0, 1])", ("e", "2")),
             Param("weight", "log_clip", WEIGHT.doc, WEIGHT.choices), _patience(0.85),
