@@ -372,7 +372,7 @@ class MetaEvaluation:
         """
         ca, cb = self._condition(a, "a"), self._condition(b, "b")
         fa, fb = self._frame(*ca), self._frame(*cb)
-        joined = fa.join(fb, how="inner", lsuffix="\0a", rsuffix="\0b")
+        joined = fa.add_suffix("\0a").join(fb.add_suffix("\0b"), how="inner")
         X = joined.to_numpy(dtype=np.float64)
         keep = np.isfinite(X).all(axis=1)
         X = X[keep]
