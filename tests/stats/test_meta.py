@@ -351,3 +351,24 @@ def test_refused_inputs_name_the_keyword():
         meta.reproducibility({"base": {}}, {"base": {}}, {"q": {"a": 1}}, ["mrr"])
     with pytest.raises(InputError, match="lacks"):
         meta.from_results({("A", "j1"): _result({"t": 1.0}), ("B", "j2"): _result({"t": 1.0})})
+
+
+# ---- HTML section ------------------------------------------------------------------------
+def test_html_section_shows_every_table_and_undefined_values():
+    from receval.report.meta import meta_section_html, render_meta_html
+
+    me = _me({"A": [0.9, 0.8, 0.7], "B": [0.1, 0.2, 0.3], "C": [0.5, 0.5, 0.6]})
+    ag = me.agreement("qrels", "qrels", n_resamples=50)
+    dp = me.discriminative_power(test="sign", correction="none")
+    html = meta_section_html(me, agreement=ag, power=dp, swaps=me.swap_rate(n_resamples=50))
+    assert html.startswith('<section id="meta">') and html.endswith("</section>")
+    for text in ("System-ranking agreement", "tau_ap", "Discriminative power", "Swap rate",
+                 "<td>0.8000</td>", "<td>0.5333</td>", "<td>1.0000</td>"):
+        assert text in html, text
+    with pytest.warns(UndefinedValueWarning):
+        tied = _me({"A": [0.5, 0.5], "B": [0.5, 0.5]}).agreement("qrels", "qrels")
+    assert "undefined" in meta_section_html(agreement=tied)
+    page = render_meta_html(me, title="LLM <judges>")
+    assert page.startswith("<!DOCTYPE html>") and "LLM &lt;judges&gt;" in page
+    with pytest.raises(InputError, match="swap"):
+        meta_section_html(me, swap=dp)

@@ -61,15 +61,20 @@ Reproducibility (Breuer et al., SIGIR 2020, the ``repro_eval`` package;
 Lists order a topic's documents by score descending, then document id descending (trec_eval's
 and repro_eval's order), or by rank ascending when the run has ranks.
 
->>> import receval as rv
->>> truth = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
->>> runs = {"s1": {q: {"a": 3, "b": 2, "c": 1} for q in truth},
-...         "s2": {q: {"b": 3, "c": 2, "a": 1} for q in truth},
-...         "s3": {q: {"c": 3, "a": 2, "b": 1} for q in truth}}
->>> me = rv.stats.meta.evaluate(runs, {"full": truth, "q1q2": {q: truth[q] for q in ("q1", "q2")}},
-...                             ["mrr"])
->>> me.means()["full"]["mrr"].round(4).tolist()
-[0.6111, 0.6111, 0.6111]
+Three systems, judged by people on five topics and by a model on four of them (``q5`` is
+left out of the agreement and counted):
+
+>>> human = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}, "q4": {"a": 1}, "q5": {"b": 1}}
+>>> model = {"q1": {"a": 1}, "q2": {"b": 1, "c": 1}, "q3": {"a": 1}, "q4": {"c": 1}}
+>>> runs = {s: {q: {d: 3 - i for i, d in enumerate(order)} for q in human}
+...         for s, order in {"s1": "abc", "s2": "bca", "s3": "cab"}.items()}
+>>> me = evaluate(runs, {"human": human, "model": model}, ["mrr"])       # rv.meta.evaluate
+>>> ag = me.agreement("human", "model", n_resamples=200)
+>>> ag[["measure", "value", "topics", "topics_dropped_a"]].round(4)
+  measure   value  topics  topics_dropped_a
+0   tau_b  0.3333       4                 1
+1  tau_ap  0.0000       4                 1
+2     rbo  0.9000       4                 1
 """
 
 from __future__ import annotations
