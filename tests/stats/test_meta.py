@@ -372,3 +372,86 @@ def test_html_section_shows_every_table_and_undefined_values():
     assert page.startswith("<!DOCTYPE html>") and "LLM &lt;judges&gt;" in page
     with pytest.raises(InputError, match="swap"):
         meta_section_html(me, swap=dp)
+
+
+# ---- resampling against a slow recomputation ----------------------------------------------
+def test_agreement_interval_is_the_percentile_of_shared_topic_resamples():
+    from receval.results.intervals import bootstrap_means
+
+    rng = np.random.default_rng(5)
+    nt, B = 7, 300
+    a = {f"s{i}": list(rng.integers(0, 4, nt) / 4) for i in range(4)}
+    b = {f"s{i}": list(rng.integers(0, 4, nt) / 4) for i in range(4)}
+    me = meta.from_results({**{(s, "a"): _result({f"t{k}": x for k, x in enumerate(v)})
+                               for s, v in a.items()},
+                            **{(s, "b"): _result({f"t{k}": x for k, x in enumerate(v)})
+                               for s, v in b.items()}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedValueWarning)
+        got = me.agreement("a", "b", n_resamples=B, rng=11, confidence=0.9).set_index("measure")
+    # the draws: bootstrap_means of the identity gives each resample's topic counts / nt
+    counts = np.round(bootstrap_means(np.eye(nt), B, 11) * nt)
+    A = np.array(list(a.values())).T
+    Bm = np.array(list(b.values())).T
+    slow = {"tau_b": [], "tau_ap": [], "rbo": []}
+    for c in counts:
+        xa, xb = c @ A / nt, c @ Bm / nt          # exact: quarters times small counts
+        if len(set(xa)) < 2 or len(set(xb)) < 2:
+            continue
+        slow["tau_b"].append(sps.kendalltau(xa, xb).statistic)
+        slow["tau_ap"].append(float(_expected(_tau_ap_plain, list(xa), list(xb))))
+        slow["rbo"].append(_expected(_rbo_plain, list(xa), list(xb), 0.9))
+    for m, vals in slow.items():
+        lo, hi = np.quantile(vals, [0.05, 0.95])
+        assert got.loc[m, "ci_low"] == pytest.approx(lo, abs=1e-9), m
+        assert got.loc[m, "ci_high"] == pytest.approx(hi, abs=1e-9), m
+        assert got.loc[m, "undefined_resamples"] == B - len(vals)
+
+
+def test_swap_rate_bootstrap_against_a_slow_count():
+    from receval.results.intervals import bootstrap_means
+
+    rng = np.random.default_rng(8)
+    table = {f"s{i}": list(rng.random(6)) for i in range(3)}
+    me = _me(table)
+    got = me.swap_rate(n_resamples=200, rng=4, min_diff=0.05)
+    X = np.array(list(table.values())).T
+    w = bootstrap_means(np.eye(6), 400, 4)
+    trials = swaps = 0
+    for b in range(200):
+        m1, m2 = w[b] @ X, w[200 + b] @ X
+        for i, j in itertools.combinations(range(3), 2):
+            d1, d2 = m1[i] - m1[j], m2[i] - m2[j]
+            if d1 != 0 and abs(d1) >= 0.05:
+                trials += 1
+                swaps += d1 * d2 < 0
+    assert got["trials"].item() == trials and got["swaps"].item() == swaps
+
+
+def test_reproduction_lists_order_ties_by_id_descending_and_ranks():
+    # KTU and RBO read tied scores as d, c, b, a (id descending); the metrics follow the
+    # ties= policy given (trec_eval's is the same order); ranks given: as listed
+    truth = {"q": {"a": 1}}
+    tied = {"q": {"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0}}
+    import pandas as pd
+
+    ranked = pd.DataFrame({"user": "q", "item": ["d", "b", "c", "a"], "rank": [1, 2, 3, 4]})
+    rep = meta.reproducibility({"baseline": tied}, {"baseline": ranked}, truth, ["mrr"],
+                               ties="trec_eval")
+    # union a b c d; original d c b a -> 3 2 1 0; reproduced d b c a -> 3 1 2 0: one discordant
+    assert rep.order["ktu"].item() == pytest.approx((5 - 1) / 6)
+    assert rep.effectiveness["rmse"].item() == 0.0 and rep.effects.empty
+
+
+def test_replicability_computes_effects_only():
+    truth = {"q1": {"a": 1}, "q2": {"b": 1}}
+    other = {"p1": {"x": 1}, "p2": {"y": 1}}
+    ob = {"q1": {"b": 2, "a": 1}, "q2": {"b": 2, "a": 1}}                # .5, 1
+    oa = {"q1": {"a": 2, "b": 1}, "q2": {"b": 2, "a": 1}}                # 1, 1
+    rb = {"p1": {"y": 2, "x": 1}, "p2": {"x": 2, "y": 1}}                # .5, .5
+    ra = {"p1": {"x": 2, "y": 1}, "p2": {"x": 2, "y": 1}}                # 1, .5
+    rep = meta.reproducibility({"baseline": ob, "advanced": oa}, {"baseline": rb, "advanced": ra},
+                               truth, ["mrr"], reproduced_truth=other)
+    assert rep.order.empty and rep.effectiveness.empty and "replicability" in rep.notes[0]
+    assert rep.effects["er"].item() == pytest.approx(0.25 / 0.25)
+    assert rep.effects["delta_ri"].item() == pytest.approx(0.25 / 0.75 - 0.25 / 0.5)

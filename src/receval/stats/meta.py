@@ -715,6 +715,11 @@ def reproducibility(original: Mapping[str, Any], reproduced: Mapping[str, Any], 
     which compare means, are computed). ``p`` and ``depth``: RBO's; ``cutoff``: KTU's list
     length (repro_eval's 1000). ``kwargs`` go to :func:`receval.evaluate`.
 
+    KTU and RBO read each topic's list in trec_eval's order (score descending, then id
+    descending) whatever ``ties=`` says; the metrics follow the policies given: pass
+    ``ties="trec_eval"`` (or ``compat="ir_measures"``, as repro_eval evaluates through
+    ir_measures) for the same order there.
+
     Topics: KTU and RBO read the reproduced run's topics (a topic the original run lacks is
     left out and counted); RMSE the topics where both runs have a value; ER and DeltaRI the
     topics where the baseline and the advanced run of one experiment both have a value.
