@@ -338,7 +338,7 @@ def test_refused_inputs_name_the_keyword():
     with pytest.raises(InputError, match="metric='map'"):
         me.swap_rate(metric="map")
     with pytest.raises(InputError, match="runs="):
-        meta.evaluate([], {"q": {"a": 1}}, ["mrr"])
+        meta.evaluate([], {"q": {"a": 1}}, ["mrr"])  # type: ignore[arg-type]
     with pytest.raises(InputError, match="metrics="):
         meta.evaluate({"s": {"q": {"a": 1}}}, {"q": {"a": 1}}, [])
     with pytest.raises(InputError, match="same systems"):
@@ -393,7 +393,7 @@ def test_agreement_interval_is_the_percentile_of_shared_topic_resamples():
     counts = np.round(bootstrap_means(np.eye(nt), B, 11) * nt)
     A = np.array(list(a.values())).T
     Bm = np.array(list(b.values())).T
-    slow = {"tau_b": [], "tau_ap": [], "rbo": []}
+    slow: dict[str, list[float]] = {"tau_b": [], "tau_ap": [], "rbo": []}
     for c in counts:
         xa, xb = c @ A / nt, c @ Bm / nt          # exact: quarters times small counts
         if len(set(xa)) < 2 or len(set(xb)) < 2:
