@@ -50,10 +50,8 @@ def _expected(func, x, y, *args):
     return sum(vals) / len(vals)
 
 
-scores = st.lists(st.integers(0, 3), min_size=2, max_size=5)
-
-
-def _pairs(draw_len=None):
+def _pairs():
+    """Two score vectors of the same 2..5 systems, with ties."""
     return st.integers(2, 5).flatmap(lambda n: st.tuples(
         st.lists(st.integers(0, 3), min_size=n, max_size=n),
         st.lists(st.integers(0, 3), min_size=n, max_size=n)))
