@@ -120,17 +120,20 @@ def _cut(packed: Packed, k: int | None) -> _Cut:
 def _attention(packed: Packed, k: int | None, model: RankWeight
                ) -> tuple[np.ndarray, np.ndarray]:
     """(attention ``w_r`` of each position of the block's lists cut at k, each list's total
-    attention), once per block, cutoff and attention model. A list's total is the sum of its
-    weights in rank order: the prefix sum of ``w_1..w_len`` (``np.cumsum`` adds in order, as
-    a per-list ``np.bincount`` over the positions does, so the bits are the same)."""
-    cache = packed.__dict__.setdefault("_exposure_attention", {})
-    key = (k, model)
-    if key not in cache:
-        c = _cut(packed, k)
-        weights = model.weights(c.width)  # type: ignore[call-arg]
-        prefix = np.concatenate([[0.0], np.cumsum(weights)])
-        cache[key] = (weights[c.rank], prefix[c.lens])
-    return cache[key]
+    attention). A list's total is the sum of its weights in rank order: the prefix sum of
+    ``w_1..w_len`` (``np.cumsum`` adds in order, as a per-list ``np.bincount`` over the
+    positions does, so the bits are the same)."""
+    c = _cut(packed, k)
+    weights = model.weights(c.width)  # type: ignore[call-arg]
+    return weights[c.rank], np.concatenate([[0.0], np.cumsum(weights)])[c.lens]
+
+
+def _list_totals(packed: Packed, k: int | None, model: RankWeight) -> np.ndarray:
+    """Each list's total attention (:func:`_attention`'s second part, without the weights
+    of the positions)."""
+    c = _cut(packed, k)
+    weights = model.weights(c.width)  # type: ignore[call-arg]
+    return np.concatenate([[0.0], np.cumsum(weights)])[c.lens]
 
 
 def _fsum(x: np.ndarray) -> float:
@@ -284,50 +287,60 @@ def _unknown_error(spec: MetricSpec, packed: Packed, pos: np.ndarray, g: np.ndar
            else "."))
 
 
+@dataclass(frozen=True)
+class _Grouped:
+    """The item groups of a block's lists cut at k: ``g`` the group of each position (-1: no
+    group), ``unknown`` how many positions have none, ``known`` which do (None: all), and
+    ``cells`` the (user * G + group) cell of each position with a group, in list order."""
+
+    groups: Membership
+    g: np.ndarray
+    unknown: int
+    known: np.ndarray | None
+    cells: np.ndarray
+
+
 def _grouped(spec: MetricSpec, packed: Packed, context: Context, missing: str
-             ) -> tuple[_Cut, np.ndarray, Membership, int]:
-    """(the block's cut at k, group code of each position (-1: no group), the item groups,
-    the number of positions without a group), the codes once per block, cutoff and groups;
-    ``missing="error"`` refuses a listed item without a group."""
+             ) -> tuple[_Cut, _Grouped]:
+    """The block's cut at k and its :class:`_Grouped` state, once per block, cutoff and
+    groups; ``missing="error"`` refuses a listed item without a group."""
     groups = _item_groups(context, spec.key)
     c = _cut(packed, spec.k)
     cache = packed.__dict__.setdefault("_exposure_groups", {})
-    entry = cache.get((spec.k, id(groups)))
-    if entry is None or entry[0] is not groups:
+    state = cache.get((spec.k, id(groups)))
+    if state is None or state.groups is not groups:
         vocab = per_vocab(context, packed, ("item_group", id(groups)),
                           lambda: _group_codes(groups, packed.item_vocab))
         g = vocab[c.items]
-        unknown = 0 if len(vocab) and int(vocab.min()) >= 0 else int(np.count_nonzero(g < 0))
-        entry = (groups, g, unknown)
-        cache[(spec.k, id(groups))] = entry
-    _, g, unknown = entry
-    if unknown and missing == "error":
-        raise _unknown_error(spec, packed, c.pos, g)
-    return c, g, groups, unknown
+        n_g = groups.n_groups
+        if len(vocab) and int(vocab.min()) >= 0:  # every item of the block has a group
+            state = _Grouped(groups, g, 0, None, c.user * n_g + g)
+        else:
+            known = g >= 0
+            unknown = int(len(g) - np.count_nonzero(known))
+            state = _Grouped(groups, g, unknown, known if unknown else None,
+                             c.user[known] * n_g + g[known] if unknown else c.user * n_g + g)
+        cache[(spec.k, id(groups))] = state
+    if state.unknown and missing == "error":
+        raise _unknown_error(spec, packed, c.pos, state.g)
+    return c, state
 
 
-def _group_attention(packed: Packed, k: int | None, groups: Membership, g: np.ndarray,
-                     unknown: int, model: RankWeight) -> np.ndarray:
+def _group_attention(packed: Packed, k: int | None, state: _Grouped,
+                     model: RankWeight) -> np.ndarray:
     """(users x groups) attention ``a[u, g] = sum_{r: i_r in g} w_r`` of the block's lists
     cut at k, each cell summed in rank order; once per block, cutoff, groups and model (the
     exposure_share and awrf of one attention model share it)."""
     cache = packed.__dict__.setdefault("_exposure_group_attention", {})
-    key = (k, id(groups), model)
+    key = (k, id(state.groups), model)
     entry = cache.get(key)
-    if entry is None or entry[0] is not groups:
-        c = _cut(packed, k)
+    if entry is None or entry[0] is not state.groups:
+        n, n_g = len(_cut(packed, k).lens), state.groups.n_groups
         w, _ = _attention(packed, k, model)
-        n, n_g = len(c.lens), groups.n_groups
-        cells_of = packed.__dict__.setdefault("_exposure_group_cells", {})
-        cells = cells_of.get((k, id(groups)))
-        if cells is None or cells[0] is not groups:  # (user, group) cell of each position
-            known = g >= 0 if unknown else None
-            cells = (groups, known, c.user[known] * n_g + g[known] if unknown
-                     else c.user * n_g + g)
-            cells_of[(k, id(groups))] = cells
-        if cells[1] is not None:
-            w = w[cells[1]]
-        entry = (groups, np.bincount(cells[2], weights=w, minlength=n * n_g).reshape(n, n_g))
+        if state.known is not None:
+            w = w[state.known]
+        entry = (state.groups, np.bincount(state.cells, weights=w,
+                                           minlength=n * n_g).reshape(n, n_g))
         cache[key] = entry
     return entry[1]
 
@@ -338,8 +351,8 @@ def _listed_groups(spec: MetricSpec, packed: Packed, context: Context,
     a listed item without a group. ``whole``: every position when the metric reads the whole
     list (a Plackett-Luce policy)."""
     if not (whole and spec.get("policy") == "plackett_luce"):
-        c, g, groups, _ = _grouped(spec, packed, context, missing)
-        return c.indptr, g, groups
+        c, state = _grouped(spec, packed, context, missing)
+        return c.indptr, state.g, state.groups
     groups = _item_groups(context, spec.key)
     indptr = np.asarray(packed.indptr, dtype=np.int64)
     pos = np.arange(int(indptr[-1]), dtype=np.int64)
@@ -357,7 +370,8 @@ def _listed_groups(spec: MetricSpec, packed: Packed, context: Context,
 
 def _share(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     missing = spec.get("missing")
-    c, g, groups, unknown = _grouped(spec, packed, context, missing)
+    c, state = _grouped(spec, packed, context, missing)
+    groups, unknown = state.groups, state.unknown
     label = spec.get("group")
     if label is None or str(label) not in groups.labels:
         raise InputError(
@@ -366,16 +380,14 @@ def _share(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
             f"{plain(groups.labels[0] if groups.labels else 'A')}).")
     label = str(label)
     model = weight_of(spec)
-    w, total = _attention(packed, spec.k, model)
     # the group's cell of the attention table adds the same weights in the same order as a
     # sum over the list with 0 for the other positions
-    num = _group_attention(packed, spec.k, groups, g, unknown, model)[
-        :, groups.labels.index(label)]
-    if missing == "skip" and unknown:
-        known = g >= 0
-        den = np.bincount(c.user[known], weights=w[known], minlength=len(c.lens))
+    num = _group_attention(packed, spec.k, state, model)[:, groups.labels.index(label)]
+    if missing == "skip" and state.known is not None:
+        w, _ = _attention(packed, spec.k, model)
+        den = np.bincount(c.user[state.known], weights=w[state.known], minlength=len(c.lens))
     else:
-        den = total
+        den = _list_totals(packed, spec.k, model)
     with np.errstate(invalid="ignore", divide="ignore"):
         per_user = np.where(den > 0, num / den, np.nan)
     state = ExposureCounts.of(packed, spec.k, context, which="share", model=model, group=label,
@@ -549,8 +561,9 @@ def _awrf(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
                                                weight_of(spec))
         labels = align.labels
     else:
-        _, g, groups, unknown = _grouped(spec, packed, context, missing)
-        a = _group_attention(packed, spec.k, groups, g, unknown, weight_of(spec))
+        _, state = _grouped(spec, packed, context, missing)
+        groups, unknown = state.groups, state.unknown
+        a = _group_attention(packed, spec.k, state, weight_of(spec))
         labels = groups.labels
     n_g = len(labels)
     total = a.sum(axis=1)

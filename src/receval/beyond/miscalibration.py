@@ -240,7 +240,8 @@ def _rows_of_profiles(context: Context, packed: Packed, tr: TrainData, cats: Ite
     user = np.repeat(np.arange(len(hl), dtype=np.int64), hl)
     missing = int((rows < 0).sum())
     return user, rows, {"users_without_train": int((code < 0).sum()),
-                        "profile_items_without_categories": missing}, hist
+                        "profile_items_without_categories": missing}, \
+        hist if missing else hist[:0]  # (the items are only needed to name a missing one)
 
 
 def _list_rows(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCategories
