@@ -13,7 +13,10 @@ Every metric here weighs the positions of a list by an attention model
   (LensKit ``rank_biased_entropy``, ``lenskit/metrics/ranking/_entropy.py``).
 - ``awrf@k``: attention-weighted rank fairness, ``1 - D(a, t)`` between the attention
   distribution over item groups and a target distribution (TREC Fair Ranking 2022,
-  ``wptrec/metrics/awrf.py``; Sapiezynski, Zeng, Robertson, Mislove & Wilson, WWW 2019).
+  ``wptrec/metrics/awrf.py``; Sapiezynski, Zeng, Robertson, Mislove & Wilson, WWW 2019);
+  with ``membership=alignment`` each item has weights over several groups
+  (``item_alignment=``, :mod:`receval.beyond.alignment`), and ``target=given`` reads the target
+  from ``group_target=``.
 - ``ee_loss`` / ``ee_disparity`` / ``ee_relevance``: expected exposure (Diaz, Mitra,
   Ekstrand, Biega & Carterette, CIKM 2020) of the run's ranking against the exposure an ideal
   stochastic policy gives equally relevant items: per item or per item group (``level=``),
@@ -22,6 +25,10 @@ Every metric here weighs the positions of a list by an attention model
   attention or ERR's cascade (``weight=cascade``, Diaz et al.'s GERR). Expected exposure over
   several sampled rankings per user needs the run to carry a sample number per row; receval's
   run reader keeps one ranking per user.
+
+The metrics of one evaluation share their per-block work (:func:`_cut`, :func:`_grouped`,
+:func:`_group_attention`, the counts per (item, rank)): each is built once per block of users
+and cutoff, and every metric reads its own parameters from it.
 
 The run-wide values (``exposure_share`` and ``exposure_gini``) come from :class:`ExposureCounts`:
 how many lists hold each item (by raw id) at each rank, integers that merge exactly over blocks
@@ -659,7 +666,11 @@ register(beyond_metric(
     "How close the distribution of a list's attention over item groups (item_groups=; several "
     "group columns give their intersections, TREC Fair 2022's combined dimensions) is to a "
     "target t: uniform over the groups, population (each group's share of the items of "
-    "item_groups) or relevant (the groups' shares of the user's relevant items). D is the "
+    "item_groups), relevant (the groups' shares of the user's relevant items) or given "
+    "(group_target={group: weight}). membership=alignment reads each item's weights over "
+    "groups from item_alignment= (TREC Fair 2022's alignment vectors: an item in several "
+    "groups; a_u(g) proportional to sum_r w_r x_{i_r}(g), x_i the item's weights made a "
+    "distribution). D is the "
     "Jensen-Shannon divergence (distance=js, the square of scipy's JS distance, natural log, "
     "as TREC Fair Ranking 2022 wptrec/metrics/awrf.py) or KL(a || t) (distance=kl; 1 - KL can "
     "be negative, and is -inf where the target is 0 on a group with attention). Attention weight=log_clip, 1/log2(max(r, 2)), as "
