@@ -124,6 +124,12 @@ def _cut(packed: Packed, k: int | None) -> _Cut:
     return cache[k]
 
 
+def _row_starts(c: _Cut, width: int) -> np.ndarray:
+    """``user * width`` of each position (the first cell of its user's row in a (users x
+    width) table), repeated from the users rather than multiplied per position."""
+    return np.repeat(np.arange(len(c.lens), dtype=np.int64) * width, c.lens)
+
+
 def _attention(packed: Packed, k: int | None, model: RankWeight
                ) -> tuple[np.ndarray, np.ndarray]:
     """(attention ``w_r`` of each position of the block's lists cut at k, each list's total
@@ -321,7 +327,7 @@ def _grouped(spec: MetricSpec, packed: Packed, context: Context, missing: str
         g = vocab[c.items]
         n_g = groups.n_groups
         if len(vocab) and int(vocab.min()) >= 0:  # every item of the block has a group
-            state = _Grouped(groups, g, 0, None, c.user * n_g + g)
+            state = _Grouped(groups, g, 0, None, _row_starts(c, n_g) + g)
         else:
             known = g >= 0
             unknown = int(len(g) - np.count_nonzero(known))

@@ -64,7 +64,7 @@ from ._context import beyond_metric, key_with, per_vocab, popularity_of, top_k, 
 from ._lists import ranges, user_of_position
 from .attention import attention
 from .categories import ItemCategories, _categories, _category_rows
-from .exposure import _cut
+from .exposure import _cut, _row_starts
 from .inputs import TrainData
 from .popularity import list_mean
 
@@ -307,8 +307,10 @@ def _dense_profile(context: Context, packed: Packed, spec: MetricSpec, cats: Ite
         code = _single_codes(cats, rows)
         if not len(code) or int(code.min()) >= 0:  # one category per entry: p(c|i) = 1
             # counts of 1.0 are exact: the same bits as the weighted sums
-            mass = np.bincount(user * width + code, minlength=n * width).astype(np.float64)
-            total = np.bincount(user, minlength=n).astype(np.float64)
+            lens = np.bincount(user, minlength=n)  # (user ascending: its entries' rows)
+            mass = np.bincount(np.repeat(np.arange(n, dtype=np.int64) * width, lens) + code,
+                               minlength=n * width).astype(np.float64)
+            total = lens.astype(np.float64)
         else:
             dense, total = dense_category_mass(user, rows, np.ones(len(user)), cats, n)
             mass = dense.ravel()
@@ -336,7 +338,7 @@ def _list_mass(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCat
                        lambda: _single_codes(cats, vocab_rows))
     if len(single) and int(single.min()) >= 0:  # every item has one category: p(c|i) = 1
         # w * 1.0 = w; a list's total is its weights added in rank order (the prefix sum)
-        mass = np.bincount(c.user * width + single[c.items], weights=weights[c.rank],
+        mass = np.bincount(_row_starts(c, width) + single[c.items], weights=weights[c.rank],
                            minlength=n * width).reshape(n, width)
         return mass, np.concatenate([[0.0], np.cumsum(weights)])[c.lens], c.indptr, 0
     indptr, rows, rank, unknown = _list_rows(context, packed, spec, cats)
@@ -359,8 +361,11 @@ def _miscalibration(spec: MetricSpec, packed: Packed, context: Context) -> Metri
             if distance == "kl":  # the terms with p(c|u) = 0 are 0: the profile's cells only
                 q = qmass.ravel()[prof.cells] / qtotal[prof.user]
                 qs = (1.0 - alpha) * q + alpha * prof.p
-                terms = np.where(qs > 0, prof.p * np.log(prof.p / np.where(qs > 0, qs, 1.0)),
-                                 np.inf)
+                if alpha > 0:  # q~ >= alpha p > 0 on these cells (NaN: a list without one)
+                    terms = prof.p * np.log(prof.p / qs)
+                else:
+                    terms = np.where(qs > 0, prof.p * np.log(prof.p / np.where(qs > 0, qs, 1.0)),
+                                     np.inf)
                 values = np.bincount(prof.user, weights=terms, minlength=n)
             else:
                 pv = prof.dense(n, width)
