@@ -28,7 +28,8 @@ from receval.validation import (
 
 # importing a namespace registers the decorators of its public functions
 for _module in ("receval.split", "receval.sampling", "receval.stats", "receval.online",
-                "receval.trec", "receval.report", "receval.difference"):
+                "receval.trec", "receval.report", "receval.difference", "receval.stats.meta",
+                "receval.trec.ndeval"):
     importlib.import_module(_module)
 
 #: public functions that must stay declared (removing a declaration fails here)
@@ -42,6 +43,9 @@ DECLARED = {
     "receval.split._split.kfold_split": {"n_folds", "by", "seed"},
     "receval.split._split.cold_start_split": {"test_users", "seed"},
     "receval.trec.evaluate.trec_eval": {"level", "max_docs", "num_docs"},
+    "receval.trec.ndeval.ndeval": {"alpha", "beta", "traditional", "complete", "depth"},
+    "receval.stats.meta.MetaEvaluation.agreement": {"p", "n_resamples", "rng", "confidence"},
+    "receval.stats.meta.reproducibility": {"p", "depth", "cutoff"},
     "receval.evaluate.evaluate_blocks": {"block_rows"},
     "receval.online.sequential.msprt": {"sigma2", "tau2", "alpha"},
     "receval.evaluate.evaluate": {"ties", "users", "empty_truth", "duplicates", "nan_scores",

@@ -122,10 +122,11 @@ IR_MEASURES_NAMES: dict[str, Name] = {
                      "ideal" + _IA_SOURCE, options=_IA_ALPHA, cutoff="required",
                      differs=_TIES),
     "alpha_dcg": _n("alpha_dcg", "alpha-DCG@k, ndeval's collection-independent normalisation"
-                    + _IA_SOURCE, _NDEVAL_AT1, options=_IA_ALPHA, cutoff="required",
+                    + _IA_SOURCE + "; " + _NDEVAL_AT1, options=_IA_ALPHA, cutoff="required",
                     differs=_TIES, rank1="ndeval"),
     "err_ia": _n("err_ia", "intent-aware ERR@k, ndeval's collection-independent "
-                 "normalisation" + _IA_SOURCE, _NDEVAL_AT1, options=_IA, cutoff="required",
+                 "normalisation" + _IA_SOURCE + "; " + _NDEVAL_AT1, options=_IA,
+                 cutoff="required",
                  differs=_TIES, rank1="ndeval"),
     "nerr_ia": _n("nerr_ia", "intent-aware nERR@k over ndeval's greedy ideal" + _IA_SOURCE,
                   options=_IA, cutoff="required", differs=_TIES),
