@@ -231,8 +231,9 @@ def _count_table(packed: Packed, k: int | None, context: Context | None
     def make() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         c = _cut(packed, k)
         n_vocab = len(packed.item_vocab)
-        counts = np.bincount(c.items * c.width + c.rank,
-                             minlength=n_vocab * c.width).reshape(n_vocab, c.width)
+        key = c.items.astype(np.int64, copy=False) * c.width
+        key += c.rank
+        counts = np.bincount(key, minlength=n_vocab * c.width).reshape(n_vocab, c.width)
         seen = np.flatnonzero(counts.any(axis=1)) if c.width else np.zeros(0, np.int64)
         return packed.item_vocab[seen], counts[seen].astype(np.int64), seen
 
@@ -327,7 +328,9 @@ def _grouped(spec: MetricSpec, packed: Packed, context: Context, missing: str
         g = vocab[c.items]
         n_g = groups.n_groups
         if len(vocab) and int(vocab.min()) >= 0:  # every item of the block has a group
-            state = _Grouped(groups, g, 0, None, _row_starts(c, n_g) + g)
+            cells = _row_starts(c, n_g)
+            cells += g
+            state = _Grouped(groups, g, 0, None, cells)
         else:
             known = g >= 0
             unknown = int(len(g) - np.count_nonzero(known))

@@ -308,8 +308,9 @@ def _dense_profile(context: Context, packed: Packed, spec: MetricSpec, cats: Ite
         if not len(code) or int(code.min()) >= 0:  # one category per entry: p(c|i) = 1
             # counts of 1.0 are exact: the same bits as the weighted sums
             lens = np.bincount(user, minlength=n)  # (user ascending: its entries' rows)
-            mass = np.bincount(np.repeat(np.arange(n, dtype=np.int64) * width, lens) + code,
-                               minlength=n * width).astype(np.float64)
+            cells = np.repeat(np.arange(n, dtype=np.int64) * width, lens)
+            cells += code
+            mass = np.bincount(cells, minlength=n * width).astype(np.float64)
             total = lens.astype(np.float64)
         else:
             dense, total = dense_category_mass(user, rows, np.ones(len(user)), cats, n)
@@ -338,8 +339,9 @@ def _list_mass(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCat
                        lambda: _single_codes(cats, vocab_rows))
     if len(single) and int(single.min()) >= 0:  # every item has one category: p(c|i) = 1
         # w * 1.0 = w; a list's total is its weights added in rank order (the prefix sum)
-        mass = np.bincount(_row_starts(c, width) + single[c.items], weights=weights[c.rank],
-                           minlength=n * width).reshape(n, width)
+        cells = _row_starts(c, width)
+        cells += single[c.items]
+        mass = np.bincount(cells, weights=weights[c.rank], minlength=n * width).reshape(n, width)
         return mass, np.concatenate([[0.0], np.cumsum(weights)])[c.lens], c.indptr, 0
     indptr, rows, rank, unknown = _list_rows(context, packed, spec, cats)
     mass, total = dense_category_mass(c.user, rows, weights[rank - 1], cats, n)
