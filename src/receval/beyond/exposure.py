@@ -600,8 +600,9 @@ def _awrf(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
                     f"{plain(key_with(spec, target='uniform'))}.")
             row = as_group_target(target, labels, spec.key)
         elif aligned:  # the mean alignment of the items of item_alignment
-            vectors = align.dense()[np.diff(align.indptr) > 0]
-            row = vectors.sum(axis=0) / float(len(vectors))
+            with_weight = int(np.count_nonzero(np.diff(align.indptr)))
+            row = np.bincount(align.codes, weights=align.weights, minlength=n_g) / float(
+                max(with_weight, 1))
         else:  # the share of the items of item_groups in each group
             row = np.bincount(np.asarray(groups.codes), minlength=n_g) / float(
                 len(groups.codes))
@@ -626,14 +627,17 @@ def _awrf(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
 def _relevant_aligned(packed: Packed, align: Alignment, n: int) -> np.ndarray:
     """(users x groups) sums of the alignment vectors of each user's relevant truth items."""
     t_rel = np.asarray(packed.t_rel, dtype=np.float64)
-    out = np.zeros((n, align.n_groups))
+    n_g = align.n_groups
     if not len(t_rel):
-        return out
+        return np.zeros((n, n_g))
     rows = align.rows(packed.truth_item_vocab)[packed.t_items]
     user = user_of_position(np.asarray(packed.t_indptr, dtype=np.int64))
     ok = (t_rel > 0) & (rows >= 0)
-    np.add.at(out, user[ok], align.dense()[rows[ok]])
-    return out
+    r, user = rows[ok], user[ok]
+    lens = align.indptr[r + 1] - align.indptr[r]
+    at = ranges(align.indptr[r], lens)
+    return np.bincount(np.repeat(user, lens) * n_g + align.codes[at], weights=align.weights[at],
+                       minlength=n * n_g).reshape(n, n_g)
 
 
 def _relevant_groups(packed: Packed, groups: Membership, n: int, n_g: int) -> np.ndarray:
