@@ -409,14 +409,23 @@ def test_real_benchmark_output_is_current(tmp_path: Path) -> None:
     import re
     import subprocess
 
-    for lib in ("ranx", "pytrec_eval", "recbole.evaluator.metrics"):
-        pytest.importorskip(lib, reason=f"the benchmark compares with {lib.split('.')[0]}")
+    for lib in ("ranx", "pytrec_eval"):
+        pytest.importorskip(lib, reason=f"the benchmark compares with {lib}")
     script = Path(__file__).resolve().parents[2] / "benchmarks" / "real_movielens.py"
     proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
                           text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     number = re.compile(r"[-+]?\d[\d,]*\.\d+(?:e[-+]?\d+)?|[-+]?\d+")
     got, want = proc.stdout.strip(), script.with_suffix(".out").read_text().strip()
+    if " n/a" in got:  # RecBole's own metric code needs torch: its column (the last 12
+        # characters of the preset table's rows) is left out of both outputs, all else stays
+        g, w = got.splitlines(), want.splitlines()
+        assert len(g) == len(w), proc.stdout
+        cut = [i for i, line in enumerate(g) if line.endswith(" n/a")]
+        assert len(cut) == 12, proc.stdout  # 2 models x 6 metrics
+        for i in cut:
+            g[i], w[i] = g[i][:-12], w[i][:-12]
+        got, want = "\n".join(g), "\n".join(w)
     assert number.split(got) == number.split(want), proc.stdout
     values = [[float(n.replace(",", "")) for n in number.findall(t)] for t in (got, want)]
     # the last number is the largest preset-vs-library difference, ~1e-17: compare it apart
