@@ -15,7 +15,7 @@ from .catalogue import (
     gini,
     tail_share,
 )
-from .categories import ItemCategories, as_item_categories
+from .categories import ItemCategories, as_item_categories, profile_intent_weights
 from .diversity import (
     Similarity,
     intra_list_diversity,
@@ -32,7 +32,7 @@ from .serendipity import expected_by_popularity, serendipity
 
 __all__ = [
     "ExposureState", "ItemCategories", "ItemFeatures", "PersonalizationState", "Similarity", "aplt", "arp",
-    "as_item_categories", "as_item_features", "as_train", "catalog_coverage", "effective_coverage", "entropy",
+    "as_item_categories", "as_item_features", "profile_intent_weights", "as_train", "catalog_coverage", "effective_coverage", "entropy",
     "expected_by_popularity", "gini", "intra_list_diversity", "intra_list_similarity",
     "kendall_tau", "novelty", "personalization", "popularity_curve", "rbo", "resolve_catalog",
     "run_overlap", "self_information",

@@ -22,8 +22,6 @@ For a list ``R`` of ``L`` items with categories ``C(i)``, ``C(R) = union_{i in R
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,98 +29,12 @@ import pandas as pd
 
 from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
-from ..io.frames import ITEM_NAMES
+from ..io.categories import ItemCategories, as_item_categories
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
 from ._context import beyond_metric, context_cache, key_with, per_vocab, top_k, undefined_info
 from ._lists import ranges
-
-CATEGORY_NAMES = ("category", "categories", "category_id", "genre", "genres", "genre_id")
-
-
-@dataclass
-class ItemCategories:
-    """Categories of each item: CSR over ``items`` (raw ids) into category codes."""
-
-    items: pd.Index          # raw item ids
-    indptr: np.ndarray       # (n_items + 1,)
-    codes: np.ndarray        # category codes, unique per item
-    categories: np.ndarray   # code -> raw category
-
-    @property
-    def n_categories(self) -> int:
-        return len(self.categories)
-
-    def rows(self, ids: np.ndarray) -> np.ndarray:
-        """Row of each raw item id (-1: unknown item)."""
-        if not len(ids):
-            return np.zeros(0, dtype=np.int64)
-        return self.items.get_indexer(pd.Index(ids)).astype(np.int64)
-
-
-def _is_scalar(value: Any) -> bool:
-    return isinstance(value, (str, bytes)) or not hasattr(value, "__iter__")
-
-
-def as_item_categories(obj: Any) -> ItemCategories:
-    """Normalize ``item_categories=`` (see the module docstring)."""
-    if isinstance(obj, ItemCategories):
-        return obj
-    if isinstance(obj, (Mapping, pd.Series)):
-        items, cats = [], []
-        for item, value in obj.items():
-            values = [value] if _is_scalar(value) else list(value)
-            for c in values:
-                if c is None or (isinstance(c, float) and c != c):
-                    continue
-                items.append(item)
-                cats.append(c)
-        item_col = pd.Series(items, dtype=object)
-        cat_col = pd.Series(cats, dtype=object)
-        all_items = pd.Index(list(obj.keys()) if isinstance(obj, Mapping) else obj.index)
-    else:
-        frame = _frame(obj)
-        cols = [str(c) for c in frame.columns]
-        lower = {c.lower(): c for c in cols}
-        icol = next((lower[n.lower()] for n in ITEM_NAMES if n.lower() in lower), None)
-        ccol = next((lower[n] for n in CATEGORY_NAMES if n in lower), None)
-        if len(cols) == 2:
-            icol = icol or next(c for c in cols if c != ccol)
-            ccol = ccol or next(c for c in cols if c != icol)
-        if icol is None or ccol is None or icol == ccol:
-            raise InputError(
-                f"item_categories: found columns {plain(list(cols))}; name them 'item' and 'category' (or "
-                "'genre'), or pass a dict {item: [categories]}."
-            )
-        frame = frame[[icol, ccol]]
-        all_items = pd.Index(pd.unique(frame[icol].dropna()))  # a null category: no category
-        frame = frame.dropna()
-        item_col, cat_col = frame[icol].reset_index(drop=True), frame[ccol].reset_index(drop=True)
-    all_items = pd.Index(pd.unique(np.asarray(all_items, dtype=object)
-                                   if all_items.dtype == object else all_items))
-    if not all_items.is_unique:
-        raise InputError("item_categories: an item is listed twice; give each item once with "
-                         "all its categories.")
-    cat_codes, categories = pd.factorize(cat_col, sort=True)
-    rows = all_items.get_indexer(pd.Index(item_col)) if len(item_col) else \
-        np.zeros(0, dtype=np.int64)
-    pairs = np.unique(np.column_stack([rows, cat_codes]).astype(np.int64), axis=0) \
-        if len(rows) else np.zeros((0, 2), dtype=np.int64)
-    indptr = np.zeros(len(all_items) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(pairs[:, 0], minlength=len(all_items)), out=indptr[1:])
-    return ItemCategories(all_items, indptr, pairs[:, 1].copy(), np.asarray(categories))
-
-
-def _frame(obj: Any) -> pd.DataFrame:
-    if isinstance(obj, pd.DataFrame):
-        return obj
-    mod = type(obj).__module__.split(".")[0]
-    if mod in ("polars", "pyarrow"):
-        return obj.to_pandas()
-    raise InputError(
-        f"item_categories: expected a dict {{item: [categories]}}, a pandas Series, or an "
-        f"(item, category) table; got {type(obj).__name__}."
-    )
+from .inputs import as_train
 
 
 def list_categories(indptr: np.ndarray, rows: np.ndarray, cats: ItemCategories
@@ -147,6 +59,42 @@ def categories_per_list(indptr: np.ndarray, rows: np.ndarray, cats: ItemCategori
     """``|C(R(u))|`` per user."""
     user, _ = list_categories(indptr, rows, cats)
     return np.bincount(user, minlength=len(indptr) - 1).astype(np.float64)
+
+def profile_intent_weights(train: Any, item_categories: Any) -> pd.DataFrame:
+    """Each user's intent distribution over the categories, from the training profile: the
+    ``intent_weights=`` of the intent-aware measures with ``aspects="categories"``.
+
+    ``p(c | u) = n_u(c) / sum_c' n_u(c')``, ``n_u(c)`` the number of the user's distinct
+    training items in category ``c`` (an item with several categories counts in each); a user
+    whose profile has no categorised item gets the uniform ``1 / |C|`` over every category
+    (Vargas & Castells' feature-based intent model, RankSys ``FeatureIntentModel``). One row per
+    (user, category) of the training users and every category of ``item_categories``:
+    ``query``, ``subtopic``, ``weight``.
+
+    >>> w = profile_intent_weights({"u": {"a": 1, "b": 1}}, {"a": ["x"], "b": ["x", "y"]})
+    >>> w.to_dict("list")["weight"]   # x: 2 of 3 item-category pairs, y: 1 of 3
+    [0.6666666666666666, 0.3333333333333333]
+    """
+    tr = as_train(train)
+    cats = as_item_categories(item_categories)
+    n_users, n_cats = tr.n_users, cats.n_categories
+    if n_cats == 0:
+        raise InputError("item_categories: no item has a category; intents need at least one.")
+    user = np.repeat(np.arange(n_users, dtype=np.int64), np.diff(tr.indptr))
+    rows = cats.rows(tr.items)[tr.hist]
+    known = rows >= 0
+    user, rows = user[known], rows[known]
+    lens = cats.indptr[rows + 1] - cats.indptr[rows]
+    codes = cats.codes[ranges(cats.indptr[rows], lens)]
+    counts = np.bincount(np.repeat(user, lens) * n_cats + codes,
+                         minlength=n_users * n_cats).reshape(n_users, n_cats).astype(np.float64)
+    total = counts.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        weight = np.where(total > 0, counts / np.where(total > 0, total, 1.0), 1.0 / n_cats)
+    return pd.DataFrame({"query": np.repeat(np.asarray(tr.users, dtype=object), n_cats),
+                         "subtopic": np.tile(np.asarray(cats.categories, dtype=object), n_users),
+                         "weight": weight.ravel()})
+
 
 # -------------------------------------------------------------------------------------------------
 # Categorical diversity and category coverage:

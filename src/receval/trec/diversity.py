@@ -62,6 +62,7 @@ import pandas as pd
 
 from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
+from ..io.categories import ItemCategories, as_item_categories
 from ..io.frames import ITEM_NAMES, REL_NAMES, USER_NAMES
 from ..metrics.spec import MetricDef, MetricSpec, Param, register
 
@@ -96,6 +97,7 @@ class Intents:
     doc_order: np.ndarray      # (n_docs,) rank of str(doc id) in byte order
     weighted: bool             # weights given (normalised to 1) or uniform (w = 1, divide by A)
     dropped_weights: int = 0   # given weights of subtopics without a relevant document
+    uncategorised: int = -1    # aspects=categories: relevant truth rows of items without one
 
     @property
     def any_rel(self) -> np.ndarray:
@@ -513,6 +515,63 @@ def _intents_of(context: Context, key: str, rel: float) -> Intents:
     return entry[2]
 
 
+def _item_categories(context: Context, key: str) -> ItemCategories:
+    raw = context.options.get("item_categories")
+    if raw is None:
+        raise InputError(
+            f"{key} with aspects=categories takes its subtopics from the items' categories: "
+            "pass item_categories={item: [categories]} (or an (item, category) table) to "
+            f"evaluate(), e.g. rv.evaluate(run, truth, [{plain(key)}], item_categories=genres).")
+    cache = _cache(context)
+    entry = cache.get("cats")
+    if entry is None or entry[0] is not raw:
+        entry = (raw, as_item_categories(raw))
+        cache["cats"] = entry
+    return entry[1]
+
+
+def category_judgments(packed: Any, cats: ItemCategories) -> pd.DataFrame:
+    """The subtopic judgments of the recommender variant: each truth row ``(user, item, rel)``
+    is a judgment of ``item`` for every category of the item, ``(user, item, category, rel)``
+    (an item without categories gives none). Users are the queries, categories the subtopics
+    (Vargas & Castells' intent-aware metrics over item features, RankSys)."""
+    n_users = len(packed.user_ids)
+    t_user = np.repeat(np.arange(n_users, dtype=np.int64), np.diff(packed.t_indptr))
+    items = np.asarray(packed.truth_item_vocab)[packed.t_items] if len(packed.t_items) \
+        else np.zeros(0, dtype=object)
+    rows = cats.rows(items)
+    rows = np.where(rows >= 0, rows, len(cats.items))  # unknown: no categories
+    indptr = np.append(cats.indptr, cats.indptr[-1])
+    t_user, rel = t_user, packed.t_rel
+    lens = indptr[rows + 1] - indptr[rows]
+    starts = np.repeat(indptr[rows] - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens)
+    codes = cats.codes[np.arange(int(lens.sum()), dtype=np.int64) + starts]
+    return pd.DataFrame({"query": np.asarray(packed.user_ids, dtype=object)[
+        np.repeat(t_user, lens)], "doc": np.repeat(items, lens),
+        "subtopic": cats.categories[codes], "relevance": np.repeat(rel, lens)})
+
+
+def _category_intents(context: Context, key: str, packed: Any, rel: float) -> Intents:
+    """Intents of one block from its truth and ``item_categories=`` (``aspects="categories"``),
+    with ``intent_weights=`` keyed by (user, category) when given."""
+    cats = _item_categories(context, key)
+    cache = _cache(context)
+    weights = context.options.get("intent_weights")
+    ck = ("category_intents", id(packed), id(cats), id(weights), rel)
+    entry = cache.get(ck)
+    if entry is None or entry[0] is not packed:
+        judged = category_judgments(packed, cats)
+        intents = as_intents(judged, rel, weights)
+        # relevant truth rows whose item has no category: relevant to no subtopic
+        rows = cats.rows(np.asarray(packed.truth_item_vocab)[packed.t_items]) \
+            if len(packed.t_items) else np.zeros(0, dtype=np.int64)
+        lens = np.where(rows >= 0, cats.indptr[rows + 1] - cats.indptr[np.maximum(rows, 0)], 0)
+        intents.uncategorised = int(((lens == 0) & (packed.t_rel >= rel)).sum())
+        entry = (packed, intents)
+        cache[ck] = entry
+    return entry[1]
+
+
 @dataclass
 class _Block:
     intents: Intents
@@ -528,7 +587,10 @@ def _block(spec: MetricSpec, packed: Any, context: Context) -> _Block:
     alpha = float(spec.get("alpha")) if any(p.name == "alpha" for p in
                                             spec.definition.params) else _ALPHA.default
     judged_only = spec.get("judged_only") == "true"
-    intents = _intents_of(context, spec.key, rel)
+    if spec.get("aspects") == "categories":
+        intents = _category_intents(context, spec.key, packed, rel)
+    else:
+        intents = _intents_of(context, spec.key, rel)
     cache = _cache(context)
     ck = ("block", id(packed), rel, alpha, judged_only)
     entry = cache.get(ck)
@@ -579,6 +641,8 @@ def _values(block: _Block, values: np.ndarray, *, nan_without_relevant: bool = F
                                                              & ~no_topic).sum())}
     if block.intents.weighted:
         info["weights_dropped"] = block.intents.dropped_weights
+    if block.intents.uncategorised >= 0:
+        info["relevant_items_without_categories"] = block.intents.uncategorised
     if nan_without_relevant:
         values = np.where(block.divisor == 0, np.nan, values)
     return MetricValues(per_user=values, info=info, skipped=no_topic)
@@ -734,14 +798,21 @@ _JUDGED = Param("judged_only", "false", "true: drop the documents without a subt
 _RANK1 = Param("rank1", "normalised", "normalised: @1 divided like every cutoff | ndeval: @1 left "
                "undivided, A times larger, as ndeval / pyndeval print it (ndeval's normalising "
                "loop starts at rank 2)", ("normalised", "ndeval"))
+_ASPECTS = Param("aspects", "intents", "intents: the subtopic judgments of intents= (TREC "
+                 "diversity qrels) | categories: the recommender variant, each relevant truth "
+                 "item relevant to every category of item_categories= it has (users are the "
+                 "queries, categories the subtopics; RankSys' feature-based intents)",
+                 ("intents", "categories"))
 _INPUT = (" Subtopic judgments come from evaluate(..., intents=...) (a (query, doc, subtopic, "
-          "relevance) table or ndeval's qrels file); intent_weights= gives P(subtopic | query) "
-          "(uniform by default, as in ndeval). Users without judgments are left out (NaN).")
+          "relevance) table or ndeval's qrels file), or with aspects=categories from the truth "
+          "and item_categories=; intent_weights= gives P(subtopic | query) (uniform by "
+          "default, as in ndeval; rv.beyond.profile_intent_weights(train, item_categories) "
+          "gives RankSys' profile shares). Users without judgments are left out (NaN).")
 
 
 def _def(name: str, title: str, formula: str, doc: str, compute, params, *, cutoff: str =
          "optional", reference: str, example: str = "") -> MetricDef:
-    return MetricDef(name, title, formula, doc + _INPUT, tuple(params), cutoff=cutoff,
+    return MetricDef(name, title, formula, doc + _INPUT, (*params, _ASPECTS), cutoff=cutoff,
                      bounds=(0.0, 1.0), reference=f"{reference}; {_NDEVAL}", example=example,
                      compute=compute)
 

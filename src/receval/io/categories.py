@@ -1,0 +1,111 @@
+"""``item_categories=``: the categories (genres) of each item, read once for every metric that
+uses them (categorical diversity and coverage, miscalibration, the intent-aware measures).
+
+An item may belong to several categories (a film with two genres). Accepted forms:
+
+- a mapping ``{item: categories}`` (or a pandas Series indexed by item), where ``categories`` is
+  one category (a string or a number) or a collection of them;
+- a table (pandas / polars / pyarrow) of ``(item, category)`` rows, one row per pair (a row
+  with a null category lists an item without categories): the item column is found by its
+  usual names (``item``, ``item_id``, ...) and the category column is ``category``, ``genre``
+  (or their ``_id`` / plural forms), or the other column of a two-column table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError, plain
+from .frames import ITEM_NAMES
+
+CATEGORY_NAMES = ("category", "categories", "category_id", "genre", "genres", "genre_id")
+
+
+@dataclass
+class ItemCategories:
+    """Categories of each item: CSR over ``items`` (raw ids) into category codes."""
+
+    items: pd.Index          # raw item ids
+    indptr: np.ndarray       # (n_items + 1,)
+    codes: np.ndarray        # category codes, unique per item
+    categories: np.ndarray   # code -> raw category
+
+    @property
+    def n_categories(self) -> int:
+        return len(self.categories)
+
+    def rows(self, ids: np.ndarray) -> np.ndarray:
+        """Row of each raw item id (-1: unknown item)."""
+        if not len(ids):
+            return np.zeros(0, dtype=np.int64)
+        return self.items.get_indexer(pd.Index(ids)).astype(np.int64)
+
+
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, (str, bytes)) or not hasattr(value, "__iter__")
+
+
+def as_item_categories(obj: Any) -> ItemCategories:
+    """Normalize ``item_categories=`` (see the module docstring)."""
+    if isinstance(obj, ItemCategories):
+        return obj
+    if isinstance(obj, (Mapping, pd.Series)):
+        items, cats = [], []
+        for item, value in obj.items():
+            values = [value] if _is_scalar(value) else list(value)
+            for c in values:
+                if c is None or (isinstance(c, float) and c != c):
+                    continue
+                items.append(item)
+                cats.append(c)
+        item_col = pd.Series(items, dtype=object)
+        cat_col = pd.Series(cats, dtype=object)
+        all_items = pd.Index(list(obj.keys()) if isinstance(obj, Mapping) else obj.index)
+    else:
+        frame = _frame(obj)
+        cols = [str(c) for c in frame.columns]
+        lower = {c.lower(): c for c in cols}
+        icol = next((lower[n.lower()] for n in ITEM_NAMES if n.lower() in lower), None)
+        ccol = next((lower[n] for n in CATEGORY_NAMES if n in lower), None)
+        if len(cols) == 2:
+            icol = icol or next(c for c in cols if c != ccol)
+            ccol = ccol or next(c for c in cols if c != icol)
+        if icol is None or ccol is None or icol == ccol:
+            raise InputError(
+                f"item_categories: found columns {plain(list(cols))}; name them 'item' and 'category' (or "
+                "'genre'), or pass a dict {item: [categories]}."
+            )
+        frame = frame[[icol, ccol]]
+        all_items = pd.Index(pd.unique(frame[icol].dropna()))  # a null category: no category
+        frame = frame.dropna()
+        item_col, cat_col = frame[icol].reset_index(drop=True), frame[ccol].reset_index(drop=True)
+    all_items = pd.Index(pd.unique(np.asarray(all_items, dtype=object)
+                                   if all_items.dtype == object else all_items))
+    if not all_items.is_unique:
+        raise InputError("item_categories: an item is listed twice; give each item once with "
+                         "all its categories.")
+    cat_codes, categories = pd.factorize(cat_col, sort=True)
+    rows = all_items.get_indexer(pd.Index(item_col)) if len(item_col) else \
+        np.zeros(0, dtype=np.int64)
+    pairs = np.unique(np.column_stack([rows, cat_codes]).astype(np.int64), axis=0) \
+        if len(rows) else np.zeros((0, 2), dtype=np.int64)
+    indptr = np.zeros(len(all_items) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pairs[:, 0], minlength=len(all_items)), out=indptr[1:])
+    return ItemCategories(all_items, indptr, pairs[:, 1].copy(), np.asarray(categories))
+
+
+def _frame(obj: Any) -> pd.DataFrame:
+    if isinstance(obj, pd.DataFrame):
+        return obj
+    mod = type(obj).__module__.split(".")[0]
+    if mod in ("polars", "pyarrow"):
+        return obj.to_pandas()
+    raise InputError(
+        f"item_categories: expected a dict {{item: [categories]}}, a pandas Series, or an "
+        f"(item, category) table; got {type(obj).__name__}."
+    )
