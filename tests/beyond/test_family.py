@@ -46,6 +46,9 @@ def _data(seed: int):
     return run, truth, {"train": train, "item_features": feats, "baseline_run": other,
                         "item_categories": cats, "similarity": cosine,
                         "item_groups": {i: "ab"[i % 2] for i in range(n_items)},
+                        "item_alignment": {i: {"ab"[i % 2]: 1.0, "c": float(i % 3)}
+                                           for i in range(n_items)},
+                        "group_target": {"a": 1.0, "b": 2.0},
                         "intents": pd.DataFrame({"query": truth["user"], "doc": truth["item"],
                                                  "subtopic": truth["item"] % 3,
                                                  "relevance": truth["relevance"]})}

@@ -58,6 +58,11 @@ OPTION_NAMES: dict[str, str] = {
                "relevance) tuples",
     "intent_weights": "P(subtopic | query) for the intent-aware metrics: {query: {subtopic: w}} "
                       "or a (query, subtopic, weight) table (uniform when absent, as in ndeval)",
+    "item_alignment": "{item: {group: weight}} (or a table: items by groups, or item, group, "
+                      "weight columns) for awrf(membership=alignment): each item's weights "
+                      "over groups (TREC Fair 2022 alignment vectors)",
+    "group_target": "{group: weight} for awrf(target=given): the target distribution over "
+                    "the item groups",
     "item_groups": "{item: group} (a Series, or a table with an item column and group_col) "
                    "for the metrics per item group (exposure, provider fairness); read once "
                    "as a receval.io.groups.Membership",
