@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..engines.plugins import Context
-from ..errors import InputError
+from ..errors import InputError, plain
 from ..metrics.spec import MetricDef, MetricSpec, Param, metric
 from ..pack.packed import Packed
 from ._lists import cut
@@ -52,6 +52,32 @@ def top_k(packed: Packed, k: int | None) -> tuple[np.ndarray, np.ndarray]:
         pos.setflags(write=False)
         cache[k] = (indptr, pos)
     return cache[k]
+
+
+def list_places(packed: Packed, indptr: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """0-based place of each position of the cut lists (``indptr``, ``pos``: :func:`top_k`):
+    the rank the attention-weighted metrics read (exposure, AWRF, expected exposure,
+    rank-biased entropy, rank-weighted miscalibration, EPC / EFD / EPD / EILD).
+
+    Under ``ranks="position"`` the rank column is each row's absolute position; a list whose
+    ranks are not its places 1..n (a gap, or two rows at one rank) has no place to read, so it
+    is refused rather than weighted by place."""
+    lens = np.diff(indptr)
+    place = np.arange(len(pos), dtype=np.int64) - np.repeat(indptr[:-1], lens)
+    if packed.absolute_ranks and len(pos):
+        given = np.rint(-np.asarray(packed.scores)[pos]).astype(np.int64) - 1
+        bad = given != place
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            u = int(np.searchsorted(indptr, i, side="right") - 1)
+            raise InputError(
+                f"ranks='position': user {plain(packed.user_ids[u])!r} has a row at rank "
+                f"{int(given[i]) + 1} in place {int(place[i]) + 1} of its list (a gap or a "
+                "shared rank); the attention-weighted metrics (exposure, awrf, ee_*, "
+                "rank_biased_entropy, miscalibration with rank weights, epc / efd / epd / "
+                "eild) weight places 1..n. Give each list the ranks 1..n, or use "
+                "ranks='order'.")
+    return place
 
 
 def train_of(context: Context, key: str) -> TrainData:

@@ -48,7 +48,7 @@ from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
-from ._context import beyond_metric, per_vocab, top_k, train_index, train_of
+from ._context import beyond_metric, list_places, per_vocab, top_k, train_index, train_of
 from ._lists import user_of_position
 from .attention import attention
 from .diversity import (
@@ -177,10 +177,6 @@ def _result(values: np.ndarray, skipped: np.ndarray | None, lens: np.ndarray,
     return MetricValues(values, info=info, skipped=skipped)
 
 
-def _ranks(indptr: np.ndarray) -> np.ndarray:
-    return np.arange(indptr[-1], dtype=np.int64) - indptr[user_of_position(indptr)]
-
-
 def _train_novelty(spec: MetricSpec, packed: Packed, context: Context, kind: str
                    ) -> np.ndarray:
     """EPC / EFD item novelty of each run-vocabulary item."""
@@ -206,7 +202,8 @@ def _epc_efd(kind: str):
         nov_vocab = _train_novelty(spec, packed, context, kind)
         indptr, pos = top_k(packed, spec.k)
         g, skipped = _gain_and_skip(spec, packed, pos)
-        d = discount(_ranks(indptr), spec.get("disc"), float(spec.get("base")))
+        d = discount(list_places(packed, indptr, pos), spec.get("disc"),
+                     float(spec.get("base")))
         values = expected_novelty(indptr, nov_vocab[packed.items[pos]], d, g)
         return _result(values, skipped, np.diff(indptr))
     return compute
@@ -219,7 +216,7 @@ def _epd(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     h_indptr, h_rows = history_rows(context, packed, spec, feats)
     nov = 1.0 - history_similarity(indptr, rows, h_indptr, h_rows, sim)
     g, skipped = _gain_and_skip(spec, packed, pos)
-    d = discount(_ranks(indptr), spec.get("disc"), float(spec.get("base")))
+    d = discount(list_places(packed, indptr, pos), spec.get("disc"), float(spec.get("base")))
     values = expected_novelty(indptr, np.nan_to_num(nov), d, g)
     no_profile = np.diff(h_indptr) == 0
     values = np.where(no_profile, np.nan, values)

@@ -56,6 +56,7 @@ from ._context import (
     catalog_of,
     context_cache,
     key_with,
+    list_places,
     per_vocab,
     top_k,
     undefined_info,
@@ -116,7 +117,7 @@ def _cut(packed: Packed, k: int | None) -> _Cut:
         indptr, pos = top_k(packed, k)
         lens = np.diff(indptr)
         user = np.repeat(np.arange(len(lens), dtype=np.int64), lens)
-        rank = np.arange(len(pos), dtype=np.int64) - np.repeat(indptr[:-1], lens)
+        rank = list_places(packed, indptr, pos)
         whole = not len(pos) or int(pos[-1]) - int(pos[0]) + 1 == len(pos)  # no gather
         items = packed.items[int(pos[0]):int(pos[0]) + len(pos)] if len(pos) and whole \
             else packed.items[pos]
@@ -466,7 +467,7 @@ def _rb_entropy(spec: MetricSpec, packed: Packed, context: Context) -> MetricVal
     from .categories import _category_rows
 
     indptr, rows, cats = _category_rows(spec, packed, context)
-    rank = _ranks(indptr)
+    rank = list_places(packed, indptr, top_k(packed, spec.k)[1])
     width = int(rank.max()) + 1 if len(rank) else 0
     w = weight_of(spec).weights(width)[rank]  # type: ignore[call-arg]
     n = len(indptr) - 1
@@ -819,7 +820,7 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
     else:
         indptr, pos = top_k(packed, k)
     n = len(indptr) - 1
-    rank = _ranks(indptr)
+    rank = list_places(packed, indptr, pos)
     # the relevant truth items of each user, grades descending (t_rel_desc is sorted)
     t_rel_all = np.asarray(packed.t_rel_desc, dtype=np.float64)
     keep = t_rel_all > 0
