@@ -5,9 +5,6 @@ the Spark engine, over any number of buckets, as in memory and in blocks of user
 from __future__ import annotations
 
 import math
-import os
-import shutil
-import sys
 
 import numpy as np
 import pandas as pd
@@ -26,34 +23,6 @@ KEYS = ["exposure_share@5(group=A,missing=other)", "exposure_share@3(group=B,mis
         "awrf@4(target=relevant)", "ee_loss@5", "ee_disparity@5(level=group,missing=skip)",
         "ee_relevance(nonrelevant=drop)", "ee_loss@4(max_grade=3,weight=cascade)",
         "miscalibration@5", "miscalibration@5(distance=js,weight=log)"]
-
-
-@pytest.fixture(scope="module")
-def spark(tmp_path_factory: pytest.TempPathFactory):
-    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'receval[spark]')")
-    pytest.importorskip("pyarrow")
-    if not (os.environ.get("JAVA_HOME") or shutil.which("java")):
-        pytest.skip("no Java runtime (Spark 4 needs Java 17+)")
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[2]").appName("receval-fairness-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
-        .config("spark.driver.memory", "1g")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.local.dir", str(tmp_path_factory.mktemp("spark")))
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 def _case(seed: int):
