@@ -99,23 +99,8 @@ def check_rectools(report: Report) -> None:
                        known=_EMPTY)
             report.add("rectools", label, name + " relevant rows",
                        ours(run, binary(truth), [name], "rectools", **extra)[name], theirs)
-        for normalize in (False, True):
-            add(f"catalogcoverage@{k}(normalize={normalize})",
-                metrics.CatalogCoverage(k=k, normalize=normalize).calc(reco, catalog),
-                catalog=catalog, users="run", empty_truth="zero")
-            add(f"avgrecpopularity@{k}(normalize={normalize})",
-                metrics.AvgRecPopularity(k=k, normalize=normalize).calc(reco, train),
-                train=frame, **on_run)
-        for deep in (False, True):
-            add(f"sufficientreco@{k}(deep={deep})",
-                metrics.SufficientReco(k=k, deep=deep).calc(reco), **on_run)
-        add(f"meaninvuserfreq@{k}", metrics.MeanInvUserFreq(k=k).calc(reco, train),
-            train=frame, **on_run)
-        add(f"serendipity@{k}", metrics.Serendipity(k=k).calc(reco, inter, train, catalog),
-            train=frame, catalog=catalog, **on_run)
-        add(f"intralistdiversity@{k}(sim=custom)",
-            metrics.IntraListDiversity(k=k, distance_calculator=distance).calc(reco),
-            item_features=item_features, similarity=_hamming, **on_run)
+        _recommended_items(add, metrics, k, reco, inter, catalog, train, frame, distance,
+                           item_features)
     # the cutoff as RecTools' own parameter k
     add("ndcg(k=5)", metrics.NDCG(k=5).calc(reco, inter))
     add("sufficientreco(k=4, deep=True)", metrics.SufficientReco(k=4, deep=True).calc(reco),
@@ -179,7 +164,6 @@ def _shared(report: Report, label: str, pd, metrics, train, frame, catalog: list
     run = reco.rename(columns={"user_id": "user", "item_id": "item"})
     truth = interactions.rename(columns={"user_id": "user", "item_id": "item"})
     distance = metrics.PairwiseHammingDistanceCalculator(feats)
-    on_run = {"users": "run", "empty_truth": "zero"}
 
     def add(name: str, theirs: float, known: str = "", **policies: object) -> None:
         try:
@@ -209,21 +193,30 @@ def _shared(report: Report, label: str, pd, metrics, train, frame, catalog: list
         add(f"accuracy@{k}", metrics.Accuracy(k=k).calc(reco, interactions, catalog),
             catalog=catalog)
         add(f"coveredusers@{k}", metrics.CoveredUsers(k=k).calc(reco, interactions))
-        for normalize in (False, True):
-            add(f"catalogcoverage@{k}(normalize={normalize})",
-                metrics.CatalogCoverage(k=k, normalize=normalize).calc(reco, catalog),
-                catalog=catalog, users="run", empty_truth="zero")
-            add(f"avgrecpopularity@{k}(normalize={normalize})",
-                metrics.AvgRecPopularity(k=k, normalize=normalize).calc(reco, train),
-                train=frame, **on_run)
-        for deep in (False, True):
-            add(f"sufficientreco@{k}(deep={deep})",
-                metrics.SufficientReco(k=k, deep=deep).calc(reco), **on_run)
-        add(f"meaninvuserfreq@{k}", metrics.MeanInvUserFreq(k=k).calc(reco, train),
+        _recommended_items(add, metrics, k, reco, interactions, catalog, train, frame,
+                           distance, item_features)
+
+
+def _recommended_items(add, metrics, k: int, reco, inter, catalog, train, frame, distance,
+                       item_features) -> None:
+    """RecTools' metrics on the recommended items at k (coverage, popularity, novelty,
+    serendipity, diversity, sufficiency), added through ``add``; the reco-table metrics
+    average its users (users='run')."""
+    on_run = {"users": "run", "empty_truth": "zero"}
+    for normalize in (False, True):
+        add(f"catalogcoverage@{k}(normalize={normalize})",
+            metrics.CatalogCoverage(k=k, normalize=normalize).calc(reco, catalog),
+            catalog=catalog, users="run", empty_truth="zero")
+        add(f"avgrecpopularity@{k}(normalize={normalize})",
+            metrics.AvgRecPopularity(k=k, normalize=normalize).calc(reco, train),
             train=frame, **on_run)
-        add(f"serendipity@{k}", metrics.Serendipity(k=k).calc(reco, interactions, train,
-                                                              catalog),
-            train=frame, catalog=catalog, **on_run)
-        add(f"intralistdiversity@{k}(sim=custom)",
-            metrics.IntraListDiversity(k=k, distance_calculator=distance).calc(reco),
-            item_features=item_features, similarity=_hamming, **on_run)
+    for deep in (False, True):
+        add(f"sufficientreco@{k}(deep={deep})",
+            metrics.SufficientReco(k=k, deep=deep).calc(reco), **on_run)
+    add(f"meaninvuserfreq@{k}", metrics.MeanInvUserFreq(k=k).calc(reco, train),
+        train=frame, **on_run)
+    add(f"serendipity@{k}", metrics.Serendipity(k=k).calc(reco, inter, train, catalog),
+        train=frame, catalog=catalog, **on_run)
+    add(f"intralistdiversity@{k}(sim=custom)",
+        metrics.IntraListDiversity(k=k, distance_calculator=distance).calc(reco),
+        item_features=item_features, similarity=_hamming, **on_run)

@@ -1,14 +1,7 @@
 """Item categories (genres) and the categorical diversity and coverage of lists.
 
-An item may belong to several categories (a film with two genres). ``item_categories=`` is
-accepted as
-
-- a mapping ``{item: categories}`` (or a pandas Series indexed by item), where ``categories`` is
-  one category (a string or a number) or a collection of them;
-- a table (pandas / polars / pyarrow) of ``(item, category)`` rows, one row per pair (a row
-  with a null category lists an item without categories): the item column is found by its
-  usual names (``item``, ``item_id``, ...) and the category column is ``category``, ``genre``
-  (or their ``_id`` / plural forms), or the other column of a two-column table.
+An item may belong to several categories (a film with two genres); ``item_categories=`` is read
+by :mod:`receval.io.categories` (a mapping, a Series or an (item, category) table).
 
 For a list ``R`` of ``L`` items with categories ``C(i)``, ``C(R) = union_{i in R} C(i)``:
 
