@@ -89,7 +89,8 @@ def test_per_item_under_absolute_ranks_reads_the_rank():
 def test_item_groups_sum_their_items():
     run = {1: {"a": 3.0, "b": 2.0}, 2: {"b": 3.0, "c": 2.0}}
     truth = {1: {"b": 1, "z": 1}, 2: {"c": 1}}
-    res = rv.evaluate(run, truth, ["ndcg@2"], item_groups={"a": "pop", "b": "pop", "c": "tail"})
+    res = rv.evaluate(run, truth, ["ndcg@2"], per_item=True,
+                      item_groups={"a": "pop", "b": "pop", "c": "tail"})
     g = res.by_item_group
     t = res.per_item
     assert g.loc["pop", "recommended"] == t.loc[["a", "b"], "recommended"].sum() == 3
@@ -112,11 +113,15 @@ def test_per_item_refuses_bad_values():
     with pytest.raises(InputError, match="item_groups"):
         _ = res.by_item_group
     with pytest.raises(InputError, match="no item of the result"):
-        rv.evaluate({1: {"a": 1.0}}, truth, ["ndcg@3"], item_groups={"q": "x"})
+        rv.evaluate({1: {"a": 1.0}}, truth, ["ndcg@3"], per_item=True, item_groups={"q": "x"})
+    # item_groups= alone is an input of the metrics per item group: no per-item table
+    alone = rv.evaluate({1: {"a": 1.0}}, truth, ["ndcg@3"], item_groups={"a": "x"})
+    with pytest.raises(InputError, match="per_item"):
+        _ = alone.per_item
 
 
 def test_per_item_survives_json():
-    res = rv.evaluate({1: {"a": 2.0, "b": 1.0}}, {1: {"b": 1}}, ["ndcg@2"],
+    res = rv.evaluate({1: {"a": 2.0, "b": 1.0}}, {1: {"b": 1}}, ["ndcg@2"], per_item=True,
                       item_groups={"a": "x", "b": "y"})
     back = rv.EvalResult.from_json(res.to_json())
     pd.testing.assert_frame_equal(back.per_item, res.per_item, check_index_type=False)

@@ -86,7 +86,9 @@ class Evaluator:
         every result then holds one row per item (:attr:`receval.EvalResult.per_item`:
         recommended, exposure, hits, holders, recall, truth_share;
         :mod:`receval.engines.items`), summed per item group with ``item_groups=``
-        (:attr:`receval.EvalResult.by_item_group`).
+        (:attr:`receval.EvalResult.by_item_group`). ``item_groups=`` alone is the input of
+        the metrics per item group (exposure, provider fairness) and adds no table, as on
+        the Spark engine.
     compat, strict : a library preset and its bug check, as for :func:`receval.evaluate`:
         metric names mean what they mean in that library, its policies apply where none is
         given, and every result carries ``info["compat"]`` (:func:`receval.compat.resolve`).
@@ -162,8 +164,6 @@ class Evaluator:
             raise InputError("group_col= names the group column(s) of groups=; give groups= "
                              "too.")
         self.groups = None if groups is None else read_groups(groups, group_col=group_col)
-        if item_groups is not None and per_item is False:
-            per_item = True  # item groups summarise the per-item table
         self.item_k: int | None = None
         self.per_item = per_item is not False
         if self.per_item:
