@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats as sps
 
+import receval as rv
 from receval.errors import InputError, ParameterError, UndefinedValueWarning
 from receval.results import EvalResult
 from receval.stats import meta
@@ -370,6 +371,12 @@ def test_html_section_shows_every_table_and_undefined_values():
     assert page.startswith("<!DOCTYPE html>") and "LLM &lt;judges&gt;" in page
     with pytest.raises(InputError, match="swap"):
         meta_section_html(me, swap=dp)
+    # rv.report renders the same page, written to path too
+    assert rv.report(me, "html", title="LLM <judges>") == page
+    assert rv.report(me, "html", agreement=ag, power=dp) == render_meta_html(
+        me, agreement=ag, power=dp)
+    with pytest.raises(InputError, match="format='html'"):
+        rv.report(me, "text")
 
 
 # ---- resampling against a slow recomputation ----------------------------------------------

@@ -51,7 +51,8 @@ _ALIASES = {"md": "markdown", "tex": "latex", "rich": "text", "txt": "plain", "h
 def report(obj: Any, format: str = "text", path: str | None = None, *, digits: int = 4,
            title: str | None = None, metrics: list[str] | None = None, color: bool = False,
            width: int | None = None, **html_options: Any) -> str:
-    """Render an EvalResult, a Comparison or a dict of EvalResults; write it to ``path``.
+    """Render an EvalResult, a Comparison or a dict of EvalResults (an online result, a
+    meta-evaluation: their own pages); write it to ``path``.
 
     ``format``: ``text`` (rich box table; the ``plain`` table when rich is not installed),
     ``plain`` (plain text), ``markdown``, ``latex``
@@ -70,6 +71,20 @@ def report(obj: Any, format: str = "text", path: str | None = None, *, digits: i
         from .online import render_online
 
         return render_online(obj, fmt, path=path, digits=digits, title=title)
+    if type(obj).__name__ == "MetaEvaluation":  # receval.stats.meta: runs x judgment sets
+        if fmt != "html":
+            raise InputError(
+                f"a MetaEvaluation is rendered as format='html' (its tables are frames: "
+                f".means(), .agreement(...), .discriminative_power(...)); got {plain(format)}.")
+        from .meta import render_meta_html
+
+        text = render_meta_html(obj, title=title or "Meta-evaluation", digits=digits,
+                                **html_options)
+        if path is not None:
+            from ..io.output import write_text
+
+            write_text(path, text)
+        return text
     if fmt not in FORMATS:
         raise PolicyError(f"format={plain(format)} is not valid; choose one of {list(FORMATS)}."
                           + suggest(str(format), FORMATS))
