@@ -26,11 +26,21 @@ KEYS = ["ndcg@10", "recall@5", "precision@5(rel=2)", "rbp(p=0.95)", "coverage@10
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
+    import importlib.util
+
     path = tmp_path_factory.mktemp("mlflow")
     old = mlflow.get_tracking_uri()
-    mlflow.set_tracking_uri(f"sqlite:///{path}/mlflow.db")
+    # a sqlite store where MLflow's SQL backend is installed; the file store with
+    # mlflow-skinny (the tracking client alone, no SQLAlchemy)
+    sql = importlib.util.find_spec("sqlalchemy") is not None
+    mp = pytest.MonkeyPatch()
+    if not sql:  # MLflow 3 keeps the file store behind an opt-in
+        mp.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    mlflow.set_tracking_uri(f"sqlite:///{path}/mlflow.db" if sql else path.as_uri())
+    mlflow.set_experiment("receval-tests")  # a file store starts without experiment 0
     yield mlflow.tracking.MlflowClient()
     mlflow.set_tracking_uri(old)
+    mp.undo()
 
 
 def _truth():
@@ -109,7 +119,7 @@ def test_active_run_is_used_and_left_open(store):
         rv_mlflow.log(res, artifacts=False, prefix="again/")
     m = store.get_run(active.info.run_id).data.metrics
     assert m["again/ndcg_at_10"] == m["ndcg_at_10"] == res["ndcg@10"]
-    run_id = store.create_run(store.get_experiment_by_name("Default").experiment_id).info.run_id
+    run_id = store.create_run(store.get_experiment_by_name("receval-tests").experiment_id).info.run_id
     assert rv_mlflow.log(res, run_id=run_id, artifacts=False, step=3) == run_id
     hist = store.get_metric_history(run_id, "recall_at_5")
     assert [(h.value, h.step) for h in hist] == [(res["recall@5"], 3)]
