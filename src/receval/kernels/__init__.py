@@ -41,6 +41,7 @@ def _missing_extension(exc: ImportError) -> ImportError:
 
 
 try:
+    from ._diversity import greedy_ideal
     from ._exact import column_states, exact_partials
     from ._join import (
         NotStrIds,
@@ -67,5 +68,5 @@ except ImportError as _exc:  # a source tree without the compiled modules
 
 __all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "MetricSetup", "NotStrIds", "Request", "adjacent_starts", "all_str", "column_states",
            "compute_metrics",
-           "exact_partials", "group_rows", "kernel_columns", "group_truth", "group_truth_raw", "index_ids", "join_lists", "nonfinite",
+           "exact_partials", "greedy_ideal", "group_rows", "kernel_columns", "group_truth", "group_truth_raw", "index_ids", "join_lists", "nonfinite",
            "pack_lists", "utf8_at"]

@@ -64,6 +64,7 @@ from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
 from ..io.categories import ItemCategories, as_item_categories
 from ..io.frames import ITEM_NAMES, REL_NAMES, USER_NAMES
+from ..kernels import greedy_ideal
 from ..metrics.spec import MetricDef, MetricSpec, Param, register
 
 SUBTOPIC_NAMES = ("subtopic", "subtopic_id", "intent", "intent_id", "aspect", "nugget",
@@ -209,14 +210,14 @@ def _sorted_unique(values: np.ndarray) -> np.ndarray:
 def as_intents(obj: Any, rel: float = 1.0, weights: Any = None) -> Intents:
     """Read ``intents=`` (and ``intent_weights=``) with relevance threshold ``rel``."""
     frame = _intent_frame(obj)
-    if frame[["query", "doc", "subtopic"]].isna().any().any():
-        raise InputError("intents: a row has no query, document or subtopic.")
     relevance = pd.to_numeric(frame["relevance"], errors="coerce").to_numpy(np.float64)
     if np.isnan(relevance).any():
         raise InputError("intents: every relevance must be a number.")
     topic_code, topics = pd.factorize(frame["query"], sort=True)
     doc_code, docs = pd.factorize(frame["doc"], sort=True)
     sub_code, subs = pd.factorize(frame["subtopic"], sort=True)
+    if len(frame) and min(topic_code.min(), doc_code.min(), sub_code.min()) < 0:  # a null id
+        raise InputError("intents: a row has no query, document or subtopic.")
     n_topics, n_docs, n_subs = len(topics), len(docs), len(subs)
     triple = (topic_code.astype(np.int64) * n_docs + doc_code) * n_subs + sub_code
     if len(_sorted_unique(triple)) != len(triple):
@@ -303,15 +304,17 @@ def _powers(base: float, n: int) -> np.ndarray:
     return out
 
 
-def ideal_gains(intents: Intents, topic: np.ndarray, alpha: float) -> tuple[np.ndarray,
-                                                                           np.ndarray]:
+def ideal_gains(intents: Intents, topic: np.ndarray, alpha: float, *,
+                compiled: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Gains of ndeval's greedy ideal list of each topic (CSR: indptr, gains).
 
     At each rank, the judged document of largest gain ``sum_j w_j g_j rel_j`` (``g_j`` the
     subtopic's current gain, 1 then times ``1 - alpha`` at each relevant document placed) is
     placed, ties to the largest document id in byte order; only positive gains are kept (the
     rest add nothing). Documents with the same relevant subtopics are one cluster, taken in
-    descending document order.
+    descending document order. ``compiled``: the compiled loop (``kernels.greedy_ideal``)
+    where the subtopic sets fit one integer, else the array loop over every topic at once (the
+    same bits).
     """
     n_t = len(topic)
     s = intents.n_subtopics
@@ -330,7 +333,8 @@ def ideal_gains(intents: Intents, topic: np.ndarray, alpha: float) -> tuple[np.n
         return indptr, np.zeros(0, dtype=np.float64)
     doc = intents.key[rows] % intents.n_docs
     order_of_doc = intents.doc_order[doc]
-    if s <= 62 - int(n_t).bit_length():  # one integer per (topic, subtopic set)
+    packed_bits = s <= 62 - int(n_t).bit_length()  # one integer per (topic, subtopic set)
+    if packed_bits:
         bits = (relm.astype(np.int64) << np.arange(s, dtype=np.int64)).sum(axis=1)
         uniq_key, cl = np.unique((owner << s) | bits, return_inverse=True)
         cl_topic = uniq_key >> s
@@ -349,8 +353,21 @@ def ideal_gains(intents: Intents, topic: np.ndarray, alpha: float) -> tuple[np.n
     np.cumsum(cl_count[:-1], out=cl_start[1:])
     cl_pattern = np.zeros((n_cl, s), dtype=bool)
     cl_pattern[cl, :] = relm
-    # dense (topic, cluster) layout
     per_topic = np.bincount(cl_topic, minlength=n_t)
+    steps = int(np.bincount(owner, minlength=n_t).max())
+    if packed_bits and compiled:  # the compiled greedy loop, topic by topic
+        first = np.zeros(n_t + 1, dtype=np.int64)
+        np.cumsum(per_topic, out=first[1:])
+        w_t = np.ascontiguousarray(intents.weight[topic], dtype=np.float64)
+        out = greedy_ideal(first, np.ascontiguousarray(uniq_key & ((1 << s) - 1)),
+                           cl_count.astype(np.int64), cl_start,
+                           np.ascontiguousarray(doc_rank_sorted, dtype=np.int64), w_t,
+                           np.ascontiguousarray(intents.n_sub[topic], dtype=np.int64),
+                           float(alpha), steps)
+        cnt = (out > 0).sum(axis=1)
+        np.cumsum(cnt, out=indptr[1:])
+        return indptr, out[np.arange(steps)[None, :] < cnt[:, None]]
+    # dense (topic, cluster) layout
     m = int(per_topic.max())
     t_first = np.zeros(n_t + 1, dtype=np.int64)
     np.cumsum(per_topic, out=t_first[1:])
@@ -365,7 +382,6 @@ def ideal_gains(intents: Intents, topic: np.ndarray, alpha: float) -> tuple[np.n
     w = intents.weight[topic]
     gain = np.where(np.arange(s)[None, :] < intents.n_sub[topic][:, None], 1.0, 0.0)
     decay = 1.0 - alpha
-    steps = int(np.bincount(owner, minlength=n_t).max())
     out = np.zeros((n_t, steps), dtype=np.float64)
     active = np.flatnonzero(per_topic > 0)
     for step in range(steps):
