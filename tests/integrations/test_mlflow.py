@@ -37,7 +37,11 @@ def store(tmp_path_factory):
     if not sql:  # MLflow 3 keeps the file store behind an opt-in
         mp.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
     mlflow.set_tracking_uri(f"sqlite:///{path}/mlflow.db" if sql else path.as_uri())
-    mlflow.set_experiment("receval-tests")  # a file store starts without experiment 0
+    # artifacts beside the store, not in the working directory (sqlite's default ./mlruns);
+    # a file store starts without experiment 0
+    mlflow.tracking.MlflowClient().create_experiment(
+        "receval-tests", artifact_location=(path / "artifacts").as_uri())
+    mlflow.set_experiment("receval-tests")
     yield mlflow.tracking.MlflowClient()
     mlflow.set_tracking_uri(old)
     mp.undo()
