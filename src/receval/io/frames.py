@@ -353,6 +353,9 @@ def _id_column(frame: Any, kind: str, name: str, role: str, runs: bool = False,
         n_null = col.null_count
     elif isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":
         n_null = 0  # a numpy integer column cannot hold a missing value: no pass over it
+    elif kind == "pandas" and isinstance(col.dtype, pandas().CategoricalDtype):
+        codes = col.array.codes  # a missing value is code -1: one reduction, no temporary
+        n_null = int((codes < 0).sum()) if len(codes) and int(codes.min()) < 0 else 0
     elif col.dtype == object and defer and not runs and kind == "pandas":
         return np.asarray(col).view(UncheckedIds)
     elif col.dtype == object and (strs := _str_objects(np.asarray(col), runs)) is not None:

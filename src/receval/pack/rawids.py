@@ -182,7 +182,8 @@ def _category_parts(col: Any) -> list[tuple[np.ndarray, Any]] | None:
     ``category``, one per chunk for an Arrow dictionary column; ``None`` for any other column
     or one with a missing value."""
     if is_pandas(col, "Series") and isinstance(col.dtype, pandas().CategoricalDtype):
-        return [(col.cat.codes.to_numpy(), col.cat.categories)]
+        # the Categorical's own codes (a view; ``col.cat.codes`` is a copy under pandas 3)
+        return [(np.asarray(col.array.codes), col.cat.categories)]
     chunks = _arrow_chunks(col)
     if chunks is None:
         return None
