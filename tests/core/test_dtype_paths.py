@@ -274,3 +274,19 @@ def test_uint64_above_2_63_keeps_its_values():
     assert raw_ids(big[0]["item"].to_numpy()) is None
     for ties in TIES:
         _same(rv.evaluate(*big, METRICS, ties=ties), rv.evaluate(run, truth, METRICS, ties=ties))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32"])
+def test_runs_of_equal_narrow_ids(dtype):
+    # the blocks of a narrow user column (categorical codes too), found at its width; long
+    # enough to be cut between threads, with -1 / 255 style values whose bits differ in sign
+    from receval.kernels import adjacent_starts
+
+    rng = np.random.default_rng(7)
+    info = np.iinfo(dtype)
+    values = np.array([info.min, info.max, 0, 1], dtype=dtype)
+    for n in (0, 1, 2, 9, 300_001):
+        a = values[np.repeat(rng.integers(0, 4, n // 3 + 1), 3)[:n]]
+        want = np.flatnonzero(np.r_[True, a[1:] != a[:-1]]) if n else np.zeros(0, np.int64)
+        got = adjacent_starts(NARROW, a, None, 0, 0, 1)
+        assert got[:-1].tolist() == want.tolist() and got[-1] == n

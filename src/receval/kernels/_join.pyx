@@ -1464,6 +1464,32 @@ cdef extern from *:
                                  long long* oid) nogil
 
 
+cdef extern from *:
+    """
+    /* receval_int_starts for ids of width 1, 2 or 4 bytes (kind 6), without the ids: equal
+       ids have equal bits whatever their sign, so they are compared as unsigned words. */
+    #define RECEVAL_NARROW_STARTS(T) { \
+        const T* a = (const T*) v; \
+        for (i = lo; i < hi; i++) { out[c] = i; c += a[i] != a[i - 1]; } }
+    static inline long long receval_narrow_starts(const void* v, int width, long long lo,
+                                                  long long hi, long long* out) {
+        long long i, c = 0;
+        if (lo >= hi) return 0;
+        if (lo == 0) {
+            out[0] = 0;
+            c = 1;
+            lo = 1;
+        }
+        if (width == 4) RECEVAL_NARROW_STARTS(unsigned int)
+        else if (width == 2) RECEVAL_NARROW_STARTS(unsigned short)
+        else RECEVAL_NARROW_STARTS(unsigned char)
+        return c;
+    }
+    """
+    long long receval_narrow_starts(const void* v, int width, long long lo, long long hi,
+                                    long long* out) nogil
+
+
 def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=0,
                     int with_end=0):
     """Rows whose id differs from the previous row's (row 0 included): the starts of the runs
@@ -1539,6 +1565,8 @@ def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=
                 pn = qn
         elif ints:
             c = receval_int_starts(ids.ints, lo, hi, &out[lo], oid + lo)
+        elif kind == 6:
+            c = receval_narrow_starts(ids.narrow, ids.width, lo, hi, &out[lo])
         else:
             for i in range(lo, hi):
                 if i == 0 or not _equal(ids, i - 1, ids, i):
