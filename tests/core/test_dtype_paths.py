@@ -154,6 +154,14 @@ def test_categorical_containers_give_the_bits_of_plain_ids(seed, kind, how, shar
     if shared and how == "pandas":  # run and truth share one dictionary
         dtype = pd.CategoricalDtype(sorted(set(run["item"]) | set(truth["item"])))
         truth_c = truth.assign(item=truth["item"].astype(dtype))
+    elif how == "arrow" and rng.random() < 0.5:  # a truth of its own dictionary
+        pa = pytest.importorskip("pyarrow")
+        truth_c = pa.table({"user": pa.array(truth["user"].tolist()),
+                            "item": pa.array(truth["item"].tolist()).dictionary_encode(),
+                            "relevance": pa.array(truth["relevance"].to_numpy())})
+    elif how == "polars" and rng.random() < 0.5:
+        pl = pytest.importorskip("polars")
+        truth_c = pl.from_pandas(truth).with_columns(pl.col("item").cast(pl.Categorical))
     got = _evaluate(_container(run, how, rng, extra, dtype), truth_c, ties, lists, _train(run))
     _same(got, plain)
 

@@ -220,7 +220,8 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
         u_codes = None
     else:
         u_codes, users = factorize_grouped(cols.user, what=_what("truth", "user", cols.names))
-    item_raw = raw_ids(cols.item)
+    # a categorical item column is grouped on its codes (positions in its sorted categories)
+    item_raw = raw_ids(cols.item) or category_ids(cols.item)
     factorized = None if item_raw is not None else \
         factorize(cols.item, what=_what("truth", "item", cols.names))  # its errors first
     n = cols.n_rows
@@ -284,6 +285,14 @@ def _group_truth_raw(raw: RawIds, start: np.ndarray, rows: np.ndarray, rel: np.n
     indptr, first, rel_sorted, rel_desc, ndup = group_truth_raw(
         raw.kind, raw.a, raw.b, start, rows, rel, mode)
     n_dup = _check_truth_duplicates(ndup, mode, users, policies)
+    if raw.dictionary is not None:  # positions in sorted categories: the vocabulary is the
+        present = np.zeros(len(raw.dictionary), dtype=bool)  # categories in use, in order
+        present[first] = True
+        code_of = np.cumsum(present, dtype=np.int64) - 1
+        return TruthPack(
+            users=users, indptr=indptr, rel=rel_sorted, rel_desc=rel_desc, n_rows=len(rel),
+            max_rel=float(rel.max()) if len(rel) else 0.0, counts={"truth_duplicates": n_dup},
+            vocab=raw.dictionary[present], codes=code_of[first])
     return TruthPack(
         users=users, indptr=indptr, rel=rel_sorted, rel_desc=rel_desc, n_rows=len(rel),
         max_rel=float(rel.max()) if len(rel) else 0.0, counts={"truth_duplicates": n_dup},
