@@ -2,11 +2,13 @@
 
 The metrics need, per user, which recommended items are in that user's truth and the order of
 tied scores on raw ids; neither needs a global item vocabulary. :func:`raw_ids` describes a
-column's buffers without copying them when it can (int64 values, Arrow ``string`` /
-``large_string`` offsets and data, an object array of Python ``str``); any other column gives
-``None`` and is factorized instead (:func:`receval.pack.vocab.factorize`), which also applies
-the id policy's conversions and errors. Both routes compare ids the same way (integers by
-value, strings exactly) and order them the same way (integers by value, strings by code point).
+column's buffers without copying them when it can (integers of every width, Arrow ``string``
+/ ``large_string`` offsets and data, an object array of Python ``str``), and
+:func:`category_ids` a categorical column's codes (pandas ``category``, Arrow ``dictionary``,
+polars ``Categorical`` / ``Enum``); any other column gives ``None`` and is factorized
+instead (:func:`receval.pack.vocab.factorize`), which also applies the id policy's conversions
+and errors. Both routes compare ids the same way (integers by value, strings exactly) and
+order them the same way (integers by value, strings by code point).
 """
 
 from __future__ import annotations
