@@ -1069,7 +1069,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
             if widen and R.kind == 6 else NULL
         wscore = <double*> receval_alloc(maxrows, sizeof(double), 0) if widen and f32 else NULL
         ok = buf != NULL and table != NULL and (ibuf != NULL or not ints) and \
-            (wids != NULL or not (widen and R.kind == 6)) and (wscore != NULL or not (widen and f32))
+            (wids != NULL or not (widen and R.kind == 6)) and \
+            (wscore != NULL or not (widen and f32))
         B = NULL
         urel = NULL
         ujd = NULL
