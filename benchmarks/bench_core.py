@@ -292,7 +292,9 @@ def _floor(run, truth):
         elif isinstance(col.dtype, np.dtype) and col.dtype.kind in "iuf":
             col.to_numpy().sum()
         else:
-            pc.sum(pc.utf8_length(pa.chunked_array([pa.array(col)])))
+            # the Arrow data behind the column, as it lies (a Series given to pa.array
+            # whole is converted value by value: 50 s at 30M rows)
+            pc.sum(pc.utf8_length(pa.array(col.array)))
     return {}
 
 

@@ -26,6 +26,7 @@ from receval.pack.rawids import (
     CHUNKS_32,
     CHUNKS_64,
     INT,
+    NARROW,
     PYSTR,
     UTF8_32,
     UTF8_64,
@@ -243,7 +244,12 @@ def test_refused_duplicates_counted_over_every_block(monkeypatch, nan):
 
 
 def test_raw_ids_forms():
-    assert raw_ids(np.array([1, 2], dtype=np.int32)).kind == INT
+    narrow = np.array([1, 2], dtype=np.int32)
+    r = raw_ids(narrow)
+    assert r.kind == NARROW and r.a.dtype == np.int32 and np.shares_memory(r.a, narrow)
+    wide = np.array([1, 2**62], dtype=np.uint64)
+    r = raw_ids(wide)  # below 2**63: its int64 view, no copy
+    assert r.kind == INT and r.unsigned and np.shares_memory(r.a, wide)
     assert raw_ids(np.array([2**63], dtype=np.uint64)) is None  # compared by value elsewhere
     assert raw_ids(np.array(["a", "b"], dtype=object)).kind == PYSTR
     assert raw_ids(np.array(["a", 1], dtype=object)) is None

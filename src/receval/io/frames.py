@@ -10,7 +10,9 @@ item, score / rank and relevance columns are found by common names, tried in ord
 Id columns are kept in their native container (pandas Series or pyarrow ChunkedArray) so that
 :mod:`receval.pack` can factorize them fast; :mod:`receval.pack.vocab` applies the id policy
 (integers or strings, see ``docs/ids.md``). The value column (score, rank or relevance) becomes
-one float64 array, converted exactly (see :func:`read_columns`).
+one float64 array, converted exactly (see :func:`read_columns`); a float32 (or float16) score
+column is kept as float32 until a reader asks for float64 (:attr:`Columns.value`), so that the
+join, which reads float32 where it lies, makes no copy of it.
 """
 
 from __future__ import annotations
@@ -49,6 +51,10 @@ NOT_RELEVANCE = frozenset((
 class Columns:
     """Canonical columns of one table: ids (native containers) and one float value column.
 
+    ``values``: the value column as read, float64, or float32 for a float32 / float16 score
+    column (widening float32 to float64 is exact: IEEE 754-2008 5.4.2); :attr:`value` is it
+    as float64, made on first use.
+
     ``names`` maps each role (``user``, ``item``, and ``score``, ``rank`` or ``relevance``)
     to the column used; ``notes`` says how the value column was converted when it was not a
     plain cast to float64 (e.g. integer scores beyond 2**53 replaced by their dense rank).
@@ -56,7 +62,7 @@ class Columns:
 
     user: Any
     item: Any
-    value: np.ndarray | None
+    values: np.ndarray | None
     value_kind: str  # "score", "rank", "relevance" or "none"
     names: dict[str, str]
     source: str
@@ -66,6 +72,13 @@ class Columns:
     @property
     def n_rows(self) -> int:
         return len(self.user)
+
+    @property
+    def value(self) -> np.ndarray | None:
+        """The value column as float64 (a float32 score column widened once, exactly)."""
+        if self.values is not None and self.values.dtype != np.float64:
+            self.values = self.values.astype(np.float64)
+        return self.values
 
 
 class StrObjects(np.ndarray):
@@ -345,6 +358,9 @@ def _id_column(frame: Any, kind: str, name: str, role: str, runs: bool = False,
         n_null = col.null_count
     elif isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":
         n_null = 0  # a numpy integer column cannot hold a missing value: no pass over it
+    elif kind == "pandas" and isinstance(col.dtype, pandas().CategoricalDtype):
+        codes = col.array.codes  # a missing value is code -1: one reduction, no temporary
+        n_null = int((codes < 0).sum()) if len(codes) and int(codes.min()) < 0 else 0
     elif col.dtype == object and defer and not runs and kind == "pandas":
         return np.asarray(col).view(UncheckedIds)
     elif col.dtype == object and (strs := _str_objects(np.asarray(col), runs)) is not None:
@@ -400,6 +416,8 @@ def _value_column(frame: Any, kind: str, name: str, role: str,
             mask = col.is_null().to_numpy(zero_copy_only=False) if col.null_count else None
             ints = col.fill_null(0).to_numpy() if col.null_count else col.to_numpy()
             return _exact(np.asarray(ints), mask, name, role, what)
+        if col.null_count == 0 and what == "score" and col.type in (pa.float32(), pa.float16()):
+            return _narrow_scores(np.asarray(col.to_numpy())), []
         arr = col.to_numpy().astype(np.float64, copy=False) if col.null_count == 0 else \
             np.asarray(col.to_pandas(), dtype=np.float64)
         return np.ascontiguousarray(arr), []
@@ -417,8 +435,16 @@ def _value_column(frame: Any, kind: str, name: str, role: str,
         ints = col.to_numpy(dtype=np_dtype, na_value=0) if mask is not None else col.to_numpy()
         return _exact(np.asarray(ints), mask if mask is not None and mask.any() else None,
                       name, role, what)
+    if what == "score" and isinstance(dtype, np.dtype) and dtype in (np.float32, np.float16):
+        return _narrow_scores(col.to_numpy()), []
     return np.ascontiguousarray(col.to_numpy(dtype=np.float64, na_value=np.nan),
                                 dtype=np.float64), []
+
+
+def _narrow_scores(arr: np.ndarray) -> np.ndarray:
+    """A float32 / float16 score column as float32, where it lies when it can: every float16
+    and float32 is a float32 and a float64 exactly, NaN and infinities included."""
+    return np.ascontiguousarray(arr, dtype=np.float32)
 
 
 def _exact(ints: np.ndarray, mask: np.ndarray | None, name: str, role: str,
@@ -497,6 +523,8 @@ def read_columns(data: Any, *, role: str, user_col: str | None = None,
 
     Values: the score, rank or relevance column becomes float64, exactly. Floats (16, 32 or
     64 bit) and integers up to 2**53 in magnitude convert without change; booleans are 0 / 1.
+    A float32 or float16 score column is held as float32 (:attr:`Columns.values`) and widened
+    only when :attr:`Columns.value` is read.
     A score or rank column holding an integer beyond 2**53 (where float64 no longer holds every
     integer, so that ``2**60 + 1`` and ``2**60`` would tie) is replaced by its dense rank within
     the column: the order and the ties are exactly those of the integers, and

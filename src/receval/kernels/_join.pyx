@@ -19,7 +19,13 @@ kind   buffers
 3      Python ``str`` objects (an object array; compared by code point, read in place)
 4, 5   Arrow chunks (int32 / int64 offsets): each chunk's offsets and data by address, the
        chunk of a row found from the chunks' first rows (no concatenation)
+6      integers narrower than 64 bits (int8 / int16 / int32, uint8 / uint16 / uint32), read
+       where they lie and compared by value, as kind 0 (a categorical column's codes too)
 =====  =====================================================================================
+
+Scores are float64 or float32. A float32 score is widened as it is read (every float32 is a
+float64, exactly, IEEE 754-2008 5.4.2), so both widths give the same lists, bit for bit; narrow
+ids and float32 scores are widened per user, into buffers that stay in cache, never per column.
 
 Strings are ordered by code point, which for UTF-8 is the byte order (C's ``strcmp``), so the
 order of tied scores is the one :func:`receval.pack.vocab.order_keys` gives.
@@ -81,6 +87,10 @@ cdef struct Ids:
     const long long* chunk_start  # first row of each chunk, then the number of rows
     const unsigned long long* chunk_off  # address of each chunk's first offset
     const unsigned long long* chunk_data  # address of each chunk's data
+    # kind 6: integers of ``width`` bytes (1, 2 or 4), signed or not, read in place
+    const void* narrow
+    int width
+    bint signed_
 
 
 cdef struct Row:
@@ -109,6 +119,23 @@ cdef extern from *:
         int owner     # evaluated user of the block that wrote the slot (-1: never written)
         int ref       # >= 0: truth item ``ref`` of the user, not matched yet; -1: a run row;
                       # <= -2: truth item ``-ref - 2``, already matched
+
+
+cdef inline long long _int_at(const Ids* ids, long long i) noexcept nogil:
+    """The integer id of row ``i`` of kind 0 or 6 (its value, as int64)."""
+    if ids.kind == 0:
+        return ids.ints[i]
+    if ids.width == 4:
+        if ids.signed_:
+            return (<const int*> ids.narrow)[i]
+        return (<const unsigned int*> ids.narrow)[i]
+    if ids.width == 2:
+        if ids.signed_:
+            return (<const short*> ids.narrow)[i]
+        return (<const unsigned short*> ids.narrow)[i]
+    if ids.signed_:
+        return (<const signed char*> ids.narrow)[i]
+    return (<const unsigned char*> ids.narrow)[i]
 
 
 cdef inline long long _int_slot(long long v, int shift) noexcept nogil:
@@ -223,7 +250,7 @@ cdef inline void _span_near(const Ids* ids, long long i, const char** p, long lo
                             long long* hint) noexcept nogil:
     """:func:`_span` that tries the chunk of the previous row first (rows come in order)."""
     cdef long long c = hint[0]
-    if ids.kind < 4:
+    if ids.kind < 4 or ids.kind > 5:
         _span(ids, i, p, n)
         return
     if c < 0 or c >= ids.n_chunks or i < ids.chunk_start[c] or i >= ids.chunk_start[c + 1]:
@@ -237,8 +264,8 @@ cdef inline uint64_t _hash(const Ids* ids, long long i) noexcept nogil:
     cdef long long n
     cdef PyObject* o
     cdef int kind
-    if ids.kind == 0:
-        return _mix(<uint64_t> ids.ints[i])
+    if ids.kind == 0 or ids.kind == 6:
+        return _mix(<uint64_t> _int_at(ids, i))
     if ids.kind == 3:
         o = ids.objs[i]
         kind = receval_ukind(o)
@@ -253,8 +280,10 @@ cdef inline bint _equal(const Ids* a, long long i, const Ids* b, long long j) no
     cdef long long n, m
     cdef PyObject* x
     cdef PyObject* y
-    if a.kind == 0:
+    if a.kind == 0 and b.kind == 0:
         return a.ints[i] == b.ints[j]
+    if a.kind == 0 or a.kind == 6:  # (b is of kind 0 or 6 too: ids of one family)
+        return _int_at(a, i) == _int_at(b, j)
     if a.kind == 3:
         x = a.objs[i]
         y = b.objs[j]
@@ -293,8 +322,11 @@ cdef inline int _compare(const Ids* ids, long long i, long long j) noexcept nogi
     cdef PyObject* y
     cdef int kx, ky
     cdef unsigned int cx, cy
-    if ids.kind == 0:
-        return (ids.ints[i] > ids.ints[j]) - (ids.ints[i] < ids.ints[j])
+    cdef long long vi, vj
+    if ids.kind == 0 or ids.kind == 6:
+        vi = _int_at(ids, i)
+        vj = _int_at(ids, j)
+        return (vi > vj) - (vi < vj)
     if ids.kind == 3:
         x = ids.objs[i]
         y = ids.objs[j]
@@ -378,8 +410,8 @@ cdef inline uint64_t _prefix(const Ids* ids, long long i) noexcept nogil:
     cdef uint64_t v = 0
     cdef PyObject* o
     cdef int kind
-    if ids.kind == 0:
-        return (<uint64_t> ids.ints[i]) ^ 0x8000000000000000ULL
+    if ids.kind == 0 or ids.kind == 6:
+        return (<uint64_t> _int_at(ids, i)) ^ 0x8000000000000000ULL
     if ids.kind == 3:  # the first 8 bytes of its UTF-8 form
         o = ids.objs[i]
         return _str_prefix(receval_ulen(o), receval_ukind(o), receval_udata(o))
@@ -441,7 +473,7 @@ cdef inline void _sort_keys(long long* a, long long n) noexcept nogil:
         a[0] = a[0] if a[0] < x else x
 
 
-cdef inline bint _packed_keys(long long* keys, long long* rows_of, const long long* ids,
+cdef inline bint _packed_keys(long long* keys, long long* rows_of, const Ids* ids,
                               const long long* rows, long long s, long long m) noexcept nogil:
     """A user's truth rows ``s .. s + m - 1`` (through ``rows`` when not NULL; ``m <=
     SHORT_INT_LIST``) as sortable keys ``id * 64 + position``, their rows in ``rows_of``;
@@ -449,7 +481,7 @@ cdef inline bint _packed_keys(long long* keys, long long* rows_of, const long lo
     cdef long long j, r, v
     for j in range(m):
         r = rows[s + j] if rows != NULL else s + j
-        v = ids[r]
+        v = _int_at(ids, r)
         if (v >> 57) != 0 and (v >> 57) != -1:  # outside [-2**57, 2**57): would not fit
             return False
         keys[j] = <long long> ((<uint64_t> v << 6) | <uint64_t> j)
@@ -571,14 +603,14 @@ cdef inline void _insert_truth_ints(IntSlot* itab, long long mask, int shift, in
         itab[j].ref = <int> q
 
 
-cdef inline void _prefetch_span(const double* score, const long long* ids, long long lo,
-                                long long hi) noexcept nogil:
-    """Ask the memory for the scores and ids of rows ``lo .. hi - 1``, a cache line (8 rows)
-    at a time."""
+cdef inline void _prefetch_span(const char* score, int score_w, const char* ids, int ids_w,
+                                long long lo, long long hi) noexcept nogil:
+    """Ask the memory for the scores (``score_w`` bytes each) and ids (``ids_w`` bytes each)
+    of rows ``lo .. hi - 1``, 8 rows at a time (a cache line of the widest)."""
     cdef long long j
     for j in range(lo, hi, 8):
-        receval_prefetch(score + j)
-        receval_prefetch(ids + j)
+        receval_prefetch(score + j * score_w)
+        receval_prefetch(ids + j * ids_w)
 
 
 cdef inline bint _score_kept(double* sc, int nan_mode, bint as_float32,
@@ -600,22 +632,26 @@ cdef inline bint _score_kept(double* sc, int nan_mode, bint as_float32,
 cdef inline long long _fill_ints(Row* buf, const long long* rints, const double* score,
                                  const long long* rows, long long s, long long e, int nan_mode,
                                  bint as_float32, long long* n_nonfinite,
-                                 bint* descending) noexcept nogil:
+                                 bint* descending, const long long* uids,
+                                 const double* uscore) noexcept nogil:
     """A user's run rows ``s .. e - 1`` (through ``rows`` when not NULL) into ``buf``, in input
     order, under the non-finite score policy; returns how many were kept, and sets
     ``descending`` when their scores strictly descend (the rows are then in order, with no tie
-    to look at). ``h`` is left unset: the int64 walk reads the ids (:c:func:`_row_ids`)."""
+    to look at). ``h`` is left unset: the int64 walk reads the ids (:c:func:`_row_ids`).
+    ``uids`` / ``uscore`` (when not NULL): the user's ids / scores widened, row ``j`` at
+    ``j - s``, read instead of ``rints`` / ``score``."""
     cdef long long j, r, m = 0, bad = 0, rises = 0
     cdef double sc, prev = INFINITY
     for j in range(s, e):
         r = rows[j] if rows != NULL else j
-        sc = score[r]
+        sc = uscore[j - s] if uscore != NULL else score[r]
         if not _score_kept(&sc, nan_mode, as_float32, &bad):
             continue
         rises += sc >= prev
         prev = sc
         buf[m].score = sc
-        buf[m].pre = (<uint64_t> rints[r]) ^ 0x8000000000000000ULL
+        buf[m].pre = (<uint64_t> (uids[j - s] if uids != NULL else rints[r])) ^ \
+            0x8000000000000000ULL
         buf[m].idx = r
         m = m + 1
     n_nonfinite[0] += bad
@@ -744,6 +780,12 @@ cdef _Holder _ids_of(int kind, object a, object b):
         if arr.dtype != np.int64:
             raise TypeError("kind 0 ids must be int64")
         h.ids.ints = <const long long*> cnp.PyArray_DATA(arr)
+    elif kind == 6:
+        if arr.dtype.kind not in "iu" or arr.dtype.itemsize not in (1, 2, 4):
+            raise TypeError("kind 6 ids must be integers of 1, 2 or 4 bytes")
+        h.ids.narrow = cnp.PyArray_DATA(arr)
+        h.ids.width = arr.dtype.itemsize
+        h.ids.signed_ = arr.dtype.kind == "i"
     elif kind == 1 or kind == 2:
         if arr.dtype != (np.int32 if kind == 1 else np.int64):
             raise TypeError("string offsets of the wrong width")
@@ -860,7 +902,7 @@ class NotStrIds(ValueError):
     column again with the check made first."""
 
 
-def join_lists(int run_kind, object run_a, object run_b, const double[::1] score,
+def join_lists(int run_kind, object run_a, object run_b, object score,
                const long long[::1] rows, const long long[::1] rstart,
                const long long[::1] run_of, int truth_kind, object truth_a, object truth_b,
                const long long[::1] t_start, const long long[::1] t_count,
@@ -887,6 +929,8 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     not kept (``scores``, ``rel`` and ``judged`` come back empty) and a ninth value is
     returned: the (users x requests) metric values.
 
+    ``score``: float64 or float32 (read where it lies, each user's widened exactly in cache).
+
     ``check_str`` (run ids of kind 3): each run row read is first checked to hold a ``str``
     readable in place, as :func:`all_str` does, so that the column needs no pass of its own;
     :class:`NotStrIds` is raised when one does not (every row of every evaluated user is
@@ -901,6 +945,11 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     cdef _Holder th = _ids_of(truth_kind, truth_a, truth_b)
     cdef Ids* R = &rh.ids
     cdef Ids* T = &th.ids
+    cdef cnp.ndarray score_arr = np.ascontiguousarray(score)
+    if score_arr.ndim != 1 or score_arr.dtype not in (np.float64, np.float32):
+        raise TypeError(f"join_lists: scores must be float64 or float32, got {score_arr.dtype}")
+    cdef bint f32 = score_arr.dtype == np.float32
+    cdef const float* score32 = <const float*> cnp.PyArray_DATA(score_arr) if f32 else NULL
     cdef Py_ssize_t n_eval = run_of.shape[0]
     cdef bint has_rows = rows.shape[0] > 0
     cdef long long g, c, nr, maxrows = 1, maxcap = 16, total_rows = 0, maxpos = 1, maxtruth = 1
@@ -972,7 +1021,13 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     cdef const long long* ids_p
     cdef int g32
     # int64 ids on both sides (the usual numeric case): 16-byte slots holding the ids
-    cdef bint ints = R.kind == 0 and T.kind == 0 and n_eval < 0x7fffffff
+    cdef bint ints = (R.kind == 0 or R.kind == 6) and T.kind == 0 and n_eval < 0x7fffffff
+    # narrow ids or float32 scores on the int64 path: each user's widened into buffers
+    cdef bint widen = ints and (R.kind == 6 or f32)
+    cdef long long* wids
+    cdef double* wscore
+    cdef const long long* uids
+    cdef const double* uscore
     cdef bint verify = check_str and R.kind == 3
     # per user, so that no two threads write one flag
     cdef cnp.ndarray[cnp.int8_t, ndim=1] not_str_arr = np.zeros(n_eval if verify else 0,
@@ -991,10 +1046,15 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
     # plain pointers for the int64 path (passed by value, so kept in registers)
     cdef const long long* rints = R.ints
     cdef const long long* tints = T.ints
-    cdef const double* score_p = &score[0] if score.shape[0] > 0 else NULL
+    cdef const double* score_p = <const double*> cnp.PyArray_DATA(score_arr) \
+        if not f32 and score_arr.shape[0] > 0 else NULL
+    cdef const char* score_bytes = <const char*> cnp.PyArray_DATA(score_arr)
+    cdef int score_w = 4 if f32 else 8
+    cdef const char* id_bytes = <const char*> (R.narrow if R.kind == 6 else R.ints)
+    cdef int id_w = R.width if R.kind == 6 else 8
     cdef const long long* rows_p = &rows[0] if has_rows else NULL
     cdef const double* trel_p = &t_rel[0] if t_rel.shape[0] > 0 else NULL
-    cdef long long n_rows = score.shape[0]
+    cdef long long n_rows = score_arr.shape[0]
     cdef bint descending
     cdef int nt = _threads_over(total_rows, n_eval)
     cdef int failed = 0
@@ -1005,7 +1065,12 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
         buf = <Row*> receval_alloc(maxrows, sizeof(Row), 0)
         table = <Slot*> receval_alloc(maxcap, sizeof(Slot), 0)
         ibuf = <long long*> receval_alloc(maxrows, sizeof(long long), 0) if ints else NULL
-        ok = buf != NULL and table != NULL and (ibuf != NULL or not ints)
+        wids = <long long*> receval_alloc(maxrows, sizeof(long long), 0) \
+            if widen and R.kind == 6 else NULL
+        wscore = <double*> receval_alloc(maxrows, sizeof(double), 0) if widen and f32 else NULL
+        ok = buf != NULL and table != NULL and (ibuf != NULL or not ints) and \
+            (wids != NULL or not (widen and R.kind == 6)) and \
+            (wscore != NULL or not (widen and f32))
         B = NULL
         urel = NULL
         ujd = NULL
@@ -1050,19 +1115,30 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                 shift = 64 - _log2(cap)
                 _insert_truth_ints(itab, mask, shift, g32, tints + t_start[g], t_count[g])
                 if rows_p == NULL:  # the next list's rows, from memory while this one is joined
-                    _prefetch_span(score_p, rints, e, e + (e - s) if e + (e - s) < n_rows
-                                   else n_rows)
+                    _prefetch_span(score_bytes, score_w, id_bytes, id_w, e,
+                                   e + (e - s) if e + (e - s) < n_rows else n_rows)
                 tr = trel_p + t_start[g] if t_count[g] > 0 else &NO_REL
+                uids = NULL
+                uscore = NULL
+                if widen:  # this user's narrow ids / float32 scores widened, exactly
+                    for j in range(s, e):
+                        r = rows_p[j] if rows_p != NULL else j
+                        if wids != NULL:
+                            wids[j - s] = _int_at(R, r)
+                        if wscore != NULL:
+                            wscore[j - s] = <double> score32[r]
+                    uids = wids
+                    uscore = wscore
                 # rows in rank order with no tie (the usual case): joined where they lie
                 in_place = rows_p == NULL and not as_float32 and not keep_scores and \
-                    _strictly_descending(score_p + s, e - s)
+                    _strictly_descending(uscore if uscore != NULL else score_p + s, e - s)
                 if in_place:
                     m = e - s
-                    ids_p = rints + s
+                    ids_p = uids if uids != NULL else rints + s
                 else:
                     descending = False  # assigned here so that each thread has its own
                     m = _fill_ints(buf, rints, score_p, rows_p, s, e, nan_mode, as_float32,
-                                   &dropped[g], &descending)
+                                   &dropped[g], &descending, uids, uscore)
                     if not descending:
                         _sort_rows(buf, m, &order)  # rows in order are left as they are
                     _row_ids(buf, m, ibuf)
@@ -1099,7 +1175,7 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                     if verify and not receval_is_str(R.objs[r]):
                         not_str[g] = 1  # (the caller reads the column again)
                         continue
-                    sc = score[r]
+                    sc = <double> score32[r] if f32 else score_p[r]
                     if not _score_kept(&sc, nan_mode, as_float32, &dropped[g]):
                         continue
                     buf[m].score = sc
@@ -1108,7 +1184,7 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
                             receval_prefetch(R.objs[rows[j + PREFETCH_AHEAD] if has_rows
                                                     else j + PREFETCH_AHEAD])
                         _str_key(R.objs[r], &buf[m].pre, &buf[m].h)
-                    elif R.kind == 0:
+                    elif R.kind == 0 or R.kind == 6:
                         buf[m].pre = _prefix(R, r)
                         buf[m].h = _hash(R, r)
                     else:  # UTF-8: one look at the bytes for both
@@ -1186,6 +1262,8 @@ def join_lists(int run_kind, object run_a, object run_b, const double[::1] score
         free(buf)
         free(table)
         free(ibuf)
+        free(wids)
+        free(wscore)
         if B != NULL:
             free_metric_buffers(B)
             free(B)
@@ -1264,7 +1342,7 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
     cdef cnp.ndarray[cnp.float64_t, ndim=1] desc_arr = np.empty(n, dtype=np.float64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] kept_arr = np.zeros(n_users, dtype=np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] ndup_arr = np.zeros(n_users, dtype=np.int64)
-    cdef bint ints = kind == 0
+    cdef bint ints = kind == 0 or kind == 6
     cdef long long[::1] out_first = first_arr
     cdef double[::1] out_rel = rel_arr
     cdef double[::1] out_desc = desc_arr
@@ -1294,7 +1372,7 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
             e = start[g + 1]
             m = e - s
             if ints and m <= SHORT_INT_LIST and \
-                    _packed_keys(keys, keys + SHORT_INT_LIST, ids.ints, rows_p, s, m):
+                    _packed_keys(keys, keys + SHORT_INT_LIST, ids, rows_p, s, m):
                 _sort_keys(keys, m)
                 kept[g] = _walk_keys(keys, m, keys + SHORT_INT_LIST, &rel[0], dedupe,
                                      &out_first[s], &out_rel[s], &out_desc[s], &ndup[g])
@@ -1320,7 +1398,7 @@ def group_truth_raw(int kind, object a, object b, const long long[::1] start,
                         if rel[buf[j].idx] > rel[buf[best].idx]:
                             best = j
                         j = j + 1
-                    out_first[s + w] = ids.ints[buf[best].idx] if ints else buf[best].idx
+                    out_first[s + w] = _int_at(ids, buf[best].idx) if ints else buf[best].idx
                     out_rel[s + w] = rel[buf[best].idx]
                     out_desc[s + w] = rel[buf[best].idx]
                     w = w + 1
@@ -1387,6 +1465,32 @@ cdef extern from *:
                                  long long* oid) nogil
 
 
+cdef extern from *:
+    """
+    /* receval_int_starts for ids of width 1, 2 or 4 bytes (kind 6), without the ids: equal
+       ids have equal bits whatever their sign, so they are compared as unsigned words. */
+    #define RECEVAL_NARROW_STARTS(T) { \
+        const T* a = (const T*) v; \
+        for (i = lo; i < hi; i++) { out[c] = i; c += a[i] != a[i - 1]; } }
+    static inline long long receval_narrow_starts(const void* v, int width, long long lo,
+                                                  long long hi, long long* out) {
+        long long i, c = 0;
+        if (lo >= hi) return 0;
+        if (lo == 0) {
+            out[0] = 0;
+            c = 1;
+            lo = 1;
+        }
+        if (width == 4) RECEVAL_NARROW_STARTS(unsigned int)
+        else if (width == 2) RECEVAL_NARROW_STARTS(unsigned short)
+        else RECEVAL_NARROW_STARTS(unsigned char)
+        return c;
+    }
+    """
+    long long receval_narrow_starts(const void* v, int width, long long lo, long long hi,
+                                    long long* out) nogil
+
+
 def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=0,
                     int with_end=0):
     """Rows whose id differs from the previous row's (row 0 included): the starts of the runs
@@ -1405,7 +1509,7 @@ def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=
     row's chunk, so a column of many chunks takes one call."""
     cdef _Holder hold = _ids_of(kind, a, b)
     cdef Ids* ids = &hold.ids
-    cdef Py_ssize_t n = (a[a.shape[0] - 1] if kind >= 4 else
+    cdef Py_ssize_t n = (a[a.shape[0] - 1] if kind == 4 or kind == 5 else
                          a.shape[0] - (1 if kind == 1 or kind == 2 else 0)), i
     cdef bint ints = kind == 0
     if with_ids and not ints:
@@ -1424,7 +1528,7 @@ def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=
     cdef long long t, lo, hi, c, j = 0, k, hint, pn, qn
     cdef const char* pp
     cdef const char* qp
-    cdef bint utf8 = kind == 1 or kind == 2 or kind >= 4
+    cdef bint utf8 = kind == 1 or kind == 2 or kind == 4 or kind == 5
     cdef bint verify = check_str and kind == 3
     cdef cnp.ndarray[cnp.int8_t, ndim=1] ok_arr = np.ones(nt, dtype=np.int8)
     cdef signed char[::1] ok = ok_arr
@@ -1462,6 +1566,8 @@ def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=
                 pn = qn
         elif ints:
             c = receval_int_starts(ids.ints, lo, hi, &out[lo], oid + lo)
+        elif kind == 6:
+            c = receval_narrow_starts(ids.narrow, ids.width, lo, hi, &out[lo])
         else:
             for i in range(lo, hi):
                 if i == 0 or not _equal(ids, i - 1, ids, i):

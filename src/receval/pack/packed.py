@@ -31,6 +31,7 @@ from .options import DEFAULT_OPTIONS, KernelOptions, kernel_options
 from .positions import check_rank_run, group_ends
 from .rawids import (
     INT,
+    NARROW,
     RawIds,
     category_ids,
     dictionary_truth,
@@ -219,7 +220,8 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
         u_codes = None
     else:
         u_codes, users = factorize_grouped(cols.user, what=_what("truth", "user", cols.names))
-    item_raw = raw_ids(cols.item)
+    # a categorical item column is grouped on its codes (positions in its sorted categories)
+    item_raw = raw_ids(cols.item) or category_ids(cols.item)
     factorized = None if item_raw is not None else \
         factorize(cols.item, what=_what("truth", "item", cols.names))  # its errors first
     n = cols.n_rows
@@ -283,11 +285,20 @@ def _group_truth_raw(raw: RawIds, start: np.ndarray, rows: np.ndarray, rel: np.n
     indptr, first, rel_sorted, rel_desc, ndup = group_truth_raw(
         raw.kind, raw.a, raw.b, start, rows, rel, mode)
     n_dup = _check_truth_duplicates(ndup, mode, users, policies)
+    if raw.dictionary is not None:  # positions in sorted categories: the vocabulary is the
+        present = np.zeros(len(raw.dictionary), dtype=bool)  # categories in use, in order
+        present[first] = True
+        code_of = np.cumsum(present, dtype=np.int64) - 1
+        return TruthPack(
+            users=users, indptr=indptr, rel=rel_sorted, rel_desc=rel_desc, n_rows=len(rel),
+            max_rel=float(rel.max()) if len(rel) else 0.0, counts={"truth_duplicates": n_dup},
+            vocab=raw.dictionary[present], codes=code_of[first])
     return TruthPack(
         users=users, indptr=indptr, rel=rel_sorted, rel_desc=rel_desc, n_rows=len(rel),
         max_rel=float(rel.max()) if len(rel) else 0.0, counts={"truth_duplicates": n_dup},
         # int64 ids come out of the grouping; others are taken at the kept rows
-        raw={raw.family: RawIds(INT, first, unsigned=raw.unsigned) if raw.kind == INT
+        raw={raw.family: RawIds(INT, first, unsigned=raw.unsigned)
+             if raw.kind in (INT, NARROW)
              else take_ids(raw, first)},
     )
 
@@ -558,8 +569,9 @@ def run_codes(cols: Columns) -> RunCodes:
     else:
         starts = None
         u_codes, users = factorize_grouped(cols.user, what=_what("run", "user", cols.names))
-    assert cols.value is not None
-    score = -cols.value if cols.value_kind == "rank" else cols.value
+    assert cols.values is not None
+    # a float32 score column stays float32: the join reads it where it lies
+    score = cols.values if cols.value_kind != "rank" else -np.asarray(cols.value)
     run = RunCodes(u_codes, users, None, None, score, cols.value_kind,
                    cols.names.get(cols.value_kind, cols.value_kind), names=dict(cols.names),
                    text_ids=cols.text_ids,
@@ -745,10 +757,12 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         users.in_run_t, users.run_only, users.t_sel, users.extra, users.run_row
     n_eval = len(t_sel) + len(extra)
 
-    score = np.ascontiguousarray(run.score, dtype=np.float64)
+    # float32 scores are read where they lie by the join on raw ids (widened for the others)
+    score = run.score if run.score.dtype == np.float32 and run.score.flags.c_contiguous \
+        else np.ascontiguousarray(run.score, dtype=np.float64)
 
     def refuse_nonfinite() -> None:
-        n_bad, first_bad = nonfinite(score)  # one compiled pass, no temporary
+        n_bad, first_bad = _nonfinite(score)  # compiled passes, no temporary of the column
         if n_bad:
             raise InputError(
                 f"run: column {run.score_name!r} has {n_bad} NaN/infinite value(s) (first at row "
@@ -843,6 +857,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         )
 
     if t_raw is None:
+        score = np.ascontiguousarray(score, dtype=np.float64)
         if run.ordered:
             item_key = np.arange(len(run.items), dtype=np.int64)
             item_to_truth = np.where(run.items < len(truth.items), run.items, -1)
@@ -1024,6 +1039,25 @@ def _truth_raw_for(run: RunCodes, truth: TruthPack, opts: KernelOptions) -> RawI
     if raw.family not in truth.raw:
         truth.raw[raw.family] = truth_raw(truth.items, truth.item_codes, raw.family)
     return truth.raw[raw.family]
+
+
+#: rows per slice when float32 scores are checked for non-finite values (a float64 slice of
+#: 8 MiB at a time, never the whole column)
+NONFINITE_SLICE = 1 << 20
+
+
+def _nonfinite(score: np.ndarray) -> tuple[int, int]:
+    """:func:`receval.kernels.nonfinite` of float64 scores, or of float32 ones slice by slice
+    (each widened exactly), without a float64 copy of the column."""
+    if score.dtype == np.float64:
+        return nonfinite(score)
+    count, first = 0, -1
+    for lo in range(0, len(score), NONFINITE_SLICE):
+        c, f = nonfinite(np.ascontiguousarray(score[lo:lo + NONFINITE_SLICE], dtype=np.float64))
+        if c and first < 0:
+            first = lo + f
+        count += c
+    return count, first
 
 
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

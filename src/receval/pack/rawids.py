@@ -2,11 +2,13 @@
 
 The metrics need, per user, which recommended items are in that user's truth and the order of
 tied scores on raw ids; neither needs a global item vocabulary. :func:`raw_ids` describes a
-column's buffers without copying them when it can (int64 values, Arrow ``string`` /
-``large_string`` offsets and data, an object array of Python ``str``); any other column gives
-``None`` and is factorized instead (:func:`receval.pack.vocab.factorize`), which also applies
-the id policy's conversions and errors. Both routes compare ids the same way (integers by
-value, strings exactly) and order them the same way (integers by value, strings by code point).
+column's buffers without copying them when it can (integers of every width, Arrow ``string``
+/ ``large_string`` offsets and data, an object array of Python ``str``), and
+:func:`category_ids` a categorical column's codes (pandas ``category``, Arrow ``dictionary``,
+polars ``Categorical`` / ``Enum``); any other column gives ``None`` and is factorized
+instead (:func:`receval.pack.vocab.factorize`), which also applies the id policy's conversions
+and errors. Both routes compare ids the same way (integers by value, strings exactly) and
+order them the same way (integers by value, strings by code point).
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from ..io.frames import UncheckedIds, adjacent_runs, is_str_array
 from ..kernels import adjacent_starts, utf8_at
 from .vocab import _arrow_chunks, factorize, is_unique
 
-#: kernel id kinds (see ``kernels/_join.pyx``)
-INT, UTF8_32, UTF8_64, PYSTR, CHUNKS_32, CHUNKS_64 = 0, 1, 2, 3, 4, 5
+#: kernel id kinds (see ``kernels/_join.pyx``); NARROW: integers of 1, 2 or 4 bytes, read
+#: where they lie (no int64 copy of the column)
+INT, UTF8_32, UTF8_64, PYSTR, CHUNKS_32, CHUNKS_64, NARROW = 0, 1, 2, 3, 4, 5, 6
 
 
 @dataclass(frozen=True)
@@ -30,8 +33,9 @@ class RawIds:
     """A column of ids as the join kernel reads it: ``kind`` and one or two buffers."""
 
     kind: int
-    a: np.ndarray                 # int64 values, offsets, an object array of str, or the
-    #                               first row of each Arrow chunk (chunked kinds)
+    a: np.ndarray                 # int64 values (NARROW: int8 .. uint32 values), offsets, an
+    #                               object array of str, or the first row of each Arrow chunk
+    #                               (chunked kinds)
     b: Any = None                 # UTF-8 data, or (offset, data) addresses per chunk
     keep: Any = None              # the Arrow array that owns the buffers
     unsigned: bool = False        # kind INT read from a uint64 column (ids are uint64)
@@ -40,7 +44,7 @@ class RawIds:
     starts: np.ndarray | None = None  # the bounds of its runs of equal adjacent ids (each
     #                                   run's first row, then the row count), when known
     #                                   already (found as the column was read)
-    dictionary: np.ndarray | None = None  # kind INT holding positions in these ids (a
+    dictionary: np.ndarray | None = None  # kind INT / NARROW holding positions in these ids (a
     #                                       categorical column's categories, sorted unless
     #                                       read for runs of equal ids only): the value r at
     #                                       a row is the id dictionary[r]
@@ -50,19 +54,20 @@ class RawIds:
         """``"int"`` or ``"str"``, as :func:`receval.pack.vocab.kind_of` names vocabularies."""
         if self.dictionary is not None:
             return "int" if self.dictionary.dtype.kind in "iu" else "str"
-        return "int" if self.kind == INT else "str"
+        return "int" if self.kind in (INT, NARROW) else "str"
 
     @property
     def family(self) -> str:
         """Ids of one family compare with each other in the kernel: ``int``, ``utf8``, ``pystr``."""
-        return "int" if self.kind == INT else "pystr" if self.kind == PYSTR else "utf8"
+        return "int" if self.kind in (INT, NARROW) else "pystr" if self.kind == PYSTR \
+            else "utf8"
 
 
 def raw_ids(col: Any) -> RawIds | None:
     """The ids of ``col`` for the join kernel, or ``None`` when they must be factorized.
 
-    Read in place: int64 / smaller integer columns (numpy, pandas, Arrow without nulls), uint64
-    below 2**63, Arrow ``string`` / ``large_string`` without nulls (pyarrow, polars, pandas
+    Read in place: integer columns of every width (numpy, pandas, Arrow without nulls; int8 ..
+    int32 and uint8 .. uint32 as :data:`NARROW`, read at their width), uint64 below 2**63, Arrow ``string`` / ``large_string`` without nulls (pyarrow, polars, pandas
     ``str``), object columns holding only ``str`` (and pandas' Python-backed strings, as
     such a column). Everything else (floats, categoricals,
     dictionaries, binary, missing values, mixed objects) returns ``None``.
@@ -85,13 +90,15 @@ def raw_ids(col: Any) -> RawIds | None:
 
 def _from_numpy(arr: np.ndarray) -> RawIds | None:
     kind = arr.dtype.kind
+    if kind in "iu" and arr.dtype.itemsize < 8:  # read at its width, widened per user
+        return RawIds(NARROW, np.ascontiguousarray(arr))
     if kind == "i":
         return RawIds(INT, np.ascontiguousarray(arr, dtype=np.int64))
     if kind == "u":
-        if arr.dtype == np.uint64 and len(arr) and int(arr.max()) >= 2**63:
+        if len(arr) and int(arr.max()) >= 2**63:
             return None  # compared by value with int64 ids elsewhere
-        return RawIds(INT, np.ascontiguousarray(arr).astype(np.int64, copy=False),
-                      unsigned=arr.dtype == np.uint64)
+        # below 2**63 a uint64 and its int64 view are the same number: no copy
+        return RawIds(INT, np.ascontiguousarray(arr).view(np.int64), unsigned=True)
     if isinstance(arr, UncheckedIds):  # every value a str, until the join finds otherwise
         return RawIds(PYSTR, np.ascontiguousarray(arr.view(np.ndarray)), checked=False)
     if kind == "O" and is_str_array(arr):
@@ -106,8 +113,6 @@ def _from_arrow(chunks: list) -> RawIds | None:
     if any(c.null_count for c in chunks):
         return None
     if pt.is_integer(t):
-        if pt.is_uint64(t):
-            return None
         parts = [c.to_numpy(zero_copy_only=False) for c in chunks]
         arr = np.concatenate(parts) if len(parts) != 1 else parts[0]
         return _from_numpy(arr)
@@ -128,35 +133,129 @@ def _from_arrow(chunks: list) -> RawIds | None:
 
 
 def category_ids(col: Any, ordered: bool = True) -> RawIds | None:
-    """A pandas categorical column of integer or ``str`` categories as ranks into its sorted
-    categories (:attr:`RawIds.dictionary`), without a value per row: the join compares the
-    ranks as integers, which equal and order exactly as the ids do. ``ordered=False``: the
-    column's own codes into its categories as they are (equal ids, not their order: enough to
-    find runs of equal ids). ``None`` for any other column, a missing value, or categories of
-    another type (factorized instead, with the id policy's errors)."""
-    if not is_pandas(col, "Series") or not isinstance(col.dtype, pandas().CategoricalDtype):
+    """A categorical column of integer or ``str`` categories as positions in a dictionary
+    (:attr:`RawIds.dictionary`), without a value per row: pandas ``category``, Arrow
+    ``dictionary`` (pyarrow, Arrow-backed pandas) and polars ``Categorical`` / ``Enum`` (which
+    reach the join as Arrow dictionaries).
+
+    The dictionary is the sorted categories, and the join compares positions in it as
+    integers, which equal and order exactly as the ids do. When the categories are sorted
+    already (pandas' default), the column's own codes are those positions and are read where
+    they lie, at their width (:data:`NARROW`); otherwise each code is mapped to its rank by
+    a lookup of size |categories|, into an array of the codes' width. Arrow chunks with
+    different dictionaries are mapped each into the sorted union of their dictionaries.
+    ``ordered=False``: the codes into the categories as they are (equal ids, not their order:
+    enough to find runs of equal ids). ``None`` for any other column, a missing value, or
+    categories of another type (factorized instead, with the id policy's errors)."""
+    parts = _category_parts(col)
+    if parts is None:
         return None
-    codes = col.cat.codes.to_numpy()
-    cats = col.cat.categories
-    if len(codes) and int(codes.min()) < 0:
+    pieces = []
+    for codes, cats in parts:
+        values = _category_values(cats)
+        if values is None or (len(codes) and int(codes.min()) < 0):
+            return None
+        pieces.append((codes, values))
+    if len(pieces) == 1:
+        codes, values = pieces[0]
+        if not ordered or _ascending(values):  # the codes are the positions: no pass
+            return RawIds(NARROW if codes.dtype.itemsize < 8 else INT,
+                          _int_codes(codes), dictionary=values)
+        order = np.argsort(values, kind="stable")
+        rank = np.empty(len(values), dtype=_code_type(len(values), codes.dtype))
+        rank[order] = np.arange(len(values))
+        return RawIds(NARROW if rank.dtype.itemsize < 8 else INT, rank[codes],
+                      dictionary=values[order])
+    from .vocab import lookup
+
+    kinds = {v.dtype.kind in "iu" for _, v in pieces}
+    if len(kinds) != 1:
         return None
-    values = cats.to_numpy()
+    union = np.concatenate([v for _, v in pieces])
+    union = np.unique(union) if union.dtype != object else \
+        np.array(sorted(set(union.tolist())), dtype=object)
+    dtype = _code_type(len(union), np.dtype(np.int8))
+    out = np.concatenate([lookup(v, union).astype(dtype)[c] for c, v in pieces])
+    return RawIds(NARROW if dtype.itemsize < 8 else INT, out, dictionary=union)
+
+
+def _category_parts(col: Any) -> list[tuple[np.ndarray, Any]] | None:
+    """``[(codes, categories), ...]`` of a categorical column: one pair for a pandas
+    ``category``, one per chunk for an Arrow dictionary column; ``None`` for any other column
+    or one with a missing value."""
+    if is_pandas(col, "Series") and isinstance(col.dtype, pandas().CategoricalDtype):
+        # the Categorical's own codes (a view; ``col.cat.codes`` is a copy under pandas 3)
+        return [(np.asarray(col.array.codes), col.cat.categories)]
+    chunks = _arrow_chunks(col)
+    if chunks is None:
+        return None
+    import pyarrow.types as pt
+
+    if not pt.is_dictionary(chunks[0].type) or any(c.null_count for c in chunks):
+        return None
+    first = chunks[0].dictionary
+    if all(_same_dictionary(c.dictionary, first) for c in chunks[1:]):  # one dictionary
+        codes = [_arrow_codes(c.indices) for c in chunks]
+        return [(np.concatenate(codes) if len(codes) > 1 else codes[0], first)]
+    return [(_arrow_codes(c.indices), c.dictionary) for c in chunks]
+
+
+def _same_dictionary(a: Any, b: Any) -> bool:
+    """Whether two Arrow dictionaries hold the same values: the same buffers (chunks sharing
+    one dictionary, as a reader makes them), or equal values."""
+    same = [x.address if x is not None else None for x in a.buffers()] == \
+        [x.address if x is not None else None for x in b.buffers()] and \
+        a.offset == b.offset and len(a) == len(b)
+    return same or a.equals(b)
+
+
+def _arrow_codes(indices: Any) -> np.ndarray:
+    """The indices of an Arrow dictionary chunk as numpy, without a copy."""
+    return np.asarray(indices.to_numpy(zero_copy_only=False))
+
+
+def _category_values(cats: Any) -> np.ndarray | None:
+    """A categorical column's categories as int64 or ``str`` objects, else ``None``."""
+    if is_pandas(cats, "Index"):
+        values = cats.to_numpy()
+        as_str = values.dtype == object or str(cats.dtype) in ("string", "str")
+    else:  # an Arrow array (a chunk's dictionary)
+        import pyarrow.types as pt
+
+        if cats.null_count:
+            return None
+        as_str = pt.is_string(cats.type) or pt.is_large_string(cats.type)
+        values = np.asarray(cats.to_numpy(zero_copy_only=False))
     if values.dtype.kind == "u" and len(values) and int(values.max()) >= 2**63:
         return None
     if values.dtype.kind in "iu":
-        values = values.astype(np.int64)
-    elif values.dtype == object or str(cats.dtype) in ("string", "str"):
-        values = np.asarray(cats.astype(object))
-        if not is_str_array(values):
-            return None
-    else:
-        return None
-    if not ordered:
-        return RawIds(INT, codes.astype(np.int64), dictionary=values)
-    order = np.argsort(values, kind="stable")
-    rank = np.empty(len(values), dtype=np.int64)
-    rank[order] = np.arange(len(values), dtype=np.int64)
-    return RawIds(INT, rank[codes], dictionary=values[order])
+        return values.astype(np.int64)
+    if as_str:
+        values = np.asarray(values, dtype=object)
+        return values if is_str_array(values) else None
+    return None
+
+
+def _ascending(values: np.ndarray) -> bool:
+    """Whether distinct categories are in ascending order (integers by value, ``str`` by code
+    point): their codes are then their ranks."""
+    return len(values) < 2 or bool(np.all(values[1:] > values[:-1]))
+
+
+def _code_type(n: int, codes: np.dtype) -> np.dtype:
+    """The narrowest signed integer type that holds ``0 .. n - 1``, at least the codes'."""
+    for t in (np.int8, np.int16, np.int32, np.int64):
+        if np.iinfo(t).max >= n - 1 and np.dtype(t).itemsize >= codes.itemsize:
+            return np.dtype(t)
+    return np.dtype(np.int64)  # pragma: no cover
+
+
+def _int_codes(codes: np.ndarray) -> np.ndarray:
+    """Codes as the join reads them: int64, or a narrower integer type as it is."""
+    if codes.dtype.itemsize < 8:
+        return np.ascontiguousarray(codes)
+    return np.ascontiguousarray(codes).view(np.int64) if codes.dtype == np.uint64 \
+        else np.ascontiguousarray(codes, dtype=np.int64)
 
 
 def dictionary_truth(raw: RawIds, items: np.ndarray, codes: np.ndarray) -> RawIds:
@@ -208,6 +307,10 @@ def _blocks(raw: RawIds) -> tuple[np.ndarray, np.ndarray]:
         else:
             bounds, uniques = raw.starts, raw.a[raw.starts[:-1]]
         return bounds, uniques.view(np.uint64) if raw.unsigned else uniques
+    if raw.kind == NARROW:
+        bounds = raw.starts if raw.starts is not None else \
+            adjacent_starts(NARROW, raw.a, raw.b, 0, 0, 1)
+        return bounds, raw.a[bounds[:-1]].astype(np.int64)
     bounds = raw.starts if raw.starts is not None else \
         adjacent_starts(raw.kind, raw.a, raw.b, 0, 0, 1)
     if raw.kind == PYSTR:
@@ -276,6 +379,8 @@ def truth_raw(items: np.ndarray, codes: np.ndarray, family: str) -> RawIds | Non
 
 def take_ids(raw: RawIds, rows: np.ndarray) -> RawIds:
     """The ids at ``rows`` (int64 row numbers), in ``raw``'s family."""
+    if raw.kind == NARROW:
+        return RawIds(INT, raw.a[rows].astype(np.int64))
     if raw.kind in (INT, PYSTR):
         return RawIds(raw.kind, raw.a[rows], unsigned=raw.unsigned)
     import pyarrow as pa
@@ -293,8 +398,10 @@ def sorted_codes(raw: RawIds, *, what: str) -> tuple[np.ndarray, np.ndarray]:
     """``(codes, vocabulary)`` of ids, codes (int64) in ascending id order: integers by value,
     strings by code point, the order of the join on raw ids; the vocabulary as
     :func:`receval.pack.vocab.factorize` gives it (int64 / uint64, or ``str`` objects)."""
-    if raw.kind == INT:
-        col: Any = raw.a.view(np.uint64) if raw.unsigned else raw.a
+    if raw.kind == NARROW:
+        col: Any = raw.a.astype(np.int64)
+    elif raw.kind == INT:
+        col = raw.a.view(np.uint64) if raw.unsigned else raw.a
     elif raw.kind == PYSTR:
         col = raw.a
     else:

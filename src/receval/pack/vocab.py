@@ -302,7 +302,7 @@ def _prepare(col: Any, what: str) -> tuple[str, Any]:
         pd = pandas()
         dtype = col.dtype
         if isinstance(dtype, pd.CategoricalDtype):
-            codes = col.cat.codes.to_numpy()
+            codes = np.asarray(col.array.codes)  # a view (``cat.codes`` copies, pandas 3)
             if len(codes) and int(codes.min()) < 0:
                 raise _missing(what, int((codes < 0).sum()))
             return "dict", (codes, pd.Series(col.cat.categories))
