@@ -748,17 +748,24 @@ def _nrbp(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
     return _values(block, values, nan_without_relevant=True)
 
 
+def _weighted(block: _Block, mask: np.ndarray) -> np.ndarray:
+    """Per relevant position: ``sum_j w_j`` over the subtopics ``j`` where ``mask`` holds
+    (added in subtopic order)."""
+    g = block.gains
+    w = block.intents.weight[np.maximum(block.topic, 0)][g.user] if len(g.user) else \
+        np.zeros(g.rel.shape)
+    per_pos = np.zeros(len(g.user), dtype=np.float64)
+    for j in range(g.rel.shape[1]):
+        per_pos = per_pos + np.where(mask[:, j], w[:, j], 0.0)
+    return per_pos
+
+
 def _p_ia(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
     block = _block(spec, packed, context)
     g = block.gains
     n = len(block.topic)
     k, inside = _cut(spec, block)
-    w = block.intents.weight[np.maximum(block.topic, 0)][g.user] if len(g.user) else \
-        np.zeros(g.rel.shape)
-    per_pos = np.zeros(len(g.user), dtype=np.float64)
-    for j in range(g.rel.shape[1]):
-        per_pos = per_pos + np.where(g.rel[:, j], w[:, j], 0.0)
-    hits = _per_user_sum(g.user[inside], per_pos[inside], n)
+    hits = _per_user_sum(g.user[inside], _weighted(block, g.rel)[inside], n)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where((block.divisor > 0) & (k > 0), hits / (k * block.divisor), 0.0)
     return _values(block, values)
@@ -769,13 +776,8 @@ def _strec(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
     g = block.gains
     n = len(block.topic)
     _, inside = _cut(spec, block)
-    w = block.intents.weight[np.maximum(block.topic, 0)][g.user] if len(g.user) else \
-        np.zeros(g.rel.shape)
-    new = g.rel & (g.before == 0)
-    per_pos = np.zeros(len(g.user), dtype=np.float64)
-    for j in range(g.rel.shape[1]):
-        per_pos = per_pos + np.where(new[:, j], w[:, j], 0.0)
-    covered = _per_user_sum(g.user[inside], per_pos[inside], n)
+    new = g.rel & (g.before == 0)  # the subtopics a position covers first
+    covered = _per_user_sum(g.user[inside], _weighted(block, new)[inside], n)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(block.divisor > 0, covered / block.divisor, 0.0)
     return _values(block, values)
