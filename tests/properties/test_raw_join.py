@@ -46,9 +46,13 @@ METRICS = ["ndcg@3", "ndcg@10", "map@5", "mrr", "precision@2", "recall@10", "hit
            "err@5", "r_precision", "num_ret"]
 
 # ids whose code-point order differs from naive orders: ASCII, Latin-1, BMP and astral
-# characters, prefixes of each other, and more than 8 bytes
+# characters, prefixes of each other, and more than 8 bytes; long ids (hashes, UUIDs, past 64
+# bytes) that differ in one word only, first, middle or last (compared a word at a time)
+_LONG = ["0123456789abcdef" * 2, "12345678-1234-1234-1234-123456789abc", "y" * 64, "y" * 65]
 NAMES = ["a", "b", "ab", "a\x00", "é", "zé", "ü𝄞", "𝄞", "Ā", "item-000000001", "item-000000002",
-         "10", "9", "1", "01"]
+         "10", "9", "1", "01", "item-0000000001-a", "item-0000000001-b", *_LONG,
+         *(base[:at] + "X" + base[at + 1:] for base in _LONG for at in (0, 12, 20, 44)
+           if at < len(base) - 1), *(base[:-1] + "X" for base in _LONG)]
 
 
 # int64 ids at the ends of the range and on wide strides (the int64 join's table places ids by
@@ -358,7 +362,7 @@ def test_adjacent_starts_for_every_container(seed, big):
         pytest.skip("pyarrow is not installed")
     rng = np.random.default_rng(seed)
     n = int(rng.integers(40_000, 90_000)) if big else int(rng.integers(0, 60))
-    names = ["", "a", "ab", "é", "𝄞", "abcdefghij", "abcdefghik", "x" * 20, "x" * 21]
+    names = ["", "abcdefghij", "abcdefghik", "x" * 20, "x" * 21, *NAMES]
     values = [names[i] for i in np.repeat(rng.integers(0, len(names), n),
                                           rng.integers(1, 4, n))[:n]]
     expected = [i for i in range(n) if i == 0 or values[i] != values[i - 1]]

@@ -299,14 +299,25 @@ cdef inline bint _equal(const Ids* a, long long i, const Ids* b, long long j) no
 
 
 cdef inline bint _same_bytes(const char* p, const char* q, long long n) noexcept nogil:
-    """``memcmp(p, q, n) == 0``, with ids of 8 to 16 bytes (the usual) compared as two
-    overlapping words."""
+    """``memcmp(p, q, n) == 0``, with ids of 8 to 64 bytes (prefixed ids, hashes, UUIDs)
+    compared a word at a time in line, the last word overlapping the one before it."""
     cdef uint64_t x, y
+    cdef long long k = 0
     if 8 <= n <= 16:
         memcpy(&x, p, 8)
         memcpy(&y, q, 8)
         if x != y:
             return False
+        memcpy(&x, p + n - 8, 8)
+        memcpy(&y, q + n - 8, 8)
+        return x == y
+    if 16 < n <= 64:
+        while k + 8 < n:
+            memcpy(&x, p + k, 8)
+            memcpy(&y, q + k, 8)
+            if x != y:
+                return False
+            k += 8
         memcpy(&x, p + n - 8, 8)
         memcpy(&y, q + n - 8, 8)
         return x == y
@@ -1166,11 +1177,16 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                     table[j].h = h
                     table[j].ref = p
                     table[j].seen = 0
-                # the user's rows, ordered
-                m = 0
                 sp = NULL  # assigned here so that each thread has its own (they are written
                 sn = 0     # through their addresses only, which prange does not see)
-                for j in range(s, e):
+                # UTF-8 rows in rank order with no tie (the usual case): hashed and walked
+                # where they lie, with no row buffer to fill and check
+                in_place = not has_rows and not f32 and not as_float32 and not keep_scores \
+                    and R.kind != 0 and R.kind != 3 and R.kind != 6 and \
+                    _strictly_descending(score_p + s, e - s)
+                # the user's rows, ordered
+                m = e - s if in_place else 0
+                for j in range(s, s if in_place else e):
                     r = rows[j] if has_rows else j
                     if verify and not receval_is_str(R.objs[r]):
                         not_str[g] = 1  # (the caller reads the column again)
@@ -1193,12 +1209,18 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                         buf[m].h = _hash_bytes(sp, sn)
                     buf[m].idx = r
                     m = m + 1
-                _sort_rows(buf, m, &order)  # rows already in order are left as they are
+                if not in_place:
+                    _sort_rows(buf, m, &order)  # rows already in order are left as they are
                 # walk: probe each recommended item once
                 w = 0
                 for q in range(m):
-                    r = buf[q].idx
-                    h = buf[q].h
+                    if in_place:
+                        r = s + q
+                        _span_near(R, r, &sp, &sn, &hint)
+                        h = _hash_bytes(sp, sn)
+                    else:
+                        r = buf[q].idx
+                        h = buf[q].h
                     j = <long long> (h & <uint64_t> mask)
                     rv = 0.0
                     jd = 0
@@ -1238,7 +1260,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                             out_judged[base + w] = jd
                             if keep_scores:
                                 out_score[base + w] = buf[q].score
-                    if w != q:
+                    if w != q and not in_place:
                         buf[w] = buf[q]
                     w = w + 1
             for ci in range(0 if in_place else n_cut):  # (in place: no tie anywhere)
