@@ -51,6 +51,7 @@ from ..io.groups import Membership
 from ..metrics.catalogue import check_catalogue
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
+from ..pack.vocab import kind_of
 from ._context import (
     beyond_metric,
     catalog_of,
@@ -64,6 +65,8 @@ from ._context import (
 from ._lists import ranges, user_of_position
 from .alignment import Alignment, as_alignment, as_group_target
 from .attention import Cascade, Geometric, RankWeight, attention
+from .rankings import OPTION as RANKINGS
+from .rankings import RankingSamples, as_rankings
 
 WEIGHT = Param("weight", "geometric",
                "attention of rank r: geometric = p^(r-1) (RBP) | log = 1/log2(r+1) (DCG) | "
@@ -790,10 +793,138 @@ def _pl_exposure(indptr: np.ndarray, scores: np.ndarray, attn: np.ndarray,
     return e
 
 
+@dataclass(frozen=True)
+class _Sampled:
+    """A block's sampled rankings (``policy=samples``), cut at k: per row (one ranked item of
+    one sample) its 0-based ``place``, its grade ``rel`` (0: not relevant) and its ``entry``;
+    per entry (a distinct (user, item) pair, in the order of first appearance) its block user
+    ``entry_user``, grade ``entry_rel`` and raw item id ``entry_item``; per block user the
+    number of rankings ``m`` (1 for a user read from the run, ``unsampled=run``) and whether it
+    has no value (``skip``: no ranking, ``unsampled=skip``)."""
+
+    place: np.ndarray
+    rel: np.ndarray
+    entry: np.ndarray
+    entry_user: np.ndarray
+    entry_rel: np.ndarray
+    entry_item: np.ndarray
+    m: np.ndarray
+    skip: np.ndarray
+    info: dict
+
+
+def _rankings(context: Context, key: str) -> RankingSamples:
+    given = context.options.get(RANKINGS)
+    if given is None:
+        raise InputError(
+            f"{key} evaluates a stochastic policy from rankings sampled from it: pass them as "
+            f"{RANKINGS}=..., a table with user, sample, item and rank (or score) columns, e.g. "
+            f"rv.evaluate(run, truth, [{plain(key)}], {RANKINGS}=draws); or use policy="
+            "deterministic (the run's ranking) or policy=plackett_luce (from the run's scores).")
+    cache = context_cache(context)
+    entry = cache.get(RANKINGS)
+    if entry is None or entry[0] is not given:
+        entry = (given, as_rankings(given))
+        cache[RANKINGS] = entry
+    return entry[1]
+
+
+def _grade_lookup(packed: Packed, user: np.ndarray, raw_items: np.ndarray) -> np.ndarray:
+    """The truth grade of each (block user, raw item id) pair (0 when not in the truth)."""
+    out = np.zeros(len(user))
+    vocab = pd.Index(packed.truth_item_vocab)
+    if not len(user) or not len(vocab):
+        return out
+    code = vocab.get_indexer(pd.Index(raw_items)).astype(np.int64)
+    t_items = np.asarray(packed.t_items, dtype=np.int64)
+    t_user = user_of_position(np.asarray(packed.t_indptr, dtype=np.int64))
+    width = len(vocab)
+    t_key = t_user * width + t_items
+    order = np.argsort(t_key, kind="stable")
+    t_sorted = t_key[order]
+    ok = code >= 0
+    key = user[ok] * width + code[ok]
+    at = np.minimum(np.searchsorted(t_sorted, key), max(len(t_sorted) - 1, 0))
+    hit = len(t_sorted) > 0
+    found = (t_sorted[at] == key) if hit else np.zeros(len(key), dtype=bool)
+    grades = np.zeros(len(key))
+    grades[found] = np.asarray(packed.t_rel, dtype=np.float64)[order[at[found]]]
+    out[ok] = grades
+    return out
+
+
+def _sampled(spec: MetricSpec, packed: Packed, context: Context) -> _Sampled:
+    """The block's :class:`_Sampled` rankings at the key's cutoff (``policy=samples``)."""
+    rk = _rankings(context, spec.key)
+    n = len(packed.user_ids)
+    for what, mine, theirs in (("user", rk.users.to_numpy(), np.asarray(packed.user_ids)),
+                               ("item", rk.items, np.asarray(packed.truth_item_vocab))):
+        a, b = kind_of(np.asarray(mine)), kind_of(theirs)
+        if "empty" not in (a, b) and a != b:
+            raise InputError(
+                f"{spec.key}: the {what} ids of {RANKINGS}= are {a} but the evaluation's are "
+                f"{b} (e.g. {plain(mine[0])} and {plain(theirs[0])}); use the same id type in "
+                "both, e.g. .astype(str).")
+    idx, lens = rk.rows_of(np.asarray(packed.user_ids))
+    missing = idx < 0
+    unsampled = spec.get("unsampled")
+    if missing.any() and unsampled == "error":
+        ex = [plain(u) for u in np.asarray(packed.user_ids)[missing][:3].tolist()]
+        raise InputError(
+            f"{spec.key}: {int(missing.sum())} evaluated user(s) have no ranking in "
+            f"{RANKINGS}=, e.g. {', '.join(ex)}. Give their sampled rankings, or use "
+            f"{plain(key_with(spec, unsampled='skip'))} to leave them out (no value) or "
+            f"{plain(key_with(spec, unsampled='run'))} to evaluate their run list as a one-"
+            "ranking policy.")
+    rows = ranges(rk.indptr[np.maximum(idx, 0)], lens)
+    user = np.repeat(np.arange(n, dtype=np.int64), lens)
+    place = rk.place[rows]
+    code = rk.item[rows]
+    used = int(len(rows))
+    if spec.k is not None:
+        keep = place < spec.k
+        rows, user, place, code = rows[keep], user[keep], place[keep], code[keep]
+    rel = _grade_lookup(packed, user, rk.items[code])
+    # entries: the distinct (user, item) pairs of the samples, in order of first appearance
+    key = user * max(len(rk.items), 1) + code
+    _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    by_first = np.argsort(first, kind="stable")
+    rename = np.empty(len(first), dtype=np.int64)
+    rename[by_first] = np.arange(len(first), dtype=np.int64)
+    entry = rename[inv.reshape(-1)] if len(inv) else np.zeros(0, dtype=np.int64)
+    head = first[by_first]
+    e_user, e_rel, e_item = user[head], rel[head], rk.items[code[head]]
+    m = np.where(missing, 0, rk.n_samples[np.maximum(idx, 0)]).astype(np.int64)
+    skip = missing.copy()
+    if missing.any() and unsampled == "run":  # the run's list: one ranking, its own entries
+        indptr, pos = top_k(packed, spec.k)
+        lens_run = np.diff(indptr)
+        take = np.repeat(missing, lens_run)
+        r_pos = pos[take]
+        r_user = np.repeat(np.arange(n, dtype=np.int64), lens_run)[take]
+        r_place = list_places(packed, indptr, pos)[take]
+        r_rel = np.asarray(packed.rel, dtype=np.float64)[r_pos]
+        r_entry = len(head) + np.arange(len(r_pos), dtype=np.int64)
+        place = np.concatenate([place, r_place])
+        rel = np.concatenate([rel, r_rel])
+        entry = np.concatenate([entry, r_entry])
+        e_user = np.concatenate([e_user, r_user])
+        e_rel = np.concatenate([e_rel, r_rel])
+        e_item = np.concatenate([np.asarray(e_item, dtype=object),
+                                 np.asarray(packed.item_vocab[packed.items[r_pos]], dtype=object)])
+        m[missing] = 1
+        skip[:] = False
+    info = {"sampled_users": int((~missing).sum()), "samples": int(m[~missing].sum()),
+            "rankings_rows_read": used, "n_rankings_rows": int(rk.n_rows),
+            "users_without_samples": int(missing.sum())}
+    return _Sampled(place, rel, entry, e_user, e_rel, e_item, m, skip, info)
+
+
 def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: bool,
                       nonrelevant: str, n_items: int | None = None, policy: str = "deterministic",
                       temperature: float = 1.0,
-                      groups: tuple[int, np.ndarray, np.ndarray] | None = None
+                      groups: tuple[int, np.ndarray, np.ndarray] | None = None,
+                      sampled: _Sampled | None = None
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(EE-D, EE-R, EE-L) of every list, its run ranking being a deterministic policy.
 
@@ -813,14 +944,25 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
     ``groups``: ``(G, group of each list position, group of each truth row)`` (-1: left out):
     the exposures are summed per item group first, ``E_g = sum_{i in g} e_i`` and
     ``E*_g = sum_{i in g} e*_i``, and the three measures are taken over the G groups (the
-    group expected exposure of Diaz et al., section 5, and TREC Fair Ranking 2022 task 2)."""
-    if policy == "plackett_luce":
-        indptr = np.asarray(packed.indptr, dtype=np.int64)
-        pos = np.arange(int(indptr[-1]), dtype=np.int64)
+    group expected exposure of Diaz et al., section 5, and TREC Fair Ranking 2022 task 2).
+
+    ``sampled`` (``policy="samples"``): rankings drawn from the policy, :class:`_Sampled`; the
+    exposure of an item is the mean over the user's m rankings of its attention,
+    ``e_i = (1/m) sum_s w_{rank_s(i)}`` (0 in a ranking that does not hold it, or holds it
+    beyond k), and the measures run over the distinct items of the rankings. With one
+    ranking, the same bits as the deterministic policy of that ranking."""
+    if sampled is not None:
+        indptr = pos = np.zeros(0, dtype=np.int64)
+        n = len(packed.user_ids)
+        rank = sampled.place
     else:
-        indptr, pos = top_k(packed, k)
-    n = len(indptr) - 1
-    rank = list_places(packed, indptr, pos)
+        if policy == "plackett_luce":
+            indptr = np.asarray(packed.indptr, dtype=np.int64)
+            pos = np.arange(int(indptr[-1]), dtype=np.int64)
+        else:
+            indptr, pos = top_k(packed, k)
+        n = len(indptr) - 1
+        rank = list_places(packed, indptr, pos)
     # the relevant truth items of each user, grades descending (t_rel_desc is sorted)
     t_rel_all = np.asarray(packed.t_rel_desc, dtype=np.float64)
     keep = t_rel_all > 0
@@ -862,13 +1004,20 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
         ideal_w = ideal_w * _survival(t_stop, trank)
     tgt_level = np.bincount(level, weights=ideal_w, minlength=len(lo)) / np.maximum(size, 1)
     # each listed item's target: its user's level of its grade
-    rel = np.asarray(packed.rel, dtype=np.float64)[pos]
+    rel = sampled.rel if sampled is not None else np.asarray(packed.rel, dtype=np.float64)[pos]
     lgrade = rel if graded else (rel > 0).astype(np.float64)
     lu = user_of_position(indptr)
     e = w_full[rank] if len(rank) else np.zeros(0)
     if cascade:
         assert isinstance(model, Cascade)
         e = e * _survival(_stop(np.where(rel > 0, lgrade, 0.0), model.max_grade), rank)
+    if sampled is not None:  # the mean attention of each (user, item) over its user's samples
+        lu = sampled.entry_user
+        e = np.bincount(sampled.entry, weights=e, minlength=len(lu)) / \
+            np.maximum(sampled.m, 1)[lu]
+        rel = sampled.entry_rel
+        lgrade = rel if graded else (rel > 0).astype(np.float64)
+        rank = np.zeros(len(lu), dtype=np.int64)  # one entry per item: its places are read
     if policy == "plackett_luce":
         e = _pl_exposure(indptr, np.asarray(packed.scores, dtype=np.float64)[pos],
                          w_full[:ideal_depth], temperature)
@@ -899,6 +1048,13 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
         nonrel = rel <= 0
         target[nonrel] = t_nr[lu[nonrel]]
         ret_nr = np.bincount(lu[nonrel], minlength=n)
+        over = n_rel + ret_nr > n_items
+        if over.any():
+            u = int(np.flatnonzero(over)[0])
+            raise InputError(
+                f"catalog={n_items}: user {plain(packed.user_ids[u])} has "
+                f"{int(n_rel[u] + ret_nr[u])} relevant or ranked items, more than the "
+                "catalogue holds; give the whole catalogue's size.")
     if groups is not None:
         return _group_ee(packed, n, lu, e, groups, lvl_key if len(lo) else None, tgt_level,
                          graded)
@@ -934,16 +1090,26 @@ def _group_ee(packed: Packed, n: int, lu: np.ndarray, e: np.ndarray,
             ((sys_g - tgt_g) ** 2).sum(axis=1))
 
 
-def _ee_groups(spec: MetricSpec, packed: Packed, context: Context
-               ) -> tuple[int, np.ndarray, np.ndarray]:
-    """(G, group of each list position, group of each truth row) for ``level=group``."""
+def _ee_groups(spec: MetricSpec, packed: Packed, context: Context,
+               sampled: _Sampled | None = None) -> tuple[int, np.ndarray, np.ndarray]:
+    """(G, group of each list position (``sampled``: of each sampled item), group of each
+    truth row) for ``level=group``."""
     if spec.get("nonrelevant") == "catalog":
         raise InputError(f"{spec.key}: level=group sums the exposure of the listed and relevant "
                          "items per group; nonrelevant=catalog (every catalogue item) is "
                          "not available per group: use nonrelevant=count or drop.")
     missing = spec.get("missing")
-    g_pos = _listed_groups(spec, packed, context, missing, whole=True)[1]
     groups = _item_groups(context, spec.key)
+    if sampled is None:
+        g_pos = _listed_groups(spec, packed, context, missing, whole=True)[1]
+    else:
+        g_pos = _group_codes(groups, sampled.entry_item)
+        if missing == "error" and (g_pos < 0).any():
+            ex = list(dict.fromkeys(sampled.entry_item[g_pos < 0][:50].tolist()))
+            raise InputError(
+                f"{spec.key}: {int((g_pos < 0).sum())} sampled item(s) of {RANKINGS}= have no "
+                f"group in item_groups, e.g. {plain(ex[:3])}. Give them a group, or use "
+                f"{plain(key_with(spec, missing='skip'))} to leave them out.")
     truth_codes = _group_codes(groups, packed.truth_item_vocab)
     g_truth = truth_codes[packed.t_items] if len(packed.t_items) else np.zeros(0, np.int64)
     bad = (g_truth < 0) & (np.asarray(packed.t_rel) > 0)
@@ -987,21 +1153,29 @@ def _check_size(spec: MetricSpec, packed: Packed, n: int) -> None:
 def _ee(part: int):
     def compute(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
         n_items = None
-        if spec.get("n_items") is not None:  # a catalogue size below a list is refused
+        sampled = _sampled(spec, packed, context) if spec.get("policy") == "samples" else None
+        if spec.get("n_items") is not None and sampled is None:  # below a list: refused
             _check_size(spec, packed, int(spec.get("n_items")))
         if spec.get("nonrelevant") == "catalog":
             n_items = _explicit_catalog(spec, packed, context)
-        groups = _ee_groups(spec, packed, context) if spec.get("level") == "group" else None
+        groups = _ee_groups(spec, packed, context, sampled) \
+            if spec.get("level") == "group" else None
         binary = spec.get("grades") == "binary"
         model = weight_of(spec, 1.0 if binary else max(float(packed.max_rel), 1.0))
         out = expected_exposure(packed, spec.k, model, spec.get("grades") == "graded",
                                 spec.get("nonrelevant"), n_items, spec.get("policy"),
-                                spec.get("temperature"), groups)
+                                spec.get("temperature"), groups, sampled)
         values = out[part] + 0.0
-        empty = np.diff(packed.indptr) == 0
+        if sampled is None:
+            empty = np.diff(packed.indptr) == 0
+            info = {"users_without_list": int(empty.sum())}
+        else:  # a user read from the run (unsampled=run) may have an empty list
+            empty = np.bincount(sampled.entry_user, minlength=len(values)) == 0
+            values[sampled.skip] = np.nan
+            info = {"users_without_list": int((empty & ~sampled.skip).sum()), **sampled.info}
         if part != 1:  # an empty list has no disparity and only the target's loss: no value
             values[empty] = np.nan
-        return MetricValues(values, info={"users_without_list": int(empty.sum())})
+        return MetricValues(values, info=info)
     return compute
 
 
@@ -1025,8 +1199,15 @@ _EE_PARAMS = (Param("weight", "geometric", WEIGHT.doc + " | cascade = p^(r-1) pr
               Param("policy", "deterministic", "deterministic = the run's ranking | "
                     "plackett_luce = a stochastic policy over the items of the user's whole "
                     "list with weights exp(score / temperature) (a rank run: score = -rank); "
-                    "exposure = expected attention, computed exactly (no sampling)",
-                    ("deterministic", "plackett_luce")),
+                    "exposure = expected attention, computed exactly (no sampling) | "
+                    "samples = the rankings drawn from a policy given as rankings= (user, "
+                    "sample, item, rank or score rows): exposure = the mean attention over "
+                    "the user's samples (Diaz et al.'s expeval, TREC Fair 2022 sequences)",
+                    ("deterministic", "plackett_luce", "samples")),
+              Param("unsampled", "error", "policy=samples: an evaluated user without a ranking "
+                    "in rankings=: error | skip (no value, counted in users_without_samples) | "
+                    "run (the user's run list as a one-ranking policy)",
+                    ("error", "skip", "run")),
               Param("temperature", 1.0, "Plackett-Luce temperature T (policy=plackett_luce)",
                     kind=float, low=0.0, low_open=True),
               Param("level", "item", "item = over items (individual expected exposure) | "
