@@ -259,7 +259,8 @@ def test_many_plackett_luce_samples_converge_to_the_closed_form():
 def test_blocks_equal_in_memory_bit_for_bit(d, n_blocks):
     run, truth, samples, draws, groups, k, p, items = d
     keys = [*_keys(k, p=p), *_keys(None, level="group"),
-            *_keys(k, weight="cascade", max_grade=3), *_keys(k, nonrelevant="catalog")]
+            *_keys(k, weight="cascade", max_grade=3), *_keys(k, nonrelevant="catalog"),
+            *_keys(k, nonrelevant="catalog", normalize="bounds")]
     users = list(run)
     parts = [x for x in ({u: run[u] for u in users[b::n_blocks]} for b in range(n_blocks)) if x]
     ev = rv.Evaluator(truth, keys, rankings=draws, item_groups=groups, catalog=[*items, "x"])
@@ -360,3 +361,84 @@ def test_reader_keeps_samples_in_order():
     assert rk.place.tolist() == [0, 0, 1, 0, 1, 2, 0, 1, 0, 1, 0, 1]
     assert rk.items[rk.item].tolist()[:6] == ["c", "d", "c", "c", "d", "a"]
     assert rk.order == "rank" and rk.n_rows == 12
+
+
+# -------------------------------------------------------------------------------------------------
+# normalize=bounds: Diaz et al.'s least and greatest values over every policy
+
+
+def test_normalized_worked_example_in_fractions():
+    # catalogue {a, b, c}, a relevant, p = 1/2: w = 1, 1/2, 1/4; W = 7/4, S2 = 21/16; targets
+    # a: 1, b and c share ranks 2, 3: 3/8; ||e*||^2 = 41/32; reversed ideal: EE-R = 3/8 + 3/16
+    # + 1/4 = 13/16. The list [b, a]: EE-D = 5/4, EE-R = 1/2 + 3/8 = 7/8, EE-L = 25/32
+    run, truth = {"u": {"b": 2.0, "a": 1.0}}, {"u": {"a": 1}}
+    keys = [rv.metric(n, None, nonrelevant="catalog", normalize="bounds").key for n in NAMES]
+    res = rv.evaluate(run, truth, keys, catalog=["a", "b", "c"])
+    d = (F(5, 4) - F(49, 48)) / (F(21, 16) - F(49, 48))       # EE-D in [W^2 / N, S2]
+    r = (F(7, 8) - F(13, 16)) / (F(41, 32) - F(13, 16))       # EE-R in [13/16, ||e*||^2]
+    loss = F(25, 32) / (F(21, 16) - 2 * F(13, 16) + F(41, 32))  # EE-L in [0, 31/32]
+    assert (d, r, loss) == (F(11, 14), F(2, 15), F(25, 31))
+    assert _per_user(res, keys)[0] == pytest.approx([float(loss), float(d), float(r)],
+                                                    rel=1e-15)
+    # an unbounded candidate set: EE-D in [0, 1 / (1 - p^2)], EE-R in [0, 1], EE-L in
+    # [0, 4/3 + 1]
+    keys = [rv.metric(n, None, normalize="bounds").key for n in NAMES]
+    res = rv.evaluate(run, truth, keys)
+    assert _per_user(res, keys)[0] == pytest.approx(
+        [float(F(5, 4) / F(7, 3)), float(F(5, 4) / F(4, 3)), 0.5], rel=1e-15)
+    # @1: w = (1): EE-D in [0, 1]; the list's EE-L = 1 + 1 of [0, 1 + 1]
+    keys = [rv.metric(n, 1, normalize="bounds").key for n in NAMES]
+    assert _per_user(rv.evaluate(run, truth, keys), keys)[0] == [1.0, 1.0, 0.0]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_normalized_bounds_are_reached_by_some_policy(seed):
+    """Over a catalogue of 4 items: the 24 static rankings reach the greatest EE-D, EE-L and
+    EE-R and the least EE-R; the uniform policy (all 24 as samples) the least EE-D; no
+    ranking leaves [0, 1]."""
+    from itertools import permutations
+
+    rng = np.random.default_rng(seed)
+    items = ["a", "b", "c", "d"]
+    grades = {i: int(g) for i, g in zip(items, rng.integers(0, 3, 4), strict=True)}
+    if len(set(grades.values())) == 1:
+        grades["a"] = 3 - grades["a"]  # two grades at least
+    truth = {"u": {i: g for i, g in grades.items() if g}}
+    k = [None, 2, 3][seed % 3]
+    perms = list(permutations(items))
+    keys = [rv.metric(n, k, nonrelevant="catalog", normalize="bounds", p=0.6,
+                      weight=["geometric", "log"][seed % 2]).key for n in NAMES]
+    per = []
+    for perm in perms:
+        run = {"u": {i: float(4 - r) for r, i in enumerate(perm)}}
+        per.append(_per_user(rv.evaluate(run, truth, keys, catalog=items), keys)[0])
+    per = np.array(per)
+    assert ((per >= 0) & (per <= 1)).all()
+    assert per[:, 0].max() == pytest.approx(1.0, abs=1e-12)   # EE-L: the reversed ideal
+    assert per[:, 0].min() == pytest.approx(0.0, abs=1e-12) or len(set(grades.values())) < 4
+    assert np.allclose(per[:, 1], 1.0)                         # EE-D: every static ranking
+    assert per[:, 2].max() == pytest.approx(1.0, abs=1e-12)   # EE-R: the ideal order
+    assert per[:, 2].min() == pytest.approx(0.0, abs=1e-12)   # EE-R: the reversed one
+    uniform = pd.DataFrame([("u", s, i, r + 1) for s, perm in enumerate(perms)
+                            for r, i in enumerate(perm)],
+                           columns=["user", "sample", "item", "rank"])
+    sampled = [rv.metric(n, k, nonrelevant="catalog", normalize="bounds", p=0.6,
+                         weight=["geometric", "log"][seed % 2], policy="samples").key
+               for n in NAMES]
+    res = rv.evaluate({"u": {"a": 1.0}}, truth, sampled, catalog=items, rankings=uniform)
+    assert res.per_user.loc["u", sampled[1]] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_normalize_refused_where_no_bounds_and_undefined_where_flat():
+    run, truth = {"u": {"b": 2.0, "a": 1.0}}, {"u": {"a": 1}}
+    for key, why in (("ee_loss(normalize=bounds,weight=cascade)", "cascade"),
+                     ("ee_loss(level=group,normalize=bounds)", "item groups"),
+                     ("ee_relevance(nonrelevant=drop,normalize=bounds)", "nonrelevant=drop"),
+                     ("ee_disparity(normalize=bounds,weight=log)", "infinite sum")):
+        with pytest.raises(InputError, match=rf"normalize=bounds is not available here: .*"
+                                             rf"{why}.*Leave normalize out"):
+            rv.evaluate(run, truth, [key], item_groups={"a": "A", "b": "B"})
+    # every item equally relevant: every policy has the same EE-R, no range to place it in
+    key = "ee_relevance(n_items=2,nonrelevant=catalog,normalize=bounds)"
+    res = rv.evaluate(run, {"u": {"a": 1, "b": 1}}, [key])
+    assert math.isnan(res.per_user.loc["u", key])

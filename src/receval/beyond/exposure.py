@@ -924,8 +924,8 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
                       nonrelevant: str, n_items: int | None = None, policy: str = "deterministic",
                       temperature: float = 1.0,
                       groups: tuple[int, np.ndarray, np.ndarray] | None = None,
-                      sampled: _Sampled | None = None
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                      sampled: _Sampled | None = None, want_bounds: bool = False
+                      ) -> tuple[np.ndarray, ...]:
     """(EE-D, EE-R, EE-L) of every list, its run ranking being a deterministic policy.
 
     The system exposure of the item at rank r is ``w_r`` (ranks beyond k: 0). The target
@@ -950,7 +950,11 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
     exposure of an item is the mean over the user's m rankings of its attention,
     ``e_i = (1/m) sum_s w_{rank_s(i)}`` (0 in a ranking that does not hold it, or holds it
     beyond k), and the measures run over the distinct items of the rankings. With one
-    ranking, the same bits as the deterministic policy of that ranking."""
+    ranking, the same bits as the deterministic policy of that ranking.
+
+    ``want_bounds``: two more arrays, each user's ``||e*||^2`` and the least EE-R of any
+    policy (the static ranking in ascending order of target: 0 without a catalogue), for
+    :func:`ee_bounds`."""
     if sampled is not None:
         indptr = pos = np.zeros(0, dtype=np.int64)
         n = len(packed.user_ids)
@@ -1066,7 +1070,22 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
         lvl_user, weights=unret, minlength=n)
     if nonrelevant == "catalog":
         ee_l = ee_l + (n_items - n_rel - ret_nr) * t_nr * t_nr
-    return ee_d, ee_r, ee_l
+    if not want_bounds:
+        return ee_d, ee_r, ee_l
+    norm2 = np.bincount(lvl_user, weights=size * tgt_level * tgt_level, minlength=n)
+    r_low = np.zeros(n)
+    if nonrelevant == "catalog":  # targets ascending down ranks 1..N: the tail, then levels
+        assert n_items is not None
+        norm2 = norm2 + (n_items - n_rel) * t_nr * t_nr
+        cw = np.concatenate([[0.0], np.cumsum(w_full)])  # attention above each rank
+
+        def above(r: np.ndarray) -> np.ndarray:
+            return cw[np.minimum(r, len(cw) - 1)]
+
+        end = n_items - lo  # a level's reversed ranks: end - size .. end - 1
+        r_low = np.bincount(lvl_user, weights=tgt_level * (above(end) - above(end - size)),
+                            minlength=n) + t_nr * above(n_items - n_rel)
+    return ee_d, ee_r, ee_l, norm2, r_low
 
 
 def _group_ee(packed: Packed, n: int, lu: np.ndarray, e: np.ndarray,
@@ -1150,6 +1169,63 @@ def _check_size(spec: MetricSpec, packed: Packed, n: int) -> None:
     check_catalogue(spec.key, f"n_items={n}", n, listed, relevant - hits, packed.user_ids)
 
 
+def _check_bounds(spec: MetricSpec) -> None:
+    """``normalize=bounds`` takes Diaz et al.'s bounds over every policy whose rankings give
+    each item the attention of its rank: refused where that is not the model."""
+    why = None
+    if spec.get("weight") == "cascade":
+        why = "the cascade's attention depends on the relevance ranked before each position"
+    elif spec.get("level") == "group":
+        why = "the bounds over item groups depend on the groups' sizes (Diaz et al. give none)"
+    elif spec.get("nonrelevant") == "drop":
+        why = "nonrelevant=drop gives nonrelevant items no exposure, so no ranking reaches them"
+    elif spec.k is None and spec.get("nonrelevant") != "catalog" and \
+            spec.get("weight") != "geometric":
+        why = (f"weight={spec.get('weight')} over an unbounded ranking has an infinite sum of "
+               "squared attention; give a cutoff k or nonrelevant=catalog")
+    if why:
+        raise InputError(f"{spec.key}: normalize=bounds is not available here: {why}. Leave "
+                         f"normalize out for the raw value: {plain(key_with(spec, normalize='none'))}.")
+
+
+def ee_bounds(part: int, model: RankWeight, k: int | None, n_items: int | None,
+              norm2: np.ndarray, r_low: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(least, greatest) value of EE-D (``part`` 0), EE-R (1) or EE-L (2) over every stochastic
+    policy of each user (Diaz, Mitra, Ekstrand, Biega & Carterette, CIKM 2020; the bounds of
+    ``expeval/metrics.py``). Attention ``w_r`` is non-increasing and 0 beyond k;
+    ``S2 = sum_r w_r^2``, ``W = sum_r w_r``; ``norm2 = ||e*||^2``; ``r_low``: the EE-R of the
+    static ranking in ascending order of target.
+
+    - Over the N items of a catalogue (``n_items``: expeval's complete judgments): EE-D in
+      ``[W^2 / N, S2]`` (the uniform policy; any static ranking), EE-R in
+      ``[r_low, ||e*||^2]`` (the reversed ideal ranking; the ideal policy, whose EE-R is
+      ``||e*||^2``), EE-L in ``[0, S2 - 2 r_low + ||e*||^2]``.
+    - Over an unbounded candidate set (the retrieval setting): EE-D in ``[0, S2]``, EE-R in
+      ``[0, ||e*||^2]``, EE-L in ``[0, S2 + ||e*||^2]`` (k nonrelevant items on top). expeval's
+      code takes ``sum_r w_r`` for the ``S2`` of this EE-L bound; its comment, and this
+      function, ``sum_r w_r^2``.
+
+    Every bound is reached by some policy over the candidate set."""
+    n = len(norm2)
+    if n_items is not None:
+        depth = n_items if k is None else min(k, n_items)
+        w = model.weights(depth)  # type: ignore[call-arg]
+        s2, total = float(np.sum(w * w)), float(np.sum(w))
+        d_low = total * total / n_items
+    elif k is not None:
+        w = model.weights(k)  # type: ignore[call-arg]
+        s2, d_low = float(np.sum(w * w)), 0.0
+    else:
+        assert isinstance(model, Geometric)
+        scale = (1.0 - model.p) ** 2 if model.normalize else 1.0
+        s2, d_low = scale / (1.0 - model.p * model.p), 0.0
+    if part == 0:
+        return np.full(n, d_low), np.full(n, s2)
+    if part == 1:
+        return r_low, norm2
+    return np.zeros(n), s2 - 2.0 * r_low + norm2
+
+
 def _ee(part: int):
     def compute(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
         n_items = None
@@ -1162,10 +1238,18 @@ def _ee(part: int):
             if spec.get("level") == "group" else None
         binary = spec.get("grades") == "binary"
         model = weight_of(spec, 1.0 if binary else max(float(packed.max_rel), 1.0))
+        bounded = spec.get("normalize") == "bounds"
+        if bounded:
+            _check_bounds(spec)
         out = expected_exposure(packed, spec.k, model, spec.get("grades") == "graded",
                                 spec.get("nonrelevant"), n_items, spec.get("policy"),
-                                spec.get("temperature"), groups, sampled)
+                                spec.get("temperature"), groups, sampled, bounded)
         values = out[part] + 0.0
+        if bounded:
+            low, high = ee_bounds(part, model, spec.k, n_items, out[3], out[4])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                values = np.where(high > low, np.clip((values - low) / (high - low), 0.0, 1.0),
+                                  np.nan)
         if sampled is None:
             empty = np.diff(packed.indptr) == 0
             info = {"users_without_list": int(empty.sum())}
@@ -1204,6 +1288,11 @@ _EE_PARAMS = (Param("weight", "geometric", WEIGHT.doc + " | cascade = p^(r-1) pr
                     "sample, item, rank or score rows): exposure = the mean attention over "
                     "the user's samples (Diaz et al.'s expeval, TREC Fair 2022 sequences)",
                     ("deterministic", "plackett_luce", "samples")),
+              Param("normalize", "none", "none = the raw value | bounds = (x - lo) / (hi - "
+                    "lo) between the least and greatest value of any stochastic policy over "
+                    "the candidate items (Diaz et al.'s normalisation, expeval: the catalogue "
+                    "of N items with nonrelevant=catalog, else an unbounded candidate set); "
+                    "NaN where lo = hi", ("none", "bounds")),
               Param("unsampled", "error", "policy=samples: an evaluated user without a ranking "
                     "in rankings=: error | skip (no value, counted in users_without_samples) | "
                     "run (the user's run list as a one-ranking policy)",
