@@ -22,9 +22,12 @@ Every metric here weighs the positions of a list by an attention model
   stochastic policy gives equally relevant items: per item or per item group (``level=``),
   for the run's ranking as a deterministic policy or for a Plackett-Luce policy over each
   list's items from its scores (``policy=``, exact, no sampling), under RBP's geometric
-  attention or ERR's cascade (``weight=cascade``, Diaz et al.'s GERR). Expected exposure over
-  several sampled rankings per user needs the run to carry a sample number per row; receval's
-  run reader keeps one ranking per user.
+  attention or ERR's cascade (``weight=cascade``, Diaz et al.'s GERR), or for a stochastic
+  policy given by rankings drawn from it (``policy=samples``, the ``rankings=`` table of
+  :mod:`receval.beyond.rankings`: each item's exposure is its mean attention over the user's
+  samples, as Diaz et al.'s ``expeval`` and TREC Fair 2022's sequences of rankings);
+  ``normalize=bounds`` places each value between the least and greatest of any policy
+  (:func:`ee_bounds`).
 
 The metrics of one evaluation share their per-block work (:func:`_cut`, :func:`_grouped`,
 :func:`_group_attention`, the counts per (item, rank)): each is built once per block of users
@@ -1314,7 +1317,9 @@ def _reads_whole_list(spec: MetricSpec) -> bool:
 _EE_KW: dict[str, Any] = {"whole_list": _reads_whole_list}
 _EE_DOC = (" The run's ranking is a deterministic policy (one ranking per user; policy="
            "plackett_luce: a Plackett-Luce policy over the list's items from its scores, its "
-           "expected attention computed exactly); rank r gets "
+           "expected attention computed exactly; policy=samples: rankings drawn from a "
+           "policy, given as rankings=, each item's exposure its mean attention over the "
+           "user's samples, e_i = (1/m) sum_s w_{rank_s(i)}); rank r gets "
            "attention w_r (weight=geometric, p=0.5: the RBP user model of Diaz et al.), 0 beyond "
            "k. The target exposure e*_i of a relevant item is the mean attention of the ideal "
            "positions its grade level occupies (the ideal policy shuffles equally relevant "
@@ -1322,7 +1327,10 @@ _EE_DOC = (" The run's ranking is a deterministic policy (one ranking per user; 
            "stochastic rankings with expected exposure', CIKM 2020 (github.com/diazf/"
            "expected-exposure); EE-L = EE-D - 2 EE-R + ||e*||^2. A user without a listed item "
            "has no EE-L or EE-D (NaN, left out: an empty list would otherwise beat any list "
-           "that exposes a nonrelevant item) and EE-R 0.")
+           "that exposes a nonrelevant item) and EE-R 0. normalize=bounds: (x - lo) / (hi - "
+           "lo) between the least and greatest value of any policy over the candidate items "
+           "(Diaz et al.; expeval/metrics.py), e.g. EE-D between the uniform policy's W^2 / N "
+           "and a static ranking's sum_r w_r^2.")
 
 register(beyond_metric(
     "ee_loss", "Expected exposure loss EE-L@k", "sum_i (e_i - e*_i)^2",
