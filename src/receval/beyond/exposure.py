@@ -857,8 +857,17 @@ def _grade_lookup(packed: Packed, user: np.ndarray, raw_items: np.ndarray) -> np
 
 
 def _sampled(spec: MetricSpec, packed: Packed, context: Context) -> _Sampled:
-    """The block's :class:`_Sampled` rankings at the key's cutoff (``policy=samples``)."""
+    """The block's :class:`_Sampled` rankings at the key's cutoff (``policy=samples``), built
+    once per block, cutoff and ``unsampled`` (EE-L, EE-D and EE-R read the same)."""
     rk = _rankings(context, spec.key)
+    cache = packed.__dict__.setdefault("_ee_sampled", {})
+    key = (id(rk), spec.k, spec.get("unsampled"))
+    if key not in cache:
+        cache[key] = (rk, _make_sampled(spec, packed, rk))  # rk kept: its id stays unique
+    return cache[key][1]
+
+
+def _make_sampled(spec: MetricSpec, packed: Packed, rk: RankingSamples) -> _Sampled:
     n = len(packed.user_ids)
     for what, mine, theirs in (("user", rk.users.to_numpy(), np.asarray(packed.user_ids)),
                                ("item", rk.items, np.asarray(packed.truth_item_vocab))):
