@@ -343,6 +343,7 @@ def test_refused_inputs_name_the_fix():
     _refused(none, r"column 'sample' has 1 missing value")
     _refused(DRAWS.assign(rank=DRAWS["rank"].astype(str)), r"column 'rank' must be numeric")
     _refused({1: {"a": 1}}, r"one ranking per user; give a table")
+    _refused(DRAWS.iloc[:0], r"rankings: the table has no rows")
     _refused([1, 2], r"expected a pandas / polars DataFrame.*got list")
     _refused(DRAWS.assign(user=DRAWS["user"].astype(str)),
              r"the user ids of rankings= are str but the evaluation's are int.*astype\(str\)")

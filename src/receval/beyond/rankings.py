@@ -136,6 +136,9 @@ def as_rankings(obj: Any) -> RankingSamples:
                          f"{list(SCORE_NAMES)}.")
     order = "rank" if rcol else "score"
     n = len(df)
+    if n == 0:
+        raise InputError(f"{OPTION}: the table has no rows; give at least one ranking per "
+                         "evaluated user (one row per ranked item).")
     for col in (ucol, icol, scol):
         miss = df[col].isna().to_numpy()
         if miss.any():
