@@ -836,7 +836,7 @@ def _grade_lookup(packed: Packed, user: np.ndarray, raw_items: np.ndarray) -> np
     """The truth grade of each (block user, raw item id) pair (0 when not in the truth)."""
     out = np.zeros(len(user))
     vocab = pd.Index(packed.truth_item_vocab)
-    if not len(user) or not len(vocab):
+    if not len(user) or not len(vocab) or not len(packed.t_items):
         return out
     code = vocab.get_indexer(pd.Index(raw_items)).astype(np.int64)
     t_items = np.asarray(packed.t_items, dtype=np.int64)
@@ -847,9 +847,8 @@ def _grade_lookup(packed: Packed, user: np.ndarray, raw_items: np.ndarray) -> np
     t_sorted = t_key[order]
     ok = code >= 0
     key = user[ok] * width + code[ok]
-    at = np.minimum(np.searchsorted(t_sorted, key), max(len(t_sorted) - 1, 0))
-    hit = len(t_sorted) > 0
-    found = (t_sorted[at] == key) if hit else np.zeros(len(key), dtype=bool)
+    at = np.minimum(np.searchsorted(t_sorted, key), len(t_sorted) - 1)
+    found = t_sorted[at] == key
     grades = np.zeros(len(key))
     grades[found] = np.asarray(packed.t_rel, dtype=np.float64)[order[at[found]]]
     out[ok] = grades
