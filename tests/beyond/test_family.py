@@ -40,6 +40,12 @@ def _data(seed: int):
                          columns=["user", "item", "score"])
     cats = {i: list(rng.choice(["a", "b", "c", "d"], rng.integers(1, 3), replace=False))
             for i in range(n_items)}
+    # two rankings drawn per user (ee_* policy=samples reads them from rankings=)
+    draws = pd.DataFrame([(u, s, int(i), r + 1) for u in range(15) for s in range(2)
+                          for r, i in enumerate(rng.choice(n_items, rng.integers(1, 6),
+                                                           replace=False))],
+                         columns=["user", "sample", "item", "rank"])
+
     def cosine(xa, xb):
         return (xa * xb).sum(axis=1) / np.sqrt((xa * xa).sum(axis=1) * (xb * xb).sum(axis=1))
 
@@ -48,7 +54,7 @@ def _data(seed: int):
                         "item_groups": {i: "ab"[i % 2] for i in range(n_items)},
                         "item_alignment": {i: {"ab"[i % 2]: 1.0, "c": float(i % 3)}
                                            for i in range(n_items)},
-                        "group_target": {"a": 1.0, "b": 2.0},
+                        "group_target": {"a": 1.0, "b": 2.0}, "rankings": draws,
                         "intents": pd.DataFrame({"query": truth["user"], "doc": truth["item"],
                                                  "subtopic": truth["item"] % 3,
                                                  "relevance": truth["relevance"]})}

@@ -22,9 +22,12 @@ Every metric here weighs the positions of a list by an attention model
   stochastic policy gives equally relevant items: per item or per item group (``level=``),
   for the run's ranking as a deterministic policy or for a Plackett-Luce policy over each
   list's items from its scores (``policy=``, exact, no sampling), under RBP's geometric
-  attention or ERR's cascade (``weight=cascade``, Diaz et al.'s GERR). Expected exposure over
-  several sampled rankings per user needs the run to carry a sample number per row; receval's
-  run reader keeps one ranking per user.
+  attention or ERR's cascade (``weight=cascade``, Diaz et al.'s GERR), or for a stochastic
+  policy given by rankings drawn from it (``policy=samples``, the ``rankings=`` table of
+  :mod:`receval.beyond.rankings`: each item's exposure is its mean attention over the user's
+  samples, as Diaz et al.'s ``expeval`` and TREC Fair 2022's sequences of rankings);
+  ``normalize=bounds`` places each value between the least and greatest of any policy
+  (:func:`ee_bounds`).
 
 The metrics of one evaluation share their per-block work (:func:`_cut`, :func:`_grouped`,
 :func:`_group_attention`, the counts per (item, rank)): each is built once per block of users
@@ -51,6 +54,7 @@ from ..io.groups import Membership
 from ..metrics.catalogue import check_catalogue
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
+from ..pack.vocab import kind_of
 from ._context import (
     beyond_metric,
     catalog_of,
@@ -64,6 +68,8 @@ from ._context import (
 from ._lists import ranges, user_of_position
 from .alignment import Alignment, as_alignment, as_group_target
 from .attention import Cascade, Geometric, RankWeight, attention
+from .rankings import OPTION as RANKINGS
+from .rankings import RankingSamples, as_rankings
 
 WEIGHT = Param("weight", "geometric",
                "attention of rank r: geometric = p^(r-1) (RBP) | log = 1/log2(r+1) (DCG) | "
@@ -790,11 +796,147 @@ def _pl_exposure(indptr: np.ndarray, scores: np.ndarray, attn: np.ndarray,
     return e
 
 
+@dataclass(frozen=True)
+class _Sampled:
+    """A block's sampled rankings (``policy=samples``), cut at k: per row (one ranked item of
+    one sample) its 0-based ``place``, its grade ``rel`` (0: not relevant) and its ``entry``;
+    per entry (a distinct (user, item) pair, in the order of first appearance) its block user
+    ``entry_user``, grade ``entry_rel`` and raw item id ``entry_item``; per block user the
+    number of rankings ``m`` (1 for a user read from the run, ``unsampled=run``) and whether it
+    has no value (``skip``: no ranking, ``unsampled=skip``)."""
+
+    place: np.ndarray
+    rel: np.ndarray
+    entry: np.ndarray
+    entry_user: np.ndarray
+    entry_rel: np.ndarray
+    entry_item: np.ndarray
+    m: np.ndarray
+    skip: np.ndarray
+    info: dict
+
+
+def _rankings(context: Context, key: str) -> RankingSamples:
+    given = context.options.get(RANKINGS)
+    if given is None:
+        raise InputError(
+            f"{key} evaluates a stochastic policy from rankings sampled from it: pass them as "
+            f"{RANKINGS}=..., a table with user, sample, item and rank (or score) columns, e.g. "
+            f"rv.evaluate(run, truth, [{plain(key)}], {RANKINGS}=draws); or use policy="
+            "deterministic (the run's ranking) or policy=plackett_luce (from the run's scores).")
+    cache = context_cache(context)
+    entry = cache.get(RANKINGS)
+    if entry is None or entry[0] is not given:
+        entry = (given, as_rankings(given))
+        cache[RANKINGS] = entry
+    return entry[1]
+
+
+def _grade_lookup(packed: Packed, user: np.ndarray, raw_items: np.ndarray) -> np.ndarray:
+    """The truth grade of each (block user, raw item id) pair (0 when not in the truth)."""
+    out = np.zeros(len(user))
+    vocab = pd.Index(packed.truth_item_vocab)
+    if not len(user) or not len(vocab) or not len(packed.t_items):
+        return out
+    code = vocab.get_indexer(pd.Index(raw_items)).astype(np.int64)
+    t_items = np.asarray(packed.t_items, dtype=np.int64)
+    t_user = user_of_position(np.asarray(packed.t_indptr, dtype=np.int64))
+    width = len(vocab)
+    t_key = t_user * width + t_items
+    order = np.argsort(t_key, kind="stable")
+    t_sorted = t_key[order]
+    ok = code >= 0
+    key = user[ok] * width + code[ok]
+    at = np.minimum(np.searchsorted(t_sorted, key), len(t_sorted) - 1)
+    found = t_sorted[at] == key
+    grades = np.zeros(len(key))
+    grades[found] = np.asarray(packed.t_rel, dtype=np.float64)[order[at[found]]]
+    out[ok] = grades
+    return out
+
+
+def _sampled(spec: MetricSpec, packed: Packed, context: Context) -> _Sampled:
+    """The block's :class:`_Sampled` rankings at the key's cutoff (``policy=samples``), built
+    once per block, cutoff and ``unsampled`` (EE-L, EE-D and EE-R read the same)."""
+    rk = _rankings(context, spec.key)
+    cache = packed.__dict__.setdefault("_ee_sampled", {})
+    key = (id(rk), spec.k, spec.get("unsampled"))
+    if key not in cache:
+        cache[key] = (rk, _make_sampled(spec, packed, rk))  # rk kept: its id stays unique
+    return cache[key][1]
+
+
+def _make_sampled(spec: MetricSpec, packed: Packed, rk: RankingSamples) -> _Sampled:
+    n = len(packed.user_ids)
+    for what, mine, theirs in (("user", rk.users.to_numpy(), np.asarray(packed.user_ids)),
+                               ("item", rk.items, np.asarray(packed.truth_item_vocab))):
+        a, b = kind_of(np.asarray(mine)), kind_of(theirs)
+        if "empty" not in (a, b) and a != b:
+            raise InputError(
+                f"{spec.key}: the {what} ids of {RANKINGS}= are {a} but the evaluation's are "
+                f"{b} (e.g. {plain(mine[0])} and {plain(theirs[0])}); use the same id type in "
+                "both, e.g. .astype(str).")
+    idx, lens = rk.rows_of(np.asarray(packed.user_ids))
+    missing = idx < 0
+    unsampled = spec.get("unsampled")
+    if missing.any() and unsampled == "error":
+        ex = [plain(u) for u in np.asarray(packed.user_ids)[missing][:3].tolist()]
+        raise InputError(
+            f"{spec.key}: {int(missing.sum())} evaluated user(s) have no ranking in "
+            f"{RANKINGS}=, e.g. {', '.join(ex)}. Give their sampled rankings, or use "
+            f"{plain(key_with(spec, unsampled='skip'))} to leave them out (no value) or "
+            f"{plain(key_with(spec, unsampled='run'))} to evaluate their run list as a one-"
+            "ranking policy.")
+    rows = ranges(rk.indptr[np.maximum(idx, 0)], lens)
+    user = np.repeat(np.arange(n, dtype=np.int64), lens)
+    place = rk.place[rows]
+    code = rk.item[rows]
+    used = int(len(rows))
+    if spec.k is not None:
+        keep = place < spec.k
+        rows, user, place, code = rows[keep], user[keep], place[keep], code[keep]
+    rel = _grade_lookup(packed, user, rk.items[code])
+    # entries: the distinct (user, item) pairs of the samples, in order of first appearance
+    key = user * max(len(rk.items), 1) + code
+    _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    by_first = np.argsort(first, kind="stable")
+    rename = np.empty(len(first), dtype=np.int64)
+    rename[by_first] = np.arange(len(first), dtype=np.int64)
+    entry = rename[inv.reshape(-1)] if len(inv) else np.zeros(0, dtype=np.int64)
+    head = first[by_first]
+    e_user, e_rel, e_item = user[head], rel[head], rk.items[code[head]]
+    m = np.where(missing, 0, rk.n_samples[np.maximum(idx, 0)]).astype(np.int64)
+    skip = missing.copy()
+    if missing.any() and unsampled == "run":  # the run's list: one ranking, its own entries
+        indptr, pos = top_k(packed, spec.k)
+        lens_run = np.diff(indptr)
+        take = np.repeat(missing, lens_run)
+        r_pos = pos[take]
+        r_user = np.repeat(np.arange(n, dtype=np.int64), lens_run)[take]
+        r_place = list_places(packed, indptr, pos)[take]
+        r_rel = np.asarray(packed.rel, dtype=np.float64)[r_pos]
+        r_entry = len(head) + np.arange(len(r_pos), dtype=np.int64)
+        place = np.concatenate([place, r_place])
+        rel = np.concatenate([rel, r_rel])
+        entry = np.concatenate([entry, r_entry])
+        e_user = np.concatenate([e_user, r_user])
+        e_rel = np.concatenate([e_rel, r_rel])
+        e_item = np.concatenate([np.asarray(e_item, dtype=object),
+                                 np.asarray(packed.item_vocab[packed.items[r_pos]], dtype=object)])
+        m[missing] = 1
+        skip[:] = False
+    info = {"sampled_users": int((~missing).sum()), "samples": int(m[~missing].sum()),
+            "rankings_rows_read": used, "n_rankings_rows": int(rk.n_rows),
+            "users_without_samples": int(missing.sum())}
+    return _Sampled(place, rel, entry, e_user, e_rel, e_item, m, skip, info)
+
+
 def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: bool,
                       nonrelevant: str, n_items: int | None = None, policy: str = "deterministic",
                       temperature: float = 1.0,
-                      groups: tuple[int, np.ndarray, np.ndarray] | None = None
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                      groups: tuple[int, np.ndarray, np.ndarray] | None = None,
+                      sampled: _Sampled | None = None, want_bounds: bool = False
+                      ) -> tuple[np.ndarray, ...]:
     """(EE-D, EE-R, EE-L) of every list, its run ranking being a deterministic policy.
 
     The system exposure of the item at rank r is ``w_r`` (ranks beyond k: 0). The target
@@ -813,14 +955,29 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
     ``groups``: ``(G, group of each list position, group of each truth row)`` (-1: left out):
     the exposures are summed per item group first, ``E_g = sum_{i in g} e_i`` and
     ``E*_g = sum_{i in g} e*_i``, and the three measures are taken over the G groups (the
-    group expected exposure of Diaz et al., section 5, and TREC Fair Ranking 2022 task 2)."""
-    if policy == "plackett_luce":
-        indptr = np.asarray(packed.indptr, dtype=np.int64)
-        pos = np.arange(int(indptr[-1]), dtype=np.int64)
+    group expected exposure of Diaz et al., section 5, and TREC Fair Ranking 2022 task 2).
+
+    ``sampled`` (``policy="samples"``): rankings drawn from the policy, :class:`_Sampled`; the
+    exposure of an item is the mean over the user's m rankings of its attention,
+    ``e_i = (1/m) sum_s w_{rank_s(i)}`` (0 in a ranking that does not hold it, or holds it
+    beyond k), and the measures run over the distinct items of the rankings. With one
+    ranking, the same bits as the deterministic policy of that ranking.
+
+    ``want_bounds``: two more arrays, each user's ``||e*||^2`` and the least EE-R of any
+    policy (the static ranking in ascending order of target: 0 without a catalogue), for
+    :func:`ee_bounds`."""
+    if sampled is not None:
+        indptr = pos = np.zeros(0, dtype=np.int64)
+        n = len(packed.user_ids)
+        rank = sampled.place
     else:
-        indptr, pos = top_k(packed, k)
-    n = len(indptr) - 1
-    rank = list_places(packed, indptr, pos)
+        if policy == "plackett_luce":
+            indptr = np.asarray(packed.indptr, dtype=np.int64)
+            pos = np.arange(int(indptr[-1]), dtype=np.int64)
+        else:
+            indptr, pos = top_k(packed, k)
+        n = len(indptr) - 1
+        rank = list_places(packed, indptr, pos)
     # the relevant truth items of each user, grades descending (t_rel_desc is sorted)
     t_rel_all = np.asarray(packed.t_rel_desc, dtype=np.float64)
     keep = t_rel_all > 0
@@ -862,13 +1019,20 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
         ideal_w = ideal_w * _survival(t_stop, trank)
     tgt_level = np.bincount(level, weights=ideal_w, minlength=len(lo)) / np.maximum(size, 1)
     # each listed item's target: its user's level of its grade
-    rel = np.asarray(packed.rel, dtype=np.float64)[pos]
+    rel = sampled.rel if sampled is not None else np.asarray(packed.rel, dtype=np.float64)[pos]
     lgrade = rel if graded else (rel > 0).astype(np.float64)
     lu = user_of_position(indptr)
     e = w_full[rank] if len(rank) else np.zeros(0)
     if cascade:
         assert isinstance(model, Cascade)
         e = e * _survival(_stop(np.where(rel > 0, lgrade, 0.0), model.max_grade), rank)
+    if sampled is not None:  # the mean attention of each (user, item) over its user's samples
+        lu = sampled.entry_user
+        e = np.bincount(sampled.entry, weights=e, minlength=len(lu)) / \
+            np.maximum(sampled.m, 1)[lu]
+        rel = sampled.entry_rel
+        lgrade = rel if graded else (rel > 0).astype(np.float64)
+        rank = np.zeros(len(lu), dtype=np.int64)  # one entry per item: its places are read
     if policy == "plackett_luce":
         e = _pl_exposure(indptr, np.asarray(packed.scores, dtype=np.float64)[pos],
                          w_full[:ideal_depth], temperature)
@@ -899,6 +1063,13 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
         nonrel = rel <= 0
         target[nonrel] = t_nr[lu[nonrel]]
         ret_nr = np.bincount(lu[nonrel], minlength=n)
+        over = n_rel + ret_nr > n_items
+        if over.any():
+            u = int(np.flatnonzero(over)[0])
+            raise InputError(
+                f"catalog={n_items}: user {plain(packed.user_ids[u])} has "
+                f"{int(n_rel[u] + ret_nr[u])} relevant or ranked items, more than the "
+                "catalogue holds; give the whole catalogue's size.")
     if groups is not None:
         return _group_ee(packed, n, lu, e, groups, lvl_key if len(lo) else None, tgt_level,
                          graded)
@@ -910,7 +1081,22 @@ def expected_exposure(packed: Packed, k: int | None, model: RankWeight, graded: 
         lvl_user, weights=unret, minlength=n)
     if nonrelevant == "catalog":
         ee_l = ee_l + (n_items - n_rel - ret_nr) * t_nr * t_nr
-    return ee_d, ee_r, ee_l
+    if not want_bounds:
+        return ee_d, ee_r, ee_l
+    norm2 = np.bincount(lvl_user, weights=size * tgt_level * tgt_level, minlength=n)
+    r_low = np.zeros(n)
+    if nonrelevant == "catalog":  # targets ascending down ranks 1..N: the tail, then levels
+        assert n_items is not None
+        norm2 = norm2 + (n_items - n_rel) * t_nr * t_nr
+        cw = np.concatenate([[0.0], np.cumsum(w_full)])  # attention above each rank
+
+        def above(r: np.ndarray) -> np.ndarray:
+            return cw[np.minimum(r, len(cw) - 1)]
+
+        end = n_items - lo  # a level's reversed ranks: end - size .. end - 1
+        r_low = np.bincount(lvl_user, weights=tgt_level * (above(end) - above(end - size)),
+                            minlength=n) + t_nr * above(n_items - n_rel)
+    return ee_d, ee_r, ee_l, norm2, r_low
 
 
 def _group_ee(packed: Packed, n: int, lu: np.ndarray, e: np.ndarray,
@@ -934,16 +1120,26 @@ def _group_ee(packed: Packed, n: int, lu: np.ndarray, e: np.ndarray,
             ((sys_g - tgt_g) ** 2).sum(axis=1))
 
 
-def _ee_groups(spec: MetricSpec, packed: Packed, context: Context
-               ) -> tuple[int, np.ndarray, np.ndarray]:
-    """(G, group of each list position, group of each truth row) for ``level=group``."""
+def _ee_groups(spec: MetricSpec, packed: Packed, context: Context,
+               sampled: _Sampled | None = None) -> tuple[int, np.ndarray, np.ndarray]:
+    """(G, group of each list position (``sampled``: of each sampled item), group of each
+    truth row) for ``level=group``."""
     if spec.get("nonrelevant") == "catalog":
         raise InputError(f"{spec.key}: level=group sums the exposure of the listed and relevant "
                          "items per group; nonrelevant=catalog (every catalogue item) is "
                          "not available per group: use nonrelevant=count or drop.")
     missing = spec.get("missing")
-    g_pos = _listed_groups(spec, packed, context, missing, whole=True)[1]
     groups = _item_groups(context, spec.key)
+    if sampled is None:
+        g_pos = _listed_groups(spec, packed, context, missing, whole=True)[1]
+    else:
+        g_pos = _group_codes(groups, sampled.entry_item)
+        if missing == "error" and (g_pos < 0).any():
+            ex = list(dict.fromkeys(sampled.entry_item[g_pos < 0][:50].tolist()))
+            raise InputError(
+                f"{spec.key}: {int((g_pos < 0).sum())} sampled item(s) of {RANKINGS}= have no "
+                f"group in item_groups, e.g. {plain(ex[:3])}. Give them a group, or use "
+                f"{plain(key_with(spec, missing='skip'))} to leave them out.")
     truth_codes = _group_codes(groups, packed.truth_item_vocab)
     g_truth = truth_codes[packed.t_items] if len(packed.t_items) else np.zeros(0, np.int64)
     bad = (g_truth < 0) & (np.asarray(packed.t_rel) > 0)
@@ -984,24 +1180,97 @@ def _check_size(spec: MetricSpec, packed: Packed, n: int) -> None:
     check_catalogue(spec.key, f"n_items={n}", n, listed, relevant - hits, packed.user_ids)
 
 
+def _check_bounds(spec: MetricSpec) -> None:
+    """``normalize=bounds`` takes Diaz et al.'s bounds over every policy whose rankings give
+    each item the attention of its rank: refused where that is not the model."""
+    why = None
+    if spec.get("weight") == "cascade":
+        why = "the cascade's attention depends on the relevance ranked before each position"
+    elif spec.get("level") == "group":
+        why = "the bounds over item groups depend on the groups' sizes (Diaz et al. give none)"
+    elif spec.get("nonrelevant") == "drop":
+        why = "nonrelevant=drop gives nonrelevant items no exposure, so no ranking reaches them"
+    elif spec.k is None and spec.get("nonrelevant") != "catalog" and \
+            spec.get("weight") != "geometric":
+        why = (f"weight={spec.get('weight')} over an unbounded ranking has an infinite sum of "
+               "squared attention; give a cutoff k or nonrelevant=catalog")
+    if why:
+        raise InputError(f"{spec.key}: normalize=bounds is not available here: {why}. Leave "
+                         f"normalize out for the raw value: {plain(key_with(spec, normalize='none'))}.")
+
+
+def ee_bounds(part: int, model: RankWeight, k: int | None, n_items: int | None,
+              norm2: np.ndarray, r_low: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(least, greatest) value of EE-D (``part`` 0), EE-R (1) or EE-L (2) over every stochastic
+    policy of each user (Diaz, Mitra, Ekstrand, Biega & Carterette, CIKM 2020; the bounds of
+    ``expeval/metrics.py``). Attention ``w_r`` is non-increasing and 0 beyond k;
+    ``S2 = sum_r w_r^2``, ``W = sum_r w_r``; ``norm2 = ||e*||^2``; ``r_low``: the EE-R of the
+    static ranking in ascending order of target.
+
+    - Over the N items of a catalogue (``n_items``: expeval's complete judgments): EE-D in
+      ``[W^2 / N, S2]`` (the uniform policy; any static ranking), EE-R in
+      ``[r_low, ||e*||^2]`` (the reversed ideal ranking; the ideal policy, whose EE-R is
+      ``||e*||^2``), EE-L in ``[0, S2 - 2 r_low + ||e*||^2]``.
+    - Over an unbounded candidate set (the retrieval setting): EE-D in ``[0, S2]``, EE-R in
+      ``[0, ||e*||^2]``, EE-L in ``[0, S2 + ||e*||^2]`` (k nonrelevant items on top). expeval's
+      code takes ``sum_r w_r`` for the ``S2`` of this EE-L bound; its comment, and this
+      function, ``sum_r w_r^2``.
+
+    Every bound is reached by some policy over the candidate set."""
+    n = len(norm2)
+    if n_items is not None:
+        depth = n_items if k is None else min(k, n_items)
+        w = model.weights(depth)  # type: ignore[call-arg]
+        s2, total = float(np.sum(w * w)), float(np.sum(w))
+        d_low = total * total / n_items
+    elif k is not None:
+        w = model.weights(k)  # type: ignore[call-arg]
+        s2, d_low = float(np.sum(w * w)), 0.0
+    else:
+        assert isinstance(model, Geometric)
+        scale = (1.0 - model.p) ** 2 if model.normalize else 1.0
+        s2, d_low = scale / (1.0 - model.p * model.p), 0.0
+    if part == 0:
+        return np.full(n, d_low), np.full(n, s2)
+    if part == 1:
+        return r_low, norm2
+    return np.zeros(n), s2 - 2.0 * r_low + norm2
+
+
 def _ee(part: int):
     def compute(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
         n_items = None
-        if spec.get("n_items") is not None:  # a catalogue size below a list is refused
+        sampled = _sampled(spec, packed, context) if spec.get("policy") == "samples" else None
+        if spec.get("n_items") is not None and sampled is None:  # below a list: refused
             _check_size(spec, packed, int(spec.get("n_items")))
         if spec.get("nonrelevant") == "catalog":
             n_items = _explicit_catalog(spec, packed, context)
-        groups = _ee_groups(spec, packed, context) if spec.get("level") == "group" else None
+        groups = _ee_groups(spec, packed, context, sampled) \
+            if spec.get("level") == "group" else None
         binary = spec.get("grades") == "binary"
         model = weight_of(spec, 1.0 if binary else max(float(packed.max_rel), 1.0))
+        bounded = spec.get("normalize") == "bounds"
+        if bounded:
+            _check_bounds(spec)
         out = expected_exposure(packed, spec.k, model, spec.get("grades") == "graded",
                                 spec.get("nonrelevant"), n_items, spec.get("policy"),
-                                spec.get("temperature"), groups)
+                                spec.get("temperature"), groups, sampled, bounded)
         values = out[part] + 0.0
-        empty = np.diff(packed.indptr) == 0
+        if bounded:
+            low, high = ee_bounds(part, model, spec.k, n_items, out[3], out[4])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                values = np.where(high > low, np.clip((values - low) / (high - low), 0.0, 1.0),
+                                  np.nan)
+        if sampled is None:
+            empty = np.diff(packed.indptr) == 0
+            info = {"users_without_list": int(empty.sum())}
+        else:  # a user read from the run (unsampled=run) may have an empty list
+            empty = np.bincount(sampled.entry_user, minlength=len(values)) == 0
+            values[sampled.skip] = np.nan
+            info = {"users_without_list": int((empty & ~sampled.skip).sum()), **sampled.info}
         if part != 1:  # an empty list has no disparity and only the target's loss: no value
             values[empty] = np.nan
-        return MetricValues(values, info={"users_without_list": int(empty.sum())})
+        return MetricValues(values, info=info)
     return compute
 
 
@@ -1025,8 +1294,20 @@ _EE_PARAMS = (Param("weight", "geometric", WEIGHT.doc + " | cascade = p^(r-1) pr
               Param("policy", "deterministic", "deterministic = the run's ranking | "
                     "plackett_luce = a stochastic policy over the items of the user's whole "
                     "list with weights exp(score / temperature) (a rank run: score = -rank); "
-                    "exposure = expected attention, computed exactly (no sampling)",
-                    ("deterministic", "plackett_luce")),
+                    "exposure = expected attention, computed exactly (no sampling) | "
+                    "samples = the rankings drawn from a policy given as rankings= (user, "
+                    "sample, item, rank or score rows): exposure = the mean attention over "
+                    "the user's samples (Diaz et al.'s expeval, TREC Fair 2022 sequences)",
+                    ("deterministic", "plackett_luce", "samples")),
+              Param("normalize", "none", "none = the raw value | bounds = (x - lo) / (hi - "
+                    "lo) between the least and greatest value of any stochastic policy over "
+                    "the candidate items (Diaz et al.'s normalisation, expeval: the catalogue "
+                    "of N items with nonrelevant=catalog, else an unbounded candidate set); "
+                    "NaN where lo = hi", ("none", "bounds")),
+              Param("unsampled", "error", "policy=samples: an evaluated user without a ranking "
+                    "in rankings=: error | skip (no value, counted in users_without_samples) | "
+                    "run (the user's run list as a one-ranking policy)",
+                    ("error", "skip", "run")),
               Param("temperature", 1.0, "Plackett-Luce temperature T (policy=plackett_luce)",
                     kind=float, low=0.0, low_open=True),
               Param("level", "item", "item = over items (individual expected exposure) | "
@@ -1044,7 +1325,9 @@ def _reads_whole_list(spec: MetricSpec) -> bool:
 _EE_KW: dict[str, Any] = {"whole_list": _reads_whole_list}
 _EE_DOC = (" The run's ranking is a deterministic policy (one ranking per user; policy="
            "plackett_luce: a Plackett-Luce policy over the list's items from its scores, its "
-           "expected attention computed exactly); rank r gets "
+           "expected attention computed exactly; policy=samples: rankings drawn from a "
+           "policy, given as rankings=, each item's exposure its mean attention over the "
+           "user's samples, e_i = (1/m) sum_s w_{rank_s(i)}); rank r gets "
            "attention w_r (weight=geometric, p=0.5: the RBP user model of Diaz et al.), 0 beyond "
            "k. The target exposure e*_i of a relevant item is the mean attention of the ideal "
            "positions its grade level occupies (the ideal policy shuffles equally relevant "
@@ -1052,7 +1335,10 @@ _EE_DOC = (" The run's ranking is a deterministic policy (one ranking per user; 
            "stochastic rankings with expected exposure', CIKM 2020 (github.com/diazf/"
            "expected-exposure); EE-L = EE-D - 2 EE-R + ||e*||^2. A user without a listed item "
            "has no EE-L or EE-D (NaN, left out: an empty list would otherwise beat any list "
-           "that exposes a nonrelevant item) and EE-R 0.")
+           "that exposes a nonrelevant item) and EE-R 0. normalize=bounds: (x - lo) / (hi - "
+           "lo) between the least and greatest value of any policy over the candidate items "
+           "(Diaz et al.; expeval/metrics.py), e.g. EE-D between the uniform policy's W^2 / N "
+           "and a static ranking's sum_r w_r^2.")
 
 register(beyond_metric(
     "ee_loss", "Expected exposure loss EE-L@k", "sum_i (e_i - e*_i)^2",

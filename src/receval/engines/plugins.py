@@ -66,6 +66,9 @@ OPTION_NAMES: dict[str, str] = {
     "item_groups": "{item: group} (a Series, or a table with an item column and group_col) "
                    "for the metrics per item group (exposure, provider fairness); read once "
                    "as a receval.io.groups.Membership",
+    "rankings": "rankings drawn from a stochastic policy, for ee_loss / ee_disparity / "
+                "ee_relevance with policy=samples: a table of (user, sample, item, rank) rows, "
+                "or score instead of rank (receval.beyond.rankings)",
     "sample_weights": "weights of the run's scored (user, item) pairs (a table with user, item "
                       "and weight columns, or {(user, item): w}) for normalized_entropy, "
                       "calibration_ratio, ece and brier_score",

@@ -190,6 +190,12 @@ class Evaluator:
         item_groups = options.pop("item_groups", None)
         if item_groups is not None:  # for the metrics per item group (context.options)
             options["item_groups"] = read_groups(item_groups, what="item")
+        if options.get("rankings") is not None:  # sampled rankings: read once, shipped read
+            from ..beyond.rankings import as_rankings
+
+            given = options["rankings"]
+            options["rankings"] = as_rankings(given.toPandas() if is_spark_frame(given)
+                                              else given)
         for key in ("per_item", "weights", "weight_col", "slices"):
             if options.get(key) not in (None, False):
                 raise PolicyError(
