@@ -298,3 +298,58 @@ def test_runs_of_equal_narrow_ids(dtype):
         want = np.flatnonzero(np.r_[True, a[1:] != a[:-1]]) if n else np.zeros(0, np.int64)
         got = adjacent_starts(NARROW, a, None, 0, 0, 1)
         assert got[:-1].tolist() == want.tolist() and got[-1] == n
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1), ties=st.sampled_from(TIES), lists=st.booleans(),
+       na_value=st.sampled_from(["nan", "NA"]))
+def test_python_storage_strings_give_the_bits_of_object_ids(seed, ties, lists, na_value):
+    # pandas' str / string dtype with Python storage (what pandas uses without pyarrow) is
+    # read as its own object array: the values, counts and ids of an object-dtype frame
+    rng = np.random.default_rng(seed)
+    run, truth = _data(rng, 0, 40)
+    dtype = pd.StringDtype("python", na_value=np.nan if na_value == "nan" else pd.NA)
+
+    def text(frame, to):
+        return frame.assign(user=("u" + frame["user"].astype(str)).astype(to),
+                            item=("i" + frame["item"].astype(str)).astype(to))
+
+    plain = _evaluate(text(run, object), text(truth, object), ties, lists,
+                      train=_train(text(run, object)))
+    got = _evaluate(text(run, dtype), text(truth, dtype), ties, lists,
+                    train=_train(text(run, dtype)))
+    _same(got, plain)
+
+
+@pytest.mark.parametrize("na_value", [np.nan, pd.NA])
+@pytest.mark.parametrize("column", ["user", "item"])
+def test_python_storage_strings_refuse_missing_ids(na_value, column):
+    dtype = pd.StringDtype("python", na_value=na_value)
+    run = pd.DataFrame({"user": pd.array(["a", "a", "b"], dtype=dtype),
+                        "item": pd.array(["x", "y", "z"], dtype=dtype), "score": [3.0, 2.0, 1.0]})
+    truth = pd.DataFrame({"user": pd.array(["a", "b"], dtype=dtype),
+                          "item": pd.array(["x", "z"], dtype=dtype)})
+    col = run[column].to_numpy(dtype=object)
+    col[1] = na_value
+    run[column] = pd.array(col, dtype=dtype)
+    with pytest.raises(rv.InputError, match=f"run: column '{column}' has 1 missing id"):
+        rv.evaluate(run, truth, ["mrr"])
+    with pytest.raises(rv.InputError, match=f"truth: column '{column}' has 1 missing id"):
+        rv.evaluate(truth.assign(score=[2.0, 1.0]), run.drop(columns="score"), ["mrr"])
+
+
+def test_python_storage_strings_are_read_where_they_lie(monkeypatch):
+    # the StringArray's own object array, checked in the reading pass: no isna pass
+    dtype = pd.StringDtype("python", na_value=np.nan)
+    frame = pd.DataFrame({"user": pd.array(["a", "a", "b"], dtype=dtype),
+                          "item": pd.array(["x", "y", "z"], dtype=dtype), "score": [3.0, 2.0, 1.0]})
+    cols = read_columns(frame, role="run")
+    assert np.shares_memory(np.asarray(cols.item), np.asarray(frame["item"].array))
+
+    def no_pass(*args, **kwargs):
+        raise AssertionError("a separate pass for missing ids")
+
+    monkeypatch.setattr(pd, "isna", no_pass)
+    monkeypatch.setattr(pd.Series, "isna", no_pass)
+    res = rv.evaluate(frame, frame.drop(columns="score").iloc[[0, 2]], ["mrr"])
+    assert res["mrr"] == 1.0

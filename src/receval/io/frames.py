@@ -354,6 +354,10 @@ def _id_column(frame: Any, kind: str, name: str, role: str, runs: bool = False,
     pass that checks its values); ``defer``: an object column comes back unchecked, as
     :class:`UncheckedIds`, for a reader that checks each value it reads."""
     col = frame.column(name) if kind == "arrow" else frame[name]
+    if kind == "pandas" and _python_strings(col):
+        # pandas' ``str`` / ``string`` with Python storage (pandas without pyarrow): its own
+        # object array, read as an object column (str or a missing value, no copy)
+        col = np.asarray(col.array)
     if kind == "arrow":
         n_null = col.null_count
     elif isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":
@@ -377,6 +381,13 @@ def _id_column(frame: Any, kind: str, name: str, role: str, runs: bool = False,
             f"{role}: column {name!r} has {n_null} missing id(s); drop or fill those rows first."
         )
     return col
+
+
+def _python_strings(col: Any) -> bool:
+    """Whether ``col`` is a pandas ``StringDtype`` column with Python storage."""
+    pd = pandas()
+    return is_pandas(col, "Series") and isinstance(col.dtype, pd.StringDtype) and \
+        col.dtype.storage == "python"
 
 
 def _arrow_null_count(col: Any) -> int | None:
