@@ -319,3 +319,18 @@ def test_run_memory_is_a_small_part_of_the_matrix():
         tracemalloc.stop()
     assert peak < 0.1 * arr.nbytes
     assert np.shares_memory(run.item_raw.a, arr)
+
+
+@pytest.mark.parametrize("view", ["columns", "fortran", "rows"])
+def test_strided_matrices_give_the_values_of_their_copy(view):
+    rng = np.random.default_rng(3)
+    wide = rng.integers(0, 40, size=(30, 12)).astype(np.int16)
+    arr = {"columns": wide[:, :5], "fortran": np.asfortranarray(wide),
+           "rows": wide[::2]}[view]
+    truth = sp.csr_matrix((np.ones(2 * len(arr)), (np.repeat(np.arange(len(arr)), 2),
+                                         rng.integers(0, 40, size=2 * len(arr)))),
+                          shape=(len(arr), 40))
+    ev = rv.Evaluator(truth, METRICS, duplicates="first")
+    _same(_outcome(lambda: ev.evaluate(arr)), _outcome(lambda: ev.evaluate(arr.copy())))
+    _same(_outcome(lambda: ev.evaluate(arr)),
+          _outcome(lambda: ev.evaluate(_reference_run(arr))))
