@@ -137,20 +137,24 @@ def _truth(rng: np.random.Generator, fmt: str, n: int, n_cols: int, repeats: boo
 
 
 @pytest.mark.filterwarnings("ignore")  # (empty runs and undefined values: the same either way)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), dtype=st.sampled_from(MATRIX_TYPES),
        fmt=st.sampled_from(FORMATS),
        duplicates=st.sampled_from(["error", "first", "max", "keep", "count"]),
        ties=st.sampled_from(["id", "average", "trec_eval", "input"]),
        unjudged=st.sampled_from(["keep", "remove"]), ranks=st.sampled_from(["order", "position"]),
-       lists=st.booleans(), small_blocks=st.booleans())
+       users=st.sampled_from(["truth", "run", "union", "intersection"]),
+       empty_truth=st.sampled_from(["skip", "zero"]), lists=st.booleans(),
+       small_blocks=st.booleans())
 def test_matrix_and_sparse_truth_give_the_replaced_bits(seed, dtype, fmt, duplicates, ties,
-                                                        unjudged, ranks, lists, small_blocks):
+                                                        unjudged, ranks, users, empty_truth,
+                                                        lists, small_blocks):
     rng = np.random.default_rng(seed)
     n, n_items = int(rng.integers(1, 9)), int(rng.integers(1, 12))
     arr = _matrix(rng, dtype, n, n_items)
     truth = _truth(rng, fmt, n, n_items + 2, repeats=bool(rng.integers(0, 2)))
-    policies = dict(duplicates=duplicates, ties=ties, unjudged=unjudged, ranks=ranks)
+    policies = dict(duplicates=duplicates, ties=ties, unjudged=unjudged, ranks=ranks,
+                    users=users, empty_truth=empty_truth)
     metrics = WITH_LISTS if lists else METRICS
     built = _outcome(lambda: rv.Evaluator(truth, metrics, **policies))
     if built[0] == "error" and ("not available" in built[1] or "choose one of them" in built[1]):
