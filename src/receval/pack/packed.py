@@ -405,7 +405,8 @@ def truth_from_sparse(matrix: Any, policies: Policies | None = None) -> TruthPac
     The same rules as a table truth: explicit NaN entries follow the ``nan_rel`` policy,
     repeated (user, item) entries the ``duplicates`` policy (a scipy matrix's explicit duplicate entries are not summed, which would change the
     graded relevance); item ids are integers (floats only when integral), -1 pads the end of a
-    list, and every id lies in [0, 2**31 - 1).
+    list, and every id lies in [0, 2**31 - 1). A CSR / CSC / COO matrix with valid relevances
+    is grouped on its int32 / int64 indices as they lie (:func:`receval.pack.matrix.sparse_truth`).
     """
     policies = policies or Policies()
     if isinstance(matrix, list):
