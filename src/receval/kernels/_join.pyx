@@ -138,6 +138,31 @@ cdef inline long long _int_at(const Ids* ids, long long i) noexcept nogil:
     return (<const unsigned char*> ids.narrow)[i]
 
 
+cdef inline void _widen_span(const Ids* ids, long long s, long long e,
+                             long long* out) noexcept nogil:
+    """The ids of rows ``s .. e - 1`` of kind 6 as int64 into ``out``: one loop per width,
+    which the compiler vectorises (:func:`_int_at` chooses the width at each row)."""
+    cdef long long j, n = e - s
+    if ids.width == 4 and ids.signed_:
+        for j in range(n):
+            out[j] = (<const int*> ids.narrow)[s + j]
+    elif ids.width == 4:
+        for j in range(n):
+            out[j] = (<const unsigned int*> ids.narrow)[s + j]
+    elif ids.width == 2 and ids.signed_:
+        for j in range(n):
+            out[j] = (<const short*> ids.narrow)[s + j]
+    elif ids.width == 2:
+        for j in range(n):
+            out[j] = (<const unsigned short*> ids.narrow)[s + j]
+    elif ids.signed_:
+        for j in range(n):
+            out[j] = (<const signed char*> ids.narrow)[s + j]
+    else:
+        for j in range(n):
+            out[j] = (<const unsigned char*> ids.narrow)[s + j]
+
+
 cdef inline long long _int_slot(long long v, int shift) noexcept nogil:
     """The home slot of int64 id ``v`` in a table of ``2**(64 - shift)`` slots: Fibonacci
     hashing (Knuth, TAOCP vol. 3, 6.4), the top bits of ``v * 2**64 / phi``; one multiply,
@@ -920,7 +945,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                const double[::1] t_rel, long long depth, int dedupe, int nan_mode,
                int as_float32, int desc, int keep_scores, const long long[::1] cutoffs,
                object scratch=None, int by_row=0, MetricSetup metrics=None,
-               const double[::1] t_rel_desc=None, int check_str=0):
+               const double[::1] t_rel_desc=None, int check_str=0, int rank_rows=0):
     """Packed lists of one run, joined with its truth on raw item ids.
 
     Evaluated user ``g`` has the run rows ``rows[rstart[c]:rstart[c + 1]]`` with ``c =
@@ -947,6 +972,10 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     :class:`NotStrIds` is raised when one does not (every row of every evaluated user is
     checked, whatever its score).
 
+    ``rank_rows`` (int64 or narrow integer ids on both sides): each user's rows are in rank
+    order, row ``rstart[c] + i`` scored ``-(i + 1)`` (a top-k matrix); ``score`` is not read
+    (it may be empty), so that no score column is made.
+
     Returns ``(indptr, scores, rel, judged, list_len, n_dup, n_dropped, tied)``;
     ``n_dropped`` counts the rows with a non-finite score: dropped under ``nan_mode=1``,
     ranked last under ``nan_mode=2``, kept as they are under ``nan_mode=0`` (whose caller
@@ -959,7 +988,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     cdef cnp.ndarray score_arr = np.ascontiguousarray(score)
     if score_arr.ndim != 1 or score_arr.dtype not in (np.float64, np.float32):
         raise TypeError(f"join_lists: scores must be float64 or float32, got {score_arr.dtype}")
-    cdef bint f32 = score_arr.dtype == np.float32
+    cdef bint f32 = score_arr.dtype == np.float32 and not rank_rows
     cdef const float* score32 = <const float*> cnp.PyArray_DATA(score_arr) if f32 else NULL
     cdef Py_ssize_t n_eval = run_of.shape[0]
     cdef bint has_rows = rows.shape[0] > 0
@@ -1034,7 +1063,9 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     # int64 ids on both sides (the usual numeric case): 16-byte slots holding the ids
     cdef bint ints = (R.kind == 0 or R.kind == 6) and T.kind == 0 and n_eval < 0x7fffffff
     # narrow ids or float32 scores on the int64 path: each user's widened into buffers
-    cdef bint widen = ints and (R.kind == 6 or f32)
+    cdef bint widen = ints and (R.kind == 6 or f32 or rank_rows)
+    if rank_rows and not ints:
+        raise ValueError("rank_rows needs integer ids on both sides")
     cdef long long* wids
     cdef double* wscore
     cdef const long long* uids
@@ -1059,13 +1090,15 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     cdef const long long* tints = T.ints
     cdef const double* score_p = <const double*> cnp.PyArray_DATA(score_arr) \
         if not f32 and score_arr.shape[0] > 0 else NULL
-    cdef const char* score_bytes = <const char*> cnp.PyArray_DATA(score_arr)
-    cdef int score_w = 4 if f32 else 8
     cdef const char* id_bytes = <const char*> (R.narrow if R.kind == 6 else R.ints)
     cdef int id_w = R.width if R.kind == 6 else 8
+    # (rank_rows: no scores to ask the memory for; the ids are asked for twice)
+    cdef const char* score_bytes = id_bytes if rank_rows else \
+        <const char*> cnp.PyArray_DATA(score_arr)
+    cdef int score_w = id_w if rank_rows else 4 if f32 else 8
     cdef const long long* rows_p = &rows[0] if has_rows else NULL
     cdef const double* trel_p = &t_rel[0] if t_rel.shape[0] > 0 else NULL
-    cdef long long n_rows = score_arr.shape[0]
+    cdef long long n_rows = len(rh.keep[0]) if rank_rows else score_arr.shape[0]
     cdef bint descending
     cdef int nt = _threads_over(total_rows, n_eval)
     cdef int failed = 0
@@ -1078,10 +1111,11 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
         ibuf = <long long*> receval_alloc(maxrows, sizeof(long long), 0) if ints else NULL
         wids = <long long*> receval_alloc(maxrows, sizeof(long long), 0) \
             if widen and R.kind == 6 else NULL
-        wscore = <double*> receval_alloc(maxrows, sizeof(double), 0) if widen and f32 else NULL
+        wscore = <double*> receval_alloc(maxrows, sizeof(double), 0) \
+            if widen and (f32 or rank_rows) else NULL
         ok = buf != NULL and table != NULL and (ibuf != NULL or not ints) and \
             (wids != NULL or not (widen and R.kind == 6)) and \
-            (wscore != NULL or not (widen and f32))
+            (wscore != NULL or not (widen and (f32 or rank_rows)))
         B = NULL
         urel = NULL
         ujd = NULL
@@ -1131,18 +1165,27 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                 tr = trel_p + t_start[g] if t_count[g] > 0 else &NO_REL
                 uids = NULL
                 uscore = NULL
-                if widen:  # this user's narrow ids / float32 scores widened, exactly
+                # this user's narrow ids / float32 scores widened, exactly
+                if wids != NULL and rows_p == NULL:  # (contiguous: one loop per width)
+                    _widen_span(R, s, e, wids)
+                if (wids != NULL and rows_p != NULL) or (wscore != NULL and not rank_rows):
                     for j in range(s, e):
                         r = rows_p[j] if rows_p != NULL else j
-                        if wids != NULL:
+                        if wids != NULL and rows_p != NULL:
                             wids[j - s] = _int_at(R, r)
-                        if wscore != NULL:
+                        if wscore != NULL and not rank_rows:
                             wscore[j - s] = <double> score32[r]
-                    uids = wids
-                    uscore = wscore
+                uids = wids
+                uscore = wscore
                 # rows in rank order with no tie (the usual case): joined where they lie
-                in_place = rows_p == NULL and not as_float32 and not keep_scores and \
-                    _strictly_descending(uscore if uscore != NULL else score_p + s, e - s)
+                if rank_rows:  # in rank order by construction: -1, -2, ... when asked for
+                    in_place = not as_float32 and not keep_scores
+                    if not in_place:
+                        for j in range(e - s):
+                            wscore[j] = <double> (-j - 1)
+                else:
+                    in_place = rows_p == NULL and not as_float32 and not keep_scores and \
+                        _strictly_descending(uscore if uscore != NULL else score_p + s, e - s)
                 if in_place:
                     m = e - s
                     ids_p = uids if uids != NULL else rints + s

@@ -405,7 +405,8 @@ def truth_from_sparse(matrix: Any, policies: Policies | None = None) -> TruthPac
     The same rules as a table truth: explicit NaN entries follow the ``nan_rel`` policy,
     repeated (user, item) entries the ``duplicates`` policy (a scipy matrix's explicit duplicate entries are not summed, which would change the
     graded relevance); item ids are integers (floats only when integral), -1 pads the end of a
-    list, and every id lies in [0, 2**31 - 1).
+    list, and every id lies in [0, 2**31 - 1). A CSR / CSC / COO matrix with valid relevances
+    is grouped on its int32 / int64 indices as they lie (:func:`receval.pack.matrix.sparse_truth`).
     """
     policies = policies or Policies()
     if isinstance(matrix, list):
@@ -416,6 +417,11 @@ def truth_from_sparse(matrix: Any, policies: Policies | None = None) -> TruthPac
         rel = np.ones(len(i_codes), dtype=np.float64)
         n_items = int(i_codes.max()) + 1 if len(i_codes) else 0
     elif type(matrix).__module__.startswith("scipy.") and _scipy_sparse().issparse(matrix):
+        from .matrix import sparse_truth  # (it builds on this module)
+
+        fast = sparse_truth(matrix, policies)  # CSR / CSC / COO indices as they lie
+        if fast is not None:
+            return fast
         coo = _scipy_sparse().coo_matrix(matrix)  # keeps explicit duplicate entries (never summed here)
         if len(coo.shape) != 2:
             raise InputError(f"truth: a sparse truth must be 2-D (users x items), got {coo.shape}.")
@@ -451,8 +457,11 @@ def truth_from_sparse(matrix: Any, policies: Policies | None = None) -> TruthPac
             f"(users x items) matrix or a list of item-id arrays, got {type(matrix).__name__}."
         )
     n_users = len(matrix) if isinstance(matrix, list) else int(matrix.shape[0])
-    return _group_truth(u_codes, i_codes.astype(CODE), rel, np.arange(n_users, dtype=np.int64),
-                        np.arange(n_items, dtype=np.int64), policies)
+    packed = _group_truth(u_codes, i_codes.astype(CODE), rel,
+                          np.arange(n_users, dtype=np.int64),
+                          np.arange(n_items, dtype=np.int64), policies)
+    packed.raw = {"int": RawIds(INT, packed.item_codes)}  # item codes are the ids here
+    return packed
 
 
 def _scipy_sparse() -> Any:
@@ -498,6 +507,9 @@ class RunCodes:
     item_raw: RawIds | None = None  # the item ids in place (None: factorized)
     item_column: Any = None  # the item column, factorized on first use of the codes
     user_starts: np.ndarray | None = None  # grouped rows: user c has rows starts[c]:starts[c+1]
+    # rows in rank order, scores implicit (a top-k matrix, :mod:`receval.pack.matrix`): user
+    # c has rows row_bounds[2c]:row_bounds[2c + 1], scored -1, -2, ...
+    row_bounds: np.ndarray | None = None
 
     @property
     def user_codes(self) -> np.ndarray:
@@ -531,7 +543,7 @@ class RunCodes:
         """``"int"``, ``"str"`` or ``"empty"``, without factorizing the items (an unchecked
         object column counts as ``"str"``: the join that reads it checks every value)."""
         if self._items is None and self.item_raw is not None:
-            return self.item_raw.id_kind if len(self.score) else "empty"
+            return self.item_raw.id_kind if self.n_rows else "empty"
         return kind_of(self.items)
 
     def check_items(self) -> None:
@@ -649,7 +661,8 @@ def run_from_matrix(matrix: np.ndarray) -> RunCodes:
     Item ids are integers (a float array only when every value is integral), -1 or in
     [0, 2**31 - 1); ids without a truth column are items no user finds relevant. A -1 followed
     by an item in the same row is an error (it would move that item up a rank). Repeated items
-    in a row follow the ``duplicates`` policy when packed.
+    in a row follow the ``duplicates`` policy when packed. The matrix is read where it lies,
+    at its width (:mod:`receval.pack.matrix`).
     """
     arr = np.asarray(matrix)
     if arr.ndim != 2:
@@ -657,19 +670,9 @@ def run_from_matrix(matrix: np.ndarray) -> RunCodes:
             "run: a numpy run must be a 2-D integer (users x k) array of item ids in rank order "
             f"(-1 = padding), got shape {arr.shape} dtype {arr.dtype}."
         )
-    n_users, k = arr.shape
-    ids = _integer_ids(arr, "run", lambda i: f"row {i // max(k, 1)}, column {i % max(k, 1)}",
-                       CODE)
-    _check_padding(ids, "run", "row")
-    flat = np.ascontiguousarray(ids).ravel()
-    user = np.repeat(np.arange(n_users, dtype=CODE), k)
-    score = -np.tile(np.arange(1, k + 1, dtype=np.float64), n_users)
-    keep = flat >= 0
-    if not keep.all():
-        user = np.where(keep, user, -1)
-    n_items = int(flat.max()) + 1 if flat.size else 0
-    return RunCodes(user, np.arange(n_users, dtype=np.int64), flat,
-                    np.arange(n_items, dtype=np.int64), score, "rank", "rank", ordered=True)
+    from .matrix import matrix_run  # (it builds on this module)
+
+    return matrix_run(arr)
 
 
 def pack_run(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
@@ -757,10 +760,6 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         users.in_run_t, users.run_only, users.t_sel, users.extra, users.run_row
     n_eval = len(t_sel) + len(extra)
 
-    # float32 scores are read where they lie by the join on raw ids (widened for the others)
-    score = run.score if run.score.dtype == np.float32 and run.score.flags.c_contiguous \
-        else np.ascontiguousarray(run.score, dtype=np.float64)
-
     def refuse_nonfinite() -> None:
         n_bad, first_bad = _nonfinite(score)  # compiled passes, no temporary of the column
         if n_bad:
@@ -775,7 +774,14 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     every_row_joined = bool((run_row >= 0).all())
     if not every_row_joined or keep_items:  # rows the join does not read: checked first
         run.check_items()
-    t_raw = None if keep_items else _truth_raw_for(run, truth, opts)
+    t_raw = None if keep_items or (absolute and run.row_bounds is not None) \
+        else _truth_raw_for(run, truth, opts)
+    # a top-k matrix joined on raw ids: its scores are implicit (no column is made)
+    rank_rows = t_raw is not None and run.row_bounds is not None
+    # float32 scores are read where they lie by the join on raw ids (widened for the others)
+    score = np.zeros(0) if rank_rows else run.score \
+        if run.score.dtype == np.float32 and run.score.flags.c_contiguous \
+        else np.ascontiguousarray(run.score, dtype=np.float64)
     # the join on raw ids reads every row of every evaluated user and counts the non-finite
     # scores it meets: when every run user is evaluated, that count replaces a pass of its own
     if nan_mode == 0 and (t_raw is None or not every_row_joined):
@@ -881,7 +887,12 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     assert run.item_raw is not None
     r = run.item_raw
     run_of = users.run_of()
-    if run.user_starts is not None:
+    if rank_rows:  # user c's rows: rstart[2c]:rstart[2c + 1] (the padding left out)
+        assert run.row_bounds is not None
+        rstart, rows = run.row_bounds, np.zeros(0, dtype=np.int64)
+        run_of = 2 * run_of
+        np.maximum(run_of, -1, out=run_of)
+    elif run.user_starts is not None:
         rstart, rows = run.user_starts, np.zeros(0, dtype=np.int64)
     else:
         rstart, rows = group_rows(run.user_codes, len(run.users))
@@ -891,7 +902,8 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     if measure:
         block_positions *= MEASURED_BLOCK_SCALE
     if n_eval and (measure or block_positions > 0):  # each evaluated list's positions
-        lens = np.diff(rstart) if users.identity else \
+        lens = rstart[1::2] - rstart[0::2] if users.identity and rank_rows else \
+            np.diff(rstart) if users.identity else \
             np.where(run_of >= 0, rstart[run_of + 1] - rstart[np.maximum(run_of, 0)], 0)
         if depth > 0:
             np.minimum(lens, depth, out=lens)
@@ -915,7 +927,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             r.kind, r.a, r.b, score, rows, rstart, run_of[lo:hi], t_raw.kind, t_raw.a,
             t_raw.b, t_start[lo:hi], t_counts[lo:hi], truth.rel, depth, opts.dedupe, nan_mode,
             opts.as_float32, opts.desc_ids, want_scores, cut_arr, scratch, opts.by_row, setup,
-            truth.rel_desc if measure else None, int(not r.checked)))
+            truth.rel_desc if measure else None, int(not r.checked), int(rank_rows)))
 
     def refused_in_later_blocks(b: int, n_dup: int) -> int:
         """The run's repeated rows, counted on in the blocks after ``b`` once block ``b``
@@ -1028,11 +1040,14 @@ def _truth_raw_for(run: RunCodes, truth: TruthPack, opts: KernelOptions) -> RawI
     and, with ``ties="trec_eval"`` (which orders ids by their text), string ids.
     """
     raw = run.item_raw
-    if raw is None or run.ordered or run._items is not None or not truth.has_items:
+    if raw is None or (run.ordered and run.row_bounds is None) or run._items is not None \
+            or not truth.has_items:
         return None
     if raw.id_kind != truth.item_kind:
         return None
-    if opts.desc_ids and (raw.id_kind == "int" or raw.dictionary is not None):
+    # (a top-k matrix has no tied scores: the order of tied ids never matters)
+    if opts.desc_ids and run.row_bounds is None and \
+            (raw.id_kind == "int" or raw.dictionary is not None):
         return None
     if raw.dictionary is not None:  # ranks into a categorical column's categories
         return dictionary_truth(raw, truth.items, truth.item_codes)
