@@ -6,6 +6,7 @@ converge to the closed form, blocks == in memory, and refused inputs."""
 from __future__ import annotations
 
 import math
+import time
 from fractions import Fraction as F
 
 import numpy as np
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 
 import receval as rv
 import receval.beyond.exposure  # noqa: F401  (registers the families)
+from receval.beyond.attention import Geometric, Uniform
 from receval.beyond.rankings import as_rankings
 from receval.errors import InputError
 
@@ -443,3 +445,27 @@ def test_normalize_refused_where_no_bounds_and_undefined_where_flat():
     key = "ee_relevance(n_items=2,nonrelevant=catalog,normalize=bounds)"
     res = rv.evaluate(run, {"u": {"a": 1, "b": 1}}, [key])
     assert math.isnan(res.per_user.loc["u", key])
+
+
+@pytest.mark.parametrize("model", [Geometric(0.85), Geometric(0.5, normalize=True), Uniform()])
+def test_bound_sums_past_the_summed_ranks_take_the_closed_form(monkeypatch, model):
+    from receval.beyond import exposure
+
+    for depth in (1, 7, 300):
+        monkeypatch.setattr(exposure, "_SUMMED_RANKS", 10**6)
+        summed = exposure._weight_sums(model, depth)
+        monkeypatch.setattr(exposure, "_SUMMED_RANKS", 0)
+        closed = exposure._weight_sums(model, depth)
+        np.testing.assert_allclose(closed, summed, rtol=1e-13, atol=0)
+    t0 = time.perf_counter()
+    s2, w = exposure._weight_sums(model, 10**12)
+    assert time.perf_counter() - t0 < 0.1 and np.isfinite(s2) and np.isfinite(w)
+
+
+def test_log_attention_bounds_past_the_summed_ranks_are_refused():
+    run = pd.DataFrame({"user": [1, 1], "item": ["a", "b"], "score": [2.0, 1.0]})
+    truth = pd.DataFrame({"user": [1], "item": ["a"]})
+    with pytest.raises(rv.InputError, match="log attention .* no closed form: give a cutoff"):
+        rv.evaluate(run, truth, ["ee_disparity@1000000000(weight=log,normalize=bounds)"])
+    ok = rv.evaluate(run, truth, ["ee_disparity@1000(weight=log,normalize=bounds)"])
+    assert np.isfinite(ok.values).all()

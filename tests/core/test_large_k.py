@@ -33,6 +33,7 @@ K_IN_OPTION = {
     "denominator=k",  # map, novelty: divided by k
     "deep=true",      # sufficient_reco: the filled share, list length / k
     "fp=k",           # confusion counts: the empty slots of a short list are false positives
+    "normalize=bounds",  # ee_*: the greatest EE-D of any policy sums the attention down to k
 }
 
 

@@ -67,7 +67,7 @@ from ._context import (
 )
 from ._lists import ranges, user_of_position
 from .alignment import Alignment, as_alignment, as_group_target
-from .attention import Cascade, Geometric, RankWeight, attention
+from .attention import Cascade, Geometric, RankWeight, Uniform, attention
 from .rankings import OPTION as RANKINGS
 from .rankings import RankingSamples, as_rankings
 
@@ -1199,6 +1199,32 @@ def _check_bounds(spec: MetricSpec) -> None:
                          f"normalize out for the raw value: {plain(key_with(spec, normalize='none'))}.")
 
 
+#: ranks whose weights the bounds sum one by one; deeper ones take a closed form
+_SUMMED_RANKS = 1 << 22
+
+
+def _weight_sums(model: RankWeight, depth: int) -> tuple[float, float]:
+    """``(S2, W) = (sum_r w_r^2, sum_r w_r)`` over ranks 1..depth: summed weight by weight up to
+    :data:`_SUMMED_RANKS` ranks, deeper in closed form (geometric: ``c^2 (1 - p^(2d)) /
+    (1 - p^2)`` and ``c (1 - p^d) / (1 - p)``, ``c = 1 - p`` when normalised, else 1;
+    uniform: ``d`` and ``d``); DCG's log attention has none and is refused there."""
+    if depth <= _SUMMED_RANKS:
+        w = model.weights(depth)  # type: ignore[call-arg]
+        return float(np.sum(w * w)), float(np.sum(w))
+    if isinstance(model, Geometric):
+        p, c = model.p, (1.0 - model.p) if model.normalize else 1.0
+        log_p = math.log(p)
+        return (c * c * -math.expm1(2.0 * depth * log_p) / (1.0 - p * p),
+                c * -math.expm1(depth * log_p) / (1.0 - p))
+    if isinstance(model, Uniform):
+        return float(depth), float(depth)
+    raise InputError(
+        f"normalize=bounds sums the {model.name} attention of every rank down to the cutoff "
+        f"({depth:,} ranks), which has no closed form: give a cutoff of at most "
+        f"{_SUMMED_RANKS:,} ranks or the catalogue (nonrelevant=catalog), or use "
+        "weight=geometric or uniform.")
+
+
 def ee_bounds(part: int, model: RankWeight, k: int | None, n_items: int | None,
               norm2: np.ndarray, r_low: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(least, greatest) value of EE-D (``part`` 0), EE-R (1) or EE-L (2) over every stochastic
@@ -1219,13 +1245,10 @@ def ee_bounds(part: int, model: RankWeight, k: int | None, n_items: int | None,
     Every bound is reached by some policy over the candidate set."""
     n = len(norm2)
     if n_items is not None:
-        depth = n_items if k is None else min(k, n_items)
-        w = model.weights(depth)  # type: ignore[call-arg]
-        s2, total = float(np.sum(w * w)), float(np.sum(w))
+        s2, total = _weight_sums(model, n_items if k is None else min(k, n_items))
         d_low = total * total / n_items
     elif k is not None:
-        w = model.weights(k)  # type: ignore[call-arg]
-        s2, d_low = float(np.sum(w * w)), 0.0
+        s2, d_low = _weight_sums(model, k)[0], 0.0
     else:
         assert isinstance(model, Geometric)
         scale = (1.0 - model.p) ** 2 if model.normalize else 1.0
