@@ -21,14 +21,8 @@ from hypothesis import strategies as st
 
 import receval as rv
 from receval.errors import InputError, PolicyError
-from receval.pack.packed import (
-    RunCodes,
-    _check_padding,
-    _group_truth,
-    _integer_ids,
-    run_from_matrix,
-    truth_from_sparse,
-)
+from receval.pack.matrix import _check_padding, _integer_ids, run_from_matrix, truth_from_sparse
+from receval.pack.packed import RunCodes, _group_truth
 from receval.pack.rawids import INT, NARROW
 from receval.policies import Policies
 
