@@ -274,28 +274,8 @@ def dictionary_truth(raw: RawIds, items: np.ndarray, codes: np.ndarray) -> RawId
 def grouped_column(col: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`grouped_ids` of a column read in place (Arrow chunks are not concatenated: the
     kernel compares adjacent rows across chunk boundaries)."""
-    narrow = _narrow_ints(col)
-    if narrow is not None:  # runs of equal ids found on the column's own width, no int64 copy
-        change = np.flatnonzero(narrow[1:] != narrow[:-1]) + 1
-        starts = np.concatenate([[0], change, [len(narrow)]]).astype(np.int64) \
-            if len(narrow) else np.zeros(1, dtype=np.int64)
-        uniques = narrow[starts[:-1]].astype(np.int64)
-        return (starts, uniques) if is_unique(uniques) else None
     raw = raw_ids(col) or category_ids(col, ordered=False)
     return grouped_ids(raw) if raw is not None else None
-
-
-def _narrow_ints(col: Any) -> np.ndarray | None:
-    """A numpy (or numpy-backed pandas) signed integer column narrower than 64 bits, as it
-    lies; else None."""
-    if is_pandas(col, "Series", "Index"):
-        if not isinstance(col.dtype, np.dtype):
-            return None
-        col = col.to_numpy()
-    if isinstance(col, np.ndarray) and col.ndim == 1 and col.dtype.kind == "i" \
-            and col.dtype.itemsize < 8:
-        return col
-    return None
 
 
 def _blocks(raw: RawIds) -> tuple[np.ndarray, np.ndarray]:
