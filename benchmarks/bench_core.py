@@ -63,7 +63,14 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import ID_TYPES, cache_paths, ensure_cached, load_data, read_cached  # noqa: E402
+from common import (  # noqa: E402
+    ID_TYPES,
+    cache_paths,
+    ensure_cached,
+    load_data,
+    read_cached,
+    status_mb,
+)
 
 METRICS = ["ndcg@10", "map@100", "mrr", "precision@10", "recall@100", "hit_rate@10"]
 RANX = dict(zip(METRICS, ["ndcg@10", "map@100", "mrr", "precision@10", "recall@100",
@@ -312,14 +319,6 @@ def timed(f, run, truth, repeat):
 # ---------------------------------------------------------------------------------------------
 # memory
 
-def _status_mb(field: str) -> float:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(field):
-                return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def frames_mb(run, truth) -> float:
     return float(run.memory_usage(deep=True).sum() + truth.memory_usage(deep=True).sum()) / 2**20
 
@@ -332,9 +331,9 @@ def _child(tool: str, run_path: str, truth_path: str, ids: str, repeat: int) -> 
     gc.collect()
     with open("/proc/self/clear_refs", "w") as fh:  # VmHWM (peak RSS) := current RSS
         fh.write("5")
-    base = _status_mb("VmRSS")
+    base = status_mb("VmRSS")
     seconds, means = timed(f, run, truth, repeat)
-    peak = _status_mb("VmHWM")
+    peak = status_mb("VmHWM")
     print("RESULT " + json.dumps({"seconds": seconds, "frames_mb": size, "rss_mb": base,
                                   "rows": len(run),
                                   "peak_mb": peak, "beyond_mb": peak - base, "means": means}),

@@ -19,9 +19,13 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import status_mb  # noqa: E402
 
 METRICS = ["ndcg@10", "map@100", "mrr", "precision@10", "recall@100", "hit_rate@10"]
 CASES = ["frame", "matrix-int64", "matrix-int32", "matrix-int16", "matrix-uint16",
@@ -95,14 +99,6 @@ def nbytes(x) -> int:
     return int(x.nbytes)
 
 
-def _status_mb(field: str) -> float:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(field):
-                return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def child(case: str, n: int, k: int, n_items: int, truth_per_user: int, repeat: int) -> None:
     import receval as rv
 
@@ -113,13 +109,13 @@ def child(case: str, n: int, k: int, n_items: int, truth_per_user: int, repeat: 
         gc.collect()
         with open("/proc/self/clear_refs", "w") as fh:  # VmHWM (peak RSS) := current RSS
             fh.write("5")
-        base = _status_mb("VmRSS")
+        base = status_mb("VmRSS")
         best, res = float("inf"), None
         for _ in range(repeat):
             t = time.perf_counter()
             res = f()
             best = min(best, time.perf_counter() - t)
-        return best, _status_mb("VmHWM") - base, res
+        return best, status_mb("VmHWM") - base, res
 
     seconds, extra, res = measured(lambda: rv.evaluate(run, truth, METRICS))
     ev = rv.Evaluator(truth, METRICS)  # the truth packed once: what the run costs

@@ -205,3 +205,12 @@ def ensure_cached(n_users: int, *, k: int = 100, n_truth: int = 10, n_items: int
             frame.to_parquet(tmp, index=False)
             os.replace(tmp, path)  # atomic: a half-written file is never taken for a cache hit
     return run_path, truth_path
+
+
+def status_mb(field: str) -> float:
+    """A memory field of ``/proc/self/status`` (``VmRSS``, ``VmHWM``) in MiB; NaN if absent."""
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(field):
+                return int(line.split()[1]) / 1024
+    return float("nan")
