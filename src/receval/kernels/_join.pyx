@@ -1594,11 +1594,11 @@ def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=
     same pass (no gather from the column afterwards). ``with_end``: the starts end with the
     number of rows (the runs' bounds, as an ``indptr``).
 
-    Reads the id column once; writes only the result. The rows are cut into one range per
-    thread; each thread writes its starts (and ids) into a buffer of its own, grown as it
-    fills (a start every 100 rows fills 1% of a row-sized array, but would touch every page
-    of it), read :data:`STARTS_CHUNK` rows at a time, and the buffers are copied into the
-    result in order. UTF-8 ids are read once per row (the previous row's bytes are kept),
+    Reads the id column once; allocates no array of one entry per row. The rows are cut into
+    one range per thread; each thread writes its starts (and, for int64 ids, their ids) into
+    buffers of its own, sized for a start every 16 rows and doubled when a chunk of
+    ``STARTS_CHUNK`` rows could overflow them, and the buffers are copied into the result in
+    thread order. UTF-8 ids are read once per row (the previous row's bytes are kept),
     Arrow chunks found from the previous row's chunk, so a column of many chunks takes one
     call."""
     cdef _Holder hold = _ids_of(kind, a, b)
