@@ -40,7 +40,7 @@ from cpython.unicode cimport PyUnicode_DecodeUTF8
 from cython.parallel cimport parallel, prange
 from libc.math cimport INFINITY, isfinite
 from libc.stdint cimport uint64_t
-from libc.stdlib cimport free, qsort
+from libc.stdlib cimport free, qsort, realloc
 from libc.string cimport memcmp, memcpy, memset
 
 from receval.kernels._ranking cimport (MetricBuffers, MetricPlan, MetricSetup,
@@ -1556,6 +1556,33 @@ cdef extern from *:
                                     long long* out) nogil
 
 
+#: rows a thread reads between two checks that its buffer of starts has room for all of them
+DEF STARTS_CHUNK = 4096
+
+
+cdef inline bint _room_for(long long** buf, long long** bid, long long* cap, long long need,
+                           bint with_ids) noexcept nogil:
+    """Grow a thread's buffer of starts (and of their ids when ``with_ids``) to hold ``need``
+    entries, doubling its capacity; False when memory is short (what it held is kept)."""
+    cdef long long c = cap[0]
+    cdef void* p
+    if need <= c:
+        return True
+    while c < need:
+        c = 2 * c
+    p = realloc(buf[0], c * sizeof(long long))
+    if p == NULL:
+        return False
+    buf[0] = <long long*> p
+    if with_ids:
+        p = realloc(bid[0], c * sizeof(long long))
+        if p == NULL:
+            return False
+        bid[0] = <long long*> p
+    cap[0] = c
+    return True
+
+
 def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=0,
                     int with_end=0):
     """Rows whose id differs from the previous row's (row 0 included): the starts of the runs
@@ -1567,11 +1594,13 @@ def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=
     same pass (no gather from the column afterwards). ``with_end``: the starts end with the
     number of rows (the runs' bounds, as an ``indptr``).
 
-    The rows are cut into one range per thread; each range writes its starts where it begins
-    in an output of one slot per row, from which they are gathered into the result. Only the
-    slots written are touched, so no array of one entry per row is ever filled. UTF-8 ids are
-    read once per row (the previous row's bytes are kept), Arrow chunks found from the previous
-    row's chunk, so a column of many chunks takes one call."""
+    Reads the id column once; allocates no array of one entry per row. The rows are cut into
+    one range per thread; each thread writes its starts (and, for int64 ids, their ids) into
+    buffers of its own, sized for a start every 16 rows and doubled when a chunk of
+    ``STARTS_CHUNK`` rows could overflow them, and the buffers are copied into the result in
+    thread order. UTF-8 ids are read once per row (the previous row's bytes are kept),
+    Arrow chunks found from the previous row's chunk, so a column of many chunks takes one
+    call."""
     cdef _Holder hold = _ids_of(kind, a, b)
     cdef Ids* ids = &hold.ids
     cdef Py_ssize_t n = (a[a.shape[0] - 1] if kind == 4 or kind == 5 else
@@ -1583,81 +1612,121 @@ def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=
         none = np.zeros(1 if with_end else 0, dtype=np.int64)
         return (none, np.zeros(0, dtype=np.int64)) if with_ids else none
     cdef int nt = _threads(n)
-    cdef cnp.ndarray[cnp.int64_t, ndim=1] out_arr = np.empty(n, dtype=np.int64)
-    # the ids of the runs (int64): only the slots written are touched, as in out
-    cdef cnp.ndarray[cnp.int64_t, ndim=1] oid_arr = np.empty(n if ints else 0, dtype=np.int64)
-    cdef long long* oid = <long long*> oid_arr.data
+    # per thread: its starts, their ids (kind 0 with ids), its capacity and count
+    cdef long long** tbuf = <long long**> receval_alloc(nt, sizeof(long long*), 1)
+    cdef long long** tid = <long long**> receval_alloc(nt, sizeof(long long*), 1)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] cnt_arr = np.zeros(nt, dtype=np.int64)
-    cdef long long[::1] out = out_arr
     cdef long long[::1] cnt = cnt_arr
-    cdef long long t, lo, hi, c, j = 0, k, hint, pn, qn
+    cdef long long t, lo, hi, c, j = 0, k, hint, pn, qn, cap, a0, a1
+    cdef long long* out
+    cdef long long* oid
     cdef const char* pp
     cdef const char* qp
     cdef bint utf8 = kind == 1 or kind == 2 or kind == 4 or kind == 5
     cdef bint verify = check_str and kind == 3
+    cdef bint keep_ids = ints  # (the int64 pass writes each run's id as it goes)
     cdef cnp.ndarray[cnp.int8_t, ndim=1] ok_arr = np.ones(nt, dtype=np.int8)
     cdef signed char[::1] ok = ok_arr
+    cdef int failed = tbuf == NULL or tid == NULL
+    cdef int* fail = &failed  # written through the pointer: shared by the threads
+    if failed:
+        free(tbuf)
+        free(tid)
+        raise _no_memory("the starts of the runs of equal ids", nt * sizeof(long long*))
     for t in prange(nt, nogil=True, schedule="static", num_threads=nt):
         lo = n * t // nt
         hi = n * (t + 1) // nt
         c = 0
+        # a start every 16 rows fits without growing (users' lists are longer)
+        cap = (hi - lo) // 16 + STARTS_CHUNK + 1
+        out = <long long*> receval_alloc(cap, sizeof(long long), 0)
+        oid = <long long*> receval_alloc(cap, sizeof(long long), 0) if keep_ids else NULL
+        tbuf[t] = out
+        tid[t] = oid
+        if out == NULL or (keep_ids and oid == NULL):
+            fail[0] = 1
+            hi = lo  # this range is not read
         if verify:
             if not receval_is_str(ids.objs[lo]) or \
                     (lo > 0 and not receval_is_str(ids.objs[lo - 1])):
                 ok[t] = 0
                 hi = lo  # this range is not read
-            for i in range(lo, hi):
-                if i + 1 < n and ids.objs[i + 1] != ids.objs[i] and \
-                        not receval_is_str(ids.objs[i + 1]):
+        hint = -1
+        pp = NULL
+        pn = -1  # no previous row: row 0 starts a run
+        if utf8 and lo > 0 and hi > lo:
+            _span_near(ids, lo - 1, &pp, &pn, &hint)
+        qp = NULL  # assigned here so that each thread has its own (they are written
+        qn = 0     # through their addresses only, which prange does not see)
+        a0 = lo
+        while a0 < hi:
+            a1 = a0 + STARTS_CHUNK if a0 + STARTS_CHUNK < hi else hi
+            if not _room_for(&tbuf[t], &tid[t], &cap, c + (a1 - a0) + 1, keep_ids):
+                fail[0] = 1
+                break
+            out = tbuf[t]
+            oid = tid[t]
+            if verify:
+                k = 0  # (set when a row is not a str)
+                for i in range(a0, a1):
+                    if i + 1 < n and ids.objs[i + 1] != ids.objs[i] and \
+                            not receval_is_str(ids.objs[i + 1]):
+                        k = 1
+                        break
+                    if i == 0 or not _equal(ids, i - 1, ids, i):
+                        out[c] = i
+                        c = c + 1
+                if k:
                     ok[t] = 0
                     break
-                if i == 0 or not _equal(ids, i - 1, ids, i):
-                    out[lo + c] = i
-                    c = c + 1
-        elif utf8:
-            hint = -1
-            pp = NULL
-            pn = -1  # no previous row: row 0 starts a run
-            if lo > 0:
-                _span_near(ids, lo - 1, &pp, &pn, &hint)
-            qp = NULL  # assigned here so that each thread has its own (they are written
-            qn = 0     # through their addresses only, which prange does not see)
-            for i in range(lo, hi):
-                _span_near(ids, i, &qp, &qn, &hint)
-                if qn != pn or not _same_bytes(pp, qp, qn):
-                    out[lo + c] = i
-                    c = c + 1
-                pp = qp
-                pn = qn
-        elif ints:
-            c = receval_int_starts(ids.ints, lo, hi, &out[lo], oid + lo)
-        elif kind == 6:
-            c = receval_narrow_starts(ids.narrow, ids.width, lo, hi, &out[lo])
-        else:
-            for i in range(lo, hi):
-                if i == 0 or not _equal(ids, i - 1, ids, i):
-                    out[lo + c] = i
-                    c = c + 1
+            elif utf8:
+                for i in range(a0, a1):
+                    _span_near(ids, i, &qp, &qn, &hint)
+                    if qn != pn or not _same_bytes(pp, qp, qn):
+                        out[c] = i
+                        c = c + 1
+                    pp = qp
+                    pn = qn
+            elif ints:
+                c = c + receval_int_starts(ids.ints, a0, a1, out + c, oid + c)
+            elif kind == 6:
+                c = c + receval_narrow_starts(ids.narrow, ids.width, a0, a1, out + c)
+            else:
+                for i in range(a0, a1):
+                    if i == 0 or not _equal(ids, i - 1, ids, i):
+                        out[c] = i
+                        c = c + 1
+            a0 = a1
         cnt[t] = c
+    cdef cnp.ndarray res_arr
+    cdef cnp.ndarray rid_arr
+    cdef long long* res
+    cdef long long* rid
+    if not failed and not (verify and not ok_arr.all()):
+        for t in range(nt):
+            j += cnt[t]
+        res_arr = np.empty(j + (1 if with_end else 0), dtype=np.int64)
+        rid_arr = np.empty(j if with_ids else 0, dtype=np.int64)
+        res = <long long*> cnp.PyArray_DATA(res_arr)
+        rid = <long long*> cnp.PyArray_DATA(rid_arr)
+        with nogil:
+            j = 0
+            for t in range(nt):
+                memcpy(res + j, tbuf[t], cnt[t] * sizeof(long long))
+                if with_ids:
+                    memcpy(rid + j, tid[t], cnt[t] * sizeof(long long))
+                j += cnt[t]
+            if with_end:
+                res[j] = n
+    for t in range(nt):
+        free(tbuf[t])
+        free(tid[t])
+    free(tbuf)
+    free(tid)
+    if failed:
+        raise _no_memory("the starts of the runs of equal ids", 2 * n * sizeof(long long), nt)
     if verify and not ok_arr.all():
         return None
-    for t in range(nt):
-        j += cnt[t]
-    res_arr = np.empty(j + (1 if with_end else 0), dtype=np.int64)
-    cdef const long long* out_arr_p = <long long*> cnp.PyArray_DATA(out_arr)
-    rid_arr = np.empty(j if with_ids else 0, dtype=np.int64)
-    cdef long long* res = <long long*> cnp.PyArray_DATA(res_arr)
-    cdef long long* rid = <long long*> cnp.PyArray_DATA(rid_arr)
-    with nogil:
-        j = 0
-        for t in range(nt):
-            lo = n * t // nt
-            memcpy(res + j, &out_arr_p[lo], cnt[t] * sizeof(long long))
-            if with_ids:
-                memcpy(rid + j, oid + lo, cnt[t] * sizeof(long long))
-            j += cnt[t]
-        if with_end:
-            res[j] = n
     return (res_arr, rid_arr) if with_ids else res_arr
 
 
