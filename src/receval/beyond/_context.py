@@ -63,7 +63,12 @@ def list_places(packed: Packed, indptr: np.ndarray, pos: np.ndarray) -> np.ndarr
     ranks are not its places 1..n (a gap, or two rows at one rank) has no place to read, so it
     is refused rather than weighted by place."""
     lens = np.diff(indptr)
-    place = np.arange(len(pos), dtype=np.int64) - np.repeat(indptr[:-1], lens)
+    n = len(lens)
+    if n and len(pos) == n * int(lens[0]) and bool((lens == lens[0]).all()):
+        place = np.tile(np.arange(int(lens[0]), dtype=np.int64), n)  # lists of one length
+    else:
+        place = np.arange(len(pos), dtype=np.int64)
+        place -= np.repeat(indptr[:-1], lens)
     if packed.absolute_ranks and len(pos):
         given = np.rint(-np.asarray(packed.scores)[pos]).astype(np.int64) - 1
         bad = given != place
