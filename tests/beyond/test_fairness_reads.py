@@ -142,7 +142,7 @@ def test_item_categories_series_with_a_repeated_item_keeps_one_row():
     assert cats.categories[cats.codes].tolist() == ["x", "z", "y"]
 
 
-@pytest.mark.parametrize("lens", [[3, 3, 3], [0, 0], [2, 3, 0, 1], [4], [1, 1, 2]])
+@pytest.mark.parametrize("lens", [[3, 3, 3], [0, 0], [2, 3, 0, 1], [4], [1, 1, 2], [0, 2, 0, 3], [1]])
 def test_list_places_of_one_length_and_of_many(lens):
     indptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
     pos = np.arange(int(indptr[-1]), dtype=np.int64)
