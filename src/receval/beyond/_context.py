@@ -63,7 +63,17 @@ def list_places(packed: Packed, indptr: np.ndarray, pos: np.ndarray) -> np.ndarr
     ranks are not its places 1..n (a gap, or two rows at one rank) has no place to read, so it
     is refused rather than weighted by place."""
     lens = np.diff(indptr)
-    place = np.arange(len(pos), dtype=np.int64) - np.repeat(indptr[:-1], lens)
+    n = len(lens)
+    if n and len(pos) == n * int(lens[0]) and bool((lens == lens[0]).all()):
+        place = np.tile(np.arange(int(lens[0]), dtype=np.int64), n)  # lists of one length
+    else:  # steps of 1, back to 0 at each list's start: one prefix sum, in place
+        place = np.ones(len(pos), dtype=np.int64)
+        if len(pos):
+            filled = lens > 0
+            starts, sizes = indptr[:-1][filled], lens[filled]
+            place[starts[0]] = 0
+            place[starts[1:]] = 1 - sizes[:-1]
+            np.cumsum(place, out=place)
     if packed.absolute_ranks and len(pos):
         given = np.rint(-np.asarray(packed.scores)[pos]).astype(np.int64) - 1
         bad = given != place

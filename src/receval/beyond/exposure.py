@@ -100,19 +100,24 @@ def _ranks(indptr: np.ndarray) -> np.ndarray:
     return np.arange(int(indptr[-1]), dtype=np.int64) - np.repeat(indptr[:-1], lens)
 
 
-@dataclass(frozen=True)
 class _Cut:
     """A block's lists cut at k, as every exposure metric of one evaluation reads them:
-    ``indptr`` and ``pos`` (:func:`top_k`), the ``user``, 0-based ``rank`` and item code
-    (``items``) of each position, the list lengths ``lens`` and the deepest list ``width``."""
+    ``indptr`` and ``pos`` (:func:`top_k`), the ``user`` (made when first read), 0-based
+    ``rank`` and item code (``items``) of each position, the list lengths ``lens`` and the
+    deepest list ``width``."""
 
-    indptr: np.ndarray
-    pos: np.ndarray
-    user: np.ndarray
-    rank: np.ndarray
-    lens: np.ndarray
-    width: int
-    items: np.ndarray
+    def __init__(self, indptr: np.ndarray, pos: np.ndarray, rank: np.ndarray,
+                 lens: np.ndarray, width: int, items: np.ndarray) -> None:
+        self.indptr, self.pos, self.rank = indptr, pos, rank
+        self.lens, self.width, self.items = lens, width, items
+        self._user: np.ndarray | None = None
+
+    @property
+    def user(self) -> np.ndarray:
+        """The list (block user) of each position."""
+        if self._user is None:
+            self._user = np.repeat(np.arange(len(self.lens), dtype=np.int64), self.lens)
+        return self._user
 
 
 def _cut(packed: Packed, k: int | None) -> _Cut:
@@ -122,12 +127,11 @@ def _cut(packed: Packed, k: int | None) -> _Cut:
     if k not in cache:
         indptr, pos = top_k(packed, k)
         lens = np.diff(indptr)
-        user = np.repeat(np.arange(len(lens), dtype=np.int64), lens)
         rank = list_places(packed, indptr, pos)
         whole = not len(pos) or int(pos[-1]) - int(pos[0]) + 1 == len(pos)  # no gather
         items = packed.items[int(pos[0]):int(pos[0]) + len(pos)] if len(pos) and whole \
             else packed.items[pos]
-        cache[k] = _Cut(indptr, pos, user, rank, lens, int(lens.max(initial=0)), items)
+        cache[k] = _Cut(indptr, pos, rank, lens, int(lens.max(initial=0)), items)
     return cache[k]
 
 

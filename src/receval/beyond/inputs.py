@@ -289,10 +289,18 @@ def as_train(obj: Any, **cols: Any) -> TrainData:
     item_rows = np.bincount(i, minlength=n_items).astype(np.int64)
     # distinct (user, item) pairs, in order (a sort: numpy's unique may hash, much slower);
     # int64 keys: 32-bit codes times the item count overflow past 2**31
-    pair = np.sort(u.astype(np.int64) * max(n_items, 1) + i.astype(np.int64))
+    width = max(n_items, 1)
+    pair = u.astype(np.int64)
+    pair *= width
+    pair += i
+    pair.sort()
+    first = np.empty(len(pair), dtype=bool)
     if len(pair):
-        pair = pair[np.concatenate([[True], pair[1:] != pair[:-1]])]
-    pu, pi = pair // max(n_items, 1), pair % max(n_items, 1)
+        first[0] = True
+        np.not_equal(pair[1:], pair[:-1], out=first[1:])
+        pair = pair[first]
+    pu = pair // width
+    pi = pair - pu * width
     item_users = np.bincount(pi, minlength=n_items).astype(np.int64)
     indptr = np.zeros(len(users) + 1, dtype=np.int64)
     np.cumsum(np.bincount(pu, minlength=len(users)), out=indptr[1:])

@@ -60,9 +60,17 @@ from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
-from ._context import beyond_metric, key_with, per_vocab, popularity_of, top_k, train_of
+from ._context import (
+    beyond_metric,
+    context_cache,
+    key_with,
+    per_vocab,
+    popularity_of,
+    top_k,
+    train_of,
+)
 from ._lists import ranges, user_of_position
-from .attention import attention
+from .attention import Uniform, attention
 from .categories import ItemCategories, _categories, _category_rows
 from .exposure import _cut, _row_starts
 from .inputs import TrainData
@@ -200,48 +208,91 @@ def distance_terms(p: np.ndarray, q: np.ndarray, distance: str) -> np.ndarray:
     raise InputError(f"distance={plain(distance)}: choose one of {list(DISTANCES)}.")
 
 
+@dataclass
+class _ProfileRows:
+    """The block's profile entries: each evaluated user's distinct training items (``hl`` per
+    user, their training item codes ``hist``), the category row of each training item
+    (``rows_of``: -1 absent from item_categories) and the single category of each (``single_of``:
+    -1 unless exactly one), and the counts for ``info``. The per-entry ``rows`` and ``user``
+    are made when a path reads them."""
+
+    hl: np.ndarray
+    hist: np.ndarray
+    rows_of: np.ndarray
+    single_of: np.ndarray
+    info: dict
+    _rows: np.ndarray | None = None
+    _user: np.ndarray | None = None
+
+    @property
+    def rows(self) -> np.ndarray:
+        """Category row of each entry."""
+        if self._rows is None:
+            self._rows = self.rows_of[self.hist] if len(self.hist) \
+                else np.zeros(0, dtype=np.int64)
+        return self._rows
+
+    @property
+    def user(self) -> np.ndarray:
+        """Block user of each entry (ascending)."""
+        if self._user is None:
+            self._user = np.repeat(np.arange(len(self.hl), dtype=np.int64), self.hl)
+        return self._user
+
+
 def _profile_rows(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCategories
-                  ) -> tuple[np.ndarray, np.ndarray, dict]:
-    """(user of each profile entry, its category row) over the evaluated users' training items;
-    once per block (every calibration metric of an evaluation reads the same profiles)."""
+                  ) -> _ProfileRows:
+    """The evaluated users' profile entries (:class:`_ProfileRows`); once per block (every
+    calibration metric of an evaluation reads the same profiles)."""
     tr = train_of(context, spec.key)
     cache = packed.__dict__.setdefault("_profile_rows", {})
     entry = cache.get((id(cats), id(tr)))
     if entry is None or entry[0] is not cats or entry[1] is not tr:
         entry = (cats, tr, _rows_of_profiles(context, packed, tr, cats))
         cache[(id(cats), id(tr))] = entry
-    user, rows, info, hist = entry[2]
-    missing = info["profile_items_without_categories"]
+    prof: _ProfileRows = entry[2]
+    missing = prof.info["profile_items_without_categories"]
     if missing and spec.get("missing") == "error":
-        ex = list(dict.fromkeys(tr.items[hist[rows < 0]][:50].tolist()))[:3]
+        ex = list(dict.fromkeys(tr.items[prof.hist[prof.rows < 0]][:50].tolist()))[:3]
         raise InputError(
             f"{spec.key}: {missing} training interaction(s) of evaluated users are with items "
             f"absent from item_categories, e.g. {plain(ex)}. Add them (an empty list for an item "
             f"without any), or use {plain(key_with(spec, missing='skip'))} to leave them out "
             "of the profiles."
         )
-    return user, rows, dict(info)
+    return prof
+
+
+def _same_ids(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two id arrays hold the same ids in the same order (one dtype)."""
+    return a.dtype == b.dtype and len(a) == len(b) and bool(np.array_equal(a, b))
 
 
 def _rows_of_profiles(context: Context, packed: Packed, tr: TrainData, cats: ItemCategories
-                      ) -> tuple[np.ndarray, np.ndarray, dict, np.ndarray]:
-    """(user, category row, counts, training item code) of the block's profile entries."""
-    code = pd.Index(tr.users).get_indexer(pd.Index(packed.user_ids)) \
-        if len(tr.users) and len(packed.user_ids) else np.full(len(packed.user_ids), -1)
-    hl = np.where(code >= 0, np.diff(tr.indptr)[np.maximum(code, 0)] if tr.n_users else 0, 0)
-    starts = np.where(code >= 0, tr.indptr[:-1][np.maximum(code, 0)] if tr.n_users else 0, 0)
-    hist = tr.hist[ranges(starts, hl)]
+                      ) -> _ProfileRows:
+    """The block's profile entries (:class:`_ProfileRows`)."""
+    if tr.n_users and _same_ids(tr.users, packed.user_ids):
+        # the block's users are the training users, in order: their histories as they lie
+        hl, hist, without = np.diff(tr.indptr), tr.hist, 0
+    else:
+        code = pd.Index(tr.users).get_indexer(pd.Index(packed.user_ids)) \
+            if len(tr.users) and len(packed.user_ids) else np.full(len(packed.user_ids), -1)
+        hl = np.where(code >= 0, np.diff(tr.indptr)[np.maximum(code, 0)] if tr.n_users else 0,
+                      0)
+        starts = np.where(code >= 0, tr.indptr[:-1][np.maximum(code, 0)] if tr.n_users else 0,
+                          0)
+        hist, without = tr.hist[ranges(starts, hl)], int((code < 0).sum())
     cache_key = ("train_cat_rows", id(cats), id(tr))
-    rows_of = context.__dict__.setdefault("_beyond_cache", {}).get(cache_key)
-    if rows_of is None:
+    per_item = context_cache(context).get(cache_key)
+    if per_item is None or per_item[0] is not cats or per_item[1] is not tr:
         rows_of = cats.rows(tr.items)
-        context.__dict__["_beyond_cache"][cache_key] = rows_of
-    rows = rows_of[hist] if len(hist) else np.zeros(0, dtype=np.int64)
-    user = np.repeat(np.arange(len(hl), dtype=np.int64), hl)
-    missing = int((rows < 0).sum())
-    return user, rows, {"users_without_train": int((code < 0).sum()),
-                        "profile_items_without_categories": missing}, \
-        hist if missing else hist[:0]  # (the items are only needed to name a missing one)
+        per_item = (cats, tr, rows_of, _single_codes(cats, rows_of))
+        context_cache(context)[cache_key] = per_item
+    prof = _ProfileRows(hl, hist, per_item[2], per_item[3], {})
+    missing = 0 if not len(prof.rows_of) or int(prof.rows_of.min()) >= 0 \
+        else int(np.count_nonzero(prof.rows < 0))
+    prof.info = {"users_without_train": without, "profile_items_without_categories": missing}
+    return prof
 
 
 def _list_rows(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCategories
@@ -256,7 +307,8 @@ def _profile(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCateg
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
     """Normalised profile distributions: sorted keys, p values, and whether each user has one."""
     n = len(packed.user_ids)
-    user, rows, info = _profile_rows(context, packed, spec, cats)
+    prof = _profile_rows(context, packed, spec, cats)
+    user, rows, info = prof.user, prof.rows, dict(prof.info)
     keys, mass, total = category_mass(user, rows, np.ones(len(user)), cats, n)
     width = max(cats.n_categories, 1)
     p = mass / total[keys // width] if len(keys) else mass
@@ -296,7 +348,8 @@ def _dense_profile(context: Context, packed: Packed, spec: MetricSpec, cats: Ite
                    ) -> _Profiles:
     """The profile distributions of the block's users; once per block (the profiles do not
     depend on the list, so every calibration metric of an evaluation reads the same)."""
-    user, rows, info = _profile_rows(context, packed, spec, cats)
+    rows_prof = _profile_rows(context, packed, spec, cats)
+    info = dict(rows_prof.info)
     tr = train_of(context, spec.key)
     cache = packed.__dict__.setdefault("_profiles", {})
     key = (id(cats), id(tr), spec.get("missing"))
@@ -304,16 +357,18 @@ def _dense_profile(context: Context, packed: Packed, spec: MetricSpec, cats: Ite
     if entry is None or entry[0] is not cats or entry[1] is not tr:
         n = len(packed.user_ids)
         width = max(cats.n_categories, 1)
-        code = _single_codes(cats, rows)
+        hist = rows_prof.hist
+        code = rows_prof.single_of[hist] if len(hist) else np.zeros(0, dtype=np.int64)
         if not len(code) or int(code.min()) >= 0:  # one category per entry: p(c|i) = 1
             # counts of 1.0 are exact: the same bits as the weighted sums
-            lens = np.bincount(user, minlength=n)  # (user ascending: its entries' rows)
+            lens = rows_prof.hl  # (user ascending: its entries' rows)
             cells = np.repeat(np.arange(n, dtype=np.int64) * width, lens)
             cells += code
             mass = np.bincount(cells, minlength=n * width).astype(np.float64)
             total = lens.astype(np.float64)
         else:
-            dense, total = dense_category_mass(user, rows, np.ones(len(user)), cats, n)
+            dense, total = dense_category_mass(rows_prof.user, rows_prof.rows,
+                                               np.ones(int(rows_prof.hl.sum())), cats, n)
             mass = dense.ravel()
         cells = np.flatnonzero(mass != 0)  # (a boolean mask: far faster than floats)
         owner = cells // width
@@ -341,7 +396,11 @@ def _list_mass(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCat
         # w * 1.0 = w; a list's total is its weights added in rank order (the prefix sum)
         cells = _row_starts(c, width)
         cells += single[c.items]
-        mass = np.bincount(cells, weights=weights[c.rank], minlength=n * width).reshape(n, width)
+        if isinstance(model, Uniform):  # sums of 1.0 are exact counts: the same bits
+            mass = np.bincount(cells, minlength=n * width).astype(np.float64).reshape(n, width)
+        else:
+            mass = np.bincount(cells, weights=weights[c.rank],
+                               minlength=n * width).reshape(n, width)
         return mass, np.concatenate([[0.0], np.cumsum(weights)])[c.lens], c.indptr, 0
     indptr, rows, rank, unknown = _list_rows(context, packed, spec, cats)
     mass, total = dense_category_mass(c.user, rows, weights[rank - 1], cats, n)
@@ -355,7 +414,7 @@ def _miscalibration(spec: MetricSpec, packed: Packed, context: Context) -> Metri
     alpha = float(spec.get("alpha"))
     distance = spec.get("distance")
     if _dense(n, cats, len(_cut(packed, spec.k).pos)
-              + len(_profile_rows(context, packed, spec, cats)[0])):
+              + int(_profile_rows(context, packed, spec, cats).hl.sum())):
         prof = _dense_profile(context, packed, spec, cats)
         has_profile, info = prof.has, prof.info
         qmass, qtotal, indptr, unknown = _list_mass(context, packed, spec, cats)

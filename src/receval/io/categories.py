@@ -54,18 +54,20 @@ def as_item_categories(obj: Any) -> ItemCategories:
     """Normalize ``item_categories=`` (see the module docstring)."""
     if isinstance(obj, ItemCategories):
         return obj
+    owner_keys: list = []
+    owner: np.ndarray | None = None  # a mapping: the key of each (item, category) pair
     if isinstance(obj, (Mapping, pd.Series)):
-        items, cats = [], []
-        for item, value in obj.items():
-            values = [value] if _is_scalar(value) else list(value)
-            for c in values:
-                if c is None or (isinstance(c, float) and c != c):
-                    continue
-                items.append(item)
-                cats.append(c)
-        item_col = pd.Series(items, dtype=object)
+        keys = owner_keys = list(obj.keys()) if isinstance(obj, Mapping) else list(obj.index)
+        lens, cats = [], []
+        for value in (obj.values() if isinstance(obj, Mapping) else obj.tolist()):
+            values = value if isinstance(value, (list, tuple)) \
+                else [value] if _is_scalar(value) else list(value)
+            kept = [c for c in values if not (c is None or (isinstance(c, float) and c != c))]
+            lens.append(len(kept))
+            cats.extend(kept)
+        owner = np.repeat(np.arange(len(keys), dtype=np.int64), np.asarray(lens, dtype=np.int64))
         cat_col = pd.Series(cats, dtype=object)
-        all_items = pd.Index(list(obj.keys()) if isinstance(obj, Mapping) else obj.index)
+        all_items = pd.Index(keys)
     else:
         frame = _frame(obj)
         cols = [str(c) for c in frame.columns]
@@ -90,13 +92,29 @@ def as_item_categories(obj: Any) -> ItemCategories:
         raise InputError("item_categories: an item is listed twice; give each item once with "
                          "all its categories.")
     cat_codes, categories = pd.factorize(cat_col, sort=True)
-    rows = all_items.get_indexer(pd.Index(item_col)) if len(item_col) else \
-        np.zeros(0, dtype=np.int64)
-    pairs = np.unique(np.column_stack([rows, cat_codes]).astype(np.int64), axis=0) \
-        if len(rows) else np.zeros((0, 2), dtype=np.int64)
+    if owner is not None and len(all_items) == len(owner_keys):
+        rows = owner  # each key once, in order: the row of each pair is its key's place
+    else:
+        if owner is not None:
+            item_col = pd.Series([owner_keys[j] for j in owner.tolist()], dtype=object)
+        rows = all_items.get_indexer(pd.Index(item_col)) if len(item_col) else \
+            np.zeros(0, dtype=np.int64)
+    rows = np.asarray(rows, dtype=np.int64)
+    if len(cat_codes) and int(cat_codes.min()) < 0:  # a category pandas reads as missing
+        pairs = np.unique(np.column_stack([rows, cat_codes]).astype(np.int64), axis=0)
+        pair_rows, pair_codes = pairs[:, 0], pairs[:, 1].copy()
+    else:  # distinct (row, category) pairs in (row, category) order: a sort of int64 keys
+        width = max(len(categories), 1)
+        pair = rows * width
+        pair += cat_codes
+        pair.sort()
+        if len(pair):
+            pair = pair[np.concatenate([[True], pair[1:] != pair[:-1]])]
+        pair_rows = pair // width
+        pair_codes = pair - pair_rows * width
     indptr = np.zeros(len(all_items) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(pairs[:, 0], minlength=len(all_items)), out=indptr[1:])
-    return ItemCategories(all_items, indptr, pairs[:, 1].copy(), np.asarray(categories))
+    np.cumsum(np.bincount(pair_rows, minlength=len(all_items)), out=indptr[1:])
+    return ItemCategories(all_items, indptr, pair_codes, np.asarray(categories))
 
 
 def _frame(obj: Any) -> pd.DataFrame:
