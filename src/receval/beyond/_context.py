@@ -91,22 +91,13 @@ def list_places(packed: Packed, indptr: np.ndarray, pos: np.ndarray) -> np.ndarr
 
 
 def train_of(context: Context, key: str) -> TrainData:
-    cache = context_cache(context)
     train = context.require("train", key)
-    if cache.get("train_src") is not train:
-        cache["train_src"] = train
-        cache["train"] = as_train(train)
-    return cache["train"]
+    return context.memo("train", (train,), lambda: as_train(train))
 
 
 def per_vocab(context: Context, packed: Packed, name: str, make) -> Any:
     """Per-run cached array aligned with ``packed.item_vocab``."""
-    cache = context_cache(context)
-    entry = cache.get(name)
-    if entry is None or entry[0] is not packed.item_vocab:
-        entry = (packed.item_vocab, make())
-        cache[name] = entry
-    return entry[1]
+    return context.memo(("per_vocab", name), (packed.item_vocab,), make)
 
 
 def train_index(context: Context, packed: Packed, key: str) -> np.ndarray:

@@ -25,7 +25,7 @@ from ..kernels import exact_partials
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
 from ..validation import LOG_BASE, Boolean, Options, validate_params
-from ._context import BLOCK_USERS, beyond_metric, catalog_of, context_cache, top_k
+from ._context import BLOCK_USERS, beyond_metric, catalog_of, top_k
 from ._lists import as_csr, blocks, distinct, truncate
 from .inputs import Catalog
 
@@ -211,12 +211,7 @@ def packed_exposure(packed: Packed, k: int | None, tail: np.ndarray | None = Non
     the same k share it).
     """
     if context is not None and tail is None:
-        cache = context_cache(context)
-        entry = cache.get(("exposure", k))
-        if entry is None or entry[0] is not packed.items:
-            entry = (packed.items, packed_exposure(packed, k))
-            cache[("exposure", k)] = entry
-        return entry[1]
+        return context.memo(("exposure", k), (packed.items,), lambda: packed_exposure(packed, k))
     indptr, pos = top_k(packed, k)
     items = packed.items[pos]
     state = ExposureState(np.zeros(len(packed.item_vocab), dtype=np.int64))

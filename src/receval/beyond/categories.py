@@ -25,7 +25,7 @@ from ..errors import InputError, plain
 from ..io.categories import ItemCategories, as_item_categories
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
-from ._context import beyond_metric, context_cache, key_with, per_vocab, top_k, undefined_info
+from ._context import beyond_metric, key_with, per_vocab, top_k, undefined_info
 from ._lists import ranges
 from .inputs import as_train
 
@@ -115,11 +115,7 @@ def _categories(context: Context, key: str) -> ItemCategories:
             f"[{plain(key)}], item_categories=genres); a dict of tags given as item_features= is "
             "used too."
         )
-    cache = context_cache(context)
-    if cache.get("cats_src") is not raw:
-        cache["cats_src"] = raw
-        cache["cats"] = as_item_categories(raw)
-    return cache["cats"]
+    return context.memo("item_categories", (raw,), lambda: as_item_categories(raw))
 
 
 def _category_rows(spec: MetricSpec, packed: Packed, context: Context,

@@ -46,7 +46,6 @@ from ..pack.packed import Packed
 from ..pack.vocab import kind_of
 from ._context import (
     beyond_metric,
-    context_cache,
     key_with,
     per_vocab,
     top_k,
@@ -356,18 +355,10 @@ SHORT = Param("short", "skip",
 
 def context_features(context: Context, spec: MetricSpec) -> ItemFeatures:
     if spec.get("source") == "cooccurrence":
-        cache = context_cache(context)
         tr = train_of(context, spec.key)
-        if cache.get("cooc_src") is not tr:
-            cache["cooc_src"] = tr
-            cache["cooc"] = cooccurrence_features(tr)
-        return cache["cooc"]
+        return context.memo("cooccurrence", (tr,), lambda: cooccurrence_features(tr))
     raw = context.require("item_features", spec.key)
-    cache = context_cache(context)
-    if cache.get("feat_src") is not raw:
-        cache["feat_src"] = raw
-        cache["feat"] = as_item_features(raw)
-    return cache["feat"]
+    return context.memo("item_features", (raw,), lambda: as_item_features(raw))
 
 
 def context_similarity(context: Context, spec: MetricSpec, feats: ItemFeatures) -> Similarity:
@@ -379,13 +370,8 @@ def context_similarity(context: Context, spec: MetricSpec, feats: ItemFeatures) 
                 f"{spec.key} needs a similarity function: pass evaluate(..., similarity=fn) "
                 "with fn(Xa, Xb) returning one similarity per row pair."
             )
-    cache = context_cache(context)
-    key = ("sim", id(feats), sim if isinstance(sim, str) else id(sim))
-    entry = cache.get(key)
-    if entry is None or entry[0] is not feats:
-        entry = (feats, Similarity(feats, sim))
-        cache[key] = entry
-    return entry[1]
+    return context.memo(("sim", sim if isinstance(sim, str) else id(sim)), (feats,),
+                        lambda: Similarity(feats, sim))
 
 
 def feature_rows(context: Context, packed: Packed, spec: MetricSpec, feats: ItemFeatures

@@ -250,12 +250,8 @@ def _count_table(packed: Packed, k: int | None, context: Context | None
 
     if context is None:
         return make()
-    cache = context_cache(context)  # one entry per block and cutoff: share and gini share it
-    entry = cache.get(("exposure_counts", k))
-    if entry is None or entry[0] is not packed.items:
-        entry = (packed.items, make())
-        cache[("exposure_counts", k)] = entry
-    return entry[1]
+    # one entry per block and cutoff: share and gini share it
+    return context.memo(("exposure_counts", k), (packed.items,), make)
 
 
 def exposure_gini(exposure: Any, n_items: int | None = None, *, denominator: str = "n") -> float:
@@ -542,12 +538,7 @@ def _alignment(context: Context, spec: MetricSpec) -> Alignment:
             f"{{group: weight}}}} (or a DataFrame indexed by item with one column per group) "
             f"to evaluate(), or use {plain(key_with(spec, membership='groups'))} with "
             "item_groups=.")
-    cache = context_cache(context)
-    entry = cache.get("item_alignment")
-    if entry is None or entry[0] is not given:
-        entry = (given, as_alignment(given))
-        cache["item_alignment"] = entry
-    return entry[1]
+    return context.memo("item_alignment", (given,), lambda: as_alignment(given))
 
 
 def _aligned_attention(spec: MetricSpec, packed: Packed, context: Context, missing: str,

@@ -75,11 +75,7 @@ def item_groups_of(context: Context, key: str) -> Membership:
             f"rv.evaluate(run, truth, [{plain(key)}], item_groups=providers).")
     if not isinstance(groups, Membership):
         from ..io.groups import read_groups
-        cache = context_cache(context)
-        if cache.get("igroups_src") is not groups:
-            cache["igroups_src"] = groups
-            cache["igroups"] = read_groups(groups, what="item")
-        return cache["igroups"]
+        return context.memo("item_groups", (groups,), lambda: read_groups(groups, what="item"))
     return groups
 
 
@@ -385,12 +381,7 @@ def _reo(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
 
 def _train_codes_given(context: Context, m: Membership):
     def make(tr: Any) -> np.ndarray:
-        cache = context_cache(context)
-        entry = cache.get("igroup_train_codes")
-        if entry is None or entry[0] is not tr or entry[1] is not m:
-            entry = (tr, m, _codes_of(m, tr.items))
-            cache["igroup_train_codes"] = entry
-        return entry[2]
+        return context.memo("igroup_train_codes", (tr, m), lambda: _codes_of(m, tr.items))
     return make
 
 

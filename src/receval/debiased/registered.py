@@ -39,14 +39,11 @@ _PROP = ("Propensities p_l: propensities={item: p} (an evaluate() option) or, fr
 
 
 def _weights(spec: MetricSpec, packed: Packed, context: Context) -> tuple[np.ndarray, ...]:
-    cache = context.__dict__.setdefault("_debiased_cache", {})
     given = context.options.get("propensities")
     train = None
     if given is None:
         src = context.require("train", spec.key)
-        if cache.get("train_src") is not src:
-            cache["train_src"], cache["train"] = src, train_counts(src)
-        train = cache["train"]
+        train = context.memo("train_counts", (src,), lambda: train_counts(src))
     a, b = float(spec.get("A")), float(spec.get("B"))
     # one look-up over the distinct items of the run and the truth (checked and counted once)
     run_items, truth_items = np.asarray(packed.item_vocab), np.asarray(packed.truth_item_vocab)

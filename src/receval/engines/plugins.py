@@ -19,8 +19,9 @@ of users, or a distributed engine, combine them with the same code.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -75,6 +76,21 @@ OPTION_NAMES: dict[str, str] = {
 }
 
 
+T = TypeVar("T")
+
+
+def memo(cache: dict, key: Hashable, sources: tuple[Any, ...], build: Callable[[], T]) -> T:
+    """``build()``, kept in ``cache[key]`` and reused while each of ``sources`` is the same
+    object as when it was built (identity, not equality: a new object, even an equal one, is
+    read again, so a changed input is never answered from the cache)."""
+    entry = cache.get(key)
+    if entry is None or len(entry[0]) != len(sources) or \
+            any(a is not b for a, b in zip(entry[0], sources, strict=True)):
+        entry = (sources, build())
+        cache[key] = entry
+    return entry[1]
+
+
 @dataclass
 class Context:
     """Optional inputs of an evaluation, as the user passed them (validated by their users)."""
@@ -84,6 +100,10 @@ class Context:
     catalog: Any = None
     options: dict[str, Any] = field(default_factory=dict)
     policies: Any = None  # the evaluation's receval.policies.Policies (to pack a second run)
+
+    def memo(self, key: Hashable, sources: tuple[Any, ...], build: Callable[[], T]) -> T:
+        """:func:`memo` in this evaluation's own cache: an input read once per evaluation."""
+        return memo(self.__dict__.setdefault("_memo", {}), key, sources, build)
 
     def require(self, name: str, metric: str) -> Any:
         value = getattr(self, name)

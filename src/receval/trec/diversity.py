@@ -510,10 +510,6 @@ def _discounts(n: int) -> np.ndarray:
 # Plugin metric families
 
 
-def _cache(context: Context) -> dict:
-    return context.__dict__.setdefault("_intents_cache", {})
-
-
 def _intents_of(context: Context, key: str, rel: float) -> Intents:
     raw = context.options.get("intents")
     if raw is None:
@@ -522,13 +518,7 @@ def _intents_of(context: Context, key: str, rel: float) -> Intents:
             "subtopic, relevance) table or ndeval's qrels file (topic subtopic docno judgment), "
             f"e.g. rv.evaluate(run, truth, [{plain(key)}], intents='qrels.diversity.txt').")
     weights = context.options.get("intent_weights")
-    cache = _cache(context)
-    ck = ("intents", id(raw), id(weights), rel)
-    entry = cache.get(ck)
-    if entry is None or entry[0] is not raw or entry[1] is not weights:
-        entry = (raw, weights, as_intents(raw, rel, weights))
-        cache[ck] = entry
-    return entry[2]
+    return context.memo(("intents", rel), (raw, weights), lambda: as_intents(raw, rel, weights))
 
 
 def _item_categories(context: Context, key: str) -> ItemCategories:
@@ -538,12 +528,7 @@ def _item_categories(context: Context, key: str) -> ItemCategories:
             f"{key} with aspects=categories takes its subtopics from the items' categories: "
             "pass item_categories={item: [categories]} (or an (item, category) table) to "
             f"evaluate(), e.g. rv.evaluate(run, truth, [{plain(key)}], item_categories=genres).")
-    cache = _cache(context)
-    entry = cache.get("cats")
-    if entry is None or entry[0] is not raw:
-        entry = (raw, as_item_categories(raw))
-        cache["cats"] = entry
-    return entry[1]
+    return context.memo("item_categories", (raw,), lambda: as_item_categories(raw))
 
 
 def category_judgments(packed: Any, cats: ItemCategories) -> pd.DataFrame:
@@ -571,11 +556,9 @@ def _category_intents(context: Context, key: str, packed: Any, rel: float) -> In
     """Intents of one block from its truth and ``item_categories=`` (``aspects="categories"``),
     with ``intent_weights=`` keyed by (user, category) when given."""
     cats = _item_categories(context, key)
-    cache = _cache(context)
     weights = context.options.get("intent_weights")
-    ck = ("category_intents", id(packed), id(cats), id(weights), rel)
-    entry = cache.get(ck)
-    if entry is None or entry[0] is not packed:
+
+    def build() -> Intents:
         judged = category_judgments(packed, cats)
         intents = as_intents(judged, rel, weights)
         # relevant truth rows whose item has no category: relevant to no subtopic
@@ -583,9 +566,9 @@ def _category_intents(context: Context, key: str, packed: Any, rel: float) -> In
             if len(packed.t_items) else np.zeros(0, dtype=np.int64)
         lens = np.where(rows >= 0, cats.indptr[rows + 1] - cats.indptr[np.maximum(rows, 0)], 0)
         intents.uncategorised = int(((lens == 0) & (packed.t_rel >= rel)).sum())
-        entry = (packed, intents)
-        cache[ck] = entry
-    return entry[1]
+        return intents
+
+    return context.memo(("category_intents", rel), (packed, cats, weights), build)
 
 
 @dataclass
@@ -607,11 +590,13 @@ def _block(spec: MetricSpec, packed: Any, context: Context) -> _Block:
         intents = _category_intents(context, spec.key, packed, rel)
     else:
         intents = _intents_of(context, spec.key, rel)
-    cache = _cache(context)
-    ck = ("block", id(packed), rel, alpha, judged_only)
-    entry = cache.get(ck)
-    if entry is not None and entry[0] is packed and entry[1] is intents:
-        return entry[2]
+    return context.memo(("block", rel, alpha, judged_only), (packed, intents),
+                        lambda: _new_block(spec, packed, intents, rel, alpha, judged_only))
+
+
+def _new_block(spec: MetricSpec, packed: Any, intents: Intents, rel: float, alpha: float,
+               judged_only: bool) -> _Block:
+    """One block's topics, run gains and ideal gains for these intents and parameters."""
     topic = intents.topics.get_indexer(pd.Index(packed.user_ids)).astype(np.int64) \
         if len(packed.user_ids) else np.zeros(0, dtype=np.int64)
     if len(packed.user_ids) and len(intents.topics) and (topic < 0).all():
@@ -638,10 +623,7 @@ def _block(spec: MetricSpec, packed: Any, context: Context) -> _Block:
     ideal = t_gains[idx]
     divisor = np.zeros(len(topic), dtype=np.float64)
     divisor[with_t] = intents.divisor(topic[with_t])
-    block = _Block(intents, topic, gains, ideal_indptr, ideal, divisor)
-    cache.clear() if len(cache) > 64 else None
-    cache[ck] = (packed, intents, block)
-    return block
+    return _Block(intents, topic, gains, ideal_indptr, ideal, divisor)
 
 
 def _per_user_sum(user: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
