@@ -353,3 +353,40 @@ def test_python_storage_strings_are_read_where_they_lie(monkeypatch):
     monkeypatch.setattr(pd.Series, "isna", no_pass)
     res = rv.evaluate(frame, frame.drop(columns="score").iloc[[0, 2]], ["mrr"])
     assert res["mrr"] == 1.0
+
+
+def test_arrow_held_categories_stay_arrow_until_read():
+    pa = pytest.importorskip("pyarrow")
+    col = pd.Series(["i2", "i10", "i2", "i7"], dtype="str").astype("category")
+    if not isinstance(col.cat.categories.array, pd.arrays.ArrowStringArray):
+        pytest.skip("pandas keeps these categories as Python strings")
+    c = category_ids(col)
+    assert isinstance(c.categories, pa.Array) and "dictionary" not in c.__dict__
+    assert c.a.tolist() == [1, 0, 1, 2]  # "i10" < "i2" < "i7" in code point order
+    assert c.dictionary.tolist() == ["i10", "i2", "i7"]  # str objects made on request
+    unsorted = pd.Series(pd.Categorical(["é", "z", "a"], categories=["z", "é", "a"]))
+    unsorted = unsorted.cat.set_categories(pd.Index(["z", "é", "a"], dtype="str"))
+    c = category_ids(unsorted)
+    assert c.dictionary.tolist() == ["a", "z", "é"] and c.a.tolist() == [2, 1, 0]
+
+
+@pytest.mark.parametrize("column", ["item", "user"])
+def test_arrow_dictionary_that_repeats_a_value(column):
+    # an Arrow dictionary may hold a value twice: both positions are the same id
+    pa = pytest.importorskip("pyarrow")
+    users = ["u1", "u1", "u1", "u2", "u2"]
+    items = ["b", "a", "c", "b", "a"]
+    scores = [0.9, 0.8, 0.7, 0.6, 0.5]
+    idx = {"item": [0, 1, 3, 2, 1], "user": [0, 2, 0, 1, 1]}[column]
+    values = {"item": ["b", "a", "b", "c"], "user": ["u1", "u2", "u1"]}[column]
+    dict_col = pa.DictionaryArray.from_arrays(pa.array(idx, type=pa.int32()), pa.array(values))
+    assert dict_col.to_pylist() == (items if column == "item" else users)
+    cols = {"user": pa.array(users), "item": pa.array(items), "score": pa.array(scores)}
+    cols[column] = dict_col
+    assert category_ids(dict_col) is None  # factorized instead
+    truth = pd.DataFrame({"user": ["u1", "u1", "u2", "u2"], "item": ["b", "c", "b", "a"]})
+    metrics = ["ndcg@2", "recall@3", "precision@1"]
+    got = rv.evaluate(pa.table(cols), truth, metrics)
+    plain = rv.evaluate(pd.DataFrame({"user": users, "item": items, "score": scores}), truth,
+                        metrics)
+    _same(got, plain)

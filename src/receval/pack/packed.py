@@ -80,6 +80,8 @@ class TruthPack:
     # the item id at each packed position, per id family, built on first use (join_raw)
     vocab: np.ndarray | None = None   # raw item ids (code -> id); None: not built yet
     codes: np.ndarray | None = None   # item code at each packed position (int64)
+    vocab_arrow: Any = None  # the vocabulary as an Arrow string array (a categorical column's
+    #                          categories in use), made ``vocab`` on first use
 
     @property
     def n_users(self) -> int:
@@ -95,7 +97,8 @@ class TruthPack:
     @property
     def item_codes(self) -> np.ndarray:
         """Item code at each packed position, ascending within each user."""
-        self._build_vocab()
+        if self.codes is None:
+            self._build_vocab()
         assert self.codes is not None
         return self.codes
 
@@ -103,7 +106,9 @@ class TruthPack:
     def item_kind(self) -> str:
         """``"int"``, ``"str"`` or ``"empty"``, without building the vocabulary."""
         if self.vocab is None:
-            return self._grouped_on().id_kind if len(self.rel) else "empty"
+            if not len(self.rel):
+                return "empty"
+            return "str" if self.vocab_arrow is not None else self._grouped_on().id_kind
         return kind_of(self.vocab)
 
     @property
@@ -116,8 +121,17 @@ class TruthPack:
         assert raw is not None, "a truth without a vocabulary is grouped on raw ids"
         return raw
 
+    @property
+    def items_as_held(self) -> Any:
+        """:attr:`items`, or the Arrow array they are made from (no ``str`` object made)."""
+        return self.vocab_arrow if self.vocab is None and self.vocab_arrow is not None \
+            else self.items
+
     def _build_vocab(self) -> None:
-        if self.vocab is None:
+        if self.vocab is None and self.vocab_arrow is not None:
+            self.vocab = np.asarray(self.vocab_arrow.to_numpy(zero_copy_only=False),
+                                    dtype=object)
+        elif self.vocab is None:
             self.codes, self.vocab = sorted_codes(
                 self._grouped_on(), what=_what("truth", "item", self.names))
 
@@ -285,14 +299,16 @@ def _group_truth_raw(raw: RawIds, start: np.ndarray, rows: np.ndarray, rel: np.n
     indptr, first, rel_sorted, rel_desc, ndup = group_truth_raw(
         raw.kind, raw.a, raw.b, start, rows, rel, mode)
     n_dup = _check_truth_duplicates(ndup, mode, users, policies)
-    if raw.dictionary is not None:  # positions in sorted categories: the vocabulary is the
-        present = np.zeros(len(raw.dictionary), dtype=bool)  # categories in use, in order
+    if raw.categories is not None:  # positions in sorted categories: the vocabulary is the
+        present = np.zeros(len(raw.categories), dtype=bool)  # categories in use, in order
         present[first] = True
         code_of = np.cumsum(present, dtype=np.int64) - 1
+        held = isinstance(raw.categories, np.ndarray)
         return TruthPack(
             users=users, indptr=indptr, rel=rel_sorted, rel_desc=rel_desc, n_rows=len(rel),
             max_rel=float(rel.max()) if len(rel) else 0.0, counts={"truth_duplicates": n_dup},
-            vocab=raw.dictionary[present], codes=code_of[first])
+            vocab=raw.categories[present] if held else None, codes=code_of[first],
+            vocab_arrow=None if held else raw.categories.filter(present))
     return TruthPack(
         users=users, indptr=indptr, rel=rel_sorted, rel_desc=rel_desc, n_rows=len(rel),
         max_rel=float(rel.max()) if len(rel) else 0.0, counts={"truth_duplicates": n_dup},
@@ -888,10 +904,10 @@ def _truth_raw_for(run: RunCodes, truth: TruthPack, opts: KernelOptions) -> RawI
         return None
     # (a top-k matrix has no tied scores: the order of tied ids never matters)
     if opts.desc_ids and run.row_bounds is None and \
-            (raw.id_kind == "int" or raw.dictionary is not None):
+            (raw.id_kind == "int" or raw.categories is not None):
         return None
-    if raw.dictionary is not None:  # ranks into a categorical column's categories
-        return dictionary_truth(raw, truth.items, truth.item_codes)
+    if raw.categories is not None:  # ranks into a categorical column's categories
+        return dictionary_truth(raw, truth.items_as_held, truth.item_codes)
     if raw.family not in truth.raw:
         truth.raw[raw.family] = truth_raw(truth.items, truth.item_codes, raw.family)
     return truth.raw[raw.family]

@@ -14,6 +14,7 @@ order them the same way (integers by value, strings by code point).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -44,16 +45,27 @@ class RawIds:
     starts: np.ndarray | None = None  # the bounds of its runs of equal adjacent ids (each
     #                                   run's first row, then the row count), when known
     #                                   already (found as the column was read)
-    dictionary: np.ndarray | None = None  # kind INT / NARROW holding positions in these ids (a
-    #                                       categorical column's categories, sorted unless
-    #                                       read for runs of equal ids only): the value r at
-    #                                       a row is the id dictionary[r]
+    categories: Any = None        # kind INT / NARROW holding positions in these ids (a
+    #                               categorical column's categories, sorted unless read for
+    #                               runs of equal ids only): the value r at a row is the id
+    #                               categories[r]; int64 or str objects, or an Arrow string
+    #                               array as the column holds them (made str objects only when
+    #                               :attr:`dictionary` is read)
+
+    @cached_property
+    def dictionary(self) -> np.ndarray:
+        """:attr:`categories` as numpy (int64, or an object array of ``str``)."""
+        assert self.categories is not None
+        if isinstance(self.categories, np.ndarray):
+            return self.categories
+        return np.asarray(self.categories.to_numpy(zero_copy_only=False), dtype=object)
 
     @property
     def id_kind(self) -> str:
         """``"int"`` or ``"str"``, as :func:`receval.pack.vocab.kind_of` names vocabularies."""
-        if self.dictionary is not None:
-            return "int" if self.dictionary.dtype.kind in "iu" else "str"
+        if self.categories is not None:
+            return "int" if isinstance(self.categories, np.ndarray) and \
+                self.categories.dtype.kind in "iu" else "str"
         return "int" if self.kind in (INT, NARROW) else "str"
 
     @property
@@ -150,6 +162,11 @@ def category_ids(col: Any, ordered: bool = True) -> RawIds | None:
     parts = _category_parts(col)
     if parts is None:
         return None
+    if len(parts) == 1 and (arrow := _arrow_strings(parts[0][1])) is not None:
+        codes = parts[0][0]
+        if len(codes) and int(codes.min()) < 0:
+            return None
+        return _arrow_category_ids(codes, arrow, ordered, is_pandas(parts[0][1], "Index"))
     pieces = []
     for codes, cats in parts:
         values = _category_values(cats)
@@ -158,14 +175,20 @@ def category_ids(col: Any, ordered: bool = True) -> RawIds | None:
         pieces.append((codes, values))
     if len(pieces) == 1:
         codes, values = pieces[0]
-        if not ordered or _ascending(values):  # the codes are the positions: no pass
+        distinct = is_pandas(parts[0][1], "Index")  # (an Arrow dictionary may repeat a value)
+        if (distinct and not ordered) or _ascending(values):  # the codes serve: no pass
             return RawIds(NARROW if codes.dtype.itemsize < 8 else INT,
-                          _int_codes(codes), dictionary=values)
+                          _int_codes(codes), categories=values)
         order = np.argsort(values, kind="stable")
+        if not distinct and np.any(values[order][1:] == values[order][:-1]):
+            return None  # a value twice in an Arrow dictionary: factorized instead
+        if not ordered:
+            return RawIds(NARROW if codes.dtype.itemsize < 8 else INT,
+                          _int_codes(codes), categories=values)
         rank = np.empty(len(values), dtype=_code_type(len(values), codes.dtype))
         rank[order] = np.arange(len(values))
         return RawIds(NARROW if rank.dtype.itemsize < 8 else INT, rank[codes],
-                      dictionary=values[order])
+                      categories=values[order])
     from .vocab import lookup
 
     kinds = {v.dtype.kind in "iu" for _, v in pieces}
@@ -176,7 +199,59 @@ def category_ids(col: Any, ordered: bool = True) -> RawIds | None:
         np.array(sorted(set(union.tolist())), dtype=object)
     dtype = _code_type(len(union), np.dtype(np.int8))
     out = np.concatenate([lookup(v, union).astype(dtype)[c] for c, v in pieces])
-    return RawIds(NARROW if dtype.itemsize < 8 else INT, out, dictionary=union)
+    return RawIds(NARROW if dtype.itemsize < 8 else INT, out, categories=union)
+
+
+def _arrow_category_ids(codes: np.ndarray, arrow: Any, ordered: bool,
+                        distinct: bool) -> RawIds | None:
+    """:func:`category_ids` of one dictionary of ``str`` held by Arrow: sorted and checked on
+    the Arrow data (byte order, which is code point order in UTF-8, RFC 3629), and kept as
+    Arrow (:attr:`RawIds.categories`): no ``str`` object is made for a category here.
+    ``distinct``: the values are known to be distinct (pandas categories); an Arrow
+    dictionary that repeats a value gives ``None`` (factorized instead)."""
+    import pyarrow.compute as pc
+
+    n = len(arrow)
+    if (distinct and not ordered) or n < 2 or not pc.any(
+            pc.greater_equal(arrow.slice(0, n - 1), arrow.slice(1))).as_py():
+        return RawIds(NARROW if codes.dtype.itemsize < 8 else INT, _int_codes(codes),
+                      categories=arrow)  # distinct and ascending: the codes are the ranks
+    order = np.asarray(pc.sort_indices(arrow))
+    srt = arrow.take(order)
+    if not distinct and pc.any(pc.equal(srt.slice(0, n - 1), srt.slice(1))).as_py():
+        return None  # a value twice in an Arrow dictionary: factorized instead
+    if not ordered:  # equal ids have equal codes: enough to find runs of equal ids
+        return RawIds(NARROW if codes.dtype.itemsize < 8 else INT, _int_codes(codes),
+                      categories=arrow)
+    rank = np.empty(n, dtype=_code_type(n, codes.dtype))
+    rank[order] = np.arange(n)
+    return RawIds(NARROW if rank.dtype.itemsize < 8 else INT, rank[codes], categories=srt)
+
+
+def _arrow_strings(cats: Any) -> Any:
+    """The categories as one Arrow ``string`` / ``large_string`` array when Arrow holds them
+    without a missing value (an Arrow dictionary, or a pandas ``str`` Index stored by
+    pyarrow), else ``None``."""
+    if is_pandas(cats, "Index"):
+        pd = pandas()
+        if not (isinstance(cats.dtype, (pd.StringDtype, pd.ArrowDtype))
+                and getattr(cats.dtype, "storage", "pyarrow") == "pyarrow"):
+            return None
+        import pyarrow as pa
+
+        try:
+            cats = pa.array(cats.array)  # the Arrow data itself, no copy
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):  # pragma: no cover
+            return None
+        if isinstance(cats, pa.ChunkedArray):
+            cats = cats.chunk(0) if cats.num_chunks == 1 else cats.combine_chunks()
+    elif type(cats).__module__.split(".")[0] != "pyarrow":
+        return None
+    import pyarrow.types as pt
+
+    if not (pt.is_string(cats.type) or pt.is_large_string(cats.type)) or cats.null_count:
+        return None
+    return cats
 
 
 def _category_parts(col: Any) -> list[tuple[np.ndarray, Any]] | None:
@@ -258,16 +333,25 @@ def _int_codes(codes: np.ndarray) -> np.ndarray:
         else np.ascontiguousarray(codes, dtype=np.int64)
 
 
-def dictionary_truth(raw: RawIds, items: np.ndarray, codes: np.ndarray) -> RawIds:
+def dictionary_truth(raw: RawIds, items: Any, codes: np.ndarray) -> RawIds:
     """The truth's item ids at each position (``items[codes]``) as ranks into a run's
-    :attr:`RawIds.dictionary`; a truth item the dictionary lacks gets a rank past its end (it
-    equals no recommended item)."""
-    from .vocab import lookup
+    :attr:`RawIds.categories`; a truth item the dictionary lacks gets a rank past its end (it
+    equals no recommended item). ``items``: numpy, or an Arrow string array, looked up in
+    Arrow when the run's categories are Arrow too (a mapping of size |categories|)."""
+    assert raw.categories is not None
+    if not isinstance(items, np.ndarray) and not isinstance(raw.categories, np.ndarray):
+        import pyarrow.compute as pc
 
-    assert raw.dictionary is not None
-    at = lookup(items, raw.dictionary)
+        at = np.asarray(pc.index_in(items, value_set=raw.categories).fill_null(-1),
+                        dtype=np.int64)
+    else:
+        from .vocab import lookup
+
+        vocab = items if isinstance(items, np.ndarray) else \
+            np.asarray(items.to_numpy(zero_copy_only=False), dtype=object)
+        at = lookup(vocab, raw.dictionary)
     missing = at < 0
-    at[missing] = len(raw.dictionary) + np.arange(int(missing.sum()), dtype=np.int64)
+    at[missing] = len(raw.categories) + np.arange(int(missing.sum()), dtype=np.int64)
     return RawIds(INT, at[codes])
 
 
@@ -310,7 +394,13 @@ def grouped_ids(raw: RawIds) -> tuple[np.ndarray, np.ndarray] | None:
     starts, uniques = _blocks(raw)
     if not is_unique(uniques):
         return None
-    return (starts, raw.dictionary[uniques]) if raw.dictionary is not None else (starts, uniques)
+    if raw.categories is None:
+        return starts, uniques
+    if isinstance(raw.categories, np.ndarray):
+        return starts, raw.categories[uniques]
+    # str objects made for the categories in use only
+    return starts, np.asarray(raw.categories.take(uniques).to_numpy(zero_copy_only=False),
+                              dtype=object)
 
 
 def _chunked(chunks: list) -> RawIds:
