@@ -574,11 +574,10 @@ class Lists(NamedTuple):
 #: positions per block when a run is packed block by block (8 MiB of relevances)
 BLOCK_POSITIONS = 1 << 20
 #: how many times more positions a block holds when its lists are measured as they are
-#: joined: no per-position array is kept then, only the users' values (a block of 2M
-#: positions, ~20k users of 100 positions, holds 1 MB of them at six requests, so they stay
-#: in a core's cache until the block's values are read), and fewer blocks spend less time
-#: between blocks
-MEASURED_BLOCK_SCALE = 2
+#: joined: no per-position array is kept then, only the users' values (a block of 16M
+#: positions, ~160k users of 100 positions, holds 8 MB of them at six requests), and fewer
+#: blocks spend less time between blocks (docs/performance.md)
+MEASURED_BLOCK_SCALE = 16
 
 
 def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, depth: int,
