@@ -390,3 +390,41 @@ def test_arrow_dictionary_that_repeats_a_value(column):
     plain = rv.evaluate(pd.DataFrame({"user": users, "item": items, "score": scores}), truth,
                         metrics)
     _same(got, plain)
+
+
+_TEXT = ["a", "B", "b", "ab", "a\u00e9", "\u00e9", "z", "\u65e5\u672c", "\U0001f600x", "a b", "",
+         "\u00e9a", "10", "9"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1), ties=st.sampled_from(TIES), lists=st.booleans(),
+       shared=st.booleans(), users_too=st.booleans())
+def test_text_categories_in_any_order_give_the_bits_of_plain_ids(seed, ties, lists, shared,
+                                                                 users_too):
+    # categories of text ids beyond ASCII (orders of bytes and code points agree in UTF-8),
+    # in any order, with unused ones, run and truth of one dictionary or of their own
+    rng = np.random.default_rng(seed)
+    run, truth = _data(rng, 0, len(_TEXT))
+    for f in (run, truth):
+        f["item"] = [_TEXT[i] for i in f["item"]]
+        f["user"] = ["u\u00e9" + str(u) for u in f["user"]]
+    plain = _evaluate(run, truth, ties, lists, _train(run))
+
+    def cat(col: pd.Series, extra: list[str]) -> pd.Series:
+        cats = sorted(set(col) | set(extra))
+        rng.shuffle(cats)
+        return pd.Series(pd.Categorical(col, categories=pd.Index(cats, dtype="str")),
+                         index=col.index)
+
+    if shared:
+        dtype = pd.CategoricalDtype(pd.Index(sorted(set(run["item"]) | set(truth["item"])
+                                                    | {"\u00ff"}), dtype="str"))
+        run_c = run.assign(item=run["item"].astype(dtype))
+        truth_c = truth.assign(item=truth["item"].astype(dtype))
+    else:
+        run_c = run.assign(item=cat(run["item"], ["\u00ff", "0"]))
+        truth_c = truth.assign(item=cat(truth["item"], ["zz"]))
+    if users_too:
+        run_c["user"] = cat(run["user"], [])
+        truth_c["user"] = cat(truth["user"], ["u\u00e9999"])
+    _same(_evaluate(run_c, truth_c, ties, lists, _train(run)), plain)
