@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 import receval as rv
 from receval.io.frames import read_columns
 from receval.pack.rawids import INT, NARROW, category_ids, raw_ids
+from receval.policies import Policies
 
 packed_module = importlib.import_module("receval.pack.packed")
 
@@ -424,7 +425,32 @@ def test_text_categories_in_any_order_give_the_bits_of_plain_ids(seed, ties, lis
     else:
         run_c = run.assign(item=cat(run["item"], ["\u00ff", "0"]))
         truth_c = truth.assign(item=cat(truth["item"], ["zz"]))
-    if users_too:
+    if users_too and shared:  # equal categories: the run's ids are the truth's objects
+        every = sorted(set(run["user"]) | set(truth["user"]) | {"u\u00e9999"})
+        rng.shuffle(every)
+        run_c["user"] = run["user"].astype(pd.CategoricalDtype(pd.Index(every, dtype="str")))
+        truth_c["user"] = truth["user"].astype(
+            pd.CategoricalDtype(pd.Index(list(every), dtype="str")))
+    elif users_too:
         run_c["user"] = cat(run["user"], [])
         truth_c["user"] = cat(truth["user"], ["u\u00e9999"])
     _same(_evaluate(run_c, truth_c, ties, lists, _train(run)), plain)
+
+
+def test_run_users_of_equal_categories_reuse_the_truth_ids():
+    pytest.importorskip("pyarrow")
+    every = pd.Index(["u3", "u1", "u2", "u9"], dtype="str")
+    truth = pd.DataFrame({"user": ["u3", "u3", "u1", "u2"], "item": [1, 2, 1, 3]})
+    run = pd.DataFrame({"user": ["u3", "u9", "u1", "u1"], "item": [1, 4, 2, 1],
+                        "score": [1.0, 1.0, 0.5, 0.25]})
+    truth["user"] = truth["user"].astype(pd.CategoricalDtype(every))
+    run["user"] = run["user"].astype(pd.CategoricalDtype(pd.Index(list(every), dtype="str")))
+    t = packed_module.pack_truth(read_columns(truth, role="truth"), Policies())
+    if t.user_groups is None:
+        pytest.skip("pandas keeps these categories as Python strings")
+    r = packed_module.run_codes(read_columns(run, role="run"), t)
+    assert r.users.tolist() == ["u3", "u9", "u1"]
+    assert r.users[0] is t.users[0] and r.users[2] is t.users[1]  # shared, not made again
+    plain = rv.evaluate(run.astype({"user": object}), truth.astype({"user": object}),
+                        ["ndcg@2", "recall@2"], users="union")
+    _same(rv.evaluate(run, truth, ["ndcg@2", "recall@2"], users="union"), plain)

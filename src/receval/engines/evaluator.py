@@ -257,7 +257,7 @@ class Evaluator:
             return run_from_matrix(run)
         cols = read_columns(run, role="run", user_col=user_col, item_col=item_col,
                             score_col=score_col, rank_col=rank_col, defer_item_check=defer)
-        return run_codes(cols)
+        return run_codes(cols, self.truth)
 
     def evaluate(self, run: Any, *, name: str | None = None, user_col: str | None = None,
                  item_col: str | None = None, score_col: str | None = None,

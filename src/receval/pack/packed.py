@@ -32,6 +32,7 @@ from .positions import check_rank_run, group_ends
 from .rawids import (
     INT,
     NARROW,
+    Grouped,
     RawIds,
     category_ids,
     dictionary_truth,
@@ -82,6 +83,8 @@ class TruthPack:
     codes: np.ndarray | None = None   # item code at each packed position (int64)
     vocab_arrow: Any = None  # the vocabulary as an Arrow string array (a categorical column's
     #                          categories in use), made ``vocab`` on first use
+    user_groups: Grouped | None = None  # the users' Arrow text categories (``users`` made
+    #                                     from them), for a run of equal categories to share
 
     @property
     def n_users(self) -> int:
@@ -230,7 +233,7 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
         )
     grouped = grouped_column(cols.user)
     if grouped is not None:
-        starts, users = grouped
+        starts, users = grouped.starts, grouped.users
         u_codes = None
     else:
         u_codes, users = factorize_grouped(cols.user, what=_what("truth", "user", cols.names))
@@ -256,6 +259,8 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
             u_codes, i_codes, rel = u_codes[keep], i_codes[keep], rel[keep]
         packed = _group_truth(u_codes, i_codes, rel, users, items, policies)
     packed.names, packed.text_ids = dict(cols.names), cols.text_ids
+    if grouped is not None and grouped.categories is not None and packed.users is users:
+        packed.user_groups = grouped
     return packed
 
 
@@ -450,11 +455,15 @@ class RunCodes:
                    "score", "score")
 
 
-def run_codes(cols: Columns) -> RunCodes:
-    """Factorize a run's ids; ranks become scores (-rank) so that higher is better."""
-    grouped = grouped_column(cols.user)
+def run_codes(cols: Columns, truth: TruthPack | None = None) -> RunCodes:
+    """Factorize a run's ids; ranks become scores (-rank) so that higher is better.
+    ``truth``: the truth it is evaluated against, whose user ids it shares where it holds
+    them as equal Arrow text categories (:func:`receval.pack.rawids.grouped_column`)."""
+    like = truth.user_groups if truth is not None and truth.user_groups is not None and \
+        truth.user_groups.users is truth.users else None
+    grouped = grouped_column(cols.user, like)
     if grouped is not None:
-        u_codes, (starts, users) = None, grouped
+        u_codes, starts, users = None, grouped.starts, grouped.users
     else:
         starts = None
         u_codes, users = factorize_grouped(cols.user, what=_what("run", "user", cols.names))

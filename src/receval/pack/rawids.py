@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -355,11 +355,26 @@ def dictionary_truth(raw: RawIds, items: Any, codes: np.ndarray) -> RawIds:
     return RawIds(INT, at[codes])
 
 
-def grouped_column(col: Any) -> tuple[np.ndarray, np.ndarray] | None:
+class Grouped(NamedTuple):
+    """A column's blocks of equal adjacent ids (:func:`grouped_ids`): ``starts``, the blocks'
+    ``users``, and for Arrow-held text categories the ``categories`` and each block's
+    position in them (``codes``), which a column of equal categories reuses
+    (:func:`grouped_column`)."""
+
+    starts: np.ndarray
+    users: np.ndarray
+    categories: Any = None
+    codes: np.ndarray | None = None
+
+
+def grouped_column(col: Any, like: Grouped | None = None) -> Grouped | None:
     """:func:`grouped_ids` of a column read in place (Arrow chunks are not concatenated: the
-    kernel compares adjacent rows across chunk boundaries)."""
+    kernel compares adjacent rows across chunk boundaries). ``like``: another column's
+    groups; when both hold Arrow text categories of equal values (a run and a truth of one
+    dictionary, or of equal ones), the ids they share are ``like``'s own ``str`` objects, not
+    made again."""
     raw = raw_ids(col) or category_ids(col, ordered=False)
-    return grouped_ids(raw) if raw is not None else None
+    return grouped_ids(raw, like) if raw is not None else None
 
 
 def _blocks(raw: RawIds) -> tuple[np.ndarray, np.ndarray]:
@@ -383,24 +398,34 @@ def _blocks(raw: RawIds) -> tuple[np.ndarray, np.ndarray]:
     return bounds, utf8_at(raw.kind, raw.a, raw.b, bounds[:-1])
 
 
-def grouped_ids(raw: RawIds) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(starts, uniques)`` when equal ids sit in contiguous blocks and no id starts two
-    blocks (runs and truths are usually grouped by user), else ``None``.
+def grouped_ids(raw: RawIds, like: Grouped | None = None) -> Grouped | None:
+    """The blocks of equal adjacent ids when they are contiguous and no id starts two blocks
+    (runs and truths are usually grouped by user), else ``None``.
 
-    ``starts`` holds the first row of each block plus the number of rows; ``uniques`` the ids
+    ``starts`` holds the first row of each block plus the number of rows; ``users`` the ids
     of the blocks, as :func:`receval.pack.vocab.factorize` returns them (int64 or uint64, or an
-    object array of ``str``).
+    object array of ``str``). ``like``: as in :func:`grouped_column`.
     """
     starts, uniques = _blocks(raw)
     if not is_unique(uniques):
         return None
-    if raw.categories is None:
-        return starts, uniques
-    if isinstance(raw.categories, np.ndarray):
-        return starts, raw.categories[uniques]
-    # str objects made for the categories in use only
-    return starts, np.asarray(raw.categories.take(uniques).to_numpy(zero_copy_only=False),
-                              dtype=object)
+    cats = raw.categories
+    if cats is None:
+        return Grouped(starts, uniques)
+    if isinstance(cats, np.ndarray):
+        return Grouped(starts, cats[uniques])
+    users = np.empty(len(uniques), dtype=object)
+    todo = np.ones(len(uniques), dtype=bool)
+    if like is not None and like.categories is not None and like.codes is not None and \
+            (like.categories is cats or like.categories.equals(cats)):
+        at = np.full(len(cats), -1, dtype=np.int64)  # category -> block of ``like``
+        at[like.codes] = np.arange(len(like.codes))
+        mine = at[uniques]
+        todo = mine < 0
+        users[~todo] = like.users[mine[~todo]]
+    if todo.any():  # str objects made for the categories in use only
+        users[todo] = cats.take(uniques[todo]).to_numpy(zero_copy_only=False)
+    return Grouped(starts, users, cats, uniques)
 
 
 def _chunked(chunks: list) -> RawIds:
