@@ -58,7 +58,7 @@ import scipy.sparse as sp
 
 from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
-from ..kernels import profile_cells
+from ..kernels import kl_ratios, kl_sums, profile_cells
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
 from . import _lists
@@ -439,7 +439,12 @@ def _miscalibration(spec: MetricSpec, packed: Packed, context: Context) -> Metri
         has_profile, info = prof.has, prof.info
         qmass, qtotal, indptr, unknown = _list_mass(context, packed, spec, cats)
         with np.errstate(invalid="ignore", divide="ignore"):
-            if distance == "kl":  # the terms with p(c|u) = 0 are 0: the profile's cells only
+            if distance == "kl" and alpha > 0 and _lists.COMPILED:
+                # p log(p / q~) on the profile's cells, the logarithms taken by numpy
+                logs = np.log(kl_ratios(np.ascontiguousarray(qmass).ravel(), qtotal,
+                                        prof.cells, prof.user, prof.p, width, alpha))
+                values = kl_sums(prof.p, logs, prof.user, n)
+            elif distance == "kl":  # the terms with p(c|u) = 0 are 0: the profile's cells
                 q = qmass.ravel()[prof.cells] / qtotal[prof.user]
                 qs = (1.0 - alpha) * q + alpha * prof.p
                 if alpha > 0:  # q~ >= alpha p > 0 on these cells (NaN: a list without one)

@@ -391,3 +391,43 @@ def profile_cells(const long long[::1] starts, const long long[::1] lens,
         free(touched)
         free(on)
     return cells_arr[:n_out], owner_arr[:n_out], p_arr[:n_out], total_arr
+
+
+def kl_ratios(const double[::1] mass, const double[::1] total, const long long[::1] cells,
+              const long long[::1] owner, const double[::1] p, long long width, double alpha):
+    """``p / q~`` on each profile cell, ``q = mass[cell] / total[owner]`` (the list's share
+    of the cell's category, ``mass`` the flat (users x width) table) and
+    ``q~ = (1 - alpha) q + alpha p``: each product and sum rounded on its own, in separate
+    loops, as numpy forms them array by array."""
+    cdef Py_ssize_t m = cells.shape[0], i
+    cdef double keep = 1.0 - alpha
+    out_arr = np.empty(m, dtype=np.float64)
+    part_arr = np.empty(m, dtype=np.float64)
+    cdef double[::1] out = out_arr
+    cdef double[::1] part = part_arr
+    if owner.shape[0] != m or p.shape[0] != m:
+        raise ValueError("kl_ratios: one owner and one p per cell")
+    with nogil:
+        for i in range(m):
+            out[i] = keep * (mass[cells[i]] / total[owner[i]])
+        for i in range(m):
+            part[i] = alpha * p[i]
+        for i in range(m):
+            out[i] = p[i] / (out[i] + part[i])
+    return out_arr
+
+
+def kl_sums(const double[::1] p, double[::1] logs, const long long[::1] owner, long long n):
+    """Each user's ``sum p log(p / q~)`` over its cells in order (``logs``: the logarithms of
+    :func:`kl_ratios`, overwritten by the terms), as ``np.bincount(owner, p * logs)``."""
+    cdef Py_ssize_t m = p.shape[0], i
+    values_arr = np.zeros(n, dtype=np.float64)
+    cdef double[::1] values = values_arr
+    if logs.shape[0] != m or owner.shape[0] != m:
+        raise ValueError("kl_sums: one log and one owner per cell")
+    with nogil:
+        for i in range(m):
+            logs[i] = p[i] * logs[i]
+        for i in range(m):
+            values[owner[i]] += logs[i]
+    return values_arr
