@@ -50,6 +50,8 @@ try:
         list_pass,
         profile_cells,
         train_lists,
+        xlogy_ratios,
+        xlogy_row_sums,
     )
     from ._join import (
         NotStrIds,
@@ -76,6 +78,6 @@ except ImportError as _exc:  # a source tree without the compiled modules
 
 __all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "MetricSetup", "NotStrIds", "Request", "adjacent_starts", "all_str", "column_states",
            "compute_metrics", "dense_factorize", "kl_ratios", "kl_sums", "list_pass", "profile_cells",
-           "train_lists",
+           "train_lists", "xlogy_ratios", "xlogy_row_sums",
            "exact_partials", "greedy_ideal", "group_rows", "kernel_columns", "group_truth", "group_truth_raw", "index_ids", "join_lists", "nonfinite",
            "pack_lists", "utf8_at"]

@@ -431,3 +431,47 @@ def kl_sums(const double[::1] p, double[::1] logs, const long long[::1] owner, l
         for i in range(m):
             values[owner[i]] += logs[i]
     return values_arr
+
+
+def xlogy_ratios(const double[:, ::1] x, const double[:, ::1] y, int midpoint):
+    """The argument of the logarithm of ``x log(x / y)`` per cell: ``x / y`` where ``x > 0``,
+    else 1 (a cell whose term is 0). ``midpoint``: divide by ``(x + y) / 2`` instead of y
+    (Jensen-Shannon's mixture, formed as numpy forms it: the sum, then the halving)."""
+    cdef Py_ssize_t n = x.shape[0], g = x.shape[1], i, j
+    cdef double v
+    if y.shape[0] != n or y.shape[1] != g:
+        raise ValueError("xlogy_ratios: x and y of one shape")
+    out_arr = np.empty((n, g), dtype=np.float64)
+    cdef double[:, ::1] out = out_arr
+    with nogil:
+        for i in range(n):
+            for j in range(g):
+                v = x[i, j]
+                if v > 0:
+                    out[i, j] = v / ((v + y[i, j]) / 2 if midpoint else y[i, j])
+                else:
+                    out[i, j] = 1.0
+    return out_arr
+
+
+def xlogy_row_sums(const double[:, ::1] x, double[:, ::1] logs):
+    """Each row's ``sum_j x log(...)`` (``logs``: the logarithms of :func:`xlogy_ratios`,
+    overwritten by the terms; 0 where ``x <= 0``), the columns added in order from the
+    first, as numpy adds rows of fewer than 8 entries."""
+    cdef Py_ssize_t n = x.shape[0], g = x.shape[1], i, j
+    cdef double s
+    if logs.shape[0] != n or logs.shape[1] != g:
+        raise ValueError("xlogy_row_sums: x and logs of one shape")
+    out_arr = np.zeros(n, dtype=np.float64)
+    cdef double[::1] out = out_arr
+    with nogil:
+        for i in range(n):
+            for j in range(g):
+                logs[i, j] = x[i, j] * logs[i, j] if x[i, j] > 0 else 0.0
+        if g > 0:
+            for i in range(n):
+                s = logs[i, 0]
+                for j in range(1, g):
+                    s = s + logs[i, j]
+                out[i] = s
+    return out_arr
