@@ -146,7 +146,8 @@ class ListPass:
                 [m.weights(width) for m in g_models]).reshape(len(g_models), width))
             gout = np.zeros((len(g_models), n * n_g))
             gknown = np.zeros((len(g_models), n))
-            g_codes = np.ascontiguousarray(g_codes, dtype=np.int32)
+            # one byte per item when the groups fit: a table that stays in the first cache
+            g_codes = np.ascontiguousarray(g_codes, dtype=np.int8 if n_g < 127 else np.int32)
         c_len, c_one, c_start, c_codes, n_c = _NO_I32, _NO_I32, _NO_INT, _NO_INT, 0
         cw, cout, ctot = _NO_3D, _NO_2D, _NO_2D
         if cats is not None:
@@ -161,7 +162,7 @@ class ListPass:
             cout = np.zeros((len(c_models), n * n_c))
             ctot = np.zeros((len(c_models), n))
         if not len(g_codes) and groups is not None:  # an empty vocabulary
-            g_codes = np.full(1, -1, dtype=np.int32)
+            g_codes = np.full(1, -1, dtype=np.int8)
         if not len(c_len) and cats is not None:
             c_len, c_one, c_start = np.full(1, -1, np.int32), np.full(1, -1, np.int32), \
                 np.zeros(1, np.int64)

@@ -723,7 +723,8 @@ def awrf_distance(attn: np.ndarray, target: np.ndarray, distance: str = "js",
 
 def _xlogy_sums(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``_xlogy(x, y).sum(axis=1)`` for rows of fewer than 8 entries (numpy's logarithm)."""
-    logs = np.log(xlogy_ratios(x, y, 0))
+    logs = xlogy_ratios(x, y, 0)
+    np.log(logs, out=logs)
     return xlogy_row_sums(x, logs)
 
 

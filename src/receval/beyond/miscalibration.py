@@ -441,8 +441,9 @@ def _miscalibration(spec: MetricSpec, packed: Packed, context: Context) -> Metri
         with np.errstate(invalid="ignore", divide="ignore"):
             if distance == "kl" and alpha > 0 and _lists.COMPILED:
                 # p log(p / q~) on the profile's cells, the logarithms taken by numpy
-                logs = np.log(kl_ratios(np.ascontiguousarray(qmass).ravel(), qtotal,
-                                        prof.cells, prof.user, prof.p, width, alpha))
+                logs = kl_ratios(np.ascontiguousarray(qmass).ravel(), qtotal, prof.cells,
+                                 prof.user, prof.p, width, alpha)
+                np.log(logs, out=logs)
                 values = kl_sums(prof.p, logs, prof.user, n)
             elif distance == "kl":  # the terms with p(c|u) = 0 are 0: the profile's cells
                 q = qmass.ravel()[prof.cells] / qtotal[prof.user]

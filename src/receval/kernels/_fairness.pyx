@@ -32,6 +32,10 @@ ctypedef fused code_t:
     int
     long long
 
+ctypedef fused small_t:  # a table per item code: one byte when its values fit
+    signed char
+    int
+
 
 cdef int _cmp_ll(const void* a, const void* b) noexcept nogil:
     cdef long long x = (<const long long*> a)[0], y = (<const long long*> b)[0]
@@ -211,7 +215,7 @@ def train_lists(const long long[::1] bounds, const code_t[::1] users, long long 
 
 def list_pass(const long long[::1] indptr, const code_t[::1] items, long long k,
               long long width, long long[::1] counts,
-              const int[::1] group_of, long long n_groups, const double[:, ::1] gw,
+              const small_t[::1] group_of, long long n_groups, const double[:, ::1] gw,
               double[:, ::1] gout, double[:, ::1] gknown,
               const int[::1] cat_len, const int[::1] cat_one, const long long[::1] cat_start,
               const long long[::1] cat_codes, long long n_cats, const double[:, :, ::1] cw,
@@ -221,7 +225,8 @@ def list_pass(const long long[::1] indptr, const code_t[::1] items, long long k,
     positions without categories)``.
 
     - ``counts`` (empty: not made): ``counts[i * width + r] += 1``, the lists per (item, rank);
-    - groups (``group_of`` per item code, -1 none; empty: not made): for each attention model
+    - groups (``group_of`` per item code, -1 none, int8 or int32; empty: not made): for each
+      attention model
       m (rows of ``gw``, the weight of each place), ``gout[m, u * n_groups + g]`` sums the
       weights of the list's places whose item is in group g, and ``gknown[m, u]`` those of
       the places whose item has a group;
