@@ -8,6 +8,10 @@ medians of the wall-clock time and of the process's CPU time (user + system: les
 other processes on a shared machine) and their ratios (target: at most 1.5x at 1M users).
 
     python benchmarks/bench_fairness.py --users 1000000 --repeat 3
+
+``--numpy`` reads the fairness inputs with the numpy formulas instead of the compiled passes
+(``receval.beyond._lists.COMPILED = False``, the tests' oracle): the cost before those passes,
+measured in the same tree.
 """
 
 from __future__ import annotations
@@ -58,10 +62,17 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--warmup", type=int, default=1,
                     help="full-size rounds of each contender before the timed ones")
+    ap.add_argument("--numpy", action="store_true",
+                    help="the numpy formulas instead of the compiled fairness passes")
     args = ap.parse_args()
+    if args.numpy:
+        import receval.beyond._lists as lists
+
+        lists.COMPILED = False
     t = time.perf_counter()
     run, truth, train, groups, genres = make(args.users, args.k, args.items, args.seed)
-    print(f"receval {rv.__version__}: {args.users:,} users, {len(run):,} run rows, "
+    print(f"receval {rv.__version__}{' (numpy formulas)' if args.numpy else ''}: "
+          f"{args.users:,} users, {len(run):,} run rows, "
           f"{len(truth):,} truth rows, {len(train):,} training rows (data {time.perf_counter() - t:.1f} s)")
     kw = {"train": train, "item_groups": groups, "item_categories": genres}
     # the six alone take no fairness input; the fairness metrics read theirs

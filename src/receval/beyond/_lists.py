@@ -18,6 +18,11 @@ import numpy as np
 
 from ..errors import InputError
 
+#: whether the fairness metrics and ``train=`` read their inputs with the compiled passes
+#: (:mod:`receval.kernels`); ``False`` runs the numpy formulas those passes replace, kept as
+#: the tests' oracle (both give the same bits)
+COMPILED = True
+
 
 def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Concatenation of ``arange(s, s + n)`` for each pair (s, n), vectorized."""

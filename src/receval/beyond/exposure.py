@@ -51,10 +51,12 @@ import pandas as pd
 from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
 from ..io.groups import Membership
+from ..kernels import xlogy_ratios, xlogy_row_sums
 from ..metrics.catalogue import check_catalogue
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
 from ..pack.vocab import kind_of
+from . import _lists
 from ._context import (
     beyond_metric,
     catalog_of,
@@ -65,6 +67,7 @@ from ._context import (
     top_k,
     undefined_info,
 )
+from ._listpass import list_pass
 from ._lists import ranges, user_of_position
 from .alignment import Alignment, as_alignment, as_group_target
 from .attention import Cascade, Geometric, RankWeight, Uniform, attention
@@ -240,12 +243,16 @@ def _count_table(packed: Packed, k: int | None, context: Context | None
     """(raw ids of the items the block's lists hold in their top k, their lists per rank,
     their vocabulary codes), once per block and cutoff (cached through the context)."""
     def make() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        c = _cut(packed, k)
-        n_vocab = len(packed.item_vocab)
-        key = c.items.astype(np.int64, copy=False) * c.width
-        key += c.rank
-        counts = np.bincount(key, minlength=n_vocab * c.width).reshape(n_vocab, c.width)
-        seen = np.flatnonzero(counts.any(axis=1)) if c.width else np.zeros(0, np.int64)
+        if context is not None and _lists.COMPILED:
+            counts = list_pass(context, packed, k).counts()
+        else:
+            c = _cut(packed, k)
+            n_vocab = len(packed.item_vocab)
+            key = c.items.astype(np.int64, copy=False) * c.width
+            key += c.rank
+            counts = np.bincount(key, minlength=n_vocab * c.width).reshape(n_vocab, c.width)
+        width = counts.shape[1]
+        seen = np.flatnonzero(counts.any(axis=1)) if width else np.zeros(0, np.int64)
         return packed.item_vocab[seen], counts[seen].astype(np.int64), seen
 
     if context is None:
@@ -349,6 +356,12 @@ def _grouped(spec: MetricSpec, packed: Packed, context: Context, missing: str
     return c, state
 
 
+def _vocab_groups(context: Context, packed: Packed, groups: Membership) -> np.ndarray:
+    """The group code of each vocabulary item (-1: none), once per run and groups."""
+    return per_vocab(context, packed, ("item_group", id(groups)),
+                     lambda: _group_codes(groups, packed.item_vocab))
+
+
 def _group_attention(packed: Packed, k: int | None, state: _Grouped,
                      model: RankWeight) -> np.ndarray:
     """(users x groups) attention ``a[u, g] = sum_{r: i_r in g} w_r`` of the block's lists
@@ -393,8 +406,18 @@ def _listed_groups(spec: MetricSpec, packed: Packed, context: Context,
 
 def _share(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     missing = spec.get("missing")
-    c, state = _grouped(spec, packed, context, missing)
-    groups, unknown = state.groups, state.unknown
+    model = weight_of(spec)
+    if _lists.COMPILED:
+        groups = _item_groups(context, spec.key)
+        lp = list_pass(context, packed, spec.k)
+        tab = lp.groups(groups, _vocab_groups(context, packed, groups), (model,),
+                        counts=True)[0]
+        unknown = tab.unknown
+        if unknown and missing == "error":
+            _grouped(spec, packed, context, missing)  # refuses them, naming the items
+    else:
+        c, state = _grouped(spec, packed, context, missing)
+        groups, unknown = state.groups, state.unknown
     label = spec.get("group")
     if label is None or str(label) not in groups.labels:
         raise InputError(
@@ -402,21 +425,25 @@ def _share(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
             f"{plain(list(groups.labels)[:20])}, e.g. exposure_share@10(group="
             f"{plain(groups.labels[0] if groups.labels else 'A')}).")
     label = str(label)
-    model = weight_of(spec)
     # the group's cell of the attention table adds the same weights in the same order as a
     # sum over the list with 0 for the other positions
-    num = _group_attention(packed, spec.k, state, model)[:, groups.labels.index(label)]
-    if missing == "skip" and state.known is not None:
-        w, _ = _attention(packed, spec.k, model)
-        den = np.bincount(c.user[state.known], weights=w[state.known], minlength=len(c.lens))
+    if _lists.COMPILED:
+        num = tab.attention[:, groups.labels.index(label)]
+        den = tab.known if missing == "skip" and unknown else lp.totals(model)
     else:
-        den = _list_totals(packed, spec.k, model)
+        num = _group_attention(packed, spec.k, state, model)[:, groups.labels.index(label)]
+        if missing == "skip" and state.known is not None:
+            w, _ = _attention(packed, spec.k, model)
+            den = np.bincount(c.user[state.known], weights=w[state.known],
+                              minlength=len(c.lens))
+        else:
+            den = _list_totals(packed, spec.k, model)
     with np.errstate(invalid="ignore", divide="ignore"):
         per_user = np.where(den > 0, num / den, np.nan)
-    state = ExposureCounts.of(packed, spec.k, context, which="share", model=model, group=label,
-                              groups=groups, missing=missing)
+    pooled = ExposureCounts.of(packed, spec.k, context, which="share", model=model,
+                               group=label, groups=groups, missing=missing)
     info = {**undefined_info(per_user), "positions_without_group": unknown}
-    return MetricValues(per_user, None, info, pooled=state)
+    return MetricValues(per_user, None, info, pooled=pooled)
 
 
 def _gini(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
@@ -572,19 +599,28 @@ def _aligned_attention(spec: MetricSpec, packed: Packed, context: Context, missi
 
 def _awrf(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     missing = spec.get("missing")
-    n = len(_cut(packed, spec.k).lens)
+    n = len(packed.indptr) - 1
     aligned = spec.get("membership") == "alignment"
     if aligned:
         a, align, unknown = _aligned_attention(spec, packed, context, missing,
                                                weight_of(spec))
         labels = align.labels
+    elif _lists.COMPILED:
+        groups = _item_groups(context, spec.key)
+        tab = list_pass(context, packed, spec.k).groups(
+            groups, _vocab_groups(context, packed, groups), (weight_of(spec),))[0]
+        unknown = tab.unknown
+        if unknown and missing == "error":
+            _grouped(spec, packed, context, missing)  # refuses them, naming the items
+        a = tab.attention
+        labels = groups.labels
     else:
         _, state = _grouped(spec, packed, context, missing)
         groups, unknown = state.groups, state.unknown
         a = _group_attention(packed, spec.k, state, weight_of(spec))
         labels = groups.labels
     n_g = len(labels)
-    total = a.sum(axis=1)
+    total = _row_sums(a)
     values = np.full(n, np.nan)
     has = total > 0
     which = spec.get("target")
@@ -667,12 +703,41 @@ def awrf_distance(attn: np.ndarray, target: np.ndarray, distance: str = "js",
     group with attention)."""
     attn = np.atleast_2d(attn)
     t = np.broadcast_to(target, attn.shape)
+    if _lists.COMPILED and 0 < attn.shape[1] < 8:
+        # the same formulas in two compiled loops around numpy's logarithm
+        a = np.ascontiguousarray(attn, dtype=np.float64)
+        t = np.ascontiguousarray(t, dtype=np.float64)
+        if distance == "js":
+            m = (a + t) / 2
+            d = (_xlogy_sums(a, m) + _xlogy_sums(t, m)) / 2
+        else:
+            d = _xlogy_sums(a, t)
+        return d / (math.log(2.0) if base == "2" else 1.0)
     if distance == "js":
         m = (attn + t) / 2
-        d = (_xlogy(attn, m).sum(axis=1) + _xlogy(t, m).sum(axis=1)) / 2
+        d = (_row_sums(_xlogy(attn, m)) + _row_sums(_xlogy(t, m))) / 2
     else:
-        d = _xlogy(attn, t).sum(axis=1)
+        d = _row_sums(_xlogy(attn, t))
     return d / (math.log(2.0) if base == "2" else 1.0)
+
+
+def _xlogy_sums(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``_xlogy(x, y).sum(axis=1)`` for rows of fewer than 8 entries (numpy's logarithm)."""
+    logs = xlogy_ratios(x, y, 0)
+    np.log(logs, out=logs)
+    return xlogy_row_sums(x, logs)
+
+
+def _row_sums(x: np.ndarray) -> np.ndarray:
+    """``x.sum(axis=1)``. Rows of fewer than 8 entries are added column by column, in order:
+    numpy's sum adds such short rows one entry after another too (the same bits; checked in
+    tests/beyond/test_fairness_pass.py), at a fraction of the cost of a reduction per row."""
+    if x.shape[1] >= 8 or x.shape[1] == 0 or not _lists.COMPILED:
+        return x.sum(axis=1)
+    out = x[:, 0].copy()
+    for j in range(1, x.shape[1]):
+        out += x[:, j]
+    return out
 
 
 register(beyond_metric(

@@ -42,7 +42,9 @@ import scipy.sparse as sp
 
 from ..errors import InputError, plain
 from ..io.frames import read_columns
+from ..kernels import adjacent_starts, dense_factorize, index_ids, train_lists
 from ..pack.vocab import factorize
+from . import _lists
 
 
 @dataclass
@@ -272,9 +274,78 @@ class TrainData:
 
 
 def as_train(obj: Any, **cols: Any) -> TrainData:
-    """Read training interactions (see the module doc)."""
+    """Read training interactions (see the module doc).
+
+    A table whose user column is grouped (each user's rows together) of int64 or ``str`` ids
+    is read without hashing the users, and int64 ids of a compact range without hashing;
+    each user's rows are sorted within the user (a log not grouped by user is first placed
+    by user with one counting pass: :func:`receval.kernels.train_lists`). A scipy.sparse
+    matrix takes one global sort of the (user, item) pairs (:func:`_as_train_sorted`, the
+    oracle of the per-user reading: both give the same arrays)."""
     if isinstance(obj, TrainData):
         return obj
+    if sp.issparse(obj) or not _lists.COMPILED:
+        return _as_train_sorted(obj, **cols)
+    c = read_columns(obj, role="train", **cols)
+    u_col, i_col = _plain_ids(c.user), _plain_ids(c.item)
+    bounds = users = u = None
+    if u_col is not None and len(u_col) >= 2:
+        bounds, users, u = _user_runs(u_col)
+    if users is None:
+        u, users = factorize(c.user, what="train user column")
+    if u is None:
+        u = np.zeros(0, dtype=np.int32)
+    else:
+        bounds = None
+    coded = dense_factorize(i_col, max(4 * len(i_col), 1 << 20)) \
+        if i_col is not None and i_col.dtype == np.int64 else None
+    i, items = coded if coded is not None else factorize(c.item, what="train item column")
+    i = np.ascontiguousarray(i, dtype=np.int32)
+    u = np.ascontiguousarray(u, dtype=np.int32)
+    indptr, hist, item_rows, item_users = train_lists(
+        np.zeros(0, dtype=np.int64) if bounds is None else bounds, u, len(users), i,
+        len(items))
+    return TrainData(users, items, item_rows, item_users, int(len(i)), indptr, hist)
+
+
+def _plain_ids(col: Any) -> np.ndarray | None:
+    """The ids of a pandas / numpy column as a numpy array when they are int64 or ``str``
+    objects (the kinds read here without the general id reader), else None."""
+    arr = col.to_numpy() if isinstance(col, pd.Series) else col
+    if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.dtype not in (np.int64, object):
+        return None
+    return np.ascontiguousarray(arr)
+
+
+def _user_runs(ids: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None,
+                                          np.ndarray | None]:
+    """``(bounds, users, None)`` when the log is grouped by user (no id starts two runs of
+    equal adjacent ids: the runs are the users, in order of first appearance, as
+    ``factorize`` codes them); ``(None, users, codes)`` when it is not but its int64 ids span
+    a compact range (each row's code in order of first appearance); else all None."""
+    n = len(ids)
+    if ids.dtype == np.int64:
+        bounds, heads = adjacent_starts(0, ids, None, 0, 1, 1)
+        coded = dense_factorize(heads, max(4 * len(heads), 1 << 20))
+        if coded is not None:  # a direct table over the ids' range tells repeats apart
+            if len(coded[1]) == len(heads):
+                return bounds, heads, None
+            return None, coded[1], np.repeat(coded[0], np.diff(bounds))
+        kind = 0
+    else:
+        bounds = adjacent_starts(3, ids, None, 1, 0, 1)
+        if bounds is None:  # not every id is a str
+            return None, None, None
+        heads, kind = ids[bounds[:-1]], 3
+    # hashing every run's id costs more than hashing the rows once when most rows start one
+    if 2 * len(heads) > n or index_ids(kind, heads, heads[:0])[1] != 0:
+        return None, None, None
+    return bounds, heads, None
+
+
+def _as_train_sorted(obj: Any, **cols: Any) -> TrainData:
+    """:func:`as_train` by one global sort of the (user, item) pairs (any input; the oracle
+    of the per-user reading)."""
     if sp.issparse(obj):
         coo = sp.coo_matrix(obj)
         nz = coo.data != 0

@@ -58,8 +58,10 @@ import scipy.sparse as sp
 
 from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
+from ..kernels import kl_ratios, kl_sums, profile_cells
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
+from . import _lists
 from ._context import (
     beyond_metric,
     context_cache,
@@ -69,6 +71,7 @@ from ._context import (
     top_k,
     train_of,
 )
+from ._listpass import category_tables, list_pass
 from ._lists import ranges, user_of_position
 from .attention import Uniform, attention
 from .categories import ItemCategories, _categories, _category_rows
@@ -354,6 +357,16 @@ def _dense_profile(context: Context, packed: Packed, spec: MetricSpec, cats: Ite
     cache = packed.__dict__.setdefault("_profiles", {})
     key = (id(cats), id(tr), spec.get("missing"))
     entry = cache.get(key)
+    if (entry is None or entry[0] is not cats or entry[1] is not tr) and _lists.COMPILED:
+        starts = np.zeros(len(rows_prof.hl), dtype=np.int64)
+        np.cumsum(rows_prof.hl[:-1], out=starts[1:])
+        length, one, start = category_tables(cats, rows_prof.rows_of)
+        cells, owner, p, total = profile_cells(
+            starts, np.ascontiguousarray(rows_prof.hl, dtype=np.int64),
+            np.ascontiguousarray(rows_prof.hist, dtype=np.int64), length, one, start,
+            np.ascontiguousarray(cats.codes, dtype=np.int64), max(cats.n_categories, 1))
+        entry = (cats, tr, _Profiles(cells, owner, p, total > 0, {}))
+        cache[key] = entry
     if entry is None or entry[0] is not cats or entry[1] is not tr:
         n = len(packed.user_ids)
         width = max(cats.n_categories, 1)
@@ -383,13 +396,19 @@ def _list_mass(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCat
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """(users x categories) rank-weighted category mass of the top-k lists, each list's
     total weight of categorised positions, the cut indptr, and the unknown positions."""
+    model = attention(spec.get("weight"), float(spec.get("p")))
+    vocab_rows = per_vocab(context, packed, ("cat_rows", id(cats)),
+                           lambda: cats.rows(packed.item_vocab))
+    if _lists.COMPILED:
+        lp = list_pass(context, packed, spec.k)
+        tab = lp.categories(cats, vocab_rows, (model,))[0]
+        if tab.unknown and spec.get("missing") == "error":
+            _list_rows(context, packed, spec, cats)  # refuses them, naming the items
+        return tab.mass, tab.total, lp.cut_indptr(), tab.unknown
     c = _cut(packed, spec.k)
     n = len(c.lens)
     width = max(cats.n_categories, 1)
-    model = attention(spec.get("weight"), float(spec.get("p")))
     weights = model.weights(c.width)  # type: ignore[call-arg]
-    vocab_rows = per_vocab(context, packed, ("cat_rows", id(cats)),
-                           lambda: cats.rows(packed.item_vocab))
     single = per_vocab(context, packed, ("cat_single", id(cats)),
                        lambda: _single_codes(cats, vocab_rows))
     if len(single) and int(single.min()) >= 0:  # every item has one category: p(c|i) = 1
@@ -413,13 +432,20 @@ def _miscalibration(spec: MetricSpec, packed: Packed, context: Context) -> Metri
     width = max(cats.n_categories, 1)
     alpha = float(spec.get("alpha"))
     distance = spec.get("distance")
-    if _dense(n, cats, len(_cut(packed, spec.k).pos)
-              + int(_profile_rows(context, packed, spec, cats).hl.sum())):
+    listed = list_pass(context, packed, spec.k).size if _lists.COMPILED \
+        else len(_cut(packed, spec.k).pos)
+    if _dense(n, cats, listed + int(_profile_rows(context, packed, spec, cats).hl.sum())):
         prof = _dense_profile(context, packed, spec, cats)
         has_profile, info = prof.has, prof.info
         qmass, qtotal, indptr, unknown = _list_mass(context, packed, spec, cats)
         with np.errstate(invalid="ignore", divide="ignore"):
-            if distance == "kl":  # the terms with p(c|u) = 0 are 0: the profile's cells only
+            if distance == "kl" and alpha > 0 and _lists.COMPILED:
+                # p log(p / q~) on the profile's cells, the logarithms taken by numpy
+                logs = kl_ratios(np.ascontiguousarray(qmass).ravel(), qtotal, prof.cells,
+                                 prof.user, prof.p, width, alpha)
+                np.log(logs, out=logs)
+                values = kl_sums(prof.p, logs, prof.user, n)
+            elif distance == "kl":  # the terms with p(c|u) = 0 are 0: the profile's cells
                 q = qmass.ravel()[prof.cells] / qtotal[prof.user]
                 qs = (1.0 - alpha) * q + alpha * prof.p
                 if alpha > 0:  # q~ >= alpha p > 0 on these cells (NaN: a list without one)

@@ -43,6 +43,16 @@ def _missing_extension(exc: ImportError) -> ImportError:
 try:
     from ._diversity import greedy_ideal
     from ._exact import column_states, exact_partials
+    from ._fairness import (
+        dense_factorize,
+        kl_ratios,
+        kl_sums,
+        list_pass,
+        profile_cells,
+        train_lists,
+        xlogy_ratios,
+        xlogy_row_sums,
+    )
     from ._join import (
         NotStrIds,
         adjacent_starts,
@@ -67,6 +77,7 @@ except ImportError as _exc:  # a source tree without the compiled modules
     raise _missing_extension(_exc) from _exc
 
 __all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "MetricSetup", "NotStrIds", "Request", "adjacent_starts", "all_str", "column_states",
-           "compute_metrics",
+           "compute_metrics", "dense_factorize", "kl_ratios", "kl_sums", "list_pass", "profile_cells",
+           "train_lists", "xlogy_ratios", "xlogy_row_sums",
            "exact_partials", "greedy_ideal", "group_rows", "kernel_columns", "group_truth", "group_truth_raw", "index_ids", "join_lists", "nonfinite",
            "pack_lists", "utf8_at"]
