@@ -300,6 +300,8 @@ def as_train(obj: Any, **cols: Any) -> TrainData:
     coded = dense_factorize(i_col, max(4 * len(i_col), 1 << 20)) \
         if i_col is not None and i_col.dtype == np.int64 else None
     i, items = coded if coded is not None else factorize(c.item, what="train item column")
+    if max(len(users), len(items)) >= 2**31:  # codes past int32: the global sort
+        return _as_train_sorted(obj, **cols)
     i = np.ascontiguousarray(i, dtype=np.int32)
     u = np.ascontiguousarray(u, dtype=np.int32)
     indptr, hist, item_rows, item_users = train_lists(
