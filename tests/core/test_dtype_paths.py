@@ -454,3 +454,34 @@ def test_run_users_of_equal_categories_reuse_the_truth_ids():
     plain = rv.evaluate(run.astype({"user": object}), truth.astype({"user": object}),
                         ["ndcg@2", "recall@2"], users="union")
     _same(rv.evaluate(run, truth, ["ndcg@2", "recall@2"], users="union"), plain)
+
+
+@pytest.mark.parametrize("form", ["object", "arrow", "arrow_chunks"])
+def test_run_of_the_truth_text_users_reuses_their_ids(form):
+    pa = pytest.importorskip("pyarrow")
+    users_t = ["u\u00e92", "u\u00e92", "u1", "u" + "x" * 70]
+    truth = pd.DataFrame({"user": users_t, "item": [1, 2, 1, 3]})
+
+    def column(values: list[str]):
+        if form == "object":
+            return pd.Series(values, dtype=object)
+        arr = pa.array(values)
+        if form == "arrow_chunks":
+            arr = pa.chunked_array([arr.slice(0, 1), arr.slice(1)])
+        return pd.Series(pd.arrays.ArrowStringArray(arr))
+
+    t = packed_module.pack_truth(read_columns(truth.assign(user=column(users_t)),
+                                              role="truth"), Policies())
+    for users_r, shared in ((["u\u00e92", "u1", "u1", "u" + "x" * 70], True),
+                            (["u\u00e92", "u1", "u1", "u" + "x" * 69 + "y"], False),
+                            (["u1", "u\u00e92", "u\u00e92", "u" + "x" * 70], False)):
+        run = pd.DataFrame({"user": column(users_r), "item": [1, 2, 1, 3],
+                            "score": [1.0, 0.5, 0.25, 1.0]})
+        r = packed_module.run_codes(read_columns(run, role="run"), t)
+        assert r.users.tolist() == list(dict.fromkeys(users_r))
+        assert (r.users is t.users) is shared  # the same ids: nothing decoded again
+        plain = rv.evaluate(run.astype({"user": object}), truth, ["ndcg@2", "recall@2"],
+                            users="union")
+        got = rv.evaluate(run, truth.assign(user=column(users_t)), ["ndcg@2", "recall@2"],
+                          users="union")
+        _same(got, plain)

@@ -585,3 +585,46 @@ def test_lists_are_read_in_place_only_when_every_score_is_finite_and_falls(nan_s
     factorized, _ = _evaluate(run, truth, False, nan_scores=nan_scores)
     assert used
     _same(raw, factorized)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), big=st.booleans())
+def test_same_ids_at_compares_text_ids_across_containers(seed, big):
+    """Two text columns, block ids at given rows: equal exactly when every pair has the same
+    text, whatever the container of each side (one chunk or many, int32 or int64 offsets, str
+    objects), with a difference anywhere (first, middle or last word, past 64 bytes, length),
+    on one thread or several."""
+    if pa is None:
+        pytest.skip("pyarrow is not installed")
+    from receval.kernels import same_ids_at
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(20_000, 40_000)) if big else int(rng.integers(1, 40))
+    long = "p" * 70
+    names = ["", "a", "abcdefgh", "abcdefghi", "0123456789abcdef0123", long + "x", long + "y",
+             "h\u00e9llo", *NAMES]
+    a_vals = [names[i] for i in rng.integers(0, len(names), n)]
+    rows_a = np.sort(rng.choice(n, size=min(n, int(rng.integers(1, 50))), replace=False))
+    b_vals = [a_vals[r] for r in rows_a]
+    differs = bool(rng.random() < 0.5)
+    if differs:
+        k = int(rng.integers(0, len(b_vals)))
+        old = b_vals[k]
+        b_vals[k] = old[:-1] + chr(ord(old[-1]) + 1) if old else "z"
+    rows_b = np.arange(len(b_vals), dtype=np.int64)
+    for fa in _chunked_forms(a_vals, rng.integers(0, n + 1, 3).tolist()):
+        for fb in _chunked_forms(b_vals, rng.integers(0, len(b_vals) + 1, 2).tolist()):
+            ra, rb = raw_ids(fa), raw_ids(fb)
+            if (ra.kind == 3) != (rb.kind == 3):
+                with pytest.raises(ValueError, match="one family"):
+                    same_ids_at(ra.kind, ra.a, ra.b, rows_a, rb.kind, rb.a, rb.b, rows_b)
+                continue
+            got = same_ids_at(ra.kind, ra.a, ra.b, rows_a.astype(np.int64), rb.kind, rb.a,
+                              rb.b, rows_b)
+            assert got is (not differs)
+    ra = raw_ids(np.array(a_vals, dtype=object))
+    assert same_ids_at(3, ra.a, None, rows_a[:0].astype(np.int64), 3, ra.a, None,
+                       rows_b[:0]) is True
+    if len(rows_a) > 1:  # rows of different lengths are not the same ids
+        assert same_ids_at(3, ra.a, None, rows_a.astype(np.int64), 3, ra.a, None,
+                           rows_a[1:].astype(np.int64)) is False

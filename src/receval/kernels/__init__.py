@@ -60,6 +60,7 @@ try:
         group_truth_raw,
         index_ids,
         join_lists,
+        same_ids_at,
         utf8_at,
     )
     from ._packing import group_rows, group_truth, nonfinite, pack_lists
@@ -80,4 +81,4 @@ __all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "MetricSetup", "NotStrIds
            "compute_metrics", "dense_factorize", "kl_ratios", "kl_sums", "list_pass", "profile_cells",
            "train_lists", "xlogy_ratios", "xlogy_row_sums",
            "exact_partials", "greedy_ideal", "group_rows", "kernel_columns", "group_truth", "group_truth_raw", "index_ids", "join_lists", "nonfinite",
-           "pack_lists", "utf8_at"]
+           "pack_lists", "same_ids_at", "utf8_at"]

@@ -1829,6 +1829,53 @@ def index_ids(int kind, object vocab, object ids, int vocab_unique=0):
     return codes_arr, n_rep
 
 
+def same_ids_at(int kind_a, object a_a, object a_b, const long long[::1] rows_a,
+                int kind_b, object b_a, object b_b, const long long[::1] rows_b):
+    """Whether the text id at ``rows_a[i]`` of one column equals the one at ``rows_b[i]`` of
+    another for every ``i`` (same length). Both UTF-8 (kinds 1, 2, 4, 5: their bytes), or both
+    ``str`` objects (kind 3: their code points); in parallel over ranges of entries, each
+    stopping at its first difference."""
+    cdef bint utf8_a = kind_a == 1 or kind_a == 2 or kind_a == 4 or kind_a == 5
+    cdef bint utf8_b = kind_b == 1 or kind_b == 2 or kind_b == 4 or kind_b == 5
+    if not ((utf8_a and utf8_b) or (kind_a == 3 and kind_b == 3)):
+        raise ValueError("same_ids_at compares UTF-8 ids (kinds 1, 2, 4, 5) or str objects "
+                         "(kind 3), both sides of one family")
+    if rows_a.shape[0] != rows_b.shape[0]:
+        return False
+    cdef _Holder ha = _ids_of(kind_a, a_a, a_b)
+    cdef _Holder hb = _ids_of(kind_b, b_a, b_b)
+    cdef Ids* A = &ha.ids
+    cdef Ids* B = &hb.ids
+    cdef Py_ssize_t n = rows_a.shape[0]
+    cdef int nt = _threads(n)
+    cdef cnp.ndarray[cnp.int8_t, ndim=1] ok_arr = np.ones(nt, dtype=np.int8)
+    cdef signed char[::1] ok = ok_arr
+    cdef long long t, lo, hi, i, na, nb, hint_a, hint_b
+    cdef const char* pa
+    cdef const char* pb
+    for t in prange(nt, nogil=True, schedule="static", num_threads=nt):
+        lo = n * t // nt
+        hi = n * (t + 1) // nt
+        hint_a = -1
+        hint_b = -1
+        for i in range(lo, hi):
+            if not utf8_a:
+                if not _equal(A, rows_a[i], B, rows_b[i]):
+                    ok[t] = 0
+                    break
+                continue
+            pa = NULL  # assigned here so that each thread has its own
+            pb = NULL
+            na = 0
+            nb = 0
+            _span_near(A, rows_a[i], &pa, &na, &hint_a)
+            _span_near(B, rows_b[i], &pb, &nb, &hint_b)
+            if na != nb or not _same_bytes(pa, pb, na):
+                ok[t] = 0
+                break
+    return bool(ok_arr.all())
+
+
 def utf8_at(int kind, object a, object b, const long long[::1] rows):
     """The UTF-8 ids (kinds 1, 2, 4, 5) at ``rows``, ascending, as an object array of ``str``:
     each decoded straight from the Arrow buffers (no ``take`` and no intermediate array).

@@ -83,8 +83,8 @@ class TruthPack:
     codes: np.ndarray | None = None   # item code at each packed position (int64)
     vocab_arrow: Any = None  # the vocabulary as an Arrow string array (a categorical column's
     #                          categories in use), made ``vocab`` on first use
-    user_groups: Grouped | None = None  # the users' Arrow text categories (``users`` made
-    #                                     from them), for a run of equal categories to share
+    user_groups: Grouped | None = None  # the users' text ids as read (``users`` made from
+    #                                     them), for a run of the same ids to share
 
     @property
     def n_users(self) -> int:
@@ -259,7 +259,8 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
             u_codes, i_codes, rel = u_codes[keep], i_codes[keep], rel[keep]
         packed = _group_truth(u_codes, i_codes, rel, users, items, policies)
     packed.names, packed.text_ids = dict(cols.names), cols.text_ids
-    if grouped is not None and grouped.categories is not None and packed.users is users:
+    if grouped is not None and (grouped.categories is not None or grouped.raw is not None) \
+            and packed.users is users:
         packed.user_groups = grouped
     return packed
 
@@ -458,7 +459,7 @@ class RunCodes:
 def run_codes(cols: Columns, truth: TruthPack | None = None) -> RunCodes:
     """Factorize a run's ids; ranks become scores (-rank) so that higher is better.
     ``truth``: the truth it is evaluated against, whose user ids it shares where it holds
-    them as equal Arrow text categories (:func:`receval.pack.rawids.grouped_column`)."""
+    the same text ids (:func:`receval.pack.rawids.grouped_column`)."""
     like = truth.user_groups if truth is not None and truth.user_groups is not None and \
         truth.user_groups.users is truth.users else None
     grouped = grouped_column(cols.user, like)

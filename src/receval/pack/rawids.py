@@ -21,7 +21,7 @@ import numpy as np
 
 from .._lazy import is_pandas, pandas
 from ..io.frames import UncheckedIds, adjacent_runs, is_str_array
-from ..kernels import adjacent_starts, utf8_at
+from ..kernels import adjacent_starts, same_ids_at, utf8_at
 from .vocab import _arrow_chunks, factorize, is_unique
 
 #: kernel id kinds (see ``kernels/_join.pyx``); NARROW: integers of 1, 2 or 4 bytes, read
@@ -357,14 +357,15 @@ def dictionary_truth(raw: RawIds, items: Any, codes: np.ndarray) -> RawIds:
 
 class Grouped(NamedTuple):
     """A column's blocks of equal adjacent ids (:func:`grouped_ids`): ``starts``, the blocks'
-    ``users``, and for Arrow-held text categories the ``categories`` and each block's
-    position in them (``codes``), which a column of equal categories reuses
-    (:func:`grouped_column`)."""
+    ``users``; for text ids the column as read (``raw``), and for Arrow-held text categories
+    the ``categories`` and each block's position in them (``codes``), which a column of the
+    same ids reuses (:func:`grouped_column`)."""
 
     starts: np.ndarray
     users: np.ndarray
     categories: Any = None
     codes: np.ndarray | None = None
+    raw: RawIds | None = None
 
 
 def grouped_column(col: Any, like: Grouped | None = None) -> Grouped | None:
@@ -375,6 +376,17 @@ def grouped_column(col: Any, like: Grouped | None = None) -> Grouped | None:
     made again."""
     raw = raw_ids(col) or category_ids(col, ordered=False)
     return grouped_ids(raw, like) if raw is not None else None
+
+
+def _same_blocks(raw: RawIds, bounds: np.ndarray, like: Grouped | None) -> bool:
+    """Whether text ids in blocks ``bounds`` are, block by block, ``like``'s text ids (one
+    family): then ``like``'s ``str`` objects serve, and nothing is decoded again."""
+    if like is None or like.raw is None or like.raw.family != raw.family or \
+            raw.kind in (INT, NARROW) or len(like.starts) != len(bounds) or \
+            not (raw.checked and like.raw.checked):
+        return False
+    return same_ids_at(raw.kind, raw.a, raw.b, bounds[:-1], like.raw.kind, like.raw.a,
+                       like.raw.b, like.starts[:-1])
 
 
 def _blocks(raw: RawIds) -> tuple[np.ndarray, np.ndarray]:
@@ -406,12 +418,18 @@ def grouped_ids(raw: RawIds, like: Grouped | None = None) -> Grouped | None:
     of the blocks, as :func:`receval.pack.vocab.factorize` returns them (int64 or uint64, or an
     object array of ``str``). ``like``: as in :func:`grouped_column`.
     """
+    if raw.kind not in (INT, NARROW) and like is not None:  # text ids: the same as like's?
+        bounds = raw.starts if raw.starts is not None else \
+            adjacent_starts(raw.kind, raw.a, raw.b, 0, 0, 1)
+        if _same_blocks(raw, bounds, like):  # (like's ids are distinct: so are these)
+            return Grouped(bounds, like.users, raw=raw)
+        raw = replace(raw, starts=bounds)
     starts, uniques = _blocks(raw)
     if not is_unique(uniques):
         return None
     cats = raw.categories
     if cats is None:
-        return Grouped(starts, uniques)
+        return Grouped(starts, uniques, raw=raw if raw.kind not in (INT, NARROW) else None)
     if isinstance(cats, np.ndarray):
         return Grouped(starts, cats[uniques])
     users = np.empty(len(uniques), dtype=object)
