@@ -485,3 +485,15 @@ def test_run_of_the_truth_text_users_reuses_their_ids(form):
         got = rv.evaluate(run, truth.assign(user=column(users_t)), ["ndcg@2", "recall@2"],
                           users="union")
         _same(got, plain)
+
+
+def test_truth_frame_changed_in_place_after_the_evaluator_is_built():
+    # the truth's users as read stay the users: a run is matched against them, not against
+    # an object column changed since
+    truth = pd.DataFrame({"user": pd.Series(["a", "b"], dtype=object), "item": [1, 2]})
+    ev = rv.Evaluator(truth, ["recall@2"], users="union")
+    truth.loc[0, "user"] = "z"  # changed after the truth was read
+    run = pd.DataFrame({"user": pd.Series(["z", "b"], dtype=object), "item": [1, 2],
+                        "score": [1.0, 1.0]})
+    res = ev.evaluate(run)
+    assert sorted(res.user_ids.tolist()) == ["a", "b", "z"]

@@ -385,8 +385,11 @@ def _same_blocks(raw: RawIds, bounds: np.ndarray, like: Grouped | None) -> bool:
             raw.kind in (INT, NARROW) or len(like.starts) != len(bounds) or \
             not (raw.checked and like.raw.checked):
         return False
+    if raw.kind == PYSTR:  # like's own str objects (an object column may change in place)
+        return same_ids_at(PYSTR, raw.a, None, bounds[:-1], PYSTR, like.users, None,
+                           np.arange(len(like.users), dtype=np.int64))
     return same_ids_at(raw.kind, raw.a, raw.b, bounds[:-1], like.raw.kind, like.raw.a,
-                       like.raw.b, like.starts[:-1])
+                       like.raw.b, like.starts[:-1])  # (Arrow buffers do not change)
 
 
 def _blocks(raw: RawIds) -> tuple[np.ndarray, np.ndarray]:
