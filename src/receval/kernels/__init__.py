@@ -42,6 +42,9 @@ def _missing_extension(exc: ImportError) -> ImportError:
 
 try:
     from ._diversity import greedy_ideal
+    from ._diversity import ideal_lists as ideal_lists
+    from ._diversity import list_gains as list_gains
+    from ._diversity import str_codes as str_codes
     from ._exact import column_states, exact_partials
     from ._join import (
         NotStrIds,

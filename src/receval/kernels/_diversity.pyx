@@ -1,5 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""ndeval's greedy ideal ranking of every topic (the normaliser of alpha-nDCG, nERR-IA, nNRBP).
+"""ndeval's greedy ideal ranking of every topic (the normaliser of alpha-nDCG, nERR-IA, nNRBP),
+and one pass over the run's lists that gives what every intent-aware measure sums.
 
 Each topic's judged relevant documents are grouped into clusters of documents relevant to the
 same subtopics (a bit pattern over the topic's local subtopics). At each rank the greedy ideal
@@ -13,7 +14,7 @@ cluster are taken in descending byte order). Only positive gains are kept.
 import numpy as np
 
 cimport numpy as cnp
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free, malloc, qsort
 
 cnp.import_array()
 
@@ -83,3 +84,267 @@ def greedy_ideal(const long long[::1] t_first, const long long[::1] pattern,
         free(g)
         free(taken)
     return out_arr
+
+
+ctypedef fused code_t:
+    int
+    long long
+
+
+def list_gains(const long long[::1] indptr, const code_t[::1] items,
+               const long long[::1] vocab_docs, const long long[::1] topic,
+               const long long[::1] pair_lo, const long long[::1] pair_hi,
+               const long long[::1] key, long long n_docs, const unsigned char[:, ::1] rel,
+               const unsigned char[::1] any_rel, const double[:, ::1] weight,
+               const long long[:, ::1] nrel_sub, double alpha, bint judged_only,
+               long long[::1] out_user, long long[::1] out_rank, double[::1] out_gain,
+               double[::1] out_wrel, double[::1] out_wnew, long long[::1] length,
+               double[::1] ap):
+    """One pass over each list in rank order; the number of relevant positions written (-1:
+    more than the outputs hold).
+
+    User ``u`` ranks ``items[indptr[u]:indptr[u + 1]]`` (run-vocabulary codes; ``vocab_docs``
+    maps them to document codes, -1: never judged) for topic ``topic[u]`` (-1: none), whose
+    judged pairs are ``pair_lo[u]:pair_hi[u]`` of ``key`` (``topic * n_docs + doc``), ``rel``
+    their relevant local subtopics. Per position relevant to some subtopic: the user, its rank
+    (0-based; among the judged documents under ``judged_only``), its gain
+    ``sum_j w_j rel_j (1 - alpha)^c_j`` (``c_j`` the documents relevant to ``j`` above; the
+    powers as running products, the sum in subtopic order), ``sum_j w_j rel_j`` and the same
+    over the subtopics it covers first. Per user: the list length read and
+    ``sum_j [R_j > 0] AP_j / R_j w_j`` with ``AP_j = sum_{r: rel_rj} (c_rj + 1) / (r + 1)``
+    (positions in rank order, subtopics in order)."""
+    cdef Py_ssize_t n_u = indptr.shape[0] - 1
+    cdef Py_ssize_t s = rel.shape[1]
+    cdef Py_ssize_t cap = out_user.shape[0]
+    cdef Py_ssize_t u, p, j, q, n_out = 0
+    cdef long long t, d, pair, rank, base
+    cdef double decay = 1.0 - alpha
+    cdef double g, wr, wn, w, total, apj
+    cdef long long* where = <long long*> malloc(max(n_docs, 1) * sizeof(long long))
+    cdef long long* cnt = <long long*> malloc(max(s, 1) * sizeof(long long))
+    cdef double* cur = <double*> malloc(max(s, 1) * sizeof(double))
+    cdef double* apsum = <double*> malloc(max(s, 1) * sizeof(double))
+    if where == NULL or cnt == NULL or cur == NULL or apsum == NULL:
+        free(where)
+        free(cnt)
+        free(cur)
+        free(apsum)
+        raise MemoryError()
+    try:
+        with nogil:
+            for q in range(n_docs):
+                where[q] = -1
+            for u in range(n_u):
+                t = topic[u]
+                if t < 0:
+                    length[u] = 0 if judged_only else indptr[u + 1] - indptr[u]
+                    ap[u] = 0.0
+                    continue
+                base = t * n_docs
+                for q in range(pair_lo[u], pair_hi[u]):
+                    where[key[q] - base] = q
+                for j in range(s):
+                    cnt[j] = 0
+                    cur[j] = 1.0
+                    apsum[j] = 0.0
+                rank = 0
+                for p in range(indptr[u], indptr[u + 1]):
+                    d = vocab_docs[items[p]]
+                    pair = where[d] if d >= 0 else -1
+                    if pair < 0:
+                        if not judged_only:
+                            rank += 1
+                        continue
+                    if any_rel[pair]:
+                        if n_out >= cap:
+                            n_out = -1
+                            break
+                        g = 0.0
+                        wr = 0.0
+                        wn = 0.0
+                        for j in range(s):
+                            if rel[pair, j]:
+                                w = weight[t, j]
+                                g = g + w * cur[j]
+                                wr = wr + w
+                                if cnt[j] == 0:
+                                    wn = wn + w
+                                apsum[j] = apsum[j] + <double> (cnt[j] + 1) / (rank + 1.0)
+                                cur[j] = cur[j] * decay
+                                cnt[j] += 1
+                        out_user[n_out] = u
+                        out_rank[n_out] = rank
+                        out_gain[n_out] = g
+                        out_wrel[n_out] = wr
+                        out_wnew[n_out] = wn
+                        n_out += 1
+                    rank += 1
+                for q in range(pair_lo[u], pair_hi[u]):
+                    where[key[q] - base] = -1
+                if n_out < 0:
+                    break
+                length[u] = rank if judged_only else indptr[u + 1] - indptr[u]
+                total = 0.0
+                for j in range(s):
+                    if nrel_sub[t, j] > 0:
+                        apj = apsum[j] / <double> nrel_sub[t, j]
+                        total = total + apj * weight[t, j]
+                ap[u] = total
+    finally:
+        free(where)
+        free(cnt)
+        free(cur)
+        free(apsum)
+    return n_out
+
+
+cdef struct _Doc:
+    long long pattern
+    long long rank
+
+
+cdef int _by_pattern_then_rank_desc(const void* a, const void* b) noexcept nogil:
+    cdef const _Doc* x = <const _Doc*> a
+    cdef const _Doc* y = <const _Doc*> b
+    if x.pattern != y.pattern:
+        return -1 if x.pattern < y.pattern else 1
+    if x.rank != y.rank:
+        return -1 if x.rank > y.rank else 1
+    return 0
+
+
+def ideal_lists(const long long[::1] topic, const long long[::1] pair_lo,
+                const long long[::1] pair_hi, const long long[::1] bits,
+                const long long[::1] key, long long n_docs, const long long[::1] doc_order,
+                const double[:, ::1] weight, const long long[::1] n_sub, double alpha,
+                long long[::1] indptr, double[::1] out):
+    """ndeval's greedy ideal list of each topic ``topic[i]``, its gains written to
+    ``out[indptr[i]:indptr[i + 1]]`` (``indptr[0] = 0``; ``out`` holds at least the judged
+    pairs of every topic).
+
+    The topic's pairs ``pair_lo[i]:pair_hi[i]`` with a subtopic bit pattern ``bits`` (< 2**62;
+    0: relevant to none, left out) are grouped into clusters of one pattern, each cluster's
+    documents in descending ``doc_order`` (byte order of their ids); then the greedy loop of
+    :func:`greedy_ideal`, whose result does not depend on the order of the clusters."""
+    cdef Py_ssize_t n_t = topic.shape[0]
+    cdef Py_ssize_t s = weight.shape[1]
+    cdef Py_ssize_t i, q, m, c, j, n_cl, m_max = 1, best_c
+    cdef long long t, b, nxt, best_nxt, pos = 0
+    cdef double score, best, decay = 1.0 - alpha
+    cdef _Doc* docs
+    cdef long long* cl_pat
+    cdef long long* cl_start
+    cdef long long* cl_end
+    cdef double* g
+    for i in range(n_t):
+        if pair_hi[i] - pair_lo[i] > m_max:
+            m_max = pair_hi[i] - pair_lo[i]
+    docs = <_Doc*> malloc(m_max * sizeof(_Doc))
+    cl_pat = <long long*> malloc(m_max * sizeof(long long))
+    cl_start = <long long*> malloc(m_max * sizeof(long long))
+    cl_end = <long long*> malloc(m_max * sizeof(long long))
+    g = <double*> malloc(max(s, 1) * sizeof(double))
+    if docs == NULL or cl_pat == NULL or cl_start == NULL or cl_end == NULL or g == NULL:
+        free(docs)
+        free(cl_pat)
+        free(cl_start)
+        free(cl_end)
+        free(g)
+        raise MemoryError()
+    try:
+        with nogil:
+            indptr[0] = 0
+            for i in range(n_t):
+                t = topic[i]
+                m = 0
+                for q in range(pair_lo[i], pair_hi[i]):
+                    if bits[q] != 0:
+                        docs[m].pattern = bits[q]
+                        docs[m].rank = doc_order[key[q] - t * n_docs]
+                        m += 1
+                if m > 1:
+                    qsort(docs, m, sizeof(_Doc), _by_pattern_then_rank_desc)
+                n_cl = 0
+                for q in range(m):
+                    if q == 0 or docs[q].pattern != docs[q - 1].pattern:
+                        if n_cl:
+                            cl_end[n_cl - 1] = q
+                        cl_pat[n_cl] = docs[q].pattern
+                        cl_start[n_cl] = q
+                        n_cl += 1
+                if n_cl:
+                    cl_end[n_cl - 1] = m
+                for j in range(s):
+                    g[j] = 1.0 if j < n_sub[t] else 0.0
+                while True:
+                    best_c = -1
+                    best = -1.0
+                    best_nxt = -1
+                    for c in range(n_cl):
+                        if cl_start[c] >= cl_end[c]:
+                            continue
+                        score = 0.0
+                        b = cl_pat[c]
+                        for j in range(s):
+                            if (b >> j) & 1:
+                                score = score + weight[t, j] * g[j]
+                        nxt = docs[cl_start[c]].rank
+                        if score > best or (score == best and nxt > best_nxt):
+                            best, best_c, best_nxt = score, c, nxt
+                    if best_c < 0 or best <= 0.0:
+                        break
+                    out[pos] = best
+                    pos += 1
+                    b = cl_pat[best_c]
+                    for j in range(s):
+                        if (b >> j) & 1:
+                            g[j] = g[j] * decay
+                    cl_start[best_c] += 1
+                indptr[i + 1] = pos
+    finally:
+        free(docs)
+        free(cl_pat)
+        free(cl_start)
+        free(cl_end)
+        free(g)
+
+
+from cpython.dict cimport PyDict_GetItemWithError, PyDict_SetItem
+from cpython.long cimport PyLong_AsLongLong
+from cpython.ref cimport PyObject
+
+
+cdef extern from "Python.h":
+    bint PyUnicode_CheckExact(object o)
+
+
+def str_codes(object[::1] values):
+    """``(codes, distinct)`` of an object array of ``str``: ``distinct`` in order of first
+    appearance, ``codes[i]`` the position of ``values[i]`` there; ``None`` when a value is not
+    a ``str`` (the caller then reads the column another way). One dict lookup per row (a
+    ``str`` hashes once and compares by identity first)."""
+    cdef Py_ssize_t n = values.shape[0], i
+    codes_arr = np.empty(n, dtype=np.int64)
+    cdef long long[::1] codes = codes_arr
+    cdef dict seen = {}
+    cdef list distinct = []
+    cdef object v, prev = None
+    cdef PyObject* hit
+    cdef long long code = -1
+    for i in range(n):
+        v = values[i]
+        if v is prev:
+            codes[i] = code
+            continue
+        if not PyUnicode_CheckExact(v):
+            return None
+        hit = PyDict_GetItemWithError(seen, v)
+        if hit == NULL:
+            code = len(distinct)
+            PyDict_SetItem(seen, v, code)
+            distinct.append(v)
+        else:
+            code = PyLong_AsLongLong(<object> hit)
+        codes[i] = code
+        prev = v
+    return codes_arr, distinct
