@@ -184,6 +184,13 @@ def test_the_reader_lays_out_str_ids_as_the_frame_reader_did(monkeypatch):
     intents, _, weights = _data(9, 20, True)
     fast = as_intents(intents, 1.0, weights)
     # the reader without the str pass: every column through pandas.factorize(sort=True)
+    # a column as a strided view (as some pandas builds hand out str columns)
+    spaced = np.empty(2 * len(intents), dtype=object)
+    spaced[::2] = intents["doc"].tolist()
+    every_other = spaced[::2]
+    assert not every_other.flags.c_contiguous
+    codes, uniques = diversity._sorted_codes(every_other)
+    assert list(uniques[codes]) == intents["doc"].tolist() and list(uniques) == list(fast.docs)
     monkeypatch.setattr(diversity, "str_codes", lambda values: None)
     slow = as_intents(intents, 1.0, weights)
     assert list(fast.topics) == list(slow.topics) and list(fast.docs) == list(slow.docs)

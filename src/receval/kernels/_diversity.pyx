@@ -225,7 +225,8 @@ def ideal_lists(const long long[::1] topic, const long long[::1] pair_lo,
     The topic's pairs ``pair_lo[i]:pair_hi[i]`` with a subtopic bit pattern ``bits`` (< 2**62;
     0: relevant to none, left out) are grouped into clusters of one pattern, each cluster's
     documents in descending ``doc_order`` (byte order of their ids); then the greedy loop of
-    :func:`greedy_ideal`, whose result does not depend on the order of the clusters."""
+    :func:`greedy_ideal`, whose result does not depend on the order of the clusters (a
+    cluster's gain is computed again only when the gain of one of its subtopics changed)."""
     cdef Py_ssize_t n_t = topic.shape[0]
     cdef Py_ssize_t s = weight.shape[1]
     cdef Py_ssize_t i, q, m, c, j, n_cl, m_max = 1, best_c
@@ -235,6 +236,7 @@ def ideal_lists(const long long[::1] topic, const long long[::1] pair_lo,
     cdef long long* cl_pat
     cdef long long* cl_start
     cdef long long* cl_end
+    cdef double* cl_score
     cdef double* g
     for i in range(n_t):
         if pair_hi[i] - pair_lo[i] > m_max:
@@ -243,12 +245,15 @@ def ideal_lists(const long long[::1] topic, const long long[::1] pair_lo,
     cl_pat = <long long*> malloc(m_max * sizeof(long long))
     cl_start = <long long*> malloc(m_max * sizeof(long long))
     cl_end = <long long*> malloc(m_max * sizeof(long long))
+    cl_score = <double*> malloc(m_max * sizeof(double))
     g = <double*> malloc(max(s, 1) * sizeof(double))
-    if docs == NULL or cl_pat == NULL or cl_start == NULL or cl_end == NULL or g == NULL:
+    if docs == NULL or cl_pat == NULL or cl_start == NULL or cl_end == NULL or \
+            cl_score == NULL or g == NULL:
         free(docs)
         free(cl_pat)
         free(cl_start)
         free(cl_end)
+        free(cl_score)
         free(g)
         raise MemoryError()
     try:
@@ -276,6 +281,7 @@ def ideal_lists(const long long[::1] topic, const long long[::1] pair_lo,
                     cl_end[n_cl - 1] = m
                 for j in range(s):
                     g[j] = 1.0 if j < n_sub[t] else 0.0
+                b = -1  # the subtopics whose gain changed: at first, all
                 while True:
                     best_c = -1
                     best = -1.0
@@ -283,11 +289,13 @@ def ideal_lists(const long long[::1] topic, const long long[::1] pair_lo,
                     for c in range(n_cl):
                         if cl_start[c] >= cl_end[c]:
                             continue
-                        score = 0.0
-                        b = cl_pat[c]
-                        for j in range(s):
-                            if (b >> j) & 1:
-                                score = score + weight[t, j] * g[j]
+                        if cl_pat[c] & b:  # else its gain is the one computed before
+                            score = 0.0
+                            for j in range(s):
+                                if (cl_pat[c] >> j) & 1:
+                                    score = score + weight[t, j] * g[j]
+                            cl_score[c] = score
+                        score = cl_score[c]
                         nxt = docs[cl_start[c]].rank
                         if score > best or (score == best and nxt > best_nxt):
                             best, best_c, best_nxt = score, c, nxt
@@ -306,6 +314,7 @@ def ideal_lists(const long long[::1] topic, const long long[::1] pair_lo,
         free(cl_pat)
         free(cl_start)
         free(cl_end)
+        free(cl_score)
         free(g)
 
 
@@ -316,13 +325,14 @@ from cpython.ref cimport PyObject
 
 cdef extern from "Python.h":
     bint PyUnicode_CheckExact(object o)
+    int PyUnicode_Compare(object a, object b) except? -1
 
 
 def str_codes(object[::1] values):
     """``(codes, distinct)`` of an object array of ``str``: ``distinct`` in order of first
     appearance, ``codes[i]`` the position of ``values[i]`` there; ``None`` when a value is not
-    a ``str`` (the caller then reads the column another way). One dict lookup per row (a
-    ``str`` hashes once and compares by identity first)."""
+    a ``str`` (the caller then reads the column another way). A row equal to the row before
+    takes its code; the others, one dict lookup."""
     cdef Py_ssize_t n = values.shape[0], i
     codes_arr = np.empty(n, dtype=np.int64)
     cdef long long[::1] codes = codes_arr
@@ -338,6 +348,9 @@ def str_codes(object[::1] values):
             continue
         if not PyUnicode_CheckExact(v):
             return None
+        if prev is not None and PyUnicode_Compare(v, prev) == 0:  # a run of one id: no hash
+            codes[i] = code
+            continue
         hit = PyDict_GetItemWithError(seen, v)
         if hit == NULL:
             code = len(distinct)

@@ -213,10 +213,11 @@ def _intent_columns(obj: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, pd.Se
 def _sorted_codes(values: np.ndarray) -> tuple[np.ndarray, pd.Index]:
     """``pandas.factorize(values, sort=True)`` (codes int64): a ``str`` column by one dict
     lookup per row and a sort of its distinct values only."""
-    found = str_codes(values) if values.dtype == object and len(values) else None
+    found = str_codes(np.ascontiguousarray(values)) if values.dtype == object and len(values) \
+        else None
     if found is None:
         codes, uniques = pd.factorize(pd.Series(values), sort=True)
-        return codes.astype(np.int64), uniques
+        return codes.astype(np.int64), pd.Index(uniques)
     codes, distinct = found
     ids = np.empty(len(distinct), dtype=object)
     ids[:] = distinct
@@ -268,28 +269,34 @@ def as_intents(obj: Any, rel: float = 1.0, weights: Any = None) -> Intents:
     if len(query) and min(topic_code.min(), doc_code.min(), sub_code.min()) < 0:  # a null id
         raise InputError("intents: a row has no query, document or subtopic.")
     n_topics, n_docs, n_subs = len(topics), len(docs), len(subs)
-    triple = (topic_code.astype(np.int64) * n_docs + doc_code) * n_subs + sub_code
-    if len(_sorted_unique(triple)) != len(triple):
+    # every judgment in (topic, doc, subtopic) order: one sort for the pairs and the checks
+    triple = (topic_code * n_docs + doc_code) * n_subs + sub_code
+    by_triple = np.argsort(triple)
+    triple = triple[by_triple]
+    if len(triple) > 1 and (triple[1:] == triple[:-1]).any():
         raise InputError("intents: a (query, doc, subtopic) judgment is given twice; give "
                          "each once.")
-    good = relevance >= rel
+    good = relevance[by_triple] >= rel
+    pair = triple // max(n_subs, 1)
+    new_pair = np.ones(len(pair), dtype=bool)
+    new_pair[1:] = pair[1:] != pair[:-1]
+    key = pair[new_pair]
+    pair_idx = np.cumsum(new_pair) - 1
     # local subtopics: those with a relevant document, per topic, in sorted raw-id order
-    ts = _sorted_unique(topic_code[good].astype(np.int64) * n_subs + sub_code[good])
+    good_topic = pair[good] // max(n_docs, 1)
+    good_ts = good_topic * n_subs + triple[good] % max(n_subs, 1)
+    ts = _sorted_unique(good_ts)
     ts_topic, ts_sub = ts // max(n_subs, 1), ts % max(n_subs, 1)
     n_sub = np.bincount(ts_topic, minlength=n_topics).astype(np.int64)
     first = np.zeros(n_topics + 1, dtype=np.int64)
     np.cumsum(n_sub, out=first[1:])
     local_of_ts = np.arange(len(ts)) - first[ts_topic]
     s_max = int(n_sub.max()) if n_topics else 0
-    pair = topic_code.astype(np.int64) * n_docs + doc_code
-    key, pair_idx = np.unique(pair, return_inverse=True)
     relm = np.zeros((len(key), s_max), dtype=bool)
-    gi = np.flatnonzero(good)
-    loc = local_of_ts[np.searchsorted(ts, topic_code[gi].astype(np.int64) * n_subs
-                                      + sub_code[gi])]
-    relm[pair_idx[gi], loc] = True
-    nrel_sub = np.zeros((n_topics, s_max), dtype=np.int64)
-    np.add.at(nrel_sub, (topic_code[gi], loc), 1)
+    loc = local_of_ts[np.searchsorted(ts, good_ts)]
+    relm[pair_idx[good], loc] = True
+    nrel_sub = np.bincount(good_topic * s_max + loc, minlength=n_topics * s_max) \
+        .astype(np.int64).reshape(n_topics, s_max)
     weight = np.zeros((n_topics, s_max), dtype=np.float64)
     weight[np.arange(s_max)[None, :] < n_sub[:, None]] = 1.0
     dropped = 0
