@@ -170,6 +170,19 @@ def test_str_ids_are_coded_as_pandas_codes_them(ids):
         assert [distinct[i] for i in c] == ids and len(set(distinct)) == len(distinct)
 
 
+def test_str_codes_past_the_first_table():
+    # thousands of distinct ids (the table grows), of every str kind, in runs and scattered
+    rng = np.random.default_rng(2)
+    pool = [f"{p}{i}" for i in range(3000) for p in ("d", "\u00e9", "\u4e2d", "\U0001f600")]
+    values = np.array([pool[i] for i in rng.integers(0, len(pool), 40000)], dtype=object)
+    values[100:200] = pool[7]
+    found = str_codes(values)
+    assert found is not None
+    codes, distinct = found
+    want_codes, want_uniques = pd.factorize(values)
+    assert codes.tolist() == want_codes.tolist() and distinct == list(want_uniques)
+
+
 def test_other_ids_take_pandas_factorize():
     assert str_codes(np.array(["a", 1], dtype=object)) is None
     assert str_codes(np.array(["a", None], dtype=object)) is None

@@ -318,46 +318,142 @@ def ideal_lists(const long long[::1] topic, const long long[::1] pair_lo,
         free(g)
 
 
-from cpython.dict cimport PyDict_GetItemWithError, PyDict_SetItem
-from cpython.long cimport PyLong_AsLongLong
 from cpython.ref cimport PyObject
+from libc.stdint cimport uint64_t
+from libc.string cimport memcmp
 
 
-cdef extern from "Python.h":
-    bint PyUnicode_CheckExact(object o)
-    int PyUnicode_Compare(object a, object b) except? -1
+cdef extern from *:
+    """
+    /* a str (exactly) whose canonical (PEP 393) data can be read in place */
+    static int receval_div_is_str(PyObject* o) {
+        if (!PyUnicode_CheckExact(o)) return 0;
+    #if PY_VERSION_HEX < 0x030C0000
+        if (!PyUnicode_IS_READY(o)) return 0;
+    #endif
+        return 1;
+    }
+    static Py_ssize_t receval_div_bytes(PyObject* o) {
+        return PyUnicode_GET_LENGTH(o) * (Py_ssize_t) PyUnicode_KIND(o);
+    }
+    static int receval_div_kind(PyObject* o) { return (int) PyUnicode_KIND(o); }
+    static const unsigned char* receval_div_data(PyObject* o) {
+        return (const unsigned char*) PyUnicode_DATA(o);
+    }
+    """
+    int receval_div_is_str(PyObject* o) nogil
+    Py_ssize_t receval_div_bytes(PyObject* o) nogil
+    int receval_div_kind(PyObject* o) nogil
+    const unsigned char* receval_div_data(PyObject* o) nogil
 
 
-def str_codes(object[::1] values):
+cdef inline bint _same_str(PyObject* a, PyObject* b) noexcept nogil:
+    """Equal ``str`` values (equal strings have the same canonical kind and data)."""
+    cdef Py_ssize_t n
+    if a == b:
+        return True
+    n = receval_div_bytes(a)
+    return receval_div_kind(a) == receval_div_kind(b) and n == receval_div_bytes(b) and \
+        memcmp(receval_div_data(a), receval_div_data(b), n) == 0
+
+
+cdef inline uint64_t _str_hash(PyObject* o) noexcept nogil:
+    """FNV-1a over the canonical data, then a final mix."""
+    cdef const unsigned char* p = receval_div_data(o)
+    cdef Py_ssize_t n = receval_div_bytes(o), i
+    cdef uint64_t h = 14695981039346656037ULL ^ <uint64_t> receval_div_kind(o)
+    for i in range(n):
+        h = (h ^ p[i]) * 1099511628211ULL
+    h ^= h >> 32
+    h *= 0xd6e8feb86659fd93ULL
+    return h ^ (h >> 32)
+
+
+def str_codes(cnp.ndarray values):
     """``(codes, distinct)`` of an object array of ``str``: ``distinct`` in order of first
     appearance, ``codes[i]`` the position of ``values[i]`` there; ``None`` when a value is not
     a ``str`` (the caller then reads the column another way). A row equal to the row before
-    takes its code; the others, one dict lookup."""
+    takes its code; the others are looked up in an open-addressing table of the distinct
+    values (hash of their canonical data, compared byte by byte)."""
+    if values.dtype != object or values.ndim != 1 or not values.flags.c_contiguous:
+        raise ValueError("str_codes reads a contiguous 1-d object array")
     cdef Py_ssize_t n = values.shape[0], i
     codes_arr = np.empty(n, dtype=np.int64)
     cdef long long[::1] codes = codes_arr
-    cdef dict seen = {}
     cdef list distinct = []
-    cdef object v, prev = None
-    cdef PyObject* hit
-    cdef long long code = -1
-    for i in range(n):
-        v = values[i]
-        if v is prev:
+    cdef PyObject** objs = <PyObject**> cnp.PyArray_DATA(values)
+    cdef PyObject* v
+    cdef PyObject* prev = NULL
+    cdef long long code = -1, n_distinct = 0, cap = 1024, mask, slot, j
+    cdef uint64_t h
+    cdef long long* table = <long long*> malloc(cap * sizeof(long long))
+    cdef uint64_t* hashes = <uint64_t*> malloc(cap * sizeof(uint64_t))
+    cdef PyObject** first = <PyObject**> malloc(cap * sizeof(PyObject*))
+    cdef long long* grown
+    cdef uint64_t* grown_h
+    cdef PyObject** grown_f
+    if table == NULL or hashes == NULL or first == NULL:
+        free(table)
+        free(hashes)
+        free(first)
+        raise MemoryError()
+    try:
+        for slot in range(cap):
+            table[slot] = -1
+        mask = cap - 1
+        for i in range(n):
+            v = objs[i]
+            if prev != NULL and v == prev:
+                codes[i] = code
+                continue
+            if not receval_div_is_str(v):
+                return None
+            if prev != NULL and _same_str(v, prev):  # a run of one id: no lookup
+                codes[i] = code
+                prev = v
+                continue
+            h = _str_hash(v)
+            slot = <long long> (h & <uint64_t> mask)
+            while table[slot] >= 0 and not (hashes[slot] == h and _same_str(first[slot], v)):
+                slot = (slot + 1) & mask
+            if table[slot] < 0:  # a new id
+                code = n_distinct
+                n_distinct += 1
+                distinct.append(<object> v)
+                table[slot] = code
+                hashes[slot] = h
+                first[slot] = v
+                if 2 * n_distinct > cap:  # at most half full: grow, and place every id again
+                    grown = <long long*> malloc(2 * cap * sizeof(long long))
+                    grown_h = <uint64_t*> malloc(2 * cap * sizeof(uint64_t))
+                    grown_f = <PyObject**> malloc(2 * cap * sizeof(PyObject*))
+                    if grown == NULL or grown_h == NULL or grown_f == NULL:
+                        free(grown)
+                        free(grown_h)
+                        free(grown_f)
+                        raise MemoryError()
+                    for j in range(2 * cap):
+                        grown[j] = -1
+                    for j in range(cap):
+                        if table[j] >= 0:
+                            slot = <long long> (hashes[j] & <uint64_t> (2 * cap - 1))
+                            while grown[slot] >= 0:
+                                slot = (slot + 1) & (2 * cap - 1)
+                            grown[slot] = table[j]
+                            grown_h[slot] = hashes[j]
+                            grown_f[slot] = first[j]
+                    free(table)
+                    free(hashes)
+                    free(first)
+                    table, hashes, first = grown, grown_h, grown_f
+                    cap *= 2
+                    mask = cap - 1
+            else:
+                code = table[slot]
             codes[i] = code
-            continue
-        if not PyUnicode_CheckExact(v):
-            return None
-        if prev is not None and PyUnicode_Compare(v, prev) == 0:  # a run of one id: no hash
-            codes[i] = code
-            continue
-        hit = PyDict_GetItemWithError(seen, v)
-        if hit == NULL:
-            code = len(distinct)
-            PyDict_SetItem(seen, v, code)
-            distinct.append(v)
-        else:
-            code = PyLong_AsLongLong(<object> hit)
-        codes[i] = code
-        prev = v
+            prev = v
+    finally:
+        free(table)
+        free(hashes)
+        free(first)
     return codes_arr, distinct
