@@ -206,6 +206,13 @@ def test_the_reader_lays_out_str_ids_as_the_frame_reader_did(monkeypatch):
     assert list(uniques[codes]) == intents["doc"].tolist() and list(uniques) == list(fast.docs)
     monkeypatch.setattr(diversity, "str_codes", lambda values: None)
     slow = as_intents(intents, 1.0, weights)
-    assert list(fast.topics) == list(slow.topics) and list(fast.docs) == list(slow.docs)
-    for name in ("key", "rel", "weight", "n_sub", "nrel_sub", "doc_order"):
-        assert np.array_equal(getattr(fast, name), getattr(slow, name)), name
+    # the (topic, subtopic) pairs found by a sort instead of a table
+    monkeypatch.setattr(diversity, "DENSE_CELLS", 0)
+    monkeypatch.setattr(diversity, "DENSE_PER_ROW", 0)
+    sorted_pairs = as_intents(intents.assign(subtopic=intents["subtopic"] + "x"), 1.0,
+                              {q: {f"{s}x": w for s, w in ws.items()}
+                               for q, ws in weights.items()})
+    for other in (slow, sorted_pairs):
+        assert list(fast.topics) == list(other.topics) and list(fast.docs) == list(other.docs)
+        for name in ("key", "rel", "weight", "n_sub", "nrel_sub", "doc_order"):
+            assert np.array_equal(getattr(fast, name), getattr(other, name)), name

@@ -257,6 +257,10 @@ def _sorted_unique(values: np.ndarray) -> np.ndarray:
     return out[keep]
 
 
+DENSE_CELLS, DENSE_PER_ROW = 1 << 16, 4  # the reader's (topic, subtopic) table: its cells at
+# most this many, or this many per relevant judgment
+
+
 def as_intents(obj: Any, rel: float = 1.0, weights: Any = None) -> Intents:
     """Read ``intents=`` (and ``intent_weights=``) with relevance threshold ``rel``."""
     query, doc, subtopic, rel_col = _intent_columns(obj)
@@ -285,7 +289,14 @@ def as_intents(obj: Any, rel: float = 1.0, weights: Any = None) -> Intents:
     # local subtopics: those with a relevant document, per topic, in sorted raw-id order
     good_topic = pair[good] // max(n_docs, 1)
     good_ts = good_topic * n_subs + triple[good] % max(n_subs, 1)
-    ts = _sorted_unique(good_ts)
+    # the (topic, subtopic) pairs by a table over every cell when it is small, else a sort
+    dense = n_topics * n_subs <= max(DENSE_PER_ROW * len(good_ts), DENSE_CELLS)
+    if dense:
+        present = np.zeros(n_topics * n_subs, dtype=bool)
+        present[good_ts] = True
+        ts = np.flatnonzero(present)
+    else:
+        ts = _sorted_unique(good_ts)
     ts_topic, ts_sub = ts // max(n_subs, 1), ts % max(n_subs, 1)
     n_sub = np.bincount(ts_topic, minlength=n_topics).astype(np.int64)
     first = np.zeros(n_topics + 1, dtype=np.int64)
@@ -293,7 +304,12 @@ def as_intents(obj: Any, rel: float = 1.0, weights: Any = None) -> Intents:
     local_of_ts = np.arange(len(ts)) - first[ts_topic]
     s_max = int(n_sub.max()) if n_topics else 0
     relm = np.zeros((len(key), s_max), dtype=bool)
-    loc = local_of_ts[np.searchsorted(ts, good_ts)]
+    if dense:
+        local = np.zeros(n_topics * n_subs, dtype=np.int64)
+        local[ts] = local_of_ts
+        loc = local[good_ts]
+    else:
+        loc = local_of_ts[np.searchsorted(ts, good_ts)]
     relm[pair_idx[good], loc] = True
     nrel_sub = np.bincount(good_topic * s_max + loc, minlength=n_topics * s_max) \
         .astype(np.int64).reshape(n_topics, s_max)
