@@ -198,6 +198,28 @@ def list_gains(const long long[::1] indptr, const code_t[::1] items,
     return n_out
 
 
+def cut_sums(const long long[::1] user, const long long[::1] rank, const double[::1] values,
+             const double[::1] factor, const double[::1] k, Py_ssize_t n):
+    """Per user row: ``sum values[i] * factor[rank[i]]`` over the positions ``i`` of that user
+    with ``rank[i] < k[user[i]]``, added in position order (``factor`` empty: 1; ``k``
+    empty: every position)."""
+    out_arr = np.zeros(n, dtype=np.float64)
+    cdef double[::1] out = out_arr
+    cdef Py_ssize_t i, m = user.shape[0]
+    cdef bint cut = k.shape[0] > 0, scaled = factor.shape[0] > 0
+    cdef long long u
+    with nogil:
+        for i in range(m):
+            u = user[i]
+            if cut and not (<double> rank[i] < k[u]):
+                continue
+            if scaled:
+                out[u] = out[u] + values[i] * factor[rank[i]]
+            else:
+                out[u] = out[u] + values[i]
+    return out_arr
+
+
 cdef struct _Doc:
     long long pattern
     long long rank

@@ -64,7 +64,7 @@ from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
 from ..io.categories import ItemCategories, as_item_categories
 from ..io.frames import ITEM_NAMES, REL_NAMES, USER_NAMES
-from ..kernels import greedy_ideal, ideal_lists, list_gains, str_codes
+from ..kernels import cut_sums, greedy_ideal, ideal_lists, list_gains, str_codes
 from ..metrics.spec import MetricDef, MetricSpec, Param, register
 
 SUBTOPIC_NAMES = ("subtopic", "subtopic_id", "intent", "intent_id", "aspect", "nugget",
@@ -784,6 +784,20 @@ def _per_user_sum(user: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(user, weights=values, minlength=n).astype(np.float64)
 
 
+def _sum_above(user: np.ndarray, rank: np.ndarray, values: np.ndarray,
+               factor: np.ndarray | None, k: np.ndarray | None, n: int) -> np.ndarray:
+    """Per user: ``sum values_i factor[rank_i]`` over its positions with ``rank_i < k[user]``
+    (``factor`` None: 1; ``k`` None: every position), added in position order."""
+    if COMPILED:
+        none = np.zeros(0, dtype=np.float64)
+        return cut_sums(user, rank, values, none if factor is None else factor,
+                        none if k is None else k, n)
+    if k is not None:
+        inside = rank < k[user]
+        user, rank, values = user[inside], rank[inside], values[inside]
+    return _per_user_sum(user, values if factor is None else values * factor[rank], n)
+
+
 def _values(block: _Block, values: np.ndarray, *, nan_without_relevant: bool = False
             ) -> MetricValues:
     no_topic = block.topic < 0
@@ -800,14 +814,11 @@ def _values(block: _Block, values: np.ndarray, *, nan_without_relevant: bool = F
     return MetricValues(per_user=values, info=info, skipped=no_topic)
 
 
-def _cut(spec: MetricSpec, block: _Block) -> tuple[np.ndarray, np.ndarray]:
-    """(k per user row, mask of the relevant positions above k)."""
+def _cut(spec: MetricSpec, block: _Block) -> np.ndarray:
+    """k per user row (the list length read without a cutoff)."""
     if spec.k is None:
-        k = block.gains.length.astype(np.float64)
-    else:
-        k = np.full(len(block.topic), float(spec.k))
-    inside = block.gains.rank < k[block.gains.user]
-    return k, inside
+        return block.gains.length.astype(np.float64)
+    return np.full(len(block.topic), float(spec.k))
 
 
 def _ideal_ideal(k: np.ndarray, alpha: float, weights_of_rank) -> np.ndarray:
@@ -823,7 +834,7 @@ def _discounted(spec: MetricSpec, packed: Any, context: Context, kind: str) -> M
     g = block.gains
     n = len(block.topic)
     alpha = float(spec.get("alpha"))
-    k, inside = _cut(spec, block)
+    k = _cut(spec, block)
     maxrank = int(max(g.rank.max() + 1 if len(g.rank) else 1, k.max() if n else 1,
                       np.diff(block.ideal_indptr).max() if n else 1))
     if kind == "dcg":
@@ -833,12 +844,10 @@ def _discounted(spec: MetricSpec, packed: Any, context: Context, kind: str) -> M
         def weight_of(m: int) -> np.ndarray:
             return 1.0 / np.arange(1, m + 1, dtype=np.float64)
     wr = weight_of(maxrank)
-    run = _per_user_sum(g.user[inside], g.gain[inside] * wr[g.rank[inside]], n)
+    run = _sum_above(g.user, g.rank, g.gain, wr, k, n)
     normalized = spec.name in ("alpha_ndcg", "nerr_ia")
     if normalized:
-        iu, ir = block.ideal_user, block.ideal_rank
-        keep = ir < k[iu]
-        ideal = _per_user_sum(iu[keep], block.ideal[keep] * wr[ir[keep]], n)
+        ideal = _sum_above(block.ideal_user, block.ideal_rank, block.ideal, wr, k, n)
         with np.errstate(invalid="ignore", divide="ignore"):
             values = np.where(run != 0, run / ideal, 0.0)
         return _values(block, values)
@@ -866,13 +875,13 @@ def _nrbp(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
     deepest = max(int(g.rank.max()) + 1 if len(g.rank) else 1,
                   int(np.diff(block.ideal_indptr).max()) if n else 1)
     decay = _powers(beta, deepest)
-    run = _per_user_sum(g.user, g.gain * decay[g.rank], n)
+    run = _sum_above(g.user, g.rank, g.gain, decay, None, n)
     scale = 1.0 - (1.0 - alpha) * beta
     with np.errstate(invalid="ignore", divide="ignore"):
         nrbp = np.where(block.divisor > 0, run * scale / block.divisor, 0.0)
     if spec.name == "nrbp":
         return _values(block, nrbp)
-    ideal = _per_user_sum(block.ideal_user, block.ideal * decay[block.ideal_rank], n)
+    ideal = _sum_above(block.ideal_user, block.ideal_rank, block.ideal, decay, None, n)
     with np.errstate(invalid="ignore", divide="ignore"):
         ideal = np.where(block.divisor > 0, ideal * scale / block.divisor, 0.0)
         values = nrbp / ideal
@@ -883,8 +892,8 @@ def _p_ia(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
     block = _block(spec, packed, context)
     g = block.gains
     n = len(block.topic)
-    k, inside = _cut(spec, block)
-    hits = _per_user_sum(g.user[inside], g.wrel[inside], n)
+    k = _cut(spec, block)
+    hits = _sum_above(g.user, g.rank, g.wrel, None, k, n)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where((block.divisor > 0) & (k > 0), hits / (k * block.divisor), 0.0)
     return _values(block, values)
@@ -894,8 +903,7 @@ def _strec(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
     block = _block(spec, packed, context)
     g = block.gains
     n = len(block.topic)
-    _, inside = _cut(spec, block)
-    covered = _per_user_sum(g.user[inside], g.wnew[inside], n)
+    covered = _sum_above(g.user, g.rank, g.wnew, None, _cut(spec, block), n)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(block.divisor > 0, covered / block.divisor, 0.0)
     return _values(block, values)
