@@ -142,8 +142,10 @@ def test_blocks_equal_in_memory_on_the_compiled_passes():
 
 def test_ideal_lists_give_the_array_loop_and_the_greedy_loop_bits():
     intents, _, weights = _data(5, 40, True)
-    for w in (None, weights):
-        it = as_intents(intents, 1.0, w)
+    # integer ids 2 .. 31: their byte order ("10" < "9") is not their order
+    numbered = intents.assign(doc=intents["doc"].str[1:].astype(int) + 2)
+    for frame, w in ((intents, None), (intents, weights), (numbered, weights)):
+        it = as_intents(frame, 1.0, w)
         topic = np.arange(len(it.topics), dtype=np.int64)[::-1].copy()
         a = ideal_gains(it, topic, 0.5)
         b = ideal_gains(it, topic, 0.5, compiled=False)

@@ -1,6 +1,11 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""ndeval's greedy ideal ranking of every topic (the normaliser of alpha-nDCG, nERR-IA, nNRBP),
-and one pass over the run's lists that gives what every intent-aware measure sums.
+"""The compiled passes of the intent-aware (ndeval) measures: ndeval's greedy ideal ranking of
+every topic (the normaliser of alpha-nDCG, nERR-IA, nNRBP: ``greedy_ideal`` over clusters
+found beforehand, ``ideal_lists`` from the judged pairs), one pass over the run's lists that
+gives what every measure sums (``list_gains``), the per-user sums above a cutoff
+(``cut_sums``) and the codes of ``str`` ids (``str_codes``). Every sum is added in the order
+of the array operations it replaces (subtopic order within a position, rank order within a
+user), so the values are the same bits.
 
 Each topic's judged relevant documents are grouped into clusters of documents relevant to the
 same subtopics (a bit pattern over the topic's local subtopics). At each rank the greedy ideal
@@ -246,15 +251,22 @@ def ideal_lists(const long long[::1] topic, const long long[::1] pair_lo,
 
     The topic's pairs ``pair_lo[i]:pair_hi[i]`` with a subtopic bit pattern ``bits`` (< 2**62;
     0: relevant to none, left out) are grouped into clusters of one pattern, each cluster's
-    documents in descending ``doc_order`` (byte order of their ids); then the greedy loop of
-    :func:`greedy_ideal`, whose result does not depend on the order of the clusters (a
+    documents in descending ``doc_order`` (byte order of their ids: when that is the order
+    of the pairs, as for ``str`` ids, by a table of the patterns, else by a sort); then the
+    greedy loop of :func:`greedy_ideal`, whose result does not depend on the order of the clusters (a
     cluster's gain is computed again only when the gain of one of its subtopics changed)."""
     cdef Py_ssize_t n_t = topic.shape[0]
     cdef Py_ssize_t s = weight.shape[1]
-    cdef Py_ssize_t i, q, m, c, j, n_cl, m_max = 1, best_c
+    cdef Py_ssize_t i, q, m, c, j, n_cl, m_max = 1, best_c, n_tab, slot
     cdef long long t, b, nxt, best_nxt, pos = 0
     cdef double score, best, decay = 1.0 - alpha
+    cdef bint ascending
     cdef _Doc* docs
+    cdef _Doc* grouped
+    cdef _Doc* arr
+    cdef long long* tab
+    cdef long long* cl_of
+    cdef long long* fill
     cdef long long* cl_pat
     cdef long long* cl_start
     cdef long long* cl_end
@@ -264,14 +276,23 @@ def ideal_lists(const long long[::1] topic, const long long[::1] pair_lo,
         if pair_hi[i] - pair_lo[i] > m_max:
             m_max = pair_hi[i] - pair_lo[i]
     docs = <_Doc*> malloc(m_max * sizeof(_Doc))
+    grouped = <_Doc*> malloc(m_max * sizeof(_Doc))
+    tab = <long long*> malloc((4 * m_max + 16) * sizeof(long long))
+    cl_of = <long long*> malloc(m_max * sizeof(long long))
+    fill = <long long*> malloc(m_max * sizeof(long long))
     cl_pat = <long long*> malloc(m_max * sizeof(long long))
     cl_start = <long long*> malloc(m_max * sizeof(long long))
     cl_end = <long long*> malloc(m_max * sizeof(long long))
     cl_score = <double*> malloc(m_max * sizeof(double))
     g = <double*> malloc(max(s, 1) * sizeof(double))
     if docs == NULL or cl_pat == NULL or cl_start == NULL or cl_end == NULL or \
-            cl_score == NULL or g == NULL:
+            cl_score == NULL or g == NULL or grouped == NULL or tab == NULL or \
+            cl_of == NULL or fill == NULL:
         free(docs)
+        free(grouped)
+        free(tab)
+        free(cl_of)
+        free(fill)
         free(cl_pat)
         free(cl_start)
         free(cl_end)
@@ -289,18 +310,52 @@ def ideal_lists(const long long[::1] topic, const long long[::1] pair_lo,
                         docs[m].pattern = bits[q]
                         docs[m].rank = doc_order[key[q] - t * n_docs]
                         m += 1
-                if m > 1:
-                    qsort(docs, m, sizeof(_Doc), _by_pattern_then_rank_desc)
+                ascending = True  # str ids: key order is byte order
+                for q in range(1, m):
+                    if docs[q].rank < docs[q - 1].rank:
+                        ascending = False
+                        break
                 n_cl = 0
-                for q in range(m):
-                    if q == 0 or docs[q].pattern != docs[q - 1].pattern:
-                        if n_cl:
-                            cl_end[n_cl - 1] = q
-                        cl_pat[n_cl] = docs[q].pattern
-                        cl_start[n_cl] = q
-                        n_cl += 1
-                if n_cl:
-                    cl_end[n_cl - 1] = m
+                if ascending:  # clusters by a table of patterns, documents placed backwards
+                    n_tab = 16
+                    while n_tab < 2 * m:
+                        n_tab *= 2
+                    for slot in range(n_tab):
+                        tab[slot] = -1
+                    for q in range(m):
+                        slot = <Py_ssize_t> (((<unsigned long long> docs[q].pattern)
+                                              * 0x9E3779B97F4A7C15ULL) >> 40) & (n_tab - 1)
+                        while tab[slot] >= 0 and cl_pat[tab[slot]] != docs[q].pattern:
+                            slot = (slot + 1) & (n_tab - 1)
+                        if tab[slot] < 0:
+                            tab[slot] = n_cl
+                            cl_pat[n_cl] = docs[q].pattern
+                            cl_end[n_cl] = 0
+                            n_cl += 1
+                        cl_of[q] = tab[slot]
+                        cl_end[tab[slot]] += 1
+                    q = 0
+                    for c in range(n_cl):
+                        cl_start[c] = q
+                        q += cl_end[c]
+                        cl_end[c] = q
+                        fill[c] = cl_start[c]
+                    for q in range(m - 1, -1, -1):
+                        grouped[fill[cl_of[q]]] = docs[q]
+                        fill[cl_of[q]] += 1
+                    arr = grouped
+                else:
+                    qsort(docs, m, sizeof(_Doc), _by_pattern_then_rank_desc)
+                    for q in range(m):
+                        if q == 0 or docs[q].pattern != docs[q - 1].pattern:
+                            if n_cl:
+                                cl_end[n_cl - 1] = q
+                            cl_pat[n_cl] = docs[q].pattern
+                            cl_start[n_cl] = q
+                            n_cl += 1
+                    if n_cl:
+                        cl_end[n_cl - 1] = m
+                    arr = docs
                 for j in range(s):
                     g[j] = 1.0 if j < n_sub[t] else 0.0
                 b = -1  # the subtopics whose gain changed: at first, all
@@ -318,7 +373,7 @@ def ideal_lists(const long long[::1] topic, const long long[::1] pair_lo,
                                     score = score + weight[t, j] * g[j]
                             cl_score[c] = score
                         score = cl_score[c]
-                        nxt = docs[cl_start[c]].rank
+                        nxt = arr[cl_start[c]].rank
                         if score > best or (score == best and nxt > best_nxt):
                             best, best_c, best_nxt = score, c, nxt
                     if best_c < 0 or best <= 0.0:
@@ -333,6 +388,10 @@ def ideal_lists(const long long[::1] topic, const long long[::1] pair_lo,
                 indptr[i + 1] = pos
     finally:
         free(docs)
+        free(grouped)
+        free(tab)
+        free(cl_of)
+        free(fill)
         free(cl_pat)
         free(cl_start)
         free(cl_end)
