@@ -211,8 +211,8 @@ def _intent_columns(obj: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, pd.Se
 
 
 def _sorted_codes(values: np.ndarray) -> tuple[np.ndarray, pd.Index]:
-    """``pandas.factorize(values, sort=True)`` (codes int64): a ``str`` column by one dict
-    lookup per row and a sort of its distinct values only."""
+    """``pandas.factorize(values, sort=True)`` (codes int64): a ``str`` column by the compiled
+    table of :func:`receval.kernels.str_codes` and a sort of its distinct values only."""
     found = str_codes(np.ascontiguousarray(values)) if values.dtype == object and len(values) \
         else None
     if found is None:
