@@ -41,7 +41,11 @@ def _missing_extension(exc: ImportError) -> ImportError:
 
 
 try:
+    from ._diversity import cut_sums as cut_sums
     from ._diversity import greedy_ideal
+    from ._diversity import ideal_lists as ideal_lists
+    from ._diversity import list_gains as list_gains
+    from ._diversity import str_codes as str_codes
     from ._exact import column_states, exact_partials
     from ._fairness import (
         dense_factorize,

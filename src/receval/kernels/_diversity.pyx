@@ -1,5 +1,11 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""ndeval's greedy ideal ranking of every topic (the normaliser of alpha-nDCG, nERR-IA, nNRBP).
+"""The compiled passes of the intent-aware (ndeval) measures: ndeval's greedy ideal ranking of
+every topic (the normaliser of alpha-nDCG, nERR-IA, nNRBP: ``greedy_ideal`` over clusters
+found beforehand, ``ideal_lists`` from the judged pairs), one pass over the run's lists that
+gives what every measure sums (``list_gains``), the per-user sums above a cutoff
+(``cut_sums``) and the codes of ``str`` ids (``str_codes``). Every sum is added in the order
+of the array operations it replaces (subtopic order within a position, rank order within a
+user), so the values are the same bits.
 
 Each topic's judged relevant documents are grouped into clusters of documents relevant to the
 same subtopics (a bit pattern over the topic's local subtopics). At each rank the greedy ideal
@@ -13,7 +19,7 @@ cluster are taken in descending byte order). Only positive gains are kept.
 import numpy as np
 
 cimport numpy as cnp
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free, malloc, qsort
 
 cnp.import_array()
 
@@ -83,3 +89,452 @@ def greedy_ideal(const long long[::1] t_first, const long long[::1] pattern,
         free(g)
         free(taken)
     return out_arr
+
+
+ctypedef fused code_t:
+    int
+    long long
+
+
+def list_gains(const long long[::1] indptr, const code_t[::1] items,
+               const long long[::1] vocab_docs, const long long[::1] topic,
+               const long long[::1] pair_lo, const long long[::1] pair_hi,
+               const long long[::1] key, long long n_docs, const unsigned char[:, ::1] rel,
+               const unsigned char[::1] any_rel, const double[:, ::1] weight,
+               const long long[:, ::1] nrel_sub, double alpha, bint judged_only,
+               long long[::1] out_user, long long[::1] out_rank, double[::1] out_gain,
+               double[::1] out_wrel, double[::1] out_wnew, long long[::1] length,
+               double[::1] ap):
+    """One pass over each list in rank order; the number of relevant positions written (-1:
+    more than the outputs hold).
+
+    User ``u`` ranks ``items[indptr[u]:indptr[u + 1]]`` (run-vocabulary codes; ``vocab_docs``
+    maps them to document codes, -1: never judged) for topic ``topic[u]`` (-1: none), whose
+    judged pairs are ``pair_lo[u]:pair_hi[u]`` of ``key`` (``topic * n_docs + doc``), ``rel``
+    their relevant local subtopics. Per position relevant to some subtopic: the user, its rank
+    (0-based; among the judged documents under ``judged_only``), its gain
+    ``sum_j w_j rel_j (1 - alpha)^c_j`` (``c_j`` the documents relevant to ``j`` above; the
+    powers as running products, the sum in subtopic order), ``sum_j w_j rel_j`` and the same
+    over the subtopics it covers first. Per user: the list length read and
+    ``sum_j [R_j > 0] AP_j / R_j w_j`` with ``AP_j = sum_{r: rel_rj} (c_rj + 1) / (r + 1)``
+    (positions in rank order, subtopics in order)."""
+    cdef Py_ssize_t n_u = indptr.shape[0] - 1
+    cdef Py_ssize_t s = rel.shape[1]
+    cdef Py_ssize_t cap = out_user.shape[0]
+    cdef Py_ssize_t u, p, j, q, n_out = 0
+    cdef long long t, d, pair, rank, base
+    cdef double decay = 1.0 - alpha
+    cdef double g, wr, wn, w, total, apj
+    cdef long long* where = <long long*> malloc(max(n_docs, 1) * sizeof(long long))
+    cdef long long* cnt = <long long*> malloc(max(s, 1) * sizeof(long long))
+    cdef double* cur = <double*> malloc(max(s, 1) * sizeof(double))
+    cdef double* apsum = <double*> malloc(max(s, 1) * sizeof(double))
+    if where == NULL or cnt == NULL or cur == NULL or apsum == NULL:
+        free(where)
+        free(cnt)
+        free(cur)
+        free(apsum)
+        raise MemoryError()
+    try:
+        with nogil:
+            for q in range(n_docs):
+                where[q] = -1
+            for u in range(n_u):
+                t = topic[u]
+                if t < 0:
+                    length[u] = 0 if judged_only else indptr[u + 1] - indptr[u]
+                    ap[u] = 0.0
+                    continue
+                base = t * n_docs
+                for q in range(pair_lo[u], pair_hi[u]):
+                    where[key[q] - base] = q
+                for j in range(s):
+                    cnt[j] = 0
+                    cur[j] = 1.0
+                    apsum[j] = 0.0
+                rank = 0
+                for p in range(indptr[u], indptr[u + 1]):
+                    d = vocab_docs[items[p]]
+                    pair = where[d] if d >= 0 else -1
+                    if pair < 0:
+                        if not judged_only:
+                            rank += 1
+                        continue
+                    if any_rel[pair]:
+                        if n_out >= cap:
+                            n_out = -1
+                            break
+                        g = 0.0
+                        wr = 0.0
+                        wn = 0.0
+                        for j in range(s):
+                            if rel[pair, j]:
+                                w = weight[t, j]
+                                g = g + w * cur[j]
+                                wr = wr + w
+                                if cnt[j] == 0:
+                                    wn = wn + w
+                                apsum[j] = apsum[j] + <double> (cnt[j] + 1) / (rank + 1.0)
+                                cur[j] = cur[j] * decay
+                                cnt[j] += 1
+                        out_user[n_out] = u
+                        out_rank[n_out] = rank
+                        out_gain[n_out] = g
+                        out_wrel[n_out] = wr
+                        out_wnew[n_out] = wn
+                        n_out += 1
+                    rank += 1
+                for q in range(pair_lo[u], pair_hi[u]):
+                    where[key[q] - base] = -1
+                if n_out < 0:
+                    break
+                length[u] = rank if judged_only else indptr[u + 1] - indptr[u]
+                total = 0.0
+                for j in range(s):
+                    if nrel_sub[t, j] > 0:
+                        apj = apsum[j] / <double> nrel_sub[t, j]
+                        total = total + apj * weight[t, j]
+                ap[u] = total
+    finally:
+        free(where)
+        free(cnt)
+        free(cur)
+        free(apsum)
+    return n_out
+
+
+def cut_sums(const long long[::1] user, const long long[::1] rank, const double[::1] values,
+             const double[::1] factor, const double[::1] k, Py_ssize_t n):
+    """Per user row: ``sum values[i] * factor[rank[i]]`` over the positions ``i`` of that user
+    with ``rank[i] < k[user[i]]``, added in position order (``factor`` empty: 1; ``k``
+    empty: every position)."""
+    out_arr = np.zeros(n, dtype=np.float64)
+    cdef double[::1] out = out_arr
+    cdef Py_ssize_t i, m = user.shape[0]
+    cdef bint cut = k.shape[0] > 0, scaled = factor.shape[0] > 0
+    cdef long long u
+    with nogil:
+        for i in range(m):
+            u = user[i]
+            if cut and not (<double> rank[i] < k[u]):
+                continue
+            if scaled:
+                out[u] = out[u] + values[i] * factor[rank[i]]
+            else:
+                out[u] = out[u] + values[i]
+    return out_arr
+
+
+cdef struct _Doc:
+    long long pattern
+    long long rank
+
+
+cdef int _by_pattern_then_rank_desc(const void* a, const void* b) noexcept nogil:
+    cdef const _Doc* x = <const _Doc*> a
+    cdef const _Doc* y = <const _Doc*> b
+    if x.pattern != y.pattern:
+        return -1 if x.pattern < y.pattern else 1
+    if x.rank != y.rank:
+        return -1 if x.rank > y.rank else 1
+    return 0
+
+
+def ideal_lists(const long long[::1] topic, const long long[::1] pair_lo,
+                const long long[::1] pair_hi, const long long[::1] bits,
+                const long long[::1] key, long long n_docs, const long long[::1] doc_order,
+                const double[:, ::1] weight, const long long[::1] n_sub, double alpha,
+                long long[::1] indptr, double[::1] out):
+    """ndeval's greedy ideal list of each topic ``topic[i]``, its gains written to
+    ``out[indptr[i]:indptr[i + 1]]`` (``indptr[0] = 0``; ``out`` holds at least the judged
+    pairs of every topic).
+
+    The topic's pairs ``pair_lo[i]:pair_hi[i]`` with a subtopic bit pattern ``bits`` (< 2**62;
+    0: relevant to none, left out) are grouped into clusters of one pattern, each cluster's
+    documents in descending ``doc_order`` (byte order of their ids: when that is the order
+    of the pairs, as for ``str`` ids, by a table of the patterns, else by a sort); then the
+    greedy loop of :func:`greedy_ideal`, whose result does not depend on the order of the clusters (a
+    cluster's gain is computed again only when the gain of one of its subtopics changed)."""
+    cdef Py_ssize_t n_t = topic.shape[0]
+    cdef Py_ssize_t s = weight.shape[1]
+    cdef Py_ssize_t i, q, m, c, j, n_cl, m_max = 1, best_c, n_tab, slot
+    cdef long long t, b, nxt, best_nxt, pos = 0
+    cdef double score, best, decay = 1.0 - alpha
+    cdef bint ascending
+    cdef _Doc* docs
+    cdef _Doc* grouped
+    cdef _Doc* arr
+    cdef long long* tab
+    cdef long long* cl_of
+    cdef long long* fill
+    cdef long long* cl_pat
+    cdef long long* cl_start
+    cdef long long* cl_end
+    cdef double* cl_score
+    cdef double* g
+    for i in range(n_t):
+        if pair_hi[i] - pair_lo[i] > m_max:
+            m_max = pair_hi[i] - pair_lo[i]
+    docs = <_Doc*> malloc(m_max * sizeof(_Doc))
+    grouped = <_Doc*> malloc(m_max * sizeof(_Doc))
+    tab = <long long*> malloc((4 * m_max + 16) * sizeof(long long))
+    cl_of = <long long*> malloc(m_max * sizeof(long long))
+    fill = <long long*> malloc(m_max * sizeof(long long))
+    cl_pat = <long long*> malloc(m_max * sizeof(long long))
+    cl_start = <long long*> malloc(m_max * sizeof(long long))
+    cl_end = <long long*> malloc(m_max * sizeof(long long))
+    cl_score = <double*> malloc(m_max * sizeof(double))
+    g = <double*> malloc(max(s, 1) * sizeof(double))
+    if docs == NULL or cl_pat == NULL or cl_start == NULL or cl_end == NULL or \
+            cl_score == NULL or g == NULL or grouped == NULL or tab == NULL or \
+            cl_of == NULL or fill == NULL:
+        free(docs)
+        free(grouped)
+        free(tab)
+        free(cl_of)
+        free(fill)
+        free(cl_pat)
+        free(cl_start)
+        free(cl_end)
+        free(cl_score)
+        free(g)
+        raise MemoryError()
+    try:
+        with nogil:
+            indptr[0] = 0
+            for i in range(n_t):
+                t = topic[i]
+                m = 0
+                for q in range(pair_lo[i], pair_hi[i]):
+                    if bits[q] != 0:
+                        docs[m].pattern = bits[q]
+                        docs[m].rank = doc_order[key[q] - t * n_docs]
+                        m += 1
+                ascending = True  # str ids: key order is byte order
+                for q in range(1, m):
+                    if docs[q].rank < docs[q - 1].rank:
+                        ascending = False
+                        break
+                n_cl = 0
+                if ascending:  # clusters by a table of patterns, documents placed backwards
+                    n_tab = 16
+                    while n_tab < 2 * m:
+                        n_tab *= 2
+                    for slot in range(n_tab):
+                        tab[slot] = -1
+                    for q in range(m):
+                        slot = <Py_ssize_t> (((<unsigned long long> docs[q].pattern)
+                                              * 0x9E3779B97F4A7C15ULL) >> 40) & (n_tab - 1)
+                        while tab[slot] >= 0 and cl_pat[tab[slot]] != docs[q].pattern:
+                            slot = (slot + 1) & (n_tab - 1)
+                        if tab[slot] < 0:
+                            tab[slot] = n_cl
+                            cl_pat[n_cl] = docs[q].pattern
+                            cl_end[n_cl] = 0
+                            n_cl += 1
+                        cl_of[q] = tab[slot]
+                        cl_end[tab[slot]] += 1
+                    q = 0
+                    for c in range(n_cl):
+                        cl_start[c] = q
+                        q += cl_end[c]
+                        cl_end[c] = q
+                        fill[c] = cl_start[c]
+                    for q in range(m - 1, -1, -1):
+                        grouped[fill[cl_of[q]]] = docs[q]
+                        fill[cl_of[q]] += 1
+                    arr = grouped
+                else:
+                    qsort(docs, m, sizeof(_Doc), _by_pattern_then_rank_desc)
+                    for q in range(m):
+                        if q == 0 or docs[q].pattern != docs[q - 1].pattern:
+                            if n_cl:
+                                cl_end[n_cl - 1] = q
+                            cl_pat[n_cl] = docs[q].pattern
+                            cl_start[n_cl] = q
+                            n_cl += 1
+                    if n_cl:
+                        cl_end[n_cl - 1] = m
+                    arr = docs
+                for j in range(s):
+                    g[j] = 1.0 if j < n_sub[t] else 0.0
+                b = -1  # the subtopics whose gain changed: at first, all
+                while True:
+                    best_c = -1
+                    best = -1.0
+                    best_nxt = -1
+                    for c in range(n_cl):
+                        if cl_start[c] >= cl_end[c]:
+                            continue
+                        if cl_pat[c] & b:  # else its gain is the one computed before
+                            score = 0.0
+                            for j in range(s):
+                                if (cl_pat[c] >> j) & 1:
+                                    score = score + weight[t, j] * g[j]
+                            cl_score[c] = score
+                        score = cl_score[c]
+                        nxt = arr[cl_start[c]].rank
+                        if score > best or (score == best and nxt > best_nxt):
+                            best, best_c, best_nxt = score, c, nxt
+                    if best_c < 0 or best <= 0.0:
+                        break
+                    out[pos] = best
+                    pos += 1
+                    b = cl_pat[best_c]
+                    for j in range(s):
+                        if (b >> j) & 1:
+                            g[j] = g[j] * decay
+                    cl_start[best_c] += 1
+                indptr[i + 1] = pos
+    finally:
+        free(docs)
+        free(grouped)
+        free(tab)
+        free(cl_of)
+        free(fill)
+        free(cl_pat)
+        free(cl_start)
+        free(cl_end)
+        free(cl_score)
+        free(g)
+
+
+from cpython.ref cimport PyObject
+from libc.stdint cimport uint64_t
+from libc.string cimport memcmp
+
+
+cdef extern from *:
+    """
+    /* a str (exactly) whose canonical (PEP 393) data can be read in place */
+    static int receval_div_is_str(PyObject* o) {
+        if (!PyUnicode_CheckExact(o)) return 0;
+    #if PY_VERSION_HEX < 0x030C0000
+        if (!PyUnicode_IS_READY(o)) return 0;
+    #endif
+        return 1;
+    }
+    static Py_ssize_t receval_div_bytes(PyObject* o) {
+        return PyUnicode_GET_LENGTH(o) * (Py_ssize_t) PyUnicode_KIND(o);
+    }
+    static int receval_div_kind(PyObject* o) { return (int) PyUnicode_KIND(o); }
+    static const unsigned char* receval_div_data(PyObject* o) {
+        return (const unsigned char*) PyUnicode_DATA(o);
+    }
+    """
+    int receval_div_is_str(PyObject* o) nogil
+    Py_ssize_t receval_div_bytes(PyObject* o) nogil
+    int receval_div_kind(PyObject* o) nogil
+    const unsigned char* receval_div_data(PyObject* o) nogil
+
+
+cdef inline bint _same_str(PyObject* a, PyObject* b) noexcept nogil:
+    """Equal ``str`` values (equal strings have the same canonical kind and data)."""
+    cdef Py_ssize_t n
+    if a == b:
+        return True
+    n = receval_div_bytes(a)
+    return receval_div_kind(a) == receval_div_kind(b) and n == receval_div_bytes(b) and \
+        memcmp(receval_div_data(a), receval_div_data(b), n) == 0
+
+
+cdef inline uint64_t _str_hash(PyObject* o) noexcept nogil:
+    """FNV-1a over the canonical data, then a final mix."""
+    cdef const unsigned char* p = receval_div_data(o)
+    cdef Py_ssize_t n = receval_div_bytes(o), i
+    cdef uint64_t h = 14695981039346656037ULL ^ <uint64_t> receval_div_kind(o)
+    for i in range(n):
+        h = (h ^ p[i]) * 1099511628211ULL
+    h ^= h >> 32
+    h *= 0xd6e8feb86659fd93ULL
+    return h ^ (h >> 32)
+
+
+def str_codes(cnp.ndarray values):
+    """``(codes, distinct)`` of an object array of ``str``: ``distinct`` in order of first
+    appearance, ``codes[i]`` the position of ``values[i]`` there; ``None`` when a value is not
+    a ``str`` (the caller then reads the column another way). A row equal to the row before
+    takes its code; the others are looked up in an open-addressing table of the distinct
+    values (hash of their canonical data, compared byte by byte)."""
+    if values.dtype != object or values.ndim != 1 or not values.flags.c_contiguous:
+        raise ValueError("str_codes reads a contiguous 1-d object array")
+    cdef Py_ssize_t n = values.shape[0], i
+    codes_arr = np.empty(n, dtype=np.int64)
+    cdef long long[::1] codes = codes_arr
+    cdef list distinct = []
+    cdef PyObject** objs = <PyObject**> cnp.PyArray_DATA(values)
+    cdef PyObject* v
+    cdef PyObject* prev = NULL
+    cdef long long code = -1, n_distinct = 0, cap = 1024, mask, slot, j
+    cdef uint64_t h
+    cdef long long* table = <long long*> malloc(cap * sizeof(long long))
+    cdef uint64_t* hashes = <uint64_t*> malloc(cap * sizeof(uint64_t))
+    cdef PyObject** first = <PyObject**> malloc(cap * sizeof(PyObject*))
+    cdef long long* grown
+    cdef uint64_t* grown_h
+    cdef PyObject** grown_f
+    if table == NULL or hashes == NULL or first == NULL:
+        free(table)
+        free(hashes)
+        free(first)
+        raise MemoryError()
+    try:
+        for slot in range(cap):
+            table[slot] = -1
+        mask = cap - 1
+        for i in range(n):
+            v = objs[i]
+            if prev != NULL and v == prev:
+                codes[i] = code
+                continue
+            if not receval_div_is_str(v):
+                return None
+            if prev != NULL and _same_str(v, prev):  # a run of one id: no lookup
+                codes[i] = code
+                prev = v
+                continue
+            h = _str_hash(v)
+            slot = <long long> (h & <uint64_t> mask)
+            while table[slot] >= 0 and not (hashes[slot] == h and _same_str(first[slot], v)):
+                slot = (slot + 1) & mask
+            if table[slot] < 0:  # a new id
+                code = n_distinct
+                n_distinct += 1
+                distinct.append(<object> v)
+                table[slot] = code
+                hashes[slot] = h
+                first[slot] = v
+                if 2 * n_distinct > cap:  # at most half full: grow, and place every id again
+                    grown = <long long*> malloc(2 * cap * sizeof(long long))
+                    grown_h = <uint64_t*> malloc(2 * cap * sizeof(uint64_t))
+                    grown_f = <PyObject**> malloc(2 * cap * sizeof(PyObject*))
+                    if grown == NULL or grown_h == NULL or grown_f == NULL:
+                        free(grown)
+                        free(grown_h)
+                        free(grown_f)
+                        raise MemoryError()
+                    for j in range(2 * cap):
+                        grown[j] = -1
+                    for j in range(cap):
+                        if table[j] >= 0:
+                            slot = <long long> (hashes[j] & <uint64_t> (2 * cap - 1))
+                            while grown[slot] >= 0:
+                                slot = (slot + 1) & (2 * cap - 1)
+                            grown[slot] = table[j]
+                            grown_h[slot] = hashes[j]
+                            grown_f[slot] = first[j]
+                    free(table)
+                    free(hashes)
+                    free(first)
+                    table, hashes, first = grown, grown_h, grown_f
+                    cap *= 2
+                    mask = cap - 1
+            else:
+                code = table[slot]
+            codes[i] = code
+            prev = v
+    finally:
+        free(table)
+        free(hashes)
+        free(first)
+    return codes_arr, distinct

@@ -64,7 +64,7 @@ from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
 from ..io.categories import ItemCategories, as_item_categories
 from ..io.frames import ITEM_NAMES, REL_NAMES, USER_NAMES
-from ..kernels import greedy_ideal
+from ..kernels import cut_sums, greedy_ideal, ideal_lists, list_gains, str_codes
 from ..metrics.spec import MetricDef, MetricSpec, Param, register
 
 SUBTOPIC_NAMES = ("subtopic", "subtopic_id", "intent", "intent_id", "aspect", "nugget",
@@ -107,6 +107,17 @@ class Intents:
             self._any_rel = self.rel.any(axis=1) if self.rel.shape[1] else \
                 np.zeros(len(self.key), dtype=bool)
         return self._any_rel
+
+    @property
+    def bits(self) -> np.ndarray | None:
+        """Per pair: its relevant local subtopics as bits (``None`` past 62 subtopics)."""
+        if self.n_subtopics > 62:
+            return None
+        if getattr(self, "_bits", None) is None:
+            self._bits = (self.rel.astype(np.int64)
+                          << np.arange(self.n_subtopics, dtype=np.int64)).sum(axis=1) \
+                if self.n_subtopics else np.zeros(len(self.key), dtype=np.int64)
+        return self._bits
 
     @property
     def n_docs(self) -> int:
@@ -177,6 +188,45 @@ def _intent_frame(obj: Any) -> pd.DataFrame:
         f"or (query, subtopic, doc, relevance) tuples; got {type(obj).__name__}.")
 
 
+def _intent_columns(obj: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, pd.Series]:
+    """``intents=`` as its query, doc and subtopic columns (arrays, as a table holds them) and
+    its relevance (a Series), without building a frame from a table."""
+    if isinstance(obj, pd.DataFrame) and not obj.columns.duplicated().any():
+        cols = [str(c) for c in obj.columns]
+        qcol = _find_col(cols, USER_NAMES + ("topic", "topic_id"))
+        dcol = _find_col(cols, ITEM_NAMES + ("document",))
+        scol = _find_col(cols, SUBTOPIC_NAMES)
+        rcol = _find_col(cols, REL_NAMES)
+        if qcol is not None and dcol is not None and scol is not None:
+            by_name = dict(zip(cols, range(len(cols)), strict=True))
+
+            def col(name: str) -> np.ndarray:
+                return obj.iloc[:, by_name[name]].to_numpy()
+
+            rel = pd.Series(col(rcol)) if rcol else pd.Series(np.ones(len(obj)))
+            return col(qcol), col(dcol), col(scol), rel
+    frame = _intent_frame(obj)
+    return (frame["query"].to_numpy(), frame["doc"].to_numpy(), frame["subtopic"].to_numpy(),
+            frame["relevance"])
+
+
+def _sorted_codes(values: np.ndarray) -> tuple[np.ndarray, pd.Index]:
+    """``pandas.factorize(values, sort=True)`` (codes int64): a ``str`` column by the compiled
+    table of :func:`receval.kernels.str_codes` and a sort of its distinct values only."""
+    found = str_codes(np.ascontiguousarray(values)) if values.dtype == object and len(values) \
+        else None
+    if found is None:
+        codes, uniques = pd.factorize(pd.Series(values), sort=True)
+        return codes.astype(np.int64), pd.Index(uniques)
+    codes, distinct = found
+    ids = np.empty(len(distinct), dtype=object)
+    ids[:] = distinct
+    order = np.argsort(ids, kind="stable")  # str: code point order, as pandas sorts them
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return rank[codes], pd.Index(ids[order])
+
+
 def _weights_frame(obj: Any) -> pd.DataFrame:
     if isinstance(obj, Mapping):
         rows = [(q, s, w) for q, sub in obj.items() for s, w in dict(sub).items()]
@@ -207,40 +257,62 @@ def _sorted_unique(values: np.ndarray) -> np.ndarray:
     return out[keep]
 
 
+DENSE_CELLS, DENSE_PER_ROW = 1 << 16, 4  # the reader's (topic, subtopic) table: its cells at
+# most this many, or this many per relevant judgment
+
+
 def as_intents(obj: Any, rel: float = 1.0, weights: Any = None) -> Intents:
     """Read ``intents=`` (and ``intent_weights=``) with relevance threshold ``rel``."""
-    frame = _intent_frame(obj)
-    relevance = pd.to_numeric(frame["relevance"], errors="coerce").to_numpy(np.float64)
+    query, doc, subtopic, rel_col = _intent_columns(obj)
+    relevance = pd.to_numeric(rel_col, errors="coerce").to_numpy(np.float64)
     if np.isnan(relevance).any():
         raise InputError("intents: every relevance must be a number.")
-    topic_code, topics = pd.factorize(frame["query"], sort=True)
-    doc_code, docs = pd.factorize(frame["doc"], sort=True)
-    sub_code, subs = pd.factorize(frame["subtopic"], sort=True)
-    if len(frame) and min(topic_code.min(), doc_code.min(), sub_code.min()) < 0:  # a null id
+    topic_code, topics = _sorted_codes(query)
+    doc_code, docs = _sorted_codes(doc)
+    sub_code, subs = _sorted_codes(subtopic)
+    if len(query) and min(topic_code.min(), doc_code.min(), sub_code.min()) < 0:  # a null id
         raise InputError("intents: a row has no query, document or subtopic.")
     n_topics, n_docs, n_subs = len(topics), len(docs), len(subs)
-    triple = (topic_code.astype(np.int64) * n_docs + doc_code) * n_subs + sub_code
-    if len(_sorted_unique(triple)) != len(triple):
+    # every judgment in (topic, doc, subtopic) order: one sort for the pairs and the checks
+    triple = (topic_code * n_docs + doc_code) * n_subs + sub_code
+    by_triple = np.argsort(triple)
+    triple = triple[by_triple]
+    if len(triple) > 1 and (triple[1:] == triple[:-1]).any():
         raise InputError("intents: a (query, doc, subtopic) judgment is given twice; give "
                          "each once.")
-    good = relevance >= rel
+    good = relevance[by_triple] >= rel
+    pair = triple // max(n_subs, 1)
+    new_pair = np.ones(len(pair), dtype=bool)
+    new_pair[1:] = pair[1:] != pair[:-1]
+    key = pair[new_pair]
+    pair_idx = np.cumsum(new_pair) - 1
     # local subtopics: those with a relevant document, per topic, in sorted raw-id order
-    ts = _sorted_unique(topic_code[good].astype(np.int64) * n_subs + sub_code[good])
+    good_topic = pair[good] // max(n_docs, 1)
+    good_ts = good_topic * n_subs + triple[good] % max(n_subs, 1)
+    # the (topic, subtopic) pairs by a table over every cell when it is small, else a sort
+    dense = n_topics * n_subs <= max(DENSE_PER_ROW * len(good_ts), DENSE_CELLS)
+    if dense:
+        present = np.zeros(n_topics * n_subs, dtype=bool)
+        present[good_ts] = True
+        ts = np.flatnonzero(present)
+    else:
+        ts = _sorted_unique(good_ts)
     ts_topic, ts_sub = ts // max(n_subs, 1), ts % max(n_subs, 1)
     n_sub = np.bincount(ts_topic, minlength=n_topics).astype(np.int64)
     first = np.zeros(n_topics + 1, dtype=np.int64)
     np.cumsum(n_sub, out=first[1:])
     local_of_ts = np.arange(len(ts)) - first[ts_topic]
     s_max = int(n_sub.max()) if n_topics else 0
-    pair = topic_code.astype(np.int64) * n_docs + doc_code
-    key, pair_idx = np.unique(pair, return_inverse=True)
     relm = np.zeros((len(key), s_max), dtype=bool)
-    gi = np.flatnonzero(good)
-    loc = local_of_ts[np.searchsorted(ts, topic_code[gi].astype(np.int64) * n_subs
-                                      + sub_code[gi])]
-    relm[pair_idx[gi], loc] = True
-    nrel_sub = np.zeros((n_topics, s_max), dtype=np.int64)
-    np.add.at(nrel_sub, (topic_code[gi], loc), 1)
+    if dense:
+        local = np.zeros(n_topics * n_subs, dtype=np.int64)
+        local[ts] = local_of_ts
+        loc = local[good_ts]
+    else:
+        loc = local_of_ts[np.searchsorted(ts, good_ts)]
+    relm[pair_idx[good], loc] = True
+    nrel_sub = np.bincount(good_topic * s_max + loc, minlength=n_topics * s_max) \
+        .astype(np.int64).reshape(n_topics, s_max)
     weight = np.zeros((n_topics, s_max), dtype=np.float64)
     weight[np.arange(s_max)[None, :] < n_sub[:, None]] = 1.0
     dropped = 0
@@ -312,14 +384,32 @@ def ideal_gains(intents: Intents, topic: np.ndarray, alpha: float, *,
     subtopic's current gain, 1 then times ``1 - alpha`` at each relevant document placed) is
     placed, ties to the largest document id in byte order; only positive gains are kept (the
     rest add nothing). Documents with the same relevant subtopics are one cluster, taken in
-    descending document order. ``compiled``: the compiled loop (``kernels.greedy_ideal``)
-    where the subtopic sets fit one integer, else the array loop over every topic at once (the
-    same bits).
+    descending document order. ``compiled``: the compiled pass (``kernels.ideal_lists``)
+    where the subtopic sets fit one integer, else clusters found by array operations and the
+    array loop over every topic at once (the same bits).
     """
     n_t = len(topic)
-    s = intents.n_subtopics
     lo = np.searchsorted(intents.key, topic * intents.n_docs)
     hi = np.searchsorted(intents.key, (topic + 1) * intents.n_docs)
+    bits = intents.bits
+    if compiled and bits is not None:  # clusters and greedy loop, topic by topic
+        indptr = np.zeros(n_t + 1, dtype=np.int64)
+        out = np.zeros(int((hi - lo).sum()), dtype=np.float64)
+        ideal_lists(np.ascontiguousarray(topic, dtype=np.int64), lo.astype(np.int64),
+                    hi.astype(np.int64), bits, intents.key, intents.n_docs, intents.doc_order,
+                    np.ascontiguousarray(intents.weight, dtype=np.float64),
+                    np.ascontiguousarray(intents.n_sub, dtype=np.int64), float(alpha), indptr,
+                    out)
+        return indptr, out[:indptr[-1]]
+    return _ideal_gains_arrays(intents, topic, alpha, compiled, lo, hi)
+
+
+def _ideal_gains_arrays(intents: Intents, topic: np.ndarray, alpha: float, compiled: bool,
+                        lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`ideal_gains` from the clusters found by array operations (``compiled``: then
+    the compiled greedy loop where the subtopic sets fit one integer)."""
+    n_t = len(topic)
+    s = intents.n_subtopics
     lens = hi - lo
     starts = np.repeat(lo, lens)
     rows = np.arange(int(lens.sum()), dtype=np.int64) + starts - np.repeat(
@@ -413,20 +503,62 @@ def ideal_gains(intents: Intents, topic: np.ndarray, alpha: float, *,
 
 @dataclass
 class RunGains:
-    """The relevant positions of the block's lists: user row, 0-based rank, gain, the relevant
-    local subtopics and, for each, the documents relevant to it above (ndeval's counts)."""
+    """The relevant positions of the block's lists (user row, 0-based rank, gain
+    ``G_r = sum_j w_j rel_rj (1 - alpha)^c_rj``, ``sum_j w_j rel_rj`` and the same over the
+    subtopics the position covers first), and per user the list length read and
+    ``sum_j [R_j > 0] w_j AP_j / R_j`` (MAP-IA's sum, before the division by ``A``)."""
 
     user: np.ndarray
     rank: np.ndarray
     gain: np.ndarray
-    rel: np.ndarray       # (n, S) bool
-    before: np.ndarray    # (n, S) int
+    wrel: np.ndarray      # sum_j w_j rel_rj (P-IA)
+    wnew: np.ndarray      # sum_j w_j rel_rj [c_rj = 0] (strec)
     length: np.ndarray    # (n_users,) list length read (after judged_only)
+    ap: np.ndarray        # (n_users,)
 
 
 def run_gains(intents: Intents, topic: np.ndarray, packed: Any, alpha: float,
-              judged_only: bool, vocab_docs: np.ndarray) -> RunGains:
-    """Gains of the packed lists (``topic``: topic code per user row, -1 = no intents)."""
+              judged_only: bool, vocab_docs: np.ndarray, *, compiled: bool = True) -> RunGains:
+    """Gains of the packed lists (``topic``: topic code per user row, -1 = no intents).
+
+    ``compiled``: one compiled pass over each list in rank order (``kernels.list_gains``);
+    else array operations over every position (the same sums in the same order: subtopic
+    order within a position, rank order within a user)."""
+    if not compiled:
+        return _run_gains_arrays(intents, topic, packed, alpha, judged_only, vocab_docs)
+    indptr = np.ascontiguousarray(packed.indptr, dtype=np.int64)
+    n = len(indptr) - 1
+    items = packed.items if len(packed.items) else np.zeros(0, dtype=np.int64)
+    if items.dtype not in (np.int32, np.int64) or not items.flags.c_contiguous:
+        items = np.ascontiguousarray(items, dtype=np.int64)
+    t = np.maximum(topic, 0)
+    lo = np.searchsorted(intents.key, t * intents.n_docs)
+    hi = np.where(topic >= 0, np.searchsorted(intents.key, (t + 1) * intents.n_docs), lo)
+    lens = np.diff(indptr)
+    relm = np.ascontiguousarray(intents.rel).view(np.uint8)
+    any_rel = np.ascontiguousarray(intents.any_rel).view(np.uint8)
+    weight = np.ascontiguousarray(intents.weight, dtype=np.float64)
+    nrel = np.ascontiguousarray(intents.nrel_sub, dtype=np.int64)
+    vocab_docs = np.ascontiguousarray(vocab_docs, dtype=np.int64)
+    topic = np.ascontiguousarray(topic, dtype=np.int64)
+    # relevant positions: at most one per judged pair, unless a list repeats a document
+    for cap in (int(np.minimum(lens, hi - lo).sum()), int(lens.sum())):
+        user = np.empty(cap, dtype=np.int64)
+        rank = np.empty(cap, dtype=np.int64)
+        gain, wrel, wnew = (np.empty(cap, dtype=np.float64) for _ in range(3))
+        length = np.zeros(n, dtype=np.int64)
+        ap = np.zeros(n, dtype=np.float64)
+        m = list_gains(indptr, items, vocab_docs, topic, lo, hi, intents.key, intents.n_docs,
+                       relm, any_rel, weight, nrel, float(alpha), bool(judged_only), user,
+                       rank, gain, wrel, wnew, length, ap)
+        if m >= 0:
+            break
+    return RunGains(user[:m], rank[:m], gain[:m], wrel[:m], wnew[:m], length, ap)
+
+
+def _run_gains_arrays(intents: Intents, topic: np.ndarray, packed: Any, alpha: float,
+                      judged_only: bool, vocab_docs: np.ndarray) -> RunGains:
+    """:func:`run_gains` by array operations over every position."""
     indptr = np.asarray(packed.indptr, dtype=np.int64)
     n = len(indptr) - 1
     lens = np.diff(indptr)
@@ -460,9 +592,23 @@ def run_gains(intents: Intents, topic: np.ndarray, packed: Any, alpha: float,
     powers = _powers(1.0 - alpha, int(before.max()) + 1 if len(user) else 1)
     w = intents.weight[topic[user]] if len(user) else np.zeros((0, s))
     gain = np.zeros(len(user), dtype=np.float64)
+    wrel = np.zeros(len(user), dtype=np.float64)
+    wnew = np.zeros(len(user), dtype=np.float64)
     for j in range(s):  # ndeval's order: subtopic by subtopic
         gain = gain + np.where(relm[:, j], w[:, j] * powers[before[:, j]], 0.0)
-    return RunGains(user, rank, gain, relm, before, length)
+        wrel = wrel + np.where(relm[:, j], w[:, j], 0.0)
+        wnew = wnew + np.where(relm[:, j] & (before[:, j] == 0), w[:, j], 0.0)
+    tt = np.maximum(topic, 0)
+    nrel = intents.nrel_sub[tt] if n else np.zeros((0, s), dtype=np.int64)
+    wt = intents.weight[tt] if n else np.zeros((0, s))
+    ap = np.zeros(n, dtype=np.float64)
+    for j in range(s):  # per subtopic: AP_j, then their (weighted) sum in subtopic order
+        on = relm[:, j]
+        prec = (before[on, j] + 1) / (rank[on] + 1.0)
+        ap_j = _per_user_sum(user[on], prec, n)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ap = ap + np.where(nrel[:, j] > 0, ap_j / np.maximum(nrel[:, j], 1) * wt[:, j], 0.0)
+    return RunGains(user, rank, gain, wrel, wnew, length, ap)
 
 
 def _pairs_of(intents: Intents, topic: np.ndarray, vocab_docs: np.ndarray, lens: np.ndarray,
@@ -579,6 +725,8 @@ class _Block:
     ideal_indptr: np.ndarray    # per user row
     ideal: np.ndarray
     divisor: np.ndarray         # per user row: A (uniform) or 1 (given weights); 0 when none
+    ideal_user: np.ndarray      # user row of each ideal gain
+    ideal_rank: np.ndarray      # 0-based rank of each ideal gain
 
 
 def _block(spec: MetricSpec, packed: Any, context: Context) -> _Block:
@@ -608,10 +756,11 @@ def _new_block(spec: MetricSpec, packed: Any, intents: Intents, rel: float, alph
     vocab = packed.item_vocab
     vocab_docs = intents.docs.get_indexer(pd.Index(vocab)).astype(np.int64) if len(vocab) \
         else np.zeros(0, dtype=np.int64)
-    gains = run_gains(intents, topic, packed, alpha, judged_only, vocab_docs)
+    gains = run_gains(intents, topic, packed, alpha, judged_only, vocab_docs,
+                      compiled=COMPILED)
     with_t = np.flatnonzero(topic >= 0)
     uniq, inv = np.unique(topic[with_t], return_inverse=True)
-    t_indptr, t_gains = ideal_gains(intents, uniq, alpha)
+    t_indptr, t_gains = ideal_gains(intents, uniq, alpha, compiled=COMPILED)
     lens = np.zeros(len(topic), dtype=np.int64)
     lens[with_t] = np.diff(t_indptr)[inv]
     ideal_indptr = np.zeros(len(topic) + 1, dtype=np.int64)
@@ -623,11 +772,30 @@ def _new_block(spec: MetricSpec, packed: Any, intents: Intents, rel: float, alph
     ideal = t_gains[idx]
     divisor = np.zeros(len(topic), dtype=np.float64)
     divisor[with_t] = intents.divisor(topic[with_t])
-    return _Block(intents, topic, gains, ideal_indptr, ideal, divisor)
+    iu = np.repeat(np.arange(len(topic), dtype=np.int64), lens)
+    ir = np.arange(len(iu), dtype=np.int64) - ideal_indptr[iu]
+    return _Block(intents, topic, gains, ideal_indptr, ideal, divisor, iu, ir)
+
+
+COMPILED = True  # the compiled passes (False: the array operations, the same values)
 
 
 def _per_user_sum(user: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(user, weights=values, minlength=n).astype(np.float64)
+
+
+def _sum_above(user: np.ndarray, rank: np.ndarray, values: np.ndarray,
+               factor: np.ndarray | None, k: np.ndarray | None, n: int) -> np.ndarray:
+    """Per user: ``sum values_i factor[rank_i]`` over its positions with ``rank_i < k[user]``
+    (``factor`` None: 1; ``k`` None: every position), added in position order."""
+    if COMPILED:
+        none = np.zeros(0, dtype=np.float64)
+        return cut_sums(user, rank, values, none if factor is None else factor,
+                        none if k is None else k, n)
+    if k is not None:
+        inside = rank < k[user]
+        user, rank, values = user[inside], rank[inside], values[inside]
+    return _per_user_sum(user, values if factor is None else values * factor[rank], n)
 
 
 def _values(block: _Block, values: np.ndarray, *, nan_without_relevant: bool = False
@@ -646,14 +814,11 @@ def _values(block: _Block, values: np.ndarray, *, nan_without_relevant: bool = F
     return MetricValues(per_user=values, info=info, skipped=no_topic)
 
 
-def _cut(spec: MetricSpec, block: _Block) -> tuple[np.ndarray, np.ndarray]:
-    """(k per user row, mask of the relevant positions above k)."""
+def _cut(spec: MetricSpec, block: _Block) -> np.ndarray:
+    """k per user row (the list length read without a cutoff)."""
     if spec.k is None:
-        k = block.gains.length.astype(np.float64)
-    else:
-        k = np.full(len(block.topic), float(spec.k))
-    inside = block.gains.rank < k[block.gains.user]
-    return k, inside
+        return block.gains.length.astype(np.float64)
+    return np.full(len(block.topic), float(spec.k))
 
 
 def _ideal_ideal(k: np.ndarray, alpha: float, weights_of_rank) -> np.ndarray:
@@ -669,7 +834,7 @@ def _discounted(spec: MetricSpec, packed: Any, context: Context, kind: str) -> M
     g = block.gains
     n = len(block.topic)
     alpha = float(spec.get("alpha"))
-    k, inside = _cut(spec, block)
+    k = _cut(spec, block)
     maxrank = int(max(g.rank.max() + 1 if len(g.rank) else 1, k.max() if n else 1,
                       np.diff(block.ideal_indptr).max() if n else 1))
     if kind == "dcg":
@@ -679,14 +844,10 @@ def _discounted(spec: MetricSpec, packed: Any, context: Context, kind: str) -> M
         def weight_of(m: int) -> np.ndarray:
             return 1.0 / np.arange(1, m + 1, dtype=np.float64)
     wr = weight_of(maxrank)
-    run = _per_user_sum(g.user[inside], g.gain[inside] * wr[g.rank[inside]], n)
+    run = _sum_above(g.user, g.rank, g.gain, wr, k, n)
     normalized = spec.name in ("alpha_ndcg", "nerr_ia")
     if normalized:
-        lens = np.diff(block.ideal_indptr)
-        iu = np.repeat(np.arange(n, dtype=np.int64), lens)
-        ir = np.arange(len(iu), dtype=np.int64) - block.ideal_indptr[iu]
-        keep = ir < k[iu]
-        ideal = _per_user_sum(iu[keep], block.ideal[keep] * wr[ir[keep]], n)
+        ideal = _sum_above(block.ideal_user, block.ideal_rank, block.ideal, wr, k, n)
         with np.errstate(invalid="ignore", divide="ignore"):
             values = np.where(run != 0, run / ideal, 0.0)
         return _values(block, values)
@@ -714,40 +875,25 @@ def _nrbp(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
     deepest = max(int(g.rank.max()) + 1 if len(g.rank) else 1,
                   int(np.diff(block.ideal_indptr).max()) if n else 1)
     decay = _powers(beta, deepest)
-    run = _per_user_sum(g.user, g.gain * decay[g.rank], n)
+    run = _sum_above(g.user, g.rank, g.gain, decay, None, n)
     scale = 1.0 - (1.0 - alpha) * beta
     with np.errstate(invalid="ignore", divide="ignore"):
         nrbp = np.where(block.divisor > 0, run * scale / block.divisor, 0.0)
     if spec.name == "nrbp":
         return _values(block, nrbp)
-    lens = np.diff(block.ideal_indptr)
-    iu = np.repeat(np.arange(n, dtype=np.int64), lens)
-    ir = np.arange(len(iu), dtype=np.int64) - block.ideal_indptr[iu]
-    ideal = _per_user_sum(iu, block.ideal * decay[ir], n)
+    ideal = _sum_above(block.ideal_user, block.ideal_rank, block.ideal, decay, None, n)
     with np.errstate(invalid="ignore", divide="ignore"):
         ideal = np.where(block.divisor > 0, ideal * scale / block.divisor, 0.0)
         values = nrbp / ideal
     return _values(block, values, nan_without_relevant=True)
 
 
-def _weighted(block: _Block, mask: np.ndarray) -> np.ndarray:
-    """Per relevant position: ``sum_j w_j`` over the subtopics ``j`` where ``mask`` holds
-    (added in subtopic order)."""
-    g = block.gains
-    w = block.intents.weight[np.maximum(block.topic, 0)][g.user] if len(g.user) else \
-        np.zeros(g.rel.shape)
-    per_pos = np.zeros(len(g.user), dtype=np.float64)
-    for j in range(g.rel.shape[1]):
-        per_pos = per_pos + np.where(mask[:, j], w[:, j], 0.0)
-    return per_pos
-
-
 def _p_ia(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
     block = _block(spec, packed, context)
     g = block.gains
     n = len(block.topic)
-    k, inside = _cut(spec, block)
-    hits = _per_user_sum(g.user[inside], _weighted(block, g.rel)[inside], n)
+    k = _cut(spec, block)
+    hits = _sum_above(g.user, g.rank, g.wrel, None, k, n)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where((block.divisor > 0) & (k > 0), hits / (k * block.divisor), 0.0)
     return _values(block, values)
@@ -757,9 +903,7 @@ def _strec(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
     block = _block(spec, packed, context)
     g = block.gains
     n = len(block.topic)
-    _, inside = _cut(spec, block)
-    new = g.rel & (g.before == 0)  # the subtopics a position covers first
-    covered = _per_user_sum(g.user[inside], _weighted(block, new)[inside], n)
+    covered = _sum_above(g.user, g.rank, g.wnew, None, _cut(spec, block), n)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(block.divisor > 0, covered / block.divisor, 0.0)
     return _values(block, values)
@@ -767,22 +911,8 @@ def _strec(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
 
 def _ap_ia(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
     block = _block(spec, packed, context)
-    g = block.gains
-    n = len(block.topic)
-    s = g.rel.shape[1]
-    t = np.maximum(block.topic, 0)
-    nrel = block.intents.nrel_sub[t] if n else np.zeros((0, s), dtype=np.int64)
-    w = block.intents.weight[t] if n else np.zeros((0, s))
-    total = np.zeros(n, dtype=np.float64)
-    for j in range(s):  # per subtopic: AP_j, then their (weighted) sum in subtopic order
-        on = g.rel[:, j]
-        prec = (g.before[on, j] + 1) / (g.rank[on] + 1.0)
-        ap = _per_user_sum(g.user[on], prec, n)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            total = total + np.where(nrel[:, j] > 0, ap / np.maximum(nrel[:, j], 1) * w[:, j],
-                                     0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        values = np.where(block.divisor > 0, total / block.divisor, 0.0)
+        values = np.where(block.divisor > 0, block.gains.ap / block.divisor, 0.0)
     return _values(block, values)
 
 

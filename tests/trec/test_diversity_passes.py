@@ -1,0 +1,220 @@
+"""The compiled passes of the intent-aware measures (``kernels.list_gains``,
+``kernels.ideal_lists``, ``kernels.str_codes``) give the bits of the array operations they
+replace: every measure, on runs with tied scores, unjudged and repeated documents, one-subtopic
+topics, graded judgments, given intent weights, judged_only and users without judgments, in
+memory and in blocks; and the reader's ``str`` ids are coded as ``pandas.factorize(sort=True)``
+codes them."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import receval as rv
+from receval.errors import InputError, RelevanceThresholdWarning
+from receval.kernels import str_codes
+from receval.trec import diversity
+from receval.trec.diversity import as_intents, ideal_gains
+
+
+@contextmanager
+def array_path() -> Iterator[None]:
+    """The measures computed by the array operations instead of the compiled passes."""
+    diversity.COMPILED = False
+    try:
+        yield
+    finally:
+        diversity.COMPILED = True
+
+
+def _data(seed: int, n_topics: int, weighted: bool):
+    rng = np.random.default_rng(seed)
+    rows, run, weights = [], [], {}
+    for q in range(n_topics):
+        n_sub = 1 if q % 4 == 1 else int(rng.integers(2, 7))
+        pool = rng.choice(30, int(rng.integers(1, 15)), replace=False)
+        for d in pool:
+            for s in rng.choice(n_sub, int(rng.integers(1, n_sub + 1)), replace=False):
+                rows.append((f"q{q}", f"d{d:02d}", f"s{s}", int(rng.integers(0, 4))))
+        weights[f"q{q}"] = {f"s{s}": float(rng.integers(1, 5)) for s in range(n_sub)}
+        # judged and unjudged documents, tied scores (a few score levels), some repeated
+        for d in rng.choice(40, int(rng.integers(0, 25)), replace=False):
+            run.append((f"q{q}", f"d{d:02d}", float(rng.integers(0, 4))))
+    run.append(("stranger", "d01", 1.0))  # a run user without subtopic judgments
+    intents = pd.DataFrame(rows, columns=["query", "doc", "subtopic", "relevance"])
+    run = pd.DataFrame(run, columns=["query", "doc", "score"])
+    return intents, run, (weights if weighted else None)
+
+
+def _keys(alpha: float, beta: float, k: int, judged_only: bool) -> list[str]:
+    j = ",judged_only=true" if judged_only else ""
+    keys = [f"alpha_dcg@{k}(alpha={alpha}{j})", f"alpha_ndcg@{k}(alpha={alpha}{j})",
+            f"err_ia@{k}(alpha={alpha}{j})", f"nerr_ia@{k}(alpha={alpha}{j})",
+            f"alpha_ndcg(alpha={alpha}{j})", f"err_ia(alpha={alpha}{j})",
+            f"nrbp(alpha={alpha},beta={beta}{j})", f"nnrbp(alpha={alpha},beta={beta}{j})",
+            f"p_ia@{k}({j[1:]})" if j else f"p_ia@{k}", f"strec@{k}({j[1:]})" if j
+            else f"strec@{k}", f"ap_ia({j[1:]})" if j else "ap_ia", "strec", "p_ia"]
+    return [rv.metrics.canonical_key(key) for key in keys]
+
+
+def _evaluate(run, truth, keys, intents, weights, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RelevanceThresholdWarning)
+        return rv.evaluate(run, truth, keys, intents=intents, intent_weights=weights,
+                           **kw).per_user
+
+
+def _same_bits(a: pd.DataFrame, b: pd.DataFrame, keys: list[str]) -> None:
+    a, b = a.sort_index(), b.sort_index()
+    assert a.index.equals(b.index)
+    for key in keys:
+        x, y = a[key].to_numpy(), b[key].to_numpy()
+        assert np.array_equal(x, y, equal_nan=True), (key, x[x != y], y[x != y])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 12), st.sampled_from([0.0, 0.3, 0.5, 1.0]),
+       st.sampled_from([0.5, 0.9]), st.integers(1, 12), st.booleans(), st.booleans(),
+       st.sampled_from([1, 2]))
+def test_compiled_passes_give_the_array_bits(seed, n_topics, alpha, beta, k, judged_only,
+                                             weighted, rel):
+    intents, run, weights = _data(seed, n_topics, weighted)
+    truth = intents.groupby(["query", "doc"], as_index=False)["relevance"].max()
+    keys = [key.replace(")", f",rel={rel})") if ")" in key else f"{key}(rel={rel})"
+            for key in _keys(alpha, beta, k, judged_only)]
+    keys = [rv.metrics.canonical_key(key) for key in keys]
+    fast = _evaluate(run, truth, keys, intents, weights)
+    with array_path():
+        slow = _evaluate(run, truth, keys, intents, weights)
+    _same_bits(fast, slow, keys)
+
+
+def test_repeated_documents_are_counted_as_the_arrays_count_them(monkeypatch):
+    # duplicates="keep": a document twice in a list is relevant at both positions: more
+    # relevant positions than judged pairs (the compiled pass then sizes its output again)
+    intents, run, _ = _data(3, 8, False)
+    every = pd.DataFrame({"query": "q9", "doc": ["a", "b", "c", "c"],
+                          "subtopic": ["s0", "s0", "s1", "s0"], "relevance": 1})
+    intents = pd.concat([intents, every], ignore_index=True)
+    twice = pd.DataFrame({"query": "q9", "doc": ["a", "b", "c", "x", "a", "c", "b"],
+                          "score": [7.0, 6, 5, 4, 3, 2, 1]})
+    run = pd.concat([twice, run[run["query"] == "q0"]], ignore_index=True)
+    run = pd.concat([run, run.assign(score=run["score"] - 10)], ignore_index=True)
+    truth = intents.groupby(["query", "doc"], as_index=False)["relevance"].max()
+    keys = _keys(0.5, 0.5, 10, False) + _keys(0.5, 0.5, 10, True)
+    written = []
+
+    def counted(*args):
+        written.append(diversity_list_gains(*args))
+        return written[-1]
+
+    diversity_list_gains = diversity.list_gains
+    monkeypatch.setattr(diversity, "list_gains", counted)
+    fast = _evaluate(run, truth, keys, intents, None, duplicates="keep")
+    assert -1 in written  # the first output was too small
+    with array_path():
+        slow = _evaluate(run, truth, keys, intents, None, duplicates="keep")
+    _same_bits(fast, slow, keys)
+
+
+def test_blocks_equal_in_memory_on_the_compiled_passes():
+    intents, run, weights = _data(11, 30, True)
+    truth = intents.groupby(["query", "doc"], as_index=False)["relevance"].max()
+    keys = _keys(0.5, 0.5, 5, False) + _keys(0.3, 0.8, 10, True)
+    ev = rv.Evaluator(truth, keys, intents=intents, intent_weights=weights)
+    whole = ev.evaluate(run).per_user
+    users = run["query"].unique()
+    parts = ev.evaluate_blocks([run[run["query"].isin(users[:7])],
+                                run[run["query"].isin(users[7:19])],
+                                run[run["query"].isin(users[19:])]]).per_user
+    _same_bits(parts, whole, keys)
+    with array_path():
+        slow = ev.evaluate(run).per_user
+    _same_bits(whole, slow, keys)
+
+
+def test_ideal_lists_give_the_array_loop_and_the_greedy_loop_bits():
+    intents, _, weights = _data(5, 40, True)
+    # integer ids 2 .. 31: their byte order ("10" < "9") is not their order
+    numbered = intents.assign(doc=intents["doc"].str[1:].astype(int) + 2)
+    for frame, w in ((intents, None), (intents, weights), (numbered, weights)):
+        it = as_intents(frame, 1.0, w)
+        topic = np.arange(len(it.topics), dtype=np.int64)[::-1].copy()
+        a = ideal_gains(it, topic, 0.5)
+        b = ideal_gains(it, topic, 0.5, compiled=False)
+        lo = np.searchsorted(it.key, topic * it.n_docs)
+        hi = np.searchsorted(it.key, (topic + 1) * it.n_docs)
+        c = diversity._ideal_gains_arrays(it, topic, 0.5, True, lo, hi)
+        for x, y in ((a, b), (a, c)):
+            assert x[0].tolist() == y[0].tolist() and x[1].tolist() == y[1].tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["b", "a", "ä", "A", "a b", "", "😀", "ab", "\u00e9", "e\u0301",
+                                 "10", "9"]), max_size=30))
+def test_str_ids_are_coded_as_pandas_codes_them(ids):
+    values = np.array(ids, dtype=object)
+    codes, uniques = diversity._sorted_codes(values)
+    want_codes, want_uniques = pd.factorize(pd.Series(values, dtype=object), sort=True)
+    assert codes.tolist() == want_codes.tolist()
+    assert list(uniques) == list(want_uniques)
+    if len(ids):
+        found = str_codes(values)
+        assert found is not None
+        c, distinct = found
+        assert [distinct[i] for i in c] == ids and len(set(distinct)) == len(distinct)
+
+
+def test_str_codes_past_the_first_table():
+    # thousands of distinct ids (the table grows), of every str kind, in runs and scattered
+    rng = np.random.default_rng(2)
+    pool = [f"{p}{i}" for i in range(3000) for p in ("d", "\u00e9", "\u4e2d", "\U0001f600")]
+    values = np.array([pool[i] for i in rng.integers(0, len(pool), 40000)], dtype=object)
+    values[100:200] = pool[7]
+    found = str_codes(values)
+    assert found is not None
+    codes, distinct = found
+    want_codes, want_uniques = pd.factorize(values)
+    assert codes.tolist() == want_codes.tolist() and distinct == list(want_uniques)
+
+
+def test_other_ids_take_pandas_factorize():
+    assert str_codes(np.array(["a", 1], dtype=object)) is None
+    assert str_codes(np.array(["a", None], dtype=object)) is None
+    codes, uniques = diversity._sorted_codes(np.array([3, 1, 3, 2]))
+    assert codes.tolist() == [2, 0, 2, 1] and list(uniques) == [1, 2, 3]
+    with pytest.raises(InputError, match="no query, document or subtopic"):
+        as_intents(pd.DataFrame({"query": ["q", None], "doc": ["a", "b"],
+                                 "subtopic": ["s", "s"]}))
+
+
+def test_the_reader_lays_out_str_ids_as_the_frame_reader_did(monkeypatch):
+    intents, _, weights = _data(9, 20, True)
+    fast = as_intents(intents, 1.0, weights)
+    # the reader without the str pass: every column through pandas.factorize(sort=True)
+    # a column as a strided view (as some pandas builds hand out str columns)
+    spaced = np.empty(2 * len(intents), dtype=object)
+    spaced[::2] = intents["doc"].tolist()
+    every_other = spaced[::2]
+    assert not every_other.flags.c_contiguous
+    codes, uniques = diversity._sorted_codes(every_other)
+    assert list(uniques[codes]) == intents["doc"].tolist() and list(uniques) == list(fast.docs)
+    monkeypatch.setattr(diversity, "str_codes", lambda values: None)
+    slow = as_intents(intents, 1.0, weights)
+    # the (topic, subtopic) pairs found by a sort instead of a table
+    monkeypatch.setattr(diversity, "DENSE_CELLS", 0)
+    monkeypatch.setattr(diversity, "DENSE_PER_ROW", 0)
+    sorted_pairs = as_intents(intents.assign(subtopic=intents["subtopic"] + "x"), 1.0,
+                              {q: {f"{s}x": w for s, w in ws.items()}
+                               for q, ws in weights.items()})
+    for other in (slow, sorted_pairs):
+        assert list(fast.topics) == list(other.topics) and list(fast.docs) == list(other.docs)
+        for name in ("key", "rel", "weight", "n_sub", "nrel_sub", "doc_order"):
+            assert np.array_equal(getattr(fast, name), getattr(other, name)), name
