@@ -41,11 +41,7 @@ def _missing_extension(exc: ImportError) -> ImportError:
 
 
 try:
-    from ._diversity import cut_sums as cut_sums
-    from ._diversity import greedy_ideal
-    from ._diversity import ideal_lists as ideal_lists
-    from ._diversity import list_gains as list_gains
-    from ._diversity import str_codes as str_codes
+    from ._diversity import cut_sums, greedy_ideal, ideal_lists, list_gains, str_codes
     from ._exact import column_states, exact_partials
     from ._fairness import (
         dense_factorize,
@@ -81,8 +77,10 @@ try:
 except ImportError as _exc:  # a source tree without the compiled modules
     raise _missing_extension(_exc) from _exc
 
-__all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "MetricSetup", "NotStrIds", "Request", "adjacent_starts", "all_str", "column_states",
-           "compute_metrics", "dense_factorize", "kl_ratios", "kl_sums", "list_pass", "profile_cells",
-           "train_lists", "xlogy_ratios", "xlogy_row_sums",
-           "exact_partials", "greedy_ideal", "group_rows", "kernel_columns", "group_truth", "group_truth_raw", "index_ids", "join_lists", "nonfinite",
-           "pack_lists", "same_ids_at", "utf8_at"]
+__all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "MetricSetup", "NotStrIds", "Request",
+           "adjacent_starts", "all_str", "column_states", "compute_metrics", "cut_sums",
+           "dense_factorize", "exact_partials", "greedy_ideal", "group_rows", "group_truth",
+           "group_truth_raw", "ideal_lists", "index_ids", "join_lists", "kernel_columns",
+           "kl_ratios", "kl_sums", "list_gains", "list_pass", "nonfinite", "pack_lists",
+           "profile_cells", "same_ids_at", "str_codes", "train_lists", "utf8_at",
+           "xlogy_ratios", "xlogy_row_sums"]
