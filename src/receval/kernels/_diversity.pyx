@@ -285,21 +285,11 @@ def ideal_lists(const long long[::1] topic, const long long[::1] pair_lo,
     cl_end = <long long*> malloc(m_max * sizeof(long long))
     cl_score = <double*> malloc(m_max * sizeof(double))
     g = <double*> malloc(max(s, 1) * sizeof(double))
-    if docs == NULL or cl_pat == NULL or cl_start == NULL or cl_end == NULL or \
-            cl_score == NULL or g == NULL or grouped == NULL or tab == NULL or \
-            cl_of == NULL or fill == NULL:
-        free(docs)
-        free(grouped)
-        free(tab)
-        free(cl_of)
-        free(fill)
-        free(cl_pat)
-        free(cl_start)
-        free(cl_end)
-        free(cl_score)
-        free(g)
-        raise MemoryError()
     try:
+        if docs == NULL or cl_pat == NULL or cl_start == NULL or cl_end == NULL or \
+                cl_score == NULL or g == NULL or grouped == NULL or tab == NULL or \
+                cl_of == NULL or fill == NULL:
+            raise MemoryError()  # (each buffer freed below; free(NULL) does nothing)
         with nogil:
             indptr[0] = 0
             for i in range(n_t):
