@@ -628,3 +628,55 @@ def test_same_ids_at_compares_text_ids_across_containers(seed, big):
     if len(rows_a) > 1:  # rows of different lengths are not the same ids
         assert same_ids_at(3, ra.a, None, rows_a.astype(np.int64), 3, ra.a, None,
                            rows_a[1:].astype(np.int64)) is False
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), shuffle=st.sampled_from(["none", "v", "x", "repeat"]))
+def test_sorted_index_merges_ascending_text_ids(seed, shuffle):
+    """``sorted_index``: the position of each id of one ascending text column in another (-1:
+    absent), as a dict lookup gives it, for every pair of Arrow containers; a side out of
+    order or repeating an id anywhere (first, middle or last) is reported, never merged."""
+    if pa is None:
+        pytest.skip("pyarrow is not installed")
+    from receval.kernels import sorted_index
+
+    rng = np.random.default_rng(seed)
+    pool = sorted(set(["", "a", "abcdefgh", "abcdefghi", "abc", *NAMES]),
+                  key=lambda s: s.encode())
+    v = [s for s in pool if rng.random() < 0.6]
+    x = [s for s in pool if rng.random() < 0.6]
+    bad = None
+    if shuffle in ("v", "x") and len(v if shuffle == "v" else x) > 1:
+        side = v if shuffle == "v" else x
+        k = int(rng.integers(0, len(side) - 1))
+        side[k], side[k + 1] = side[k + 1], side[k]
+        bad = shuffle
+    elif shuffle == "repeat" and v:
+        k = int(rng.integers(0, len(v)))
+        v.insert(k, v[k])
+        bad = "v"
+    at = {s: i for i, s in enumerate(v)}
+    expected = [at.get(s, -1) for s in x]
+    for fv in _chunked_forms(v, rng.integers(0, len(v) + 1, 2).tolist())[:4]:
+        for fx in _chunked_forms(x, rng.integers(0, len(x) + 1, 2).tolist())[:4]:
+            rv_, rx = raw_ids(fv), raw_ids(fx)
+            codes, ok = sorted_index(rv_.kind, rv_.a, rv_.b, rx.kind, rx.a, rx.b)
+            assert ok is (bad is None)
+            if ok:
+                assert codes.tolist() == expected
+    with pytest.raises(ValueError, match="UTF-8"):
+        sorted_index(3, np.array(v, dtype=object), None, 3, np.array(x, dtype=object), None)
+
+
+def test_arrow_item_categories_found_by_merge_or_hash():
+    """The truth's Arrow item categories looked up in the run's (``dictionary_truth``): by
+    the merge when both are sorted, by Arrow's hash lookup otherwise; the same positions."""
+    if pa is None:
+        pytest.skip("pyarrow is not installed")
+    from receval.pack.rawids import _arrow_positions
+
+    cats = pa.array(["a", "b", "d", "é"])
+    assert _arrow_positions(pa.array(["b", "c", "é"]), cats).tolist() == [1, -1, 3]
+    assert _arrow_positions(pa.array(["é", "b", "c"]), cats).tolist() == [3, 1, -1]
+    assert _arrow_positions(pa.array(["b"]), pa.array(["d", "a", "b"])).tolist() == [2]
+    assert _arrow_positions(pa.array([], type=pa.string()), cats).tolist() == []

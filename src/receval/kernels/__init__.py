@@ -61,6 +61,7 @@ try:
         index_ids,
         join_lists,
         same_ids_at,
+        sorted_index,
         utf8_at,
     )
     from ._packing import group_rows, group_truth, nonfinite, pack_lists
@@ -82,5 +83,5 @@ __all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "MetricSetup", "NotStrIds
            "dense_factorize", "exact_partials", "greedy_ideal", "group_rows", "group_truth",
            "group_truth_raw", "ideal_lists", "index_ids", "join_lists", "kernel_columns",
            "kl_ratios", "kl_sums", "list_gains", "list_pass", "nonfinite", "pack_lists",
-           "profile_cells", "same_ids_at", "str_codes", "train_lists", "utf8_at",
+           "profile_cells", "same_ids_at", "sorted_index", "str_codes", "train_lists", "utf8_at",
            "xlogy_ratios", "xlogy_row_sums"]

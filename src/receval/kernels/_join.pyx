@@ -1876,6 +1876,71 @@ def same_ids_at(int kind_a, object a_a, object a_b, const long long[::1] rows_a,
     return bool(ok_arr.all())
 
 
+def sorted_index(int kind_v, object v_a, object v_b, int kind_x, object x_a, object x_b):
+    """``(codes, ok)``: the position of each UTF-8 id of ``x`` in ``v`` (-1 when absent), both
+    strictly ascending in byte order (code point order, RFC 3629), found by one merge of the
+    two: |v| + |x| comparisons, no hash table. ``ok`` is False (and ``codes`` meaningless)
+    when either side is out of order or repeats an id (every id of both is checked). Kinds
+    1, 2, 4, 5 (Arrow string data read in place)."""
+    for kind in (kind_v, kind_x):
+        if kind != 1 and kind != 2 and kind != 4 and kind != 5:
+            raise ValueError("sorted_index reads UTF-8 ids (kinds 1, 2, 4, 5)")
+    cdef _Holder vh = _ids_of(kind_v, v_a, v_b)
+    cdef _Holder xh = _ids_of(kind_x, x_a, x_b)
+    cdef Ids* V = &vh.ids
+    cdef Ids* X = &xh.ids
+    cdef long long n = len(v_a) - 1 if kind_v < 4 else int(v_a[len(v_a) - 1])
+    cdef long long m = len(x_a) - 1 if kind_x < 4 else int(x_a[len(x_a) - 1])
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] codes_arr = np.full(m, -1, dtype=np.int64)
+    cdef long long[::1] codes = codes_arr
+    cdef long long i = 0, j = 0, c, hv = -1, hx = -1, pn = 0, qn = 0
+    cdef const char* p = NULL
+    cdef const char* q = NULL
+    cdef bint ok = True, step_v, step_x
+    with nogil:
+        if n > 0:
+            _span_near(V, 0, &p, &pn, &hv)
+        if m > 0:
+            _span_near(X, 0, &q, &qn, &hx)
+        while ok and (i < n or j < m):
+            if i < n and j < m:
+                c = _bytes_order(p, pn, q, qn)
+                step_v = c <= 0
+                step_x = c >= 0
+                if c == 0:
+                    codes[j] = i
+            else:  # one side is done: the other is read on for its order
+                step_v = i < n
+                step_x = j < m
+            if step_v:
+                i += 1
+                if i < n:
+                    ok = _next_above(V, i, &p, &pn, &hv)
+            if step_x and ok:
+                j += 1
+                if j < m:
+                    ok = _next_above(X, j, &q, &qn, &hx)
+    return codes_arr, bool(ok)
+
+
+cdef inline int _bytes_order(const char* p, long long pn, const char* q,
+                             long long qn) noexcept nogil:
+    """Sign of byte string ``p`` minus ``q`` in byte order (a prefix first)."""
+    cdef int c = memcmp(p, q, pn if pn < qn else qn)
+    if c != 0:
+        return 1 if c > 0 else -1
+    return (pn > qn) - (pn < qn)
+
+
+cdef inline bint _next_above(const Ids* ids, long long i, const char** p, long long* n,
+                             long long* hint) noexcept nogil:
+    """Moves ``p``, ``n`` from id ``i - 1`` to id ``i``; whether id ``i`` is above it."""
+    cdef const char* before = p[0]
+    cdef long long nb = n[0]
+    _span_near(ids, i, p, n, hint)
+    return _bytes_order(before, nb, p[0], n[0]) < 0
+
+
 def utf8_at(int kind, object a, object b, const long long[::1] rows):
     """The UTF-8 ids (kinds 1, 2, 4, 5) at ``rows``, ascending, as an object array of ``str``:
     each decoded straight from the Arrow buffers (no ``take`` and no intermediate array).

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._lazy import is_pandas, pandas
 from ..io.frames import UncheckedIds, adjacent_runs, is_str_array
-from ..kernels import adjacent_starts, same_ids_at, utf8_at
+from ..kernels import adjacent_starts, same_ids_at, sorted_index, utf8_at
 from .vocab import _arrow_chunks, factorize, is_unique
 
 #: kernel id kinds (see ``kernels/_join.pyx``); NARROW: integers of 1, 2 or 4 bytes, read
@@ -340,10 +340,7 @@ def dictionary_truth(raw: RawIds, items: Any, codes: np.ndarray) -> RawIds:
     Arrow when the run's categories are Arrow too (a mapping of size |categories|)."""
     assert raw.categories is not None
     if not isinstance(items, np.ndarray) and not isinstance(raw.categories, np.ndarray):
-        import pyarrow.compute as pc
-
-        at = np.asarray(pc.index_in(items, value_set=raw.categories).fill_null(-1),
-                        dtype=np.int64)
+        at = _arrow_positions(items, raw.categories)
     else:
         from .vocab import lookup
 
@@ -353,6 +350,21 @@ def dictionary_truth(raw: RawIds, items: Any, codes: np.ndarray) -> RawIds:
     missing = at < 0
     at[missing] = len(raw.categories) + np.arange(int(missing.sum()), dtype=np.int64)
     return RawIds(INT, at[codes])
+
+
+def _arrow_positions(values: Any, categories: Any) -> np.ndarray:
+    """The position of each Arrow string of ``values`` in ``categories`` (-1: absent): one
+    merge when both are ascending (sorted categories, as both usually are here:
+    :func:`receval.kernels.sorted_index`), else Arrow's hash lookup."""
+    v, c = _from_arrow([values]), _from_arrow([categories])
+    if v is not None and c is not None and v.kind not in (INT, NARROW, PYSTR) and \
+            c.kind not in (INT, NARROW, PYSTR):
+        at, ok = sorted_index(c.kind, c.a, c.b, v.kind, v.a, v.b)
+        if ok:
+            return at
+    import pyarrow.compute as pc
+
+    return np.asarray(pc.index_in(values, value_set=categories).fill_null(-1), dtype=np.int64)
 
 
 class Grouped(NamedTuple):
