@@ -218,3 +218,42 @@ def test_the_reader_lays_out_str_ids_as_the_frame_reader_did(monkeypatch):
         assert list(fast.topics) == list(other.topics) and list(fast.docs) == list(other.docs)
         for name in ("key", "rel", "weight", "n_sub", "nrel_sub", "doc_order"):
             assert np.array_equal(getattr(fast, name), getattr(other, name)), name
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["b", "a", "ä", "A", "a b", "", "😀", "ab", "\u00e9", "e\u0301",
+                                 "10", "9"]), max_size=30))
+def test_arrow_held_ids_are_coded_as_pandas_codes_them(ids):
+    """A column Arrow holds (pandas ``str`` under pyarrow, ``ArrowDtype``) is coded by Arrow,
+    its distinct values sorted: the codes and order of ``pandas.factorize(sort=True)``."""
+    pa = pytest.importorskip("pyarrow")
+    want_codes, want_uniques = pd.factorize(pd.Series(ids, dtype=object), sort=True)
+    for dtype in (pd.StringDtype("pyarrow"), pd.ArrowDtype(pa.string()),
+                  pd.ArrowDtype(pa.large_string())):
+        values = pd.Series(ids, dtype=dtype)
+        assert diversity._arrow_held(values)
+        codes, uniques = diversity._sorted_codes(values)
+        assert codes.tolist() == want_codes.tolist()
+        assert list(uniques) == list(want_uniques)
+
+
+def test_intents_held_by_arrow_read_as_object_columns():
+    """``intents=`` with Arrow-held columns gives the object columns' intents, bit for bit;
+    a missing id there is refused as it is in an object column; integer Arrow ids too."""
+    pa = pytest.importorskip("pyarrow")
+    intents, _, weights = _data(11, 25, True)
+    intents = intents.astype({"query": object, "doc": object, "subtopic": object})
+    plain_ = as_intents(intents, 1.0, weights)
+    for dtype in (pd.StringDtype("pyarrow"), pd.ArrowDtype(pa.string())):
+        held = intents.astype({"query": dtype, "doc": dtype, "subtopic": dtype})
+        got = as_intents(held, 1.0, weights)
+        assert list(got.topics) == list(plain_.topics) and list(got.docs) == list(plain_.docs)
+        for name in ("key", "rel", "weight", "n_sub", "nrel_sub", "doc_order"):
+            assert np.array_equal(getattr(got, name), getattr(plain_, name)), name
+        with pytest.raises(InputError, match="no query, document or subtopic"):
+            as_intents(pd.DataFrame({"query": pd.Series(["q", None], dtype=dtype),
+                                     "doc": ["a", "b"], "subtopic": ["s", "s"]}))
+    ints = pd.DataFrame({"query": pd.Series([2, 1, 2], dtype=pd.ArrowDtype(pa.int64())),
+                         "doc": ["a", "b", "c"], "subtopic": ["s", "s", "t"]})
+    got = as_intents(ints)
+    assert list(got.topics) == [1, 2]

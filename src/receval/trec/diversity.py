@@ -188,9 +188,10 @@ def _intent_frame(obj: Any) -> pd.DataFrame:
         f"or (query, subtopic, doc, relevance) tuples; got {type(obj).__name__}.")
 
 
-def _intent_columns(obj: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, pd.Series]:
-    """``intents=`` as its query, doc and subtopic columns (arrays, as a table holds them) and
-    its relevance (a Series), without building a frame from a table."""
+def _intent_columns(obj: Any) -> tuple[Any, Any, Any, pd.Series]:
+    """``intents=`` as its query, doc and subtopic columns (arrays, or a Series whose data
+    Arrow holds, as a table holds them) and its relevance (a Series), without building a
+    frame from a table."""
     if isinstance(obj, pd.DataFrame) and not obj.columns.duplicated().any():
         cols = [str(c) for c in obj.columns]
         qcol = _find_col(cols, USER_NAMES + ("topic", "topic_id"))
@@ -200,8 +201,9 @@ def _intent_columns(obj: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, pd.Se
         if qcol is not None and dcol is not None and scol is not None:
             by_name = dict(zip(cols, range(len(cols)), strict=True))
 
-            def col(name: str) -> np.ndarray:
-                return obj.iloc[:, by_name[name]].to_numpy()
+            def col(name: str) -> Any:
+                values = obj.iloc[:, by_name[name]]
+                return values if _arrow_held(values) else values.to_numpy()
 
             rel = pd.Series(col(rcol)) if rcol else pd.Series(np.ones(len(obj)))
             return col(qcol), col(dcol), col(scol), rel
@@ -210,11 +212,26 @@ def _intent_columns(obj: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, pd.Se
             frame["relevance"])
 
 
-def _sorted_codes(values: np.ndarray) -> tuple[np.ndarray, pd.Index]:
+def _arrow_held(values: pd.Series) -> bool:
+    """Whether a pandas column's data is held by Arrow (``str`` under pyarrow, ArrowDtype)."""
+    storage = getattr(values.dtype, "storage", None)
+    return storage == "pyarrow" or isinstance(values.dtype, pd.ArrowDtype)
+
+
+def _sorted_codes(values: Any) -> tuple[np.ndarray, pd.Index]:
     """``pandas.factorize(values, sort=True)`` (codes int64): a ``str`` column by the compiled
-    table of :func:`receval.kernels.str_codes` and a sort of its distinct values only."""
-    found = str_codes(np.ascontiguousarray(values)) if values.dtype == object and len(values) \
-        else None
+    table of :func:`receval.kernels.str_codes`, a column Arrow holds by Arrow's dictionary
+    encoding (no ``str`` object per row), then a sort of the distinct values only."""
+    if isinstance(values, pd.Series):  # Arrow-held: codes by Arrow, distinct values sorted
+        codes, uniques = pd.factorize(values, sort=False)
+        found = (codes, uniques.to_numpy(dtype=object, na_value=None))
+        if (len(codes) and int(codes.min()) < 0) or \
+                not all(isinstance(v, str) for v in found[1]):  # (a missing id: code -1)
+            codes, uniques = pd.factorize(values, sort=True)
+            return codes.astype(np.int64), pd.Index(uniques)
+    else:
+        found = str_codes(np.ascontiguousarray(values)) \
+            if values.dtype == object and len(values) else None
     if found is None:
         codes, uniques = pd.factorize(pd.Series(values), sort=True)
         return codes.astype(np.int64), pd.Index(uniques)
