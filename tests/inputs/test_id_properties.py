@@ -361,3 +361,24 @@ def test_any_python_values_in_an_id_column(values, container):
     assert [plain[c] for c in codes] == [
         v.decode() if isinstance(v, bytes) else int(v) if isinstance(v, float) else v
         for v in values]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from([0, 1, -1, 7, 2**16, -(2**16), 2**31, 2**62, -(2**63),
+                                 2**63 - 1, 5, 6]), max_size=40),
+       st.integers(0, 3))
+def test_int64_ids_factorize_as_pandas_does(ids, span_per_row):
+    """Compact int64 ids go through a direct table over their span, wide ones through the
+    hash: either way the codes and ids of ``pandas.factorize(sort=False)``."""
+    from receval.pack import vocab
+
+    values = np.array(ids, dtype=np.int64)
+    old = vocab.DENSE_SPAN_PER_ROW, vocab.DENSE_MIN_SPAN
+    vocab.DENSE_SPAN_PER_ROW, vocab.DENSE_MIN_SPAN = span_per_row, 4 * span_per_row
+    try:
+        codes, uniques = vocab.factorize(values, what="run item column 'item'")
+    finally:
+        vocab.DENSE_SPAN_PER_ROW, vocab.DENSE_MIN_SPAN = old
+    want_codes, want_uniques = pd.factorize(values, sort=False)
+    assert codes.dtype == vocab.CODE and uniques.dtype == np.int64
+    assert codes.tolist() == want_codes.tolist() and uniques.tolist() == want_uniques.tolist()

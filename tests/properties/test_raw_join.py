@@ -106,7 +106,7 @@ def _truth(rng, tn: int, n_users: int, n_items: int, grades: int, how: str) -> p
                          "relevance": truth["relevance"].to_numpy()})
 
 
-def _evaluate(run, truth, raw: bool, **kw):
+def _evaluate(run, truth, raw: bool, metrics=METRICS, **kw):
     orig = packed_module._truth_raw_for
     used = []
 
@@ -120,7 +120,7 @@ def _evaluate(run, truth, raw: bool, **kw):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                return rv.evaluate(run, truth, METRICS, **kw), any(used)
+                return rv.evaluate(run, truth, metrics, **kw), any(used)
             except (rv.InputError, rv.PolicyError) as exc:
                 return str(exc), any(used)
     finally:
@@ -173,6 +173,49 @@ def test_raw_join_equals_factorized_route(seed, how, grouped, policy):
     slow, _ = _evaluate(run, truth, False, **policy)
     _same(fast, slow)
     if not isinstance(fast, str) and policy.get("ties") != "trec_eval" and n:
+        assert used  # the raw route was taken
+
+
+#: metrics on the recommended items (no kernel binding), with the inputs they read
+ON_ITEMS = ["coverage@3", "gini@5", "novelty@3", "arp@3", "aplt@3", "unseen_share@3",
+            "category_coverage@3", "personalization@3", "exposure_gini@3",
+            "exposure_share@3(group=g0)", "awrf@3", "miscalibration@3",
+            "alpha_ndcg@3(aspects=categories)"]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1), how=st.sampled_from(
+    ["int", "uint", "object", "str", *ARROW]),
+    grouped=st.booleans(), policy=st.sampled_from(POLICIES))
+def test_metrics_on_recommended_items_join_on_raw_ids(seed, how, grouped, policy):
+    """Metrics on the recommended items read each position's item from the join on raw ids
+    (its run row): the values, counts and errors of the factorized route, bit for bit, for
+    every id container and policy, with the kernel's metrics beside them."""
+    rng = np.random.default_rng(seed)
+    n_users, n_items = int(rng.integers(1, 12)), int(rng.integers(1, 30))
+    n = int(rng.integers(0, 120))
+    user = rng.integers(0, n_users, n)
+    if grouped:
+        user = np.sort(user, kind="stable")
+    item = rng.integers(0, n_items, n)
+    score = rng.integers(0, 4, n).astype(np.float64)
+    if rng.random() < 0.5:
+        score = -np.arange(n, dtype=np.float64)
+    truth = _truth(rng, int(rng.integers(1, 60)), n_users, n_items, 4, how)
+    run = _frame(user, item, score, "score", how)
+    arrow = how.startswith(("arrow", "chunked"))
+    every = _ids(np.arange(n_items + 3), "object" if arrow or how == "str" else how)
+    t_user = rng.integers(0, n_users, 40)
+    kw = {"item_groups": {i: f"g{k % 2}" for k, i in enumerate(every)},
+          "item_categories": {i: [f"c{k % 3}", f"c{k % 4}"][: 1 + k % 2]
+                              for k, i in enumerate(every)},
+          "train": pd.DataFrame({"user": t_user.astype(str) if arrow else t_user,
+                                 "item": every[rng.integers(0, len(every), 40)]})}
+    fast, used = _evaluate(run, truth, True, metrics=METRICS[:3] + ON_ITEMS, **policy, **kw)
+    slow, _ = _evaluate(run, truth, False, metrics=METRICS[:3] + ON_ITEMS, **policy, **kw)
+    _same(fast, slow)
+    if not isinstance(fast, str) and policy.get("ties") != "trec_eval" and n and \
+            policy.get("unjudged") != "remove":
         assert used  # the raw route was taken
 
 

@@ -747,13 +747,15 @@ cdef inline void _row_ids(const Row* buf, long long m, long long* ids) noexcept 
 cdef inline long long _walk_ints(const long long* ids, Row* buf, long long m, IntSlot* itab,
                                  long long mask, int shift, int owner, const double* trel,
                                  int dedupe, long long lim, double* orel, signed char* ojd,
-                                 double* oscore, long long* n_dup) noexcept nogil:
+                                 double* oscore, long long* n_dup, long long* orow=NULL,
+                                 long long row0=0) noexcept nogil:
     """Probe a user's ``m`` ids in rank order (``ids``) in its table of int64 slots: each
     row's relevance and judged flag (0 outside the truth) into ``orel`` / ``ojd`` for the
     first ``lim`` positions, repeated items counted in ``n_dup`` and handled by ``dedupe`` as
     :func:`join_lists` says; returns how many rows are kept. ``buf`` (when not NULL) holds the
     same rows: the kept ones are moved to its front, and their scores go into ``oscore``
-    (when not NULL).
+    (when not NULL). ``orow`` (when not NULL): each kept position's run row (``buf``'s, or
+    ``row0 + q`` for the ``q``-th id of a list joined where it lies).
 
     ``trel``: the user's truth relevances (readable at 0 even without truth items). A truth
     item's first match and a new item take the same steps, the outcome chosen by selects, so
@@ -791,6 +793,8 @@ cdef inline long long _walk_ints(const long long* ids, Row* buf, long long m, In
             ojd[w] = jd
             if oscore != NULL:
                 oscore[w] = buf[q].score
+            if orow != NULL:
+                orow[w] = buf[q].idx if buf != NULL else row0 + q
         if buf != NULL and w != q:
             buf[w] = buf[q]
         w = w + 1
@@ -945,7 +949,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                const double[::1] t_rel, long long depth, int dedupe, int nan_mode,
                int as_float32, int desc, int keep_scores, const long long[::1] cutoffs,
                object scratch=None, int by_row=0, MetricSetup metrics=None,
-               const double[::1] t_rel_desc=None, int check_str=0, int rank_rows=0):
+               const double[::1] t_rel_desc=None, int check_str=0, int rank_rows=0,
+               int keep_rows=0):
     """Packed lists of one run, joined with its truth on raw item ids.
 
     Evaluated user ``g`` has the run rows ``rows[rstart[c]:rstart[c + 1]]`` with ``c =
@@ -975,6 +980,11 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     ``rank_rows`` (int64 or narrow integer ids on both sides): each user's rows are in rank
     order, row ``rstart[c] + i`` scored ``-(i + 1)`` (a top-k matrix); ``score`` is not read
     (it may be empty), so that no score column is made.
+
+    ``keep_rows``: each position's run row is returned too, as a ninth value (int64; for a
+    ``rank_rows`` run, the row of the flattened matrix), so that what the metrics on the
+    recommended items read of each position comes from the run's own columns. Not with
+    ``metrics``.
 
     Returns ``(indptr, scores, rel, judged, list_len, n_dup, n_dropped, tied)``;
     ``n_dropped`` counts the rows with a non-finite score: dropped under ``nan_mode=1``,
@@ -1016,6 +1026,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     cdef long long n_req = metrics.plan.n_req if measure else 0
     if measure and (t_rel_desc is None or t_rel_desc.shape[0] != t_rel.shape[0]):
         raise ValueError("measuring the lists needs t_rel_desc, aligned with t_rel")
+    if measure and keep_rows:
+        raise ValueError("join_lists: keep_rows needs the lists kept, not measured")
     if measure and (metrics.plan.maxlen < maxpos or metrics.plan.tstride <= maxtruth):
         raise ValueError("the metric setup is for shorter lists than these")
     cdef cnp.ndarray[cnp.float64_t, ndim=2] kout_arr = np.empty((n_eval if measure else 0,
@@ -1036,6 +1048,9 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
         scratch, "scores", ub_total if keep_scores else 0, np.float64)
     cdef cnp.ndarray[cnp.float64_t, ndim=1] rel_arr = _buffer(scratch, "rel", ub_total, np.float64)
     cdef cnp.ndarray[cnp.int8_t, ndim=1] judged_arr = _buffer(scratch, "judged", ub_total, np.int8)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] row_arr = _buffer(
+        scratch, "rows", ub_total if keep_rows else 0, np.int64)
+    cdef long long[::1] out_row = row_arr
     cdef cnp.ndarray[cnp.int64_t, ndim=1] full_arr = np.zeros(n_eval, dtype=np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] ndup_arr = np.zeros(n_eval, dtype=np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] drop_arr = np.zeros(n_eval, dtype=np.int64)
@@ -1207,7 +1222,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                 else:
                     w = _walk_ints(ids_p, NULL if in_place else buf, m, itab, mask, shift, g32,
                                    tr, dedupe, lim, &out_rel[base], &out_judged[base],
-                                   &out_score[base] if keep_scores else NULL, &ndup[g])
+                                   &out_score[base] if keep_scores else NULL, &ndup[g],
+                                   &out_row[base] if keep_rows else NULL, s)
             else:
                 # the user's truth items
                 for q in range(t_count[g]):
@@ -1303,6 +1319,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                             out_judged[base + w] = jd
                             if keep_scores:
                                 out_score[base + w] = buf[q].score
+                            if keep_rows:
+                                out_row[base + w] = r
                     if w != q and not in_place:
                         buf[w] = buf[q]
                     w = w + 1
@@ -1368,12 +1386,20 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                 out_judged[p + j] = out_judged[s + j]
                 if keep_scores:
                     out_score[p + j] = out_score[s + j]
+                if keep_rows:
+                    out_row[p + j] = out_row[s + j]
         rel_arr = rel_arr[:total]
         judged_arr = judged_arr[:total]
         if keep_scores:
             scores_arr = scores_arr[:total]
+        if keep_rows:
+            row_arr = row_arr[:total]
         if scratch is None:
             rel_arr, judged_arr, scores_arr = rel_arr.copy(), judged_arr.copy(), scores_arr.copy()
+            row_arr = row_arr.copy()
+    if keep_rows:
+        return (indptr_arr, scores_arr, rel_arr, judged_arr, full_arr, ndup_arr, n_dropped,
+                tied_arr, row_arr)
     return (indptr_arr, scores_arr, rel_arr, judged_arr, full_arr, ndup_arr, n_dropped,
             tied_arr)
 

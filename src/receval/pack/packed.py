@@ -374,7 +374,7 @@ class RunCodes:
 
     The item codes are computed on first use of :attr:`item_codes` / :attr:`items`: a run whose
     item ids can be read in place (``item_raw``, :mod:`receval.pack.rawids`) is joined with the
-    truth on raw ids when no metric needs item codes, and never factorized.
+    truth on raw ids, and factorized only when a metric reads the recommended items.
     """
 
     _user_codes: np.ndarray | None
@@ -568,7 +568,7 @@ class Lists(NamedTuple):
     relevance and judged flag; per user the full list length, repeated rows and tied
     cutoffs; the rows with a non-finite score; ``measured``: the (users x requests) metric
     values when each list was measured as it was joined (the per-position arrays are then
-    empty)."""
+    empty); ``rows``: each position's run row, when the join was asked for them."""
 
     indptr: np.ndarray
     scores: np.ndarray
@@ -579,6 +579,7 @@ class Lists(NamedTuple):
     n_dropped: int
     tied: np.ndarray
     measured: np.ndarray | None = None
+    rows: np.ndarray | None = None
 
 
 #: positions per block when a run is packed block by block (8 MiB of relevances)
@@ -602,6 +603,10 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     lists need no later step (no kept items or scores, no averaged ties, no condensed lists,
     no absolute ranks), each list is measured as soon as it is joined, while it is in cache,
     and the blocks carry the kernel's output (``Packed.kernel_out``) instead of the lists.
+
+    ``keep_items``: the item at each position is kept (its run row from the join on raw ids,
+    then the run's item code there; a top-k matrix and ``unretrieved="bottom"`` take the
+    factorized route), in one block: metrics on the recommended items see every user at once.
 
     With ``block_positions > 0`` and a run joined on raw ids, each block holds about that many
     list positions (:data:`MEASURED_BLOCK_SCALE` times as many when they are measured as they
@@ -640,8 +645,11 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     every_row_joined = bool((run_row >= 0).all())
     if not every_row_joined or keep_items:  # rows the join does not read: checked first
         run.check_items()
-    t_raw = None if keep_items or (absolute and run.row_bounds is not None) \
-        else _truth_raw_for(run, truth, opts)
+    # the recommended items kept: the join on raw ids gives each position's run row, and the
+    # item there is the run's item code (a top-k matrix and appended unretrieved items take
+    # the factorized route)
+    t_raw = None if (keep_items and (opts.append_unretrieved or run.row_bounds is not None)) \
+        or (absolute and run.row_bounds is not None) else _truth_raw_for(run, truth, opts)
     # a top-k matrix joined on raw ids: its scores are implicit (no column is made)
     rank_rows = t_raw is not None and run.row_bounds is not None
     # float32 scores are read where they lie by the join on raw ids (widened for the others)
@@ -765,6 +773,8 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     no_items = np.zeros(0, dtype=np.int64)
     measure = kernel is not None and not want_scores and not keep_items and \
         not opts.condense and n_eval > 0
+    if keep_items:  # metrics on the recommended items see every evaluated user at once
+        block_positions = 0
     if measure:
         block_positions *= MEASURED_BLOCK_SCALE
     if n_eval and (measure or block_positions > 0):  # each evaluated list's positions
@@ -789,11 +799,15 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     def join(lo: int, hi: int) -> Lists:
         """The lists of evaluated users ``lo .. hi - 1``, joined on raw ids (the one call
         of :func:`receval.kernels.join_lists`, its flags from the options)."""
-        return Lists(*join_lists(
+        out = join_lists(
             r.kind, r.a, r.b, score, rows, rstart, run_of[lo:hi], t_raw.kind, t_raw.a,
             t_raw.b, t_start[lo:hi], t_counts[lo:hi], truth.rel, depth, opts.dedupe, nan_mode,
             opts.as_float32, opts.desc_ids, want_scores, cut_arr, scratch, opts.by_row, setup,
-            truth.rel_desc if measure else None, int(not r.checked), int(rank_rows)))
+            truth.rel_desc if measure else None, int(not r.checked), int(rank_rows),
+            int(keep_items))
+        if keep_items:  # (the ninth value: each position's run row)
+            return Lists._make([*out[:8], None, out[8]])
+        return Lists(*out)
 
     def refused_in_later_blocks(b: int, n_dup: int) -> int:
         """The run's repeated rows, counted on in the blocks after ``b`` once block ``b``
@@ -815,7 +829,12 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             refuse_nonfinite()
         dup_total = refused_in_later_blocks(b, int(lists.n_dup.sum())) \
             if opts.refuse_duplicates and lists.n_dup.any() else 0
-        yield block(lo, hi, lists, no_items, empty_ids(r.id_kind), b == 0, dup_total)
+        if keep_items:  # the run's item code at each position (the item column factorized)
+            assert lists.rows is not None
+            yield block(lo, hi, lists, run.item_codes[lists.rows], run.items, b == 0,
+                        dup_total)
+        else:
+            yield block(lo, hi, lists, no_items, empty_ids(r.id_kind), b == 0, dup_total)
 
 
 @dataclass

@@ -55,7 +55,7 @@ import numpy as np
 from .._lazy import is_pandas, pandas, pandas_loaded
 from ..errors import InputError
 from ..io.frames import MAX_EXACT_FLOAT, is_str_array
-from ..kernels import index_ids
+from ..kernels import dense_factorize, index_ids
 
 CODE = np.int32  # dtype of row codes: half the memory of int64 on runs of 1e8 rows
 
@@ -572,7 +572,18 @@ def _decode_bytes(uniques: np.ndarray, what: str) -> np.ndarray:
     return out
 
 
+#: int64 ids spanning at most this many values per row (or :data:`DENSE_MIN_SPAN`) are
+#: factorized through a direct table over their span (int32 per value), not a hash table
+DENSE_SPAN_PER_ROW, DENSE_MIN_SPAN = 1, 1 << 16
+
+
 def _pd_factorize(values: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
+    if isinstance(values, np.ndarray) and values.dtype == np.int64 and len(values):
+        # compact ids (the usual item numbering): the codes and order of pandas', by a table
+        found = dense_factorize(np.ascontiguousarray(values),
+                                max(DENSE_SPAN_PER_ROW * len(values), DENSE_MIN_SPAN))
+        if found is not None:
+            return found
     if not pandas_loaded() and isinstance(values, np.ndarray) and (
             values.dtype.kind in "iu" or is_str_array(values)):
         return _own_factorize(values)
