@@ -723,3 +723,39 @@ def test_arrow_item_categories_found_by_merge_or_hash():
     assert _arrow_positions(pa.array(["é", "b", "c"]), cats).tolist() == [3, 1, -1]
     assert _arrow_positions(pa.array(["b"]), pa.array(["d", "a", "b"])).tolist() == [2]
     assert _arrow_positions(pa.array([], type=pa.string()), cats).tolist() == []
+
+
+@pytest.mark.parametrize("how", ["int", "object", *ARROW[:1]])
+def test_long_lists_ordered_by_the_radix_sort_as_by_the_comparison(how):
+    """Lists of 64 to 65536 rows are ordered by a radix sort of their scores, then each run
+    of equal scores by its ids: the order of the factorized route's comparison sort, at the
+    bounds of that range, with -0.0 beside 0.0 (equal scores), scores of every sign and
+    magnitude, infinities, lists of one score, and every tie policy."""
+    rng = np.random.default_rng(11)
+    lengths = [63, 64, 65, 200, 1000, 65535, 65536, 65537]
+    user = np.repeat(np.arange(len(lengths)), lengths)
+    n = len(user)
+    item = rng.integers(0, 70000, n)
+    pool = np.array([0.0, -0.0, 1.0, -1.0, 1e-300, -1e-300, 5e-324, 1e300, -1e300, 0.5,
+                     np.inf, -np.inf, 3.0, 2.0, -2.0])
+    score = np.where(rng.random(n) < 0.5, pool[rng.integers(0, len(pool), n)],
+                     rng.normal(0, 1e3, n))
+    score[user == 2] = 7.0  # one score for a whole list
+    names = np.array([f"i{c}" for c in range(70000)], dtype=object)
+    run = _frame(user, item, score, "score", "int") if how == "int" else \
+        _long_frame(user, names[item], score, how)
+    tu = rng.integers(0, len(lengths), 5000)
+    ti = rng.integers(0, 70000, 5000)
+    truth = pd.DataFrame({"user": tu.astype(str) if how in ARROW else tu,
+                          "item": _ids(ti, "int") if how == "int" else names[ti],
+                          "relevance": rng.integers(0, 4, 5000).astype(float)})
+    truth = truth.drop_duplicates(["user", "item"])
+    for policy in ({"duplicates": "max", "nan_scores": "last"},
+                   {"duplicates": "keep", "ties": "input", "nan_scores": "last"},
+                   {"duplicates": "count", "ties": "trec_eval", "nan_scores": "drop"}):
+        # (full-depth measures: the place of every relevant row counts)
+        fast, used = _evaluate(run, truth, True, metrics=[*METRICS, "map", "ndcg"], **policy)
+        slow, _ = _evaluate(run, truth, False, metrics=[*METRICS, "map", "ndcg"], **policy)
+        assert used or policy.get("ties") == "trec_eval"
+        _same(fast, slow)
+    assert not isinstance(fast, str) and fast.counts["evaluated"] == len(lengths)

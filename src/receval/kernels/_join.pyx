@@ -480,6 +480,7 @@ cdef inline bint _before(const Row* x, const Row* y, const void* ctx) noexcept n
 
 
 include "_rowsort.pxi"
+include "_radixsort.pxi"
 include "_truthgroups.pxi"
 
 
@@ -1068,6 +1069,10 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     cdef long long ck
 
     cdef Row* buf
+    cdef Row* spare  # the radix sort's: rows, keys and positions
+    cdef uint64_t* rkeys
+    cdef int* rpos
+    cdef long long n_spare = maxrows if maxrows < RADIX_MAX else RADIX_MAX
     cdef Slot* table
     cdef IntSlot* itab
     cdef int shift
@@ -1122,6 +1127,9 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     with nogil, parallel(num_threads=nt):
         hint = -1
         buf = <Row*> receval_alloc(maxrows, sizeof(Row), 0)
+        spare = <Row*> receval_alloc(n_spare, sizeof(Row), 0)
+        rkeys = <uint64_t*> receval_alloc(2 * n_spare, sizeof(uint64_t), 0)
+        rpos = <int*> receval_alloc(2 * n_spare, sizeof(int), 0)
         table = <Slot*> receval_alloc(maxcap, sizeof(Slot), 0)
         ibuf = <long long*> receval_alloc(maxrows, sizeof(long long), 0) if ints else NULL
         wids = <long long*> receval_alloc(maxrows, sizeof(long long), 0) \
@@ -1129,6 +1137,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
         wscore = <double*> receval_alloc(maxrows, sizeof(double), 0) \
             if widen and (f32 or rank_rows) else NULL
         ok = buf != NULL and table != NULL and (ibuf != NULL or not ints) and \
+            spare != NULL and rkeys != NULL and rpos != NULL and \
             (wids != NULL or not (widen and R.kind == 6)) and \
             (wscore != NULL or not (widen and (f32 or rank_rows)))
         B = NULL
@@ -1209,7 +1218,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                     m = _fill_ints(buf, rints, score_p, rows_p, s, e, nan_mode, as_float32,
                                    &dropped[g], &descending, uids, uscore)
                     if not descending:
-                        _sort_rows(buf, m, &order)  # rows in order are left as they are
+                        # (rows in order are left as they are)
+                        _sort_rows_long(buf, m, &order, spare, rkeys, rpos)
                     _row_ids(buf, m, ibuf)
                     ids_p = ibuf
                 if measure and in_place and m <= lim:
@@ -1269,7 +1279,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                     buf[m].idx = r
                     m = m + 1
                 if not in_place:
-                    _sort_rows(buf, m, &order)  # rows already in order are left as they are
+                    # (rows already in order are left as they are)
+                    _sort_rows_long(buf, m, &order, spare, rkeys, rpos)
                 # walk: probe each recommended item once
                 w = 0
                 for q in range(m):
@@ -1343,6 +1354,9 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                     memset(urel, 0, n_av * sizeof(double))
                     memset(ujd, 0, n_av * sizeof(signed char))
         free(buf)
+        free(spare)
+        free(rkeys)
+        free(rpos)
         free(table)
         free(ibuf)
         free(wids)
@@ -1357,6 +1371,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
         raise _no_memory(
             f"joining a list of {maxrows:,} run rows (table of {maxcap:,} slots)",
             maxrows * (sizeof(Row) + (sizeof(long long) if ints else 0)) + maxcap * sizeof(Slot)
+            + n_spare * (sizeof(Row) + 2 * sizeof(uint64_t) + 2 * sizeof(int))
             + (maxpos * (sizeof(double) + 1 + sizeof(long long)) if measure else 0), nt)
 
     if verify and not_str_arr.any():
