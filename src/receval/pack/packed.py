@@ -231,14 +231,14 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
             "truth: the table has no rows; evaluation needs held-out (user, item[, relevance]) "
             "rows for at least one user."
         )
-    grouped = grouped_column(cols.user)
+    grouped = grouped_column(cols.user, checked=True)  # (read by read_columns)
     if grouped is not None:
         starts, users = grouped.starts, grouped.users
         u_codes = None
     else:
         u_codes, users = factorize_grouped(cols.user, what=_what("truth", "user", cols.names))
     # a categorical item column is grouped on its codes (positions in its sorted categories)
-    item_raw = raw_ids(cols.item) or category_ids(cols.item)
+    item_raw = raw_ids(cols.item) or category_ids(cols.item, checked=True)
     factorized = None if item_raw is not None else \
         factorize(cols.item, what=_what("truth", "item", cols.names))  # its errors first
     n = cols.n_rows
@@ -462,7 +462,7 @@ def run_codes(cols: Columns, truth: TruthPack | None = None) -> RunCodes:
     the same text ids (:func:`receval.pack.rawids.grouped_column`)."""
     like = truth.user_groups if truth is not None and truth.user_groups is not None and \
         truth.user_groups.users is truth.users else None
-    grouped = grouped_column(cols.user, like)
+    grouped = grouped_column(cols.user, like, checked=True)
     if grouped is not None:
         u_codes, starts, users = None, grouped.starts, grouped.users
     else:
@@ -474,7 +474,7 @@ def run_codes(cols: Columns, truth: TruthPack | None = None) -> RunCodes:
     run = RunCodes(u_codes, users, None, None, score, cols.value_kind,
                    cols.names.get(cols.value_kind, cols.value_kind), names=dict(cols.names),
                    text_ids=cols.text_ids,
-                   item_raw=raw_ids(cols.item) or category_ids(cols.item),
+                   item_raw=raw_ids(cols.item) or category_ids(cols.item, checked=True),
                    item_column=cols.item,
                    user_starts=starts)
     if run.item_raw is None:

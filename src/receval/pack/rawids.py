@@ -144,7 +144,7 @@ def _from_arrow(chunks: list) -> RawIds | None:
     return RawIds(UTF8_64 if large else UTF8_32, offsets, data, keep=arr)
 
 
-def category_ids(col: Any, ordered: bool = True) -> RawIds | None:
+def category_ids(col: Any, ordered: bool = True, checked: bool = False) -> RawIds | None:
     """A categorical column of integer or ``str`` categories as positions in a dictionary
     (:attr:`RawIds.dictionary`), without a value per row: pandas ``category``, Arrow
     ``dictionary`` (pyarrow, Arrow-backed pandas) and polars ``Categorical`` / ``Enum`` (which
@@ -158,19 +158,21 @@ def category_ids(col: Any, ordered: bool = True) -> RawIds | None:
     different dictionaries are mapped each into the sorted union of their dictionaries.
     ``ordered=False``: the codes into the categories as they are (equal ids, not their order:
     enough to find runs of equal ids). ``None`` for any other column, a missing value, or
-    categories of another type (factorized instead, with the id policy's errors)."""
+    categories of another type (factorized instead, with the id policy's errors).
+    ``checked``: the column was read by :func:`receval.io.frames.read_columns`, which refuses
+    missing ids, so no code is -1 (its pass is not made again)."""
     parts = _category_parts(col)
     if parts is None:
         return None
     if len(parts) == 1 and (arrow := _arrow_strings(parts[0][1])) is not None:
         codes = parts[0][0]
-        if len(codes) and int(codes.min()) < 0:
+        if not checked and len(codes) and int(codes.min()) < 0:
             return None
         return _arrow_category_ids(codes, arrow, ordered, is_pandas(parts[0][1], "Index"))
     pieces = []
     for codes, cats in parts:
         values = _category_values(cats)
-        if values is None or (len(codes) and int(codes.min()) < 0):
+        if values is None or (not checked and len(codes) and int(codes.min()) < 0):
             return None
         pieces.append((codes, values))
     if len(pieces) == 1:
@@ -380,13 +382,14 @@ class Grouped(NamedTuple):
     raw: RawIds | None = None
 
 
-def grouped_column(col: Any, like: Grouped | None = None) -> Grouped | None:
+def grouped_column(col: Any, like: Grouped | None = None,
+                   checked: bool = False) -> Grouped | None:
     """:func:`grouped_ids` of a column read in place (Arrow chunks are not concatenated: the
     kernel compares adjacent rows across chunk boundaries). ``like``: another column's
     groups; when both hold Arrow text categories of equal values (a run and a truth of one
     dictionary, or of equal ones), the ids they share are ``like``'s own ``str`` objects, not
-    made again."""
-    raw = raw_ids(col) or category_ids(col, ordered=False)
+    made again. ``checked``: as in :func:`category_ids`."""
+    raw = raw_ids(col) or category_ids(col, ordered=False, checked=checked)
     return grouped_ids(raw, like) if raw is not None else None
 
 
