@@ -234,10 +234,11 @@ class Evaluator:
         return self._pack(codes, self.policies, lists=lists)
 
     def _pack(self, codes: RunCodes, policies: Policies, *, lists: bool,
-              only_truth: np.ndarray | None = None) -> Packed:
+              only_truth: np.ndarray | None = None, scores: bool | None = None) -> Packed:
+        """``scores``: keep the score at each position (default: with the lists)."""
         return pack_run(codes, self.truth, policies, depth=self.plan.depth,
-                        keep_items=lists, keep_scores=lists, cutoffs=self.plan.cutoffs,
-                        only_truth=only_truth)
+                        keep_items=lists, keep_scores=lists if scores is None else scores,
+                        cutoffs=self.plan.cutoffs, only_truth=only_truth)
 
     def _codes(self, run: Any, user_col: str | None, item_col: str | None,
                score_col: str | None, rank_col: str | None, defer: bool = False) -> RunCodes:
@@ -386,7 +387,7 @@ class _Accumulator:
         ev = self.ev
         for packed in pack_run_blocks(
                 codes, ev.truth, self.block_policies, depth=ev.plan.depth,
-                keep_items=ev.plan.keep_lists, keep_scores=ev.plan.keep_lists,
+                keep_items=ev.plan.keep_lists, keep_scores=ev.plan.keep_scores,
                 cutoffs=ev.plan.cutoffs, block_positions=BLOCK_POSITIONS, kernel=self.kernel):
             self.add(packed, evaluate_packed(packed, ev.plan, ev.context,
                                              out=self.rows_for(packed)), self.whole)
@@ -489,7 +490,8 @@ class _Accumulator:
             missing = np.flatnonzero(~self.seen_truth)
             if len(missing):
                 packed = ev._pack(RunCodes.empty(ev.truth), ev.policies,
-                                  lists=ev.plan.keep_lists, only_truth=missing)
+                                  lists=ev.plan.keep_lists, only_truth=missing,
+                                  scores=ev.plan.keep_scores)
                 block = evaluate_packed(packed, ev.plan, ev.context)
                 self._check_whole_run_values(block)
                 parts.append((packed.truth_index, packed.user_ids, block.values))

@@ -80,6 +80,8 @@ class Plan:
     strict_order : the keys of the kernel specs that need a strict order of the rows and
         refuse shared absolute ranks (:data:`receval.kernels._ranking.SHARED_RANK_REFUSED`).
     keep_lists : pack the item and score at each position (plugin metrics need them).
+    keep_scores : pack the score at each position too: a plugin metric reads it
+        (:attr:`receval.metrics.spec.MetricDef.reads_scores`).
     cutoffs : ranks at which ties are counted (``counts["users_tied_at_cutoff"]``).
     options : the policies as the kernels read them (:func:`receval.pack.kernel_options`).
     """
@@ -93,6 +95,7 @@ class Plan:
     rank_depth: int = field(init=False)
     strict_order: tuple[str, ...] = field(init=False)
     keep_lists: bool = field(init=False)
+    keep_scores: bool = field(init=False)
     cutoffs: tuple[int, ...] = field(init=False)
     thresholds: list[float] = field(init=False)
     # the kernel requests made so far, per truth's largest relevance (see requests())
@@ -123,6 +126,7 @@ class Plan:
             s.key for s in self.kernel_specs
             if int(s.definition.kernel.request) in SHARED_RANK_REFUSED))
         self.keep_lists = bool(self.plugin_specs)
+        self.keep_scores = any(s.definition.reads_scores for s in self.plugin_specs)
         self.cutoffs = tuple(sorted({s.k for s in self.specs if s.k}))
         self.thresholds = sorted({threshold(s) for s in self.kernel_specs} | {POSITIVE})
 

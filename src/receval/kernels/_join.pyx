@@ -749,20 +749,21 @@ cdef inline long long _walk_ints(const long long* ids, Row* buf, long long m, In
                                  long long mask, int shift, int owner, const double* trel,
                                  int dedupe, long long lim, double* orel, signed char* ojd,
                                  double* oscore, long long* n_dup, long long* orow=NULL,
-                                 long long row0=0) noexcept nogil:
+                                 long long row0=0, const int* rcode=NULL) noexcept nogil:
     """Probe a user's ``m`` ids in rank order (``ids``) in its table of int64 slots: each
     row's relevance and judged flag (0 outside the truth) into ``orel`` / ``ojd`` for the
     first ``lim`` positions, repeated items counted in ``n_dup`` and handled by ``dedupe`` as
     :func:`join_lists` says; returns how many rows are kept. ``buf`` (when not NULL) holds the
     same rows: the kept ones are moved to its front, and their scores go into ``oscore``
     (when not NULL). ``orow`` (when not NULL): each kept position's run row (``buf``'s, or
-    ``row0 + q`` for the ``q``-th id of a list joined where it lies).
+    ``row0 + q`` for the ``q``-th id of a list joined where it lies), or ``rcode`` at that
+    row (when not NULL).
 
     ``trel``: the user's truth relevances (readable at 0 even without truth items). A truth
     item's first match and a new item take the same steps, the outcome chosen by selects, so
     that hits, which fall at random, cost no mispredicted branch; only a repeated item (rare)
     branches off."""
-    cdef long long q, j, v, w = 0, dup = 0
+    cdef long long q, j, v, w = 0, dup = 0, src
     cdef int iref, found
     cdef double rv
     cdef signed char jd
@@ -795,7 +796,8 @@ cdef inline long long _walk_ints(const long long* ids, Row* buf, long long m, In
             if oscore != NULL:
                 oscore[w] = buf[q].score
             if orow != NULL:
-                orow[w] = buf[q].idx if buf != NULL else row0 + q
+                src = buf[q].idx if buf != NULL else row0 + q
+                orow[w] = rcode[src] if rcode != NULL else src
         if buf != NULL and w != q:
             buf[w] = buf[q]
         w = w + 1
@@ -951,7 +953,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                int as_float32, int desc, int keep_scores, const long long[::1] cutoffs,
                object scratch=None, int by_row=0, MetricSetup metrics=None,
                const double[::1] t_rel_desc=None, int check_str=0, int rank_rows=0,
-               int keep_rows=0):
+               int keep_rows=0, const int[::1] row_codes=None):
     """Packed lists of one run, joined with its truth on raw item ids.
 
     Evaluated user ``g`` has the run rows ``rows[rstart[c]:rstart[c + 1]]`` with ``c =
@@ -984,8 +986,9 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
 
     ``keep_rows``: each position's run row is returned too, as a ninth value (int64; for a
     ``rank_rows`` run, the row of the flattened matrix), so that what the metrics on the
-    recommended items read of each position comes from the run's own columns. Not with
-    ``metrics``.
+    recommended items read of each position comes from the run's own columns; with
+    ``row_codes`` (int32, one per run row), the code at that row instead (e.g. the run's item
+    codes). Not with ``metrics``.
 
     Returns ``(indptr, scores, rel, judged, list_len, n_dup, n_dropped, tied)``;
     ``n_dropped`` counts the rows with a non-finite score: dropped under ``nan_mode=1``,
@@ -1029,6 +1032,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
         raise ValueError("measuring the lists needs t_rel_desc, aligned with t_rel")
     if measure and keep_rows:
         raise ValueError("join_lists: keep_rows needs the lists kept, not measured")
+    cdef const int* rcode_p = &row_codes[0] if row_codes is not None and \
+        row_codes.shape[0] > 0 else NULL
     if measure and (metrics.plan.maxlen < maxpos or metrics.plan.tstride <= maxtruth):
         raise ValueError("the metric setup is for shorter lists than these")
     cdef cnp.ndarray[cnp.float64_t, ndim=2] kout_arr = np.empty((n_eval if measure else 0,
@@ -1119,6 +1124,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     cdef const long long* rows_p = &rows[0] if has_rows else NULL
     cdef const double* trel_p = &t_rel[0] if t_rel.shape[0] > 0 else NULL
     cdef long long n_rows = len(rh.keep[0]) if rank_rows else score_arr.shape[0]
+    if row_codes is not None and row_codes.shape[0] < n_rows:
+        raise ValueError("join_lists: row_codes needs one code per run row")
     cdef bint descending
     cdef int nt = _threads_over(total_rows, n_eval)
     cdef int failed = 0
@@ -1233,7 +1240,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                     w = _walk_ints(ids_p, NULL if in_place else buf, m, itab, mask, shift, g32,
                                    tr, dedupe, lim, &out_rel[base], &out_judged[base],
                                    &out_score[base] if keep_scores else NULL, &ndup[g],
-                                   &out_row[base] if keep_rows else NULL, s)
+                                   &out_row[base] if keep_rows else NULL, s, rcode_p)
             else:
                 # the user's truth items
                 for q in range(t_count[g]):
@@ -1331,7 +1338,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                             if keep_scores:
                                 out_score[base + w] = buf[q].score
                             if keep_rows:
-                                out_row[base + w] = r
+                                out_row[base + w] = rcode_p[r] if rcode_p != NULL else r
                     if w != q and not in_place:
                         buf[w] = buf[q]
                     w = w + 1

@@ -181,6 +181,8 @@ class MetricDef:
     ``explain``: the metric's own step-by-step display, ``explain(spec, user) -> Steps | None``
     over one user's packed list (:mod:`receval.metrics.steps`; ``None``: no rule for that
     parameter choice); :func:`receval.explain` calls it and checks it against the engine.
+    ``reads_scores``: for a plugin metric, whether it reads the score at each position
+    (``False``: the packed lists need no score column for it, which saves writing one).
     ``summary``: how the per-user values make the summary (:data:`SUMMARIES`); a key of a
     ``"mean"`` aggregate may choose ``"mean"`` or ``"sum"`` with the ``summary`` parameter
     (``num_ret(summary=sum)``, what ``compat="trec_eval"`` asks for trec_eval's counts).
@@ -207,6 +209,7 @@ class MetricDef:
     whole_list: Callable[[Any], bool] | None = None
     explain: Callable[[Any, Any], Any] | None = None
     summary: str = "mean"
+    reads_scores: bool = True
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -568,7 +568,8 @@ class Lists(NamedTuple):
     relevance and judged flag; per user the full list length, repeated rows and tied
     cutoffs; the rows with a non-finite score; ``measured``: the (users x requests) metric
     values when each list was measured as it was joined (the per-position arrays are then
-    empty); ``rows``: each position's run row, when the join was asked for them."""
+    empty); ``rows``: each position's run row (or the code there), when the join was asked
+    for them."""
 
     indptr: np.ndarray
     scores: np.ndarray
@@ -604,8 +605,8 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     no absolute ranks), each list is measured as soon as it is joined, while it is in cache,
     and the blocks carry the kernel's output (``Packed.kernel_out``) instead of the lists.
 
-    ``keep_items``: the item at each position is kept (its run row from the join on raw ids,
-    then the run's item code there; a top-k matrix and ``unretrieved="bottom"`` take the
+    ``keep_items``: the item at each position is kept (the join on raw ids writes the run's
+    item code at each position's row; a top-k matrix and ``unretrieved="bottom"`` take the
     factorized route), in one block: metrics on the recommended items see every user at once.
 
     With ``block_positions > 0`` and a run joined on raw ids, each block holds about that many
@@ -645,9 +646,8 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     every_row_joined = bool((run_row >= 0).all())
     if not every_row_joined or keep_items:  # rows the join does not read: checked first
         run.check_items()
-    # the recommended items kept: the join on raw ids gives each position's run row, and the
-    # item there is the run's item code (a top-k matrix and appended unretrieved items take
-    # the factorized route)
+    # the recommended items kept: the join on raw ids writes the run's item code at each
+    # position (a top-k matrix and appended unretrieved items take the factorized route)
     t_raw = None if (keep_items and (opts.append_unretrieved or run.row_bounds is not None)) \
         or (absolute and run.row_bounds is not None) else _truth_raw_for(run, truth, opts)
     # a top-k matrix joined on raw ids: its scores are implicit (no column is made)
@@ -796,6 +796,9 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         assert kernel is not None
         setup = MetricSetup(**kernel, maxlen=int(lens.max()), maxtruth=int(t_counts.max()))
 
+    # the recommended items kept: each position's item code, written by the join
+    item_codes = np.ascontiguousarray(run.item_codes, dtype=np.int32) if keep_items else None
+
     def join(lo: int, hi: int) -> Lists:
         """The lists of evaluated users ``lo .. hi - 1``, joined on raw ids (the one call
         of :func:`receval.kernels.join_lists`, its flags from the options)."""
@@ -804,8 +807,8 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             t_raw.b, t_start[lo:hi], t_counts[lo:hi], truth.rel, depth, opts.dedupe, nan_mode,
             opts.as_float32, opts.desc_ids, want_scores, cut_arr, scratch, opts.by_row, setup,
             truth.rel_desc if measure else None, int(not r.checked), int(rank_rows),
-            int(keep_items))
-        if keep_items:  # (the ninth value: each position's run row)
+            int(keep_items), item_codes)
+        if keep_items:  # (the ninth value: the run's item code at each position)
             return Lists._make([*out[:8], None, out[8]])
         return Lists(*out)
 
@@ -831,8 +834,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             if opts.refuse_duplicates and lists.n_dup.any() else 0
         if keep_items:  # the run's item code at each position (the item column factorized)
             assert lists.rows is not None
-            yield block(lo, hi, lists, run.item_codes[lists.rows], run.items, b == 0,
-                        dup_total)
+            yield block(lo, hi, lists, lists.rows, run.items, b == 0, dup_total)
         else:
             yield block(lo, hi, lists, no_items, empty_ids(r.id_kind), b == 0, dup_total)
 
