@@ -218,3 +218,25 @@ def test_awrf_distance_compiled_equals_numpy(seed, n_groups, distance, base, per
     assert np.array_equal(got, want, equal_nan=True)
     # rows of fewer than 8 entries: numpy's sum adds the columns in order
     assert np.array_equal(got_sums, want_sums)
+
+
+@pytest.mark.parametrize("k", [5, None])
+def test_a_block_large_enough_for_threads_gives_the_numpy_bits(k):
+    """A block of over 100k positions: the compiled pass runs its per-user sums on several
+    threads (each user's cells its own, in rank order) and gives the numpy formulas' bits."""
+    rng = np.random.default_rng(21)
+    n_users, n_items, per = 6000, 300, 25
+    items = rng.integers(0, n_items, (n_users, per))
+    run = pd.DataFrame({"user": np.repeat(np.arange(n_users), per),
+                        "item": [f"i{j}" for j in items.ravel()],
+                        "score": rng.integers(0, 5, n_users * per).astype(float)})
+    run = run.drop_duplicates(["user", "item"])
+    truth = pd.DataFrame({"user": np.arange(n_users),
+                          "item": [f"i{j}" for j in rng.integers(0, n_items, n_users)]})
+    groups = {f"i{j}": "ABC"[j % 3] for j in range(n_items) if j % 7}
+    cats = {f"i{j}": [f"c{c}" for c in range(j % 4)] for j in range(n_items) if j % 11}
+    train = pd.DataFrame({"user": rng.integers(0, n_users, 5 * n_users),
+                          "item": [f"i{j}" for j in rng.integers(0, n_items, 5 * n_users)]})
+    kw = {"train": train, "item_groups": groups, "item_categories": cats}
+    keys = _keys(["A", "C"], k)
+    _same(_evaluate(True, run, truth, keys, kw), _evaluate(False, run, truth, keys, kw), keys)

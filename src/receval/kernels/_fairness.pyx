@@ -13,11 +13,13 @@ multiply-add can be fused into one rounding).
 import numpy as np
 
 cimport numpy as cnp
+from cython.parallel cimport prange
 from libc.stdlib cimport free, qsort
 
 cnp.import_array()
 
 include "_alloc.pxi"
+include "_threads.pxi"
 
 cdef extern from *:
     """
@@ -235,7 +237,11 @@ def list_pass(const long long[::1] indptr, const code_t[::1] items, long long k,
       start in ``cat_codes``; empty: not made): each place whose item has ``L >= 1``
       categories adds ``cw[m, r, 1]`` (its weight) to ``ctot[m, u]`` and ``cw[m, r, L]`` (its
       weight times ``1 / L``, computed by the caller) to ``cout[m, u * n_cats + c]`` for each
-      of its categories c, in code order."""
+      of its categories c, in code order.
+
+    The counts are made in one serial pass (one table); the group and category sums per user
+    in parallel over users (each user's cells are its own, added in rank order: the same bits
+    on any number of threads)."""
     cdef Py_ssize_t n = indptr.shape[0] - 1, u, p, s, e, r, m, j
     cdef bint do_counts = counts.shape[0] > 0
     cdef bint do_groups = group_of.shape[0] > 0
@@ -264,15 +270,21 @@ def list_pass(const long long[::1] indptr, const code_t[::1] items, long long k,
             longest = e
     if longest > width:
         raise ValueError("list_pass: a list is longer than width")
+    cdef int nt = _threads_over(indptr[n] - indptr[0] if n else 0, n)
     with nogil:
-        for u in range(n):
+        if do_counts:  # (one table: a serial pass)
+            for u in range(n):
+                s = indptr[u]
+                e = indptr[u + 1]
+                if k >= 0 and e - s > k:
+                    e = s + k
+                for p in range(s, e):
+                    counts[items[p] * width + (p - s)] += 1
+        for u in prange(n if do_groups or do_cats else 0, schedule="static", num_threads=nt):
             s = indptr[u]
             e = indptr[u + 1]
             if k >= 0 and e - s > k:
                 e = s + k
-            if do_counts:
-                for p in range(s, e):
-                    counts[items[p] * width + (p - s)] += 1
             if do_groups:
                 for m in range(n_gm):
                     acc = 0.0
