@@ -474,11 +474,13 @@ def _kernel_metric_keys() -> list[str]:
                                {"duplicates": "keep", "nan_scores": "last", "users": "union"},
                                {"duplicates": "count", "ties": "input"},
                                {"ties": "trec_eval", "duplicates": "first"}]),
-       block=st.sampled_from([0, 7, 300]))
+       block=st.sampled_from([0, 7, 300]), on_items=st.booleans())
 def test_lists_measured_as_joined_equal_the_kernel_on_kept_lists(monkeypatch, seed, how,
-                                                                  policy, block):
+                                                                  policy, block, on_items):
     """Every kernel metric of the registry (every parameter choice): measuring each list as it
-    is joined gives the bits of packing the lists and running the kernel over them."""
+    is joined gives the bits of packing the lists and running the kernel over them; also when
+    the lists are kept for a metric on the recommended items (``on_items``), each list then
+    measured from its kept positions."""
     rng = np.random.default_rng(seed)
     n_users, n_items = int(rng.integers(1, 15)), int(rng.integers(2, 50))
     # repeated rows kept make lists longer than the catalogue of the cases' mcc(n_items=100),
@@ -497,20 +499,19 @@ def test_lists_measured_as_joined_equal_the_kernel_on_kept_lists(monkeypatch, se
         score[rng.random(n) < 0.1] = np.nan
     truth = _truth(rng, int(rng.integers(1, 80)), n_users, n_items, 5, how)
     run = _frame(user, item, score, "score", how)
-    keys = _kernel_metric_keys()
+    keys = _kernel_metric_keys() + (["coverage@3", "gini@2"] if on_items else [])
     if block:
         monkeypatch.setattr(evaluate_module, "BLOCK_POSITIONS", block)
     measured = []
     real_join = join_lists  # the kernel itself (monkeypatch undoes only after every example)
 
     def spy(*a, **kw):
-        out = real_join(*a, **kw)
-        measured.append(len(out) == 9)
-        return out
+        measured.append(a[22] is not None)  # (its metric setup)
+        return real_join(*a, **kw)
 
     def run_all(measure: bool):
         monkeypatch.setattr(packed_module, "join_lists", spy if measure else (
-            lambda *a: real_join(*a[:22])))  # the same join, the lists kept
+            lambda *a: real_join(*a[:22], None, None, *a[24:])))  # the lists, not measured
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return rv.evaluate(run, truth, keys, **policy)

@@ -353,8 +353,8 @@ class _Accumulator:
             else None
         self.items = ItemTotals(ev.item_k) if ev.per_item else None
         requests = ev.plan.requests(ev.truth.max_rel)
-        # lists measured as they are joined, when nothing but the kernel reads them
-        self.kernel = requests.arrays() if requests.items and not ev.plan.keep_lists else None
+        # lists measured as they are joined (also when they are kept for other metrics)
+        self.kernel = requests.arrays() if requests.items else None
 
     #: what the accumulator has measured: its state without the evaluator (the truth)
     STATE = ("seen_truth", "parts", "run_only", "totals", "n_blocks", "n_extra", "n_rows",

@@ -970,8 +970,9 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     ``metrics``: measure each user's list as soon as it is joined, while it is in cache
     (:c:func:`receval.kernels._ranking.user_metrics`; ``t_rel_desc``: the truth relevances,
     each user's descending, at the positions of ``t_rel``); the lists themselves are then
-    not kept (``scores``, ``rel`` and ``judged`` come back empty) and a ninth value is
-    returned: the (users x requests) metric values.
+    not kept (``scores``, ``rel`` and ``judged`` come back empty), unless ``keep_rows``
+    keeps them (each list measured from its kept positions), and a ninth value is returned:
+    the (users x requests) metric values.
 
     ``score``: float64 or float32 (read where it lies, each user's widened exactly in cache).
 
@@ -988,7 +989,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     ``rank_rows`` run, the row of the flattened matrix), so that what the metrics on the
     recommended items read of each position comes from the run's own columns; with
     ``row_codes`` (int32, one per run row), the code at that row instead (e.g. the run's item
-    codes). Not with ``metrics``.
+    codes); with ``metrics``, after the metric values.
 
     Returns ``(indptr, scores, rel, judged, list_len, n_dup, n_dropped, tied)``;
     ``n_dropped`` counts the rows with a non-finite score: dropped under ``nan_mode=1``,
@@ -1008,6 +1009,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     cdef bint has_rows = rows.shape[0] > 0
     cdef long long g, c, nr, maxrows = 1, maxcap = 16, total_rows = 0, maxpos = 1, maxtruth = 1
     cdef bint measure = metrics is not None
+    cdef bint measure_only = measure and not keep_rows  # (else measured from the kept lists)
     # upper-bound layout: at most min(depth, rows) positions per user
     cdef cnp.ndarray[cnp.int64_t, ndim=1] ub_arr = np.zeros(n_eval + 1, dtype=np.int64)
     cdef long long[::1] ub = ub_arr
@@ -1030,8 +1032,6 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     cdef long long n_req = metrics.plan.n_req if measure else 0
     if measure and (t_rel_desc is None or t_rel_desc.shape[0] != t_rel.shape[0]):
         raise ValueError("measuring the lists needs t_rel_desc, aligned with t_rel")
-    if measure and keep_rows:
-        raise ValueError("join_lists: keep_rows needs the lists kept, not measured")
     cdef const int* rcode_p = &row_codes[0] if row_codes is not None and \
         row_codes.shape[0] > 0 else NULL
     if measure and (metrics.plan.maxlen < maxpos or metrics.plan.tstride <= maxtruth):
@@ -1047,7 +1047,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     cdef long long n_j
     cdef long long n_av
     cdef const double* tr
-    if measure:
+    if measure_only:
         ub_total = 0  # no list is kept
 
     cdef cnp.ndarray[cnp.float64_t, ndim=1] scores_arr = _buffer(
@@ -1229,11 +1229,11 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                         _sort_rows_long(buf, m, &order, spare, rkeys, rpos)
                     _row_ids(buf, m, ibuf)
                     ids_p = ibuf
-                if measure and in_place and m <= lim:
+                if measure_only and in_place and m <= lim:
                     n_j = 0  # (the walk lists the positions of the truth's items)
                     w = receval_walk_in_place(ids_p, m, itab, mask, shift, g32, tr, dedupe,
                                               urel, ujd, ujpos, &n_j, &ndup[g])
-                elif measure:
+                elif measure_only:
                     w = _walk_ints(ids_p, NULL if in_place else buf, m, itab, mask, shift, g32,
                                    tr, dedupe, lim, urel, ujd, NULL, &ndup[g])
                 else:
@@ -1329,7 +1329,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                         table[j].ref = -r - 1
                         table[j].seen = 0
                     if w < lim:
-                        if measure:
+                        if measure_only:
                             urel[w] = rv
                             ujd[w] = jd
                         else:
@@ -1348,7 +1348,12 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                     tied[g] = 1
                     break
             full_len[g] = w
-            if measure:
+            if measure and not measure_only:  # from the kept positions
+                n_av = w if w < lim else lim
+                tr = &t_rel_desc[t_start[g]] if t_count[g] > 0 else NULL
+                user_metrics(P, B, &out_rel[base], &out_judged[base], NULL, n_av, w, tr,
+                             t_count[g], NULL, 0, kout + g * n_req)
+            elif measure:
                 n_av = w if w < lim else lim
                 tr = &t_rel_desc[t_start[g]] if t_count[g] > 0 else NULL
                 user_metrics(P, B, urel, ujd, NULL, n_av, w, tr, t_count[g],
@@ -1394,7 +1399,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
         indptr[g + 1] = indptr[g] + m
         n_dropped += dropped[g]
     cdef long long total = indptr[n_eval]
-    if measure:
+    if measure_only:
         return (indptr_arr, scores_arr, rel_arr, judged_arr, full_arr, ndup_arr, n_dropped,
                 tied_arr, kout_arr)
     if total != ub_total:
@@ -1419,6 +1424,9 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
         if scratch is None:
             rel_arr, judged_arr, scores_arr = rel_arr.copy(), judged_arr.copy(), scores_arr.copy()
             row_arr = row_arr.copy()
+    if keep_rows and measure:
+        return (indptr_arr, scores_arr, rel_arr, judged_arr, full_arr, ndup_arr, n_dropped,
+                tied_arr, kout_arr, row_arr)
     if keep_rows:
         return (indptr_arr, scores_arr, rel_arr, judged_arr, full_arr, ndup_arr, n_dropped,
                 tied_arr, row_arr)

@@ -601,9 +601,10 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
 
     ``kernel``: the metric kernel's request arrays
     (:meth:`receval.engines.plan.Requests.arrays`). When the run is joined on raw ids and its
-    lists need no later step (no kept items or scores, no averaged ties, no condensed lists,
-    no absolute ranks), each list is measured as soon as it is joined, while it is in cache,
-    and the blocks carry the kernel's output (``Packed.kernel_out``) instead of the lists.
+    lists need no later step (no averaged ties, no condensed lists, no absolute ranks), each
+    list is measured as soon as it is joined, while it is in cache, and the blocks carry the
+    kernel's output (``Packed.kernel_out``): instead of the lists, or beside them when the
+    items are kept (kept scores alone, which only those steps read here, are not kept).
 
     ``keep_items``: the item at each position is kept (the join on raw ids writes the run's
     item code at each position's row; a top-k matrix and ``unretrieved="bottom"`` take the
@@ -771,11 +772,13 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     else:
         rstart, rows = group_rows(run.user_codes, len(run.users))
     no_items = np.zeros(0, dtype=np.int64)
-    measure = kernel is not None and not want_scores and not keep_items and \
-        not opts.condense and n_eval > 0
+    # measured as joined: lists that need no later step; kept items (and the scores some
+    # metrics on them read) are written beside, each list measured from its kept positions
+    measure = kernel is not None and not opts.tie_groups and not absolute and \
+        not opts.condense and n_eval > 0 and (keep_items or not want_scores)
     if keep_items:  # metrics on the recommended items see every evaluated user at once
         block_positions = 0
-    if measure:
+    elif measure:
         block_positions *= MEASURED_BLOCK_SCALE
     if n_eval and (measure or block_positions > 0):  # each evaluated list's positions
         lens = rstart[1::2] - rstart[0::2] if users.identity and rank_rows else \
@@ -808,8 +811,8 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             opts.as_float32, opts.desc_ids, want_scores, cut_arr, scratch, opts.by_row, setup,
             truth.rel_desc if measure else None, int(not r.checked), int(rank_rows),
             int(keep_items), item_codes)
-        if keep_items:  # (the ninth value: the run's item code at each position)
-            return Lists._make([*out[:8], None, out[8]])
+        if keep_items:  # (the last value: the run's item code at each position)
+            return Lists._make([*out[:8], out[8] if len(out) == 10 else None, out[-1]])
         return Lists(*out)
 
     def refused_in_later_blocks(b: int, n_dup: int) -> int:
