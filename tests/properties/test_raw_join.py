@@ -150,12 +150,10 @@ POLICIES = [
 ]
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
-@given(seed=st.integers(0, 2**32 - 1), how=st.sampled_from(
-    ["int", "int_wide", "uint", "object", "str", *ARROW]),
-    grouped=st.booleans(), policy=st.sampled_from(POLICIES))
-def test_raw_join_equals_factorized_route(seed, how, grouped, policy):
-    rng = np.random.default_rng(seed)
+def _random_lists(rng, how: str, grouped: bool, nonfinite: bool):
+    """``(run, truth, n, n_users, n_items)``: up to 120 rows of random lists (tied scores, or
+    every list in rank order with no tie, joined where it lies), some scores non-finite when
+    asked, and a random truth over the same ids."""
     n_users, n_items = int(rng.integers(1, 12)), int(rng.integers(1, 30))
     n = int(rng.integers(0, 120))
     user = rng.integers(0, n_users, n)
@@ -165,10 +163,19 @@ def test_raw_join_equals_factorized_route(seed, how, grouped, policy):
     score = rng.integers(0, 4, n).astype(np.float64)
     if rng.random() < 0.5:  # every list in rank order with no tie (joined where it lies)
         score = -np.arange(n, dtype=np.float64) * rng.choice([1.0, 0.5, 1e-300])
-    if rng.random() < 0.3 and n:
+    if nonfinite and rng.random() < 0.3 and n:
         score[rng.random(n) < 0.15] = rng.choice([np.nan, np.inf, -np.inf])
     truth = _truth(rng, int(rng.integers(1, 60)), n_users, n_items, 4, how)
-    run = _frame(user, item, score, "score", how)
+    return _frame(user, item, score, "score", how), truth, n, n_users, n_items
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1), how=st.sampled_from(
+    ["int", "int_wide", "uint", "object", "str", *ARROW]),
+    grouped=st.booleans(), policy=st.sampled_from(POLICIES))
+def test_raw_join_equals_factorized_route(seed, how, grouped, policy):
+    rng = np.random.default_rng(seed)
+    run, truth, n, _, _ = _random_lists(rng, how, grouped, nonfinite=True)
     fast, used = _evaluate(run, truth, True, **policy)
     slow, _ = _evaluate(run, truth, False, **policy)
     _same(fast, slow)
@@ -192,17 +199,7 @@ def test_metrics_on_recommended_items_join_on_raw_ids(seed, how, grouped, policy
     (its run row): the values, counts and errors of the factorized route, bit for bit, for
     every id container and policy, with the kernel's metrics beside them."""
     rng = np.random.default_rng(seed)
-    n_users, n_items = int(rng.integers(1, 12)), int(rng.integers(1, 30))
-    n = int(rng.integers(0, 120))
-    user = rng.integers(0, n_users, n)
-    if grouped:
-        user = np.sort(user, kind="stable")
-    item = rng.integers(0, n_items, n)
-    score = rng.integers(0, 4, n).astype(np.float64)
-    if rng.random() < 0.5:
-        score = -np.arange(n, dtype=np.float64)
-    truth = _truth(rng, int(rng.integers(1, 60)), n_users, n_items, 4, how)
-    run = _frame(user, item, score, "score", how)
+    run, truth, n, n_users, n_items = _random_lists(rng, how, grouped, nonfinite=False)
     arrow = how.startswith(("arrow", "chunked"))
     every = _ids(np.arange(n_items + 3), "object" if arrow or how == "str" else how)
     t_user = rng.integers(0, n_users, 40)
@@ -370,14 +367,7 @@ def test_raw_join_of_long_lists_equals_factorized_route(how):
     item = rng.integers(0, 2500, n)  # many repeats within the long lists
     score = rng.integers(0, 40, n).astype(np.float64)
     names = np.array([f"item-{c:05d}" if c % 3 else f"é{c}" for c in range(2600)], dtype=object)
-    run = _frame(user, item, score, "score", "int") if how == "int" else \
-        _long_frame(user, names[item], score, how)
-    tu = rng.integers(0, len(lengths), 2000)
-    ti = rng.integers(0, 2600, 2000)
-    truth = pd.DataFrame({"user": tu.astype(str) if how in ARROW else tu,
-                          "item": _ids(ti, "int") if how == "int" else names[ti],
-                          "relevance": rng.integers(0, 4, 2000).astype(float)})
-    truth = truth.drop_duplicates(["user", "item"])
+    run, truth = _long_run_and_truth(rng, how, user, item, score, names, 2000)
     for policy in ({"duplicates": "max"}, {"duplicates": "keep", "ties": "input"},
                    {"duplicates": "count", "ties": "trec_eval"}):
         fast, used = _evaluate(run, truth, True, **policy)
@@ -726,6 +716,19 @@ def test_arrow_item_categories_found_by_merge_or_hash():
     assert _arrow_positions(pa.array([], type=pa.string()), cats).tolist() == []
 
 
+def _long_run_and_truth(rng, how: str, user, item, score, names, n_truth: int):
+    """A run of long lists (item codes as int ids, or as ``names`` in the form ``how``) and a
+    random truth of ``n_truth`` rows over its users and items, graded 0..3."""
+    run = _frame(user, item, score, "score", "int") if how == "int" else \
+        _long_frame(user, names[item], score, how)
+    tu = rng.integers(0, int(user.max()) + 1, n_truth)
+    ti = rng.integers(0, len(names), n_truth)
+    truth = pd.DataFrame({"user": tu.astype(str) if how in ARROW else tu,
+                          "item": _ids(ti, "int") if how == "int" else names[ti],
+                          "relevance": rng.integers(0, 4, n_truth).astype(float)})
+    return run, truth.drop_duplicates(["user", "item"])
+
+
 @pytest.mark.parametrize("how", ["int", "object", *ARROW[:1]])
 def test_long_lists_ordered_by_the_radix_sort_as_by_the_comparison(how):
     """Lists of 64 to 65536 rows are ordered by a radix sort of their scores, then each run
@@ -743,14 +746,7 @@ def test_long_lists_ordered_by_the_radix_sort_as_by_the_comparison(how):
                      rng.normal(0, 1e3, n))
     score[user == 2] = 7.0  # one score for a whole list
     names = np.array([f"i{c}" for c in range(70000)], dtype=object)
-    run = _frame(user, item, score, "score", "int") if how == "int" else \
-        _long_frame(user, names[item], score, how)
-    tu = rng.integers(0, len(lengths), 5000)
-    ti = rng.integers(0, 70000, 5000)
-    truth = pd.DataFrame({"user": tu.astype(str) if how in ARROW else tu,
-                          "item": _ids(ti, "int") if how == "int" else names[ti],
-                          "relevance": rng.integers(0, 4, 5000).astype(float)})
-    truth = truth.drop_duplicates(["user", "item"])
+    run, truth = _long_run_and_truth(rng, how, user, item, score, names, 5000)
     for policy in ({"duplicates": "max", "nan_scores": "last"},
                    {"duplicates": "keep", "ties": "input", "nan_scores": "last"},
                    {"duplicates": "count", "ties": "trec_eval", "nan_scores": "drop"}):
