@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from cases import metric_cases
 
@@ -88,3 +89,89 @@ def test_metrics_without_scores_give_the_values_with_scores(monkeypatch, key, po
         return
     assert without[1:] == with_scores[1:]
     assert without[0].equals(with_scores[0])
+
+
+# --- the relevance and judged flag at each position ----------------------------------------
+# ``reads_relevance=False``: lists measured as they are joined keep no relevance beside their
+# items. The kernel's metrics are measured as the lists are joined only when the evaluation
+# has one, and on the join of ids in place (tables), so each key is evaluated beside ndcg@3 on
+# frames as well as on dicts.
+REL_KEYS = [k for k in metric_cases(plugins=True)
+            if not REGISTRY[parse_metric(k).name].reads_relevance]
+
+
+def _frames(ids: str = "int"):
+    """RUN and TRUTH as tables; ``ids="str"``: ids as text (the join's other walk)."""
+    run = pd.DataFrame([(u, i, s) for u, items in RUN.items() for i, s in items.items()],
+                       columns=["user", "item", "score"])
+    truth = pd.DataFrame([(u, i, r) for u, items in TRUTH.items() for i, r in items.items()],
+                         columns=["user", "item", "relevance"])
+    if ids == "str":
+        run["item"], truth["item"] = run["item"].map("i{}".format), truth["item"].map("i{}".format)
+    return run, truth
+
+
+def _with_ndcg(key: str, frames: str | None, **policies):
+    run, truth = _frames(frames) if frames else (RUN, TRUTH)
+    context = CONTEXT
+    if frames == "str":  # the item ids of every input as text
+        context = {k: ({f"i{i}": v for i, v in c.items()} if isinstance(c, dict) and
+                       k not in ("train", "group_target") else c) for k, c in CONTEXT.items()}
+        context["train"] = {u: {f"i{i}": r for i, r in h.items()}
+                            for u, h in CONTEXT["train"].items()}
+        context["catalog"] = [f"i{i}" for i in CONTEXT["catalog"]]
+        context["intents"] = [(q, s, f"i{d}", r) for q, s, d, r in CONTEXT["intents"]]
+    try:
+        res = rv.evaluate(run, truth, [key, "ndcg@3"], **context, **policies)
+    except RecevalError as exc:
+        return str(exc)
+    return res.per_user, res.counts, str(res.stats)
+
+
+def _keep_rel(monkeypatch, value: bool | None) -> None:
+    """Plans keep the relevance at each position (``None``: with the lists) or not."""
+    post_init = plan_module.Plan.__post_init__
+
+    def patched(self):
+        post_init(self)
+        self.keep_rel = self.keep_lists if value is None else value
+
+    monkeypatch.setattr(plan_module.Plan, "__post_init__", patched)
+
+
+def test_the_relevance_declaration_is_made():
+    families = {parse_metric(k).name for k in REL_KEYS}
+    assert {"alpha_ndcg", "exposure_share", "exposure_gini", "awrf", "miscalibration"} <= families
+    assert not all(isinstance(_with_ndcg(k, "int"), str) for k in REL_KEYS)
+    assert not all(isinstance(_with_ndcg(k, "str"), str) for k in REL_KEYS)
+
+
+@pytest.mark.parametrize("ids", ["int", "str"])
+@pytest.mark.parametrize("key", ["epc@3", "serendipity@3"])
+def test_a_metric_that_reads_relevance_fails_without_it(monkeypatch, key, ids):
+    """The check below can fail: these metrics read the relevance at each position, and
+    without it they are refused or change."""
+    assert REGISTRY[parse_metric(key).name].reads_relevance
+    with_rel = _with_ndcg(key, ids)
+    assert not isinstance(with_rel, str)
+    _keep_rel(monkeypatch, False)
+    try:
+        without = _with_ndcg(key, ids)
+    except IndexError:
+        return
+    assert isinstance(without, str) or not without[0].equals(with_rel[0])
+
+
+@pytest.mark.parametrize("frames", ["int", "str", None])
+@pytest.mark.parametrize("policies", [{}, {"users": "union", "duplicates": "max"},
+                                      {"nan_scores": "drop", "ties": "trec_eval"}])
+@pytest.mark.parametrize("key", REL_KEYS)
+def test_metrics_without_relevance_give_the_values_with_it(monkeypatch, key, policies, frames):
+    without = _with_ndcg(key, frames, **policies)
+    _keep_rel(monkeypatch, None)
+    with_rel = _with_ndcg(key, frames, **policies)
+    if isinstance(without, str) or isinstance(with_rel, str):
+        assert without == with_rel
+        return
+    assert without[1:] == with_rel[1:]
+    assert without[0].equals(with_rel[0])

@@ -474,6 +474,7 @@ register(beyond_metric(
     _share, (Param("group", None, "the item group's label (required)"), WEIGHT,
              _patience(0.85), _MISSING),
     reference="Singh & Joachims, KDD 2018", aggregate="pooled", reads_scores=False,
+    reads_relevance=False,
     example="lists [a, b], groups a: A, b: B, geometric p=1/2: share of A = 1 / (1 + 1/2) = 2/3",
 ), ("group_exposure",))
 
@@ -488,7 +489,7 @@ register(beyond_metric(
     _gini, (WEIGHT, _patience(0.85),
             Param("denominator", "n", "n (LensKit) | n-1 (maximum 1)", ("n", "n-1"))),
     higher_is_better=False, reference="LensKit ExposureGini; Shani & Gunawardana 2011",
-    aggregate="pooled", reads_scores=False,
+    aggregate="pooled", reads_scores=False, reads_relevance=False,
     example="exposure [1, 0, 0, 1]: (1 + 3) / (4 * 2) = 0.5",
 ))
 
@@ -550,6 +551,7 @@ register(beyond_metric(
                   Param("missing", "error", "listed items absent from item_categories: error | "
                         "skip (items without a category)", ("error", "skip"))),
     bounds=(0.0, None), reference="LensKit rank_biased_entropy", reads_scores=False,
+    reads_relevance=False,
     example="top 2 of categories {x}, {y}, p = 1/2: q = 2/3, 1/3, H = 0.918 bits",
 ))
 
@@ -774,7 +776,7 @@ register(beyond_metric(
             Param("weight", "log_clip", WEIGHT.doc, WEIGHT.choices), _patience(0.85),
             Param("missing", "skip", _MISSING.doc, ("skip", "error"))),
     bounds=(-math.inf, 1.0), reference="TREC Fair Ranking 2022 (wptrec); Sapiezynski et al. 2019",
-    reads_scores=False,
+    reads_scores=False, reads_relevance=False,
     example="two groups, list [A, B], weights 1, 1: a = t = (1/2, 1/2), AWRF = 1",
 ))
 

@@ -601,6 +601,7 @@ register(beyond_metric(
      _WEIGHT, _PATIENCE, _MISSING),
     needs=("train",), bounds=(0.0, None), higher_is_better=False,
     reference="Steck, Calibrated recommendations, RecSys 2018", reads_scores=False,
+    reads_relevance=False,
     example="p = (1/2, 1/2), list all in the first category, alpha = 0: KL = inf; "
             "alpha = 1/2: q~ = (3/4, 1/4), KL = (1/2) ln(2/3) + (1/2) ln 2",
 ), ("calibration_kl", "steck_miscalibration"))
@@ -615,6 +616,7 @@ register(beyond_metric(
     "item_categories (unsmoothed). Lower is better." + _CAL_DOC,
     _mace, (_WEIGHT, _PATIENCE, _MISSING), needs=("train",), bounds=(0.0, 1.0),
     higher_is_better=False, reference="Silva, Manzato & Durão, ESWA 2021", reads_scores=False,
+    reads_relevance=False,
     example="|C| = 2, p = (1/2, 1/2), list [a {c1}, b {c2}]: (1/2 + 0) / 2 = 1/4",
 ))
 
@@ -636,5 +638,6 @@ register(beyond_metric(
            ("micro", "macro"))),
     needs=("train",), bounds=(-1.0, None), higher_is_better=False,
     reference="Abdollahpouri, Mansoury, Burke & Mobasher, RMSE@RecSys 2019", reads_scores=False,
+    reads_relevance=False,
     example="profile phi (4, 2), list phi (6, 6): (6 - 3) / 3 = 1",
 ), ("delta_gap",))

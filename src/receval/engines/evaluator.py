@@ -169,6 +169,7 @@ class Evaluator:
         if self.per_item:
             self.item_k = item_cutoff(per_item, self.plan.depth)
             self.plan.keep_lists = True  # the item at each position
+            self.plan.keep_rel = True  # and its relevance (the item's hits)
         self.item_groups = None if item_groups is None else \
             read_groups(item_groups, what="item")
         if self.item_groups is not None:  # metrics per item group read it from the context
@@ -388,7 +389,8 @@ class _Accumulator:
         for packed in pack_run_blocks(
                 codes, ev.truth, self.block_policies, depth=ev.plan.depth,
                 keep_items=ev.plan.keep_lists, keep_scores=ev.plan.keep_scores,
-                cutoffs=ev.plan.cutoffs, block_positions=BLOCK_POSITIONS, kernel=self.kernel):
+                keep_rel=ev.plan.keep_rel, cutoffs=ev.plan.cutoffs,
+                block_positions=BLOCK_POSITIONS, kernel=self.kernel):
             self.add(packed, evaluate_packed(packed, ev.plan, ev.context,
                                              out=self.rows_for(packed)), self.whole)
 

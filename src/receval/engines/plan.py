@@ -82,6 +82,9 @@ class Plan:
     keep_lists : pack the item and score at each position (plugin metrics need them).
     keep_scores : pack the score at each position too: a plugin metric reads it
         (:attr:`receval.metrics.spec.MetricDef.reads_scores`).
+    keep_rel : keep the relevance and judged flag at each kept position: a plugin metric
+        reads them (:attr:`receval.metrics.spec.MetricDef.reads_relevance`; the kernel's
+        metrics are measured as the lists are joined and need no kept copy).
     cutoffs : ranks at which ties are counted (``counts["users_tied_at_cutoff"]``).
     options : the policies as the kernels read them (:func:`receval.pack.kernel_options`).
     """
@@ -96,6 +99,7 @@ class Plan:
     strict_order: tuple[str, ...] = field(init=False)
     keep_lists: bool = field(init=False)
     keep_scores: bool = field(init=False)
+    keep_rel: bool = field(init=False)
     cutoffs: tuple[int, ...] = field(init=False)
     thresholds: list[float] = field(init=False)
     # the kernel requests made so far, per truth's largest relevance (see requests())
@@ -127,6 +131,7 @@ class Plan:
             if int(s.definition.kernel.request) in SHARED_RANK_REFUSED))
         self.keep_lists = bool(self.plugin_specs)
         self.keep_scores = any(s.definition.reads_scores for s in self.plugin_specs)
+        self.keep_rel = any(s.definition.reads_relevance for s in self.plugin_specs)
         self.cutoffs = tuple(sorted({s.k for s in self.specs if s.k}))
         self.thresholds = sorted({threshold(s) for s in self.kernel_specs} | {POSITIVE})
 

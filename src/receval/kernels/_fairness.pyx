@@ -410,27 +410,32 @@ def profile_cells(const long long[::1] starts, const long long[::1] lens,
     return cells_arr[:n_out], owner_arr[:n_out], p_arr[:n_out], total_arr
 
 
+DEF KL_CHUNK = 2048
+
+
 def kl_ratios(const double[::1] mass, const double[::1] total, const long long[::1] cells,
               const long long[::1] owner, const double[::1] p, long long width, double alpha):
     """``p / q~`` on each profile cell, ``q = mass[cell] / total[owner]`` (the list's share
     of the cell's category, ``mass`` the flat (users x width) table) and
     ``q~ = (1 - alpha) q + alpha p``: each product and sum rounded on its own, in separate
-    loops, as numpy forms them array by array."""
-    cdef Py_ssize_t m = cells.shape[0], i
+    loops, as numpy forms them array by array (chunk by chunk: the term ``alpha p`` needs
+    a chunk's buffer only, not an array of every cell)."""
+    cdef Py_ssize_t m = cells.shape[0], i, lo, hi
     cdef double keep = 1.0 - alpha
+    cdef double part[KL_CHUNK]
     out_arr = np.empty(m, dtype=np.float64)
-    part_arr = np.empty(m, dtype=np.float64)
     cdef double[::1] out = out_arr
-    cdef double[::1] part = part_arr
     if owner.shape[0] != m or p.shape[0] != m:
         raise ValueError("kl_ratios: one owner and one p per cell")
     with nogil:
-        for i in range(m):
-            out[i] = keep * (mass[cells[i]] / total[owner[i]])
-        for i in range(m):
-            part[i] = alpha * p[i]
-        for i in range(m):
-            out[i] = p[i] / (out[i] + part[i])
+        for lo in range(0, m, KL_CHUNK):
+            hi = lo + KL_CHUNK if lo + KL_CHUNK < m else m
+            for i in range(lo, hi):
+                out[i] = keep * (mass[cells[i]] / total[owner[i]])
+            for i in range(lo, hi):
+                part[i - lo] = alpha * p[i]
+            for i in range(lo, hi):
+                out[i] = p[i] / (out[i] + part[i - lo])
     return out_arr
 
 

@@ -953,7 +953,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                int as_float32, int desc, int keep_scores, const long long[::1] cutoffs,
                object scratch=None, int by_row=0, MetricSetup metrics=None,
                const double[::1] t_rel_desc=None, int check_str=0, int rank_rows=0,
-               int keep_rows=0, const int[::1] row_codes=None):
+               int keep_rows=0, const int[::1] row_codes=None, int keep_rel=1):
     """Packed lists of one run, joined with its truth on raw item ids.
 
     Evaluated user ``g`` has the run rows ``rows[rstart[c]:rstart[c + 1]]`` with ``c =
@@ -989,7 +989,10 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     ``rank_rows`` run, the row of the flattened matrix), so that what the metrics on the
     recommended items read of each position comes from the run's own columns; with
     ``row_codes`` (int32, one per run row), the code at that row instead (e.g. the run's item
-    codes); with ``metrics``, after the metric values.
+    codes); with ``metrics``, after the metric values. ``keep_rel=0`` (with ``metrics`` and
+    ``keep_rows``): the kept lists hold no relevance and no judged flag (``rel`` and
+    ``judged`` come back empty; each list is measured from its own buffers), for metrics on
+    the recommended items that read neither.
 
     Returns ``(indptr, scores, rel, judged, list_len, n_dup, n_dropped, tied)``;
     ``n_dropped`` counts the rows with a non-finite score: dropped under ``nan_mode=1``,
@@ -1010,6 +1013,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     cdef long long g, c, nr, maxrows = 1, maxcap = 16, total_rows = 0, maxpos = 1, maxtruth = 1
     cdef bint measure = metrics is not None
     cdef bint measure_only = measure and not keep_rows  # (else measured from the kept lists)
+    # kept lists without their relevance: each measured from the thread's buffers
+    cdef bint no_rel = measure and keep_rows and not keep_rel
     # upper-bound layout: at most min(depth, rows) positions per user
     cdef cnp.ndarray[cnp.int64_t, ndim=1] ub_arr = np.zeros(n_eval + 1, dtype=np.int64)
     cdef long long[::1] ub = ub_arr
@@ -1052,8 +1057,10 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
 
     cdef cnp.ndarray[cnp.float64_t, ndim=1] scores_arr = _buffer(
         scratch, "scores", ub_total if keep_scores else 0, np.float64)
-    cdef cnp.ndarray[cnp.float64_t, ndim=1] rel_arr = _buffer(scratch, "rel", ub_total, np.float64)
-    cdef cnp.ndarray[cnp.int8_t, ndim=1] judged_arr = _buffer(scratch, "judged", ub_total, np.int8)
+    cdef cnp.ndarray[cnp.float64_t, ndim=1] rel_arr = _buffer(
+        scratch, "rel", 0 if no_rel else ub_total, np.float64)
+    cdef cnp.ndarray[cnp.int8_t, ndim=1] judged_arr = _buffer(
+        scratch, "judged", 0 if no_rel else ub_total, np.int8)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] row_arr = _buffer(
         scratch, "rows", ub_total if keep_rows else 0, np.int64)
     cdef long long[::1] out_row = row_arr
@@ -1238,7 +1245,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                                    tr, dedupe, lim, urel, ujd, NULL, &ndup[g])
                 else:
                     w = _walk_ints(ids_p, NULL if in_place else buf, m, itab, mask, shift, g32,
-                                   tr, dedupe, lim, &out_rel[base], &out_judged[base],
+                                   tr, dedupe, lim, urel if no_rel else &out_rel[base],
+                                   ujd if no_rel else &out_judged[base],
                                    &out_score[base] if keep_scores else NULL, &ndup[g],
                                    &out_row[base] if keep_rows else NULL, s, rcode_p)
             else:
@@ -1329,12 +1337,13 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                         table[j].ref = -r - 1
                         table[j].seen = 0
                     if w < lim:
-                        if measure_only:
+                        if measure_only or no_rel:
                             urel[w] = rv
                             ujd[w] = jd
                         else:
                             out_rel[base + w] = rv
                             out_judged[base + w] = jd
+                        if not measure_only:
                             if keep_scores:
                                 out_score[base + w] = buf[q].score
                             if keep_rows:
@@ -1348,7 +1357,14 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                     tied[g] = 1
                     break
             full_len[g] = w
-            if measure and not measure_only:  # from the kept positions
+            if no_rel:  # from the thread's buffers, back to zero after
+                n_av = w if w < lim else lim
+                tr = &t_rel_desc[t_start[g]] if t_count[g] > 0 else NULL
+                user_metrics(P, B, urel, ujd, NULL, n_av, w, tr, t_count[g], NULL, 0,
+                             kout + g * n_req)
+                memset(urel, 0, n_av * sizeof(double))
+                memset(ujd, 0, n_av * sizeof(signed char))
+            elif measure and not measure_only:  # from the kept positions
                 n_av = w if w < lim else lim
                 tr = &t_rel_desc[t_start[g]] if t_count[g] > 0 else NULL
                 user_metrics(P, B, &out_rel[base], &out_judged[base], NULL, n_av, w, tr,
@@ -1409,14 +1425,16 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
             if s == p:
                 continue
             for j in range(indptr[g + 1] - p):
-                out_rel[p + j] = out_rel[s + j]
-                out_judged[p + j] = out_judged[s + j]
+                if not no_rel:
+                    out_rel[p + j] = out_rel[s + j]
+                    out_judged[p + j] = out_judged[s + j]
                 if keep_scores:
                     out_score[p + j] = out_score[s + j]
                 if keep_rows:
                     out_row[p + j] = out_row[s + j]
-        rel_arr = rel_arr[:total]
-        judged_arr = judged_arr[:total]
+        if not no_rel:
+            rel_arr = rel_arr[:total]
+            judged_arr = judged_arr[:total]
         if keep_scores:
             scores_arr = scores_arr[:total]
         if keep_rows:

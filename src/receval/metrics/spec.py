@@ -183,6 +183,9 @@ class MetricDef:
     parameter choice); :func:`receval.explain` calls it and checks it against the engine.
     ``reads_scores``: for a plugin metric, whether it reads the score at each position
     (``False``: the packed lists need no score column for it, which saves writing one).
+    ``reads_relevance``: likewise, whether it reads the relevance or the judged flag at each
+    position of the packed lists (``False``: when every plugin metric of an evaluation says
+    so, the lists joined with the truth keep neither, which saves writing two columns).
     ``summary``: how the per-user values make the summary (:data:`SUMMARIES`); a key of a
     ``"mean"`` aggregate may choose ``"mean"`` or ``"sum"`` with the ``summary`` parameter
     (``num_ret(summary=sum)``, what ``compat="trec_eval"`` asks for trec_eval's counts).
@@ -210,6 +213,7 @@ class MetricDef:
     explain: Callable[[Any, Any], Any] | None = None
     summary: str = "mean"
     reads_scores: bool = True
+    reads_relevance: bool = True
 
     def param(self, name: str) -> Param:
         for p in self.params:

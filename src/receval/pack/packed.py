@@ -596,7 +596,8 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
                     keep_items: bool = True, keep_scores: bool = True,
                     cutoffs: tuple[int, ...] = (), only_truth: np.ndarray | None = None,
                     block_positions: int = 0,
-                    kernel: dict[str, np.ndarray] | None = None) -> Iterator[Packed]:
+                    kernel: dict[str, np.ndarray] | None = None,
+                    keep_rel: bool = True) -> Iterator[Packed]:
     """:func:`pack_run` in consecutive blocks of evaluated users.
 
     ``kernel``: the metric kernel's request arrays
@@ -609,6 +610,9 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     ``keep_items``: the item at each position is kept (the join on raw ids writes the run's
     item code at each position's row; a top-k matrix and ``unretrieved="bottom"`` take the
     factorized route), in one block: metrics on the recommended items see every user at once.
+    ``keep_rel=False``: lists measured as they are joined keep no relevance and no judged
+    flag beside their items (``rel`` and ``judged`` empty): no metric on the recommended
+    items reads them.
 
     With ``block_positions > 0`` and a run joined on raw ids, each block holds about that many
     list positions (:data:`MEASURED_BLOCK_SCALE` times as many when they are measured as they
@@ -810,7 +814,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             t_raw.b, t_start[lo:hi], t_counts[lo:hi], truth.rel, depth, opts.dedupe, nan_mode,
             opts.as_float32, opts.desc_ids, want_scores, cut_arr, scratch, opts.by_row, setup,
             truth.rel_desc if measure else None, int(not r.checked), int(rank_rows),
-            int(keep_items), item_codes)
+            int(keep_items), item_codes, int(keep_rel))
         if keep_items:  # (the last value: the run's item code at each position)
             return Lists._make([*out[:8], out[8] if len(out) == 10 else None, out[-1]])
         return Lists(*out)

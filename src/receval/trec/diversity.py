@@ -961,7 +961,7 @@ def _def(name: str, title: str, formula: str, doc: str, compute, params, *, cuto
          "optional", reference: str, example: str = "") -> MetricDef:
     return MetricDef(name, title, formula, doc + _INPUT, (*params, _ASPECTS), cutoff=cutoff,
                      bounds=(0.0, 1.0), reference=f"{reference}; {_NDEVAL}", example=example,
-                     compute=compute, reads_scores=False)
+                     compute=compute, reads_scores=False, reads_relevance=False)
 
 
 _GAIN = "G_r = sum_j w_j rel_rj (1 - alpha)^c_rj"
