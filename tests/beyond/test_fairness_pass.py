@@ -183,6 +183,23 @@ def test_training_log_read_per_user_equals_the_global_sort(seed, grouped, u_kind
     _same_train(as_train(frame), _as_train_sorted(frame))
 
 
+@pytest.mark.parametrize("grouped", [True, False])
+@pytest.mark.parametrize("n_items", [50, 100_000])
+def test_a_training_log_large_enough_for_threads_equals_the_global_sort(grouped, n_items):
+    """Over 32k rows the users are sorted on several threads (their distinct items written
+    where their rows start, the gaps closed after); with few item codes the counts are made
+    in a table per thread, with many by serial passes: the global sort's arrays either way."""
+    rng = np.random.default_rng(5)
+    n = 120_000
+    users = rng.integers(0, 9_000, n)
+    users[: n // 3] = 9_001  # one long user: a thread's share of rows, not of users
+    if grouped:
+        users = np.sort(users)
+    items = rng.integers(0, n_items, n)  # (many codes: more table cells than rows)
+    frame = pd.DataFrame({"user": users, "item": items})
+    _same_train(as_train(frame), _as_train_sorted(frame))
+
+
 def test_a_user_in_two_runs_is_one_user():
     # rows of user 1, then 2, then 1 again: not grouped, read by user code
     frame = pd.DataFrame({"user": [1, 1, 2, 1], "item": [5, 3, 3, 3]})
@@ -223,7 +240,8 @@ def test_awrf_distance_compiled_equals_numpy(seed, n_groups, distance, base, per
 @pytest.mark.parametrize("k", [5, None])
 def test_a_block_large_enough_for_threads_gives_the_numpy_bits(k):
     """A block of over 100k positions: the compiled pass runs its per-user sums on several
-    threads (each user's cells its own, in rank order) and gives the numpy formulas' bits."""
+    threads (each user's cells its own, in rank order) and gives the numpy formulas' bits;
+    so do the training profiles read on several threads."""
     rng = np.random.default_rng(21)
     n_users, n_items, per = 6000, 300, 25
     items = rng.integers(0, n_items, (n_users, per))
@@ -235,8 +253,9 @@ def test_a_block_large_enough_for_threads_gives_the_numpy_bits(k):
                           "item": [f"i{j}" for j in rng.integers(0, n_items, n_users)]})
     groups = {f"i{j}": "ABC"[j % 3] for j in range(n_items) if j % 7}
     cats = {f"i{j}": [f"c{c}" for c in range(j % 4)] for j in range(n_items) if j % 11}
-    train = pd.DataFrame({"user": rng.integers(0, n_users, 5 * n_users),
-                          "item": [f"i{j}" for j in rng.integers(0, n_items, 5 * n_users)]})
+    # over 32k profile entries: the profiles' cells are made on several threads too
+    train = pd.DataFrame({"user": rng.integers(0, n_users, 8 * n_users),
+                          "item": [f"i{j}" for j in rng.integers(0, n_items, 8 * n_users)]})
     kw = {"train": train, "item_groups": groups, "item_categories": cats}
     keys = _keys(["A", "C"], k)
     _same(_evaluate(True, run, truth, keys, kw), _evaluate(False, run, truth, keys, kw), keys)

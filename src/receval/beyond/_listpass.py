@@ -29,6 +29,7 @@ import numpy as np
 
 from ..engines.plugins import Context
 from ..io.categories import ItemCategories
+from ..kernels import list_kl_ratios
 from ..kernels import list_pass as _kernel
 from ..pack.packed import Packed
 from ._context import list_places, top_k
@@ -130,6 +131,36 @@ class ListPass:
             self._run(cats=(entry, todo))
         return [entry[2][m] for m in models]
 
+    def kl_ratios(self, cats: ItemCategories, rows: np.ndarray, model: RankWeight,
+                  cstart: np.ndarray, cells: np.ndarray, p: np.ndarray, alpha: float
+                  ) -> tuple[np.ndarray, np.ndarray, int]:
+        """``(ratios, total, unknown)``: Steck's KL ratios ``p / q~`` on the profile cells
+        (``cells`` / ``p``, user u's at ``cstart[u]:cstart[u + 1]``), each list's category
+        mass made per user (:func:`receval.kernels.list_kl_ratios`: no (users x categories)
+        table), with what :meth:`categories` would give as ``total`` and ``unknown``."""
+        entry = self._cats.get(id(cats))
+        if entry is None or entry[0] is not cats:
+            entry = (cats, category_tables(cats, rows), {})
+            self._cats[id(cats)] = entry
+        c_len, c_one, c_start = entry[1]
+        if not len(c_len):  # an empty vocabulary
+            c_len, c_one, c_start = np.full(1, -1, np.int32), np.full(1, -1, np.int32), \
+                np.zeros(1, np.int64)
+        cw = self._category_weights(c_len, (model,))[0]
+        return list_kl_ratios(self.indptr, self.items, self.k, cw, c_len, c_one, c_start,
+                              np.ascontiguousarray(cats.codes, dtype=np.int64),
+                              int(cats.n_categories), cstart, cells, p, float(alpha))
+
+    def _category_weights(self, c_len: np.ndarray, models: tuple[RankWeight, ...]
+                          ) -> np.ndarray:
+        """(models x places x (L + 1)): ``w_r * (1 / L)`` as the numpy formula forms it
+        (weight times 1 / L), L up to the most categories of an item."""
+        longest = int(c_len.max(initial=0))
+        inv = 1.0 / np.maximum(np.arange(longest + 1), 1)
+        return np.ascontiguousarray(np.stack(
+            [m.weights(self.width)[:, None] * inv[None, :] for m in models]
+        ).reshape(len(models), self.width, longest + 1))
+
     def _run(self, counts: bool = False, groups: tuple | None = None,
              cats: tuple | None = None) -> None:
         """One pass making the counts, the group tables and the category tables asked."""
@@ -153,12 +184,7 @@ class ListPass:
         if cats is not None:
             (cat, (c_len, c_one, c_start), _), c_models = cats
             n_c, c_codes = cat.n_categories, np.ascontiguousarray(cat.codes, dtype=np.int64)
-            longest = int(c_len.max(initial=0))
-            # w_r * (1 / L), as the numpy formula forms it: weight times 1 / L
-            inv = 1.0 / np.maximum(np.arange(longest + 1), 1)
-            cw = np.ascontiguousarray(np.stack(
-                [m.weights(width)[:, None] * inv[None, :] for m in c_models]
-            ).reshape(len(c_models), width, longest + 1))
+            cw = self._category_weights(c_len, c_models)
             cout = np.zeros((len(c_models), n * n_c))
             ctot = np.zeros((len(c_models), n))
         if not len(g_codes) and groups is not None:  # an empty vocabulary

@@ -58,7 +58,7 @@ import scipy.sparse as sp
 
 from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
-from ..kernels import kl_ratios, kl_sums, profile_cells
+from ..kernels import kl_sums, profile_cells
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
 from . import _lists
@@ -426,6 +426,44 @@ def _list_mass(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCat
     return mass, total, indptr, unknown
 
 
+def _dense_distances(prof: _Profiles, qmass: np.ndarray, qtotal: np.ndarray, distance: str,
+                     alpha: float, n: int, width: int) -> np.ndarray:
+    """Each user's ``C(p, q~)`` from the profile's cells and the lists' (users x categories)
+    mass, by numpy (the oracle of the compiled KL path)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if distance == "kl":  # the terms with p(c|u) = 0 are 0: the profile's cells
+            q = qmass.ravel()[prof.cells] / qtotal[prof.user]
+            qs = (1.0 - alpha) * q + alpha * prof.p
+            if alpha > 0:  # q~ >= alpha p > 0 on these cells (NaN: a list without one)
+                terms = prof.p * np.log(prof.p / qs)
+            else:
+                terms = np.where(qs > 0, prof.p * np.log(prof.p / np.where(qs > 0, qs, 1.0)),
+                                 np.inf)
+            return np.bincount(prof.user, weights=terms, minlength=n)
+        pv = prof.dense(n, width)
+        qs = (1.0 - alpha) * (qmass / qtotal[:, None]) + alpha * pv
+        return _row_sums(distance_terms(pv, qs, distance))
+
+
+def _kl_ratios(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCategories,
+               prof: _Profiles, alpha: float
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Steck's ``p / q~`` on the profile's cells from the compiled list pass (the bits of
+    :func:`_list_mass` then the numpy formula's ratios), each list's weight over its
+    categorised places, the cut indptr, and the unknown positions."""
+    model = attention(spec.get("weight"), float(spec.get("p")))
+    vocab_rows = per_vocab(context, packed, ("cat_rows", id(cats)),
+                           lambda: cats.rows(packed.item_vocab))
+    lp = list_pass(context, packed, spec.k)
+    cstart = np.zeros(lp.n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(prof.user, minlength=lp.n), out=cstart[1:])
+    ratios, total, unknown = lp.kl_ratios(cats, vocab_rows, model, cstart, prof.cells,
+                                          prof.p, alpha)
+    if unknown and spec.get("missing") == "error":
+        _list_rows(context, packed, spec, cats)  # refuses them, naming the items
+    return ratios, total, lp.cut_indptr(), int(unknown)
+
+
 def _miscalibration(spec: MetricSpec, packed: Packed, context: Context) -> MetricValues:
     cats = _categories(context, spec.key)
     n = len(packed.user_ids)
@@ -437,27 +475,17 @@ def _miscalibration(spec: MetricSpec, packed: Packed, context: Context) -> Metri
     if _dense(n, cats, listed + int(_profile_rows(context, packed, spec, cats).hl.sum())):
         prof = _dense_profile(context, packed, spec, cats)
         has_profile, info = prof.has, prof.info
-        qmass, qtotal, indptr, unknown = _list_mass(context, packed, spec, cats)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            if distance == "kl" and alpha > 0 and _lists.COMPILED:
-                # p log(p / q~) on the profile's cells, the logarithms taken by numpy
-                logs = kl_ratios(np.ascontiguousarray(qmass).ravel(), qtotal, prof.cells,
-                                 prof.user, prof.p, width, alpha)
+        if distance == "kl" and alpha > 0 and _lists.COMPILED:
+            # p log(p / q~) on the profile's cells, each list's category mass made per user
+            # (no users x categories table), the logarithms taken by numpy
+            logs, qtotal, indptr, unknown = _kl_ratios(context, packed, spec, cats, prof,
+                                                       alpha)
+            with np.errstate(invalid="ignore", divide="ignore"):
                 np.log(logs, out=logs)
-                values = kl_sums(prof.p, logs, prof.user, n)
-            elif distance == "kl":  # the terms with p(c|u) = 0 are 0: the profile's cells
-                q = qmass.ravel()[prof.cells] / qtotal[prof.user]
-                qs = (1.0 - alpha) * q + alpha * prof.p
-                if alpha > 0:  # q~ >= alpha p > 0 on these cells (NaN: a list without one)
-                    terms = prof.p * np.log(prof.p / qs)
-                else:
-                    terms = np.where(qs > 0, prof.p * np.log(prof.p / np.where(qs > 0, qs, 1.0)),
-                                     np.inf)
-                values = np.bincount(prof.user, weights=terms, minlength=n)
-            else:
-                pv = prof.dense(n, width)
-                qs = (1.0 - alpha) * (qmass / qtotal[:, None]) + alpha * pv
-                values = _row_sums(distance_terms(pv, qs, distance))
+            values = kl_sums(prof.p, logs, prof.user, n)
+        else:
+            qmass, qtotal, indptr, unknown = _list_mass(context, packed, spec, cats)
+            values = _dense_distances(prof, qmass, qtotal, distance, alpha, n, width)
     else:
         indptr, rows, rank, unknown = _list_rows(context, packed, spec, cats)
         w = attention(spec.get("weight"), float(spec.get("p"))).weights(

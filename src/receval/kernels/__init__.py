@@ -45,8 +45,8 @@ try:
     from ._exact import column_states, exact_partials
     from ._fairness import (
         dense_factorize,
-        kl_ratios,
         kl_sums,
+        list_kl_ratios,
         list_pass,
         profile_cells,
         train_lists,
@@ -82,6 +82,6 @@ __all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "MetricSetup", "NotStrIds
            "adjacent_starts", "all_str", "column_states", "compute_metrics", "cut_sums",
            "dense_factorize", "exact_partials", "greedy_ideal", "group_rows", "group_truth",
            "group_truth_raw", "ideal_lists", "index_ids", "join_lists", "kernel_columns",
-           "kl_ratios", "kl_sums", "list_gains", "list_pass", "nonfinite", "pack_lists",
-           "profile_cells", "same_ids_at", "sorted_index", "str_codes", "train_lists", "utf8_at",
-           "xlogy_ratios", "xlogy_row_sums"]
+           "kl_sums", "list_gains", "list_kl_ratios", "list_pass", "nonfinite",
+           "pack_lists", "profile_cells", "same_ids_at", "sorted_index", "str_codes",
+           "train_lists", "utf8_at", "xlogy_ratios", "xlogy_row_sums"]

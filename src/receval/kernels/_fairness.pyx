@@ -13,7 +13,7 @@ multiply-add can be fused into one rounding).
 import numpy as np
 
 cimport numpy as cnp
-from cython.parallel cimport prange
+from cython.parallel cimport parallel, prange
 from libc.stdlib cimport free, qsort
 
 cnp.import_array()
@@ -126,6 +126,51 @@ def dense_factorize(const long long[::1] a, long long max_span):
     return codes_arr, firsts_arr[:m].copy()
 
 
+cdef void _train_users(const code_t* items, const long long* bounds, const long long* start,
+                       const int* placed, long long lo, long long hi, long long longest,
+                       long long* hist, long long* kept, long long* counts, long long n_items,
+                       int* fail) noexcept nogil:
+    """Users ``lo .. hi - 1`` of :func:`train_lists`: each user's item codes sorted, its
+    distinct ones written where its rows start, ``kept`` their number; with ``counts`` (this
+    thread's two tables), the rows and the distinct users of each item code counted."""
+    cdef int* buf = <int*> receval_alloc(longest, sizeof(int), 0)
+    cdef int* srt = <int*> receval_alloc(longest, sizeof(int), 0)
+    cdef long long u, s, e, m, j, w, c, prev
+    if buf == NULL or srt == NULL:
+        fail[0] = 1
+    else:
+        for u in range(lo, hi):
+            if fail[0]:  # out of memory in another thread: no more work
+                break
+            if bounds != NULL:
+                s = bounds[u]
+                e = bounds[u + 1]
+                for j in range(s, e):
+                    buf[j - s] = <int> items[j]
+            else:
+                s = start[u]
+                e = start[u + 1]
+                for j in range(s, e):
+                    buf[j - s] = placed[j]
+            m = e - s
+            _sort_int(buf, srt, m)
+            prev = -1
+            w = s
+            for j in range(m):
+                c = srt[j]
+                if counts != NULL:
+                    counts[c] += 1
+                if c != prev:
+                    hist[w] = c
+                    w = w + 1
+                    prev = c
+                    if counts != NULL:
+                        counts[n_items + c] += 1
+            kept[u] = w - s
+    free(buf)
+    free(srt)
+
+
 def train_lists(const long long[::1] bounds, const code_t[::1] users, long long n_users,
                 const code_t[::1] items, long long n_items):
     """Per-user histories of a training log: ``(indptr, hist, item_rows, item_users)``;
@@ -136,10 +181,17 @@ def train_lists(const long long[::1] bounds, const code_t[::1] users, long long 
     placed by user with one counting pass). ``hist`` holds each user's distinct item codes in
     ascending order (``indptr`` its CSR over the ``n_users`` users), ``item_rows`` the rows of
     each item code, ``item_users`` its distinct users: what a sort of the (user, item) pairs
-    gives, sorted within each user."""
+    gives, sorted within each user.
+
+    The users are sorted in parallel, each user's distinct items written where its rows
+    start (never past them), and the gaps that repeated items leave are closed afterwards
+    (no move when no user repeats an item). The two counts are made in the same parallel
+    pass, in a table per thread, when the tables hold no more cells than the log has rows
+    (adding them up then costs less than a pass), else by serial passes over the rows and the histories; integer counts, added
+    in any order, are exact."""
     cdef bint grouped = bounds.shape[0] > 0
     cdef Py_ssize_t n = items.shape[0], j
-    cdef long long u, s, e, m, i, c, longest = 0, out = 0, prev
+    cdef long long u, s, e, m, c, longest = 0, out = 0, prev, w
     if grouped and bounds.shape[0] != n_users + 1:
         raise ValueError("train_lists: bounds must hold n_users + 1 entries")
     if not grouped and users.shape[0] != n:
@@ -152,11 +204,25 @@ def train_lists(const long long[::1] bounds, const code_t[::1] users, long long 
     cdef long long[::1] item_users = iu_arr
     hist_arr = np.empty(n, dtype=np.int64)
     cdef long long[::1] hist = hist_arr
+    kept_arr = np.zeros(n_users, dtype=np.int64)
+    cdef long long[::1] kept = kept_arr
     cdef long long* start = NULL
     cdef int* placed = NULL
-    cdef int* buf = NULL
-    cdef int* srt = NULL
+    cdef int failed = 0
+    cdef int* fail = &failed  # written through the pointer: shared by the threads
+    cdef int nt = _threads_over(n, n_users), t
+    cuts_arr = np.zeros(nt + 1, dtype=np.int64)
+    cdef long long[::1] cuts = cuts_arr
+    # counts per thread: each thread's rows and users counted in its own two tables
+    cdef bint tables = nt > 1 and n_items * nt <= n
+    cdef long long* counts = NULL
+    cdef long long* mine
+    cdef long long i
     try:
+        if tables:
+            counts = <long long*> receval_alloc(2 * n_items * nt, sizeof(long long), 1)
+            if counts == NULL:
+                raise _no_memory("the item counts", 2 * n_items * 8, nt)
         if not grouped:  # rows placed by user (stable): start[u] of each user's rows
             start = <long long*> receval_alloc(n_users + 1, sizeof(long long), 1)
             placed = <int*> receval_alloc(n, sizeof(int), 0)
@@ -180,38 +246,44 @@ def train_lists(const long long[::1] bounds, const code_t[::1] users, long long 
                 e = bounds[u + 1] if grouped else start[u + 1]
                 if e - s > longest:
                     longest = e - s
-        buf = <int*> receval_alloc(longest, sizeof(int), 0)
-        srt = <int*> receval_alloc(longest, sizeof(int), 0)
-        if buf == NULL or srt == NULL:
-            raise _no_memory("a training user's rows", longest * 8)
+            if not tables:
+                for j in range(n):
+                    item_rows[items[j]] += 1
+            # users cut into nt runs of about n / nt rows, one per thread
+            for t in range(1, nt):
+                i = cuts[t - 1]
+                while i < n_users and (bounds[i] if grouped else start[i]) < n * t // nt:
+                    i += 1
+                cuts[t] = i
+            cuts[nt] = n_users
+            for t in prange(nt, num_threads=nt, schedule="static", chunksize=1):
+                _train_users(&items[0] if n else NULL, &bounds[0] if grouped else NULL,
+                             start, placed, cuts[t], cuts[t + 1], longest, &hist[0] if n
+                             else NULL, &kept[0] if n_users else NULL,
+                             counts + 2 * n_items * t if tables else NULL, n_items, fail)
+        if failed:
+            raise _no_memory("a training user's rows", longest * 8, nt)
         with nogil:
-            for u in range(n_users):
-                if grouped:
-                    s, e = bounds[u], bounds[u + 1]
-                    for j in range(s, e):
-                        buf[j - s] = <int> items[j]
-                else:
-                    s, e = start[u], start[u + 1]
-                    for j in range(s, e):
-                        buf[j - s] = placed[j]
-                m = e - s
-                for j in range(m):
-                    item_rows[buf[j]] += 1
-                _sort_int(buf, srt, m)
-                prev = -1
-                for j in range(m):
-                    c = srt[j]
-                    if c != prev:
-                        hist[out] = c
-                        out += 1
-                        item_users[c] += 1
-                        prev = c
+            for u in range(n_users):  # the gaps closed, in place (each user moves down)
+                s = bounds[u] if grouped else start[u]
+                if s != out:
+                    for j in range(kept[u]):
+                        hist[out + j] = hist[s + j]
+                out += kept[u]
                 indptr[u + 1] = out
+            if tables:
+                for t in range(nt):
+                    mine = counts + 2 * n_items * t
+                    for i in range(n_items):
+                        item_rows[i] += mine[i]
+                        item_users[i] += mine[n_items + i]
+            else:
+                for j in range(out):
+                    item_users[hist[j]] += 1
     finally:
+        free(counts)
         free(start)
         free(placed)
-        free(buf)
-        free(srt)
     return indptr_arr, hist_arr[:out], rows_arr, iu_arr
 
 
@@ -317,6 +389,76 @@ def list_pass(const long long[::1] indptr, const code_t[::1] items, long long k,
     return ug, uc
 
 
+cdef long long _profile_users(const long long* starts, const long long* lens,
+                              const long long* hist, const int* cat_len, const int* cat_one,
+                              const long long* cat_start, const long long* cat_codes,
+                              long long n_cats, long long lo, long long hi, long long* cells,
+                              long long* owner, double* pv, double* total,
+                              int* fail) noexcept nogil:
+    """Users ``lo .. hi - 1`` of :func:`profile_cells`, their cells written from ``cells``,
+    ``owner`` and ``pv`` on; returns how many (room for ``n_cats`` more is needed: a user's
+    categories are read without a branch)."""
+    cdef long long u, j, q, t, c, a, L, s, e, n_out = 0, x
+    cdef double tot, share
+    cdef double* mass = <double*> receval_alloc(max(n_cats, 1), sizeof(double), 1)
+    # (one slot more: a category already seen is written past the end, and not counted)
+    cdef long long* touched = <long long*> receval_alloc(n_cats + 1, sizeof(long long), 0)
+    cdef char* on = <char*> receval_alloc(max(n_cats, 1), 1, 1)
+    if mass == NULL or touched == NULL or on == NULL:
+        fail[0] = 1
+        lo = hi
+    for u in range(lo, hi):
+        if fail[0]:  # out of memory in another thread: no more work
+            break
+        s = starts[u]
+        e = s + lens[u]
+        t = 0
+        tot = 0.0
+        for j in range(s, e):
+            x = hist[j]
+            L = cat_len[x]
+            if L == 1:
+                c = cat_one[x]
+                tot = tot + 1.0
+                touched[t] = c
+                t += 1 - on[c]
+                on[c] = 1
+                mass[c] += 1.0
+            elif L > 1:
+                a = cat_start[x]
+                tot = tot + 1.0
+                share = 1.0 / L
+                for q in range(L):
+                    c = cat_codes[a + q]
+                    touched[t] = c
+                    t += 1 - on[c]
+                    on[c] = 1
+                    mass[c] += share
+        total[u] = tot
+        if 4 * t >= n_cats:  # few categories: read them all, without a branch
+            for c in range(n_cats):
+                cells[n_out] = u * n_cats + c
+                owner[n_out] = u
+                pv[n_out] = mass[c] / tot
+                n_out += on[c]
+                mass[c] = 0.0
+                on[c] = 0
+            continue
+        _sort(touched, t)
+        for q in range(t):
+            c = touched[q]
+            cells[n_out] = u * n_cats + c
+            owner[n_out] = u
+            pv[n_out] = mass[c] / tot
+            n_out += 1
+            mass[c] = 0.0
+            on[c] = 0
+    free(mass)
+    free(touched)
+    free(on)
+    return n_out
+
+
 def profile_cells(const long long[::1] starts, const long long[::1] lens,
                   const long long[::1] hist, const int[::1] cat_len, const int[::1] cat_one,
                   const long long[::1] cat_start, const long long[::1] cat_codes,
@@ -327,19 +469,43 @@ def profile_cells(const long long[::1] starts, const long long[::1] lens,
     categories are left out). Each entry of ``L >= 1`` categories adds ``1 / L`` to each of its
     categories (in entry order) and 1 to the user's total. Returns ``(cells, owner, p,
     total)``: the non-zero (user * n_cats + category) cells ascending, their user,
-    ``mass / total`` of the user, and each user's total (float64)."""
-    cdef Py_ssize_t n = starts.shape[0], u, j, q, t, c
-    cdef long long a, L, s, e, n_out = 0, bound = 0, longest = 0, x
-    cdef double tot, share
-    for u in range(n):
-        bound += lens[u]
+    ``mass / total`` of the user, and each user's total (float64).
+
+    In parallel over runs of users of about equal entries: each thread writes its users'
+    cells from the bound of the cells before them, and the runs are then moved together."""
+    cdef Py_ssize_t n = starts.shape[0], u, j
+    cdef long long bound = 0, longest = 0, entries = 0, room, n_out = 0
     for j in range(cat_len.shape[0]):
         if cat_len[j] > longest:
             longest = cat_len[j]
-    bound *= max(longest, 1)
-    if n_cats > 0 and bound > n * n_cats:
-        bound = n * n_cats
-    bound += max(n_cats, 1)  # room for a user's categories read without a branch
+    longest = max(longest, 1)
+    for u in range(n):
+        entries += lens[u]
+    cdef int nt = _threads_over(entries, n), t
+    cdef int failed = 0
+    cdef int* fail = &failed  # written through the pointer: shared by the threads
+    cuts_arr = np.zeros(nt + 1, dtype=np.int64)   # each thread's first user
+    at_arr = np.zeros(nt + 1, dtype=np.int64)     # where each thread's cells start
+    got_arr = np.zeros(nt, dtype=np.int64)        # how many each wrote
+    cdef long long[::1] cuts = cuts_arr
+    cdef long long[::1] at = at_arr
+    cdef long long[::1] got = got_arr
+    cdef long long seen = 0
+    t = 1
+    for u in range(n):  # users cut into runs of about entries / nt
+        while t < nt and seen >= entries * t // nt:
+            cuts[t] = u
+            at[t] = bound + t * max(n_cats, 1)  # (each run's room for a branchless read)
+            t += 1
+        seen += lens[u]
+        room = lens[u] * longest
+        bound += room if n_cats <= 0 or room < n_cats else n_cats
+    while t < nt:
+        cuts[t] = n
+        at[t] = bound + t * max(n_cats, 1)
+        t += 1
+    cuts[nt] = n
+    bound += nt * max(n_cats, 1)
     total_arr = np.zeros(n, dtype=np.float64)
     cdef double[::1] total = total_arr
     cells_arr = np.empty(bound, dtype=np.int64)
@@ -348,100 +514,125 @@ def profile_cells(const long long[::1] starts, const long long[::1] lens,
     cdef long long[::1] cells = cells_arr
     cdef long long[::1] owner = owner_arr
     cdef double[::1] pv = p_arr
-    cdef double* mass = <double*> receval_alloc(max(n_cats, 1), sizeof(double), 1)
-    # (one slot more: a category already seen is written past the end, and not counted)
-    cdef long long* touched = <long long*> receval_alloc(n_cats + 1, sizeof(long long), 0)
-    cdef char* on = <char*> receval_alloc(max(n_cats, 1), 1, 1)
-    if mass == NULL or touched == NULL or on == NULL:
-        free(mass)
-        free(touched)
-        free(on)
-        raise _no_memory("a profile's categories", max(n_cats, 1) * 17)
-    try:
-        with nogil:
-            for u in range(n):
-                s = starts[u]
-                e = s + lens[u]
-                t = 0
-                tot = 0.0
-                for j in range(s, e):
-                    x = hist[j]
-                    L = cat_len[x]
-                    if L == 1:
-                        c = cat_one[x]
-                        tot = tot + 1.0
-                        touched[t] = c
-                        t += 1 - on[c]
-                        on[c] = 1
-                        mass[c] += 1.0
-                    elif L > 1:
-                        a = cat_start[x]
-                        tot = tot + 1.0
-                        share = 1.0 / L
-                        for q in range(L):
-                            c = cat_codes[a + q]
-                            touched[t] = c
-                            t += 1 - on[c]
-                            on[c] = 1
-                            mass[c] += share
-                total[u] = tot
-                if 4 * t >= n_cats:  # few categories: read them all, without a branch
-                    for c in range(n_cats):
-                        cells[n_out] = u * n_cats + c
-                        owner[n_out] = u
-                        pv[n_out] = mass[c] / tot
-                        n_out += on[c]
-                        mass[c] = 0.0
-                        on[c] = 0
-                    continue
-                _sort(touched, t)
-                for q in range(t):
-                    c = touched[q]
-                    cells[n_out] = u * n_cats + c
-                    owner[n_out] = u
-                    pv[n_out] = mass[c] / tot
-                    n_out += 1
-                    mass[c] = 0.0
-                    on[c] = 0
-    finally:
-        free(mass)
-        free(touched)
-        free(on)
+    cdef const long long* hist_p = &hist[0] if hist.shape[0] else NULL
+    cdef const int* len_p = &cat_len[0] if cat_len.shape[0] else NULL
+    cdef const int* one_p = &cat_one[0] if cat_one.shape[0] else NULL
+    cdef const long long* start_p = &cat_start[0] if cat_start.shape[0] else NULL
+    cdef const long long* codes_p = &cat_codes[0] if cat_codes.shape[0] else NULL
+    with nogil:
+        for t in prange(nt, num_threads=nt, schedule="static", chunksize=1):
+            got[t] = _profile_users(&starts[0] if n else NULL, &lens[0] if n else NULL,
+                                    hist_p, len_p, one_p, start_p, codes_p, n_cats, cuts[t],
+                                    cuts[t + 1], &cells[at[t]], &owner[at[t]], &pv[at[t]],
+                                    &total[0] if n else NULL, fail)
+    if failed:
+        raise _no_memory("a profile's categories", max(n_cats, 1) * 17, nt)
+    for t in range(nt):  # the runs moved together, in order (each one down)
+        if at[t] != n_out:
+            cells_arr[n_out:n_out + got[t]] = cells_arr[at[t]:at[t] + got[t]]
+            owner_arr[n_out:n_out + got[t]] = owner_arr[at[t]:at[t] + got[t]]
+            p_arr[n_out:n_out + got[t]] = p_arr[at[t]:at[t] + got[t]]
+        n_out += got[t]
     return cells_arr[:n_out], owner_arr[:n_out], p_arr[:n_out], total_arr
 
 
-DEF KL_CHUNK = 2048
+def list_kl_ratios(const long long[::1] indptr, const code_t[::1] items, long long k,
+                   const double[:, ::1] cw, const int[::1] cat_len, const int[::1] cat_one,
+                   const long long[::1] cat_start, const long long[::1] cat_codes,
+                   long long n_cats, const long long[::1] cstart, const long long[::1] cells,
+                   const double[::1] p, double alpha):
+    """Steck's KL ratios ``p / q~`` on the profile cells, each list's category mass made per
+    user, in parallel (no (users x categories) table): ``(ratios, total, unknown)``.
 
-
-def kl_ratios(const double[::1] mass, const double[::1] total, const long long[::1] cells,
-              const long long[::1] owner, const double[::1] p, long long width, double alpha):
-    """``p / q~`` on each profile cell, ``q = mass[cell] / total[owner]`` (the list's share
-    of the cell's category, ``mass`` the flat (users x width) table) and
-    ``q~ = (1 - alpha) q + alpha p``: each product and sum rounded on its own, in separate
-    loops, as numpy forms them array by array (chunk by chunk: the term ``alpha p`` needs
-    a chunk's buffer only, not an array of every cell)."""
-    cdef Py_ssize_t m = cells.shape[0], i, lo, hi
+    User u's list (its first ``k`` places, ``k < 0``: all) adds, in rank order from 0.0,
+    ``cw[r, L]`` to each of the categories of the item at place r (``L >= 1`` of them; the
+    item tables as :func:`list_pass` reads them) and ``cw[r, 1]`` to ``total[u]``, as
+    :func:`list_pass` adds into its table; then each of u's profile cells
+    ``cstart[u] .. cstart[u + 1] - 1`` (``cells``: ``u * n_cats + c``, ``p``: ``p(c|u)``) takes
+    ``p / ((1 - alpha) (mass[c] / total[u]) + alpha p)``, each product, quotient and sum
+    rounded on its own, as numpy forms the formula array by array (this module contracts no
+    multiply-add). ``unknown``: the places whose item has no categories entry. The same bits
+    as :func:`list_pass`'s table and the numpy formula on it."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1, u, q, i, j
+    cdef long long s, e, it, L, a, c, r, uc = 0, longest = 0
+    cdef double acc, ratio, part
     cdef double keep = 1.0 - alpha
-    cdef double part[KL_CHUNK]
-    out_arr = np.empty(m, dtype=np.float64)
+    cdef Py_ssize_t max_l = cw.shape[1] - 1
+    if cstart.shape[0] != n + 1 or cells.shape[0] != p.shape[0] or \
+            (n >= 0 and cstart[n] != cells.shape[0]):
+        raise ValueError("list_kl_ratios: one offset per user and one p per cell")
+    if cat_one.shape[0] != cat_len.shape[0] or cat_start.shape[0] != cat_len.shape[0]:
+        raise ValueError("list_kl_ratios: item tables of the wrong shape")
+    for j in range(cat_len.shape[0]):
+        if cat_len[j] > max_l:
+            raise ValueError("list_kl_ratios: an item with more categories than cw")
+    for u in range(n):
+        e = indptr[u + 1] - indptr[u]
+        if k >= 0 and e > k:
+            e = k
+        if e > longest:
+            longest = e
+    if longest > cw.shape[0]:
+        raise ValueError("list_kl_ratios: a list is longer than cw")
+    out_arr = np.empty(cells.shape[0], dtype=np.float64)
+    total_arr = np.zeros(n, dtype=np.float64)
     cdef double[::1] out = out_arr
-    if owner.shape[0] != m or p.shape[0] != m:
-        raise ValueError("kl_ratios: one owner and one p per cell")
-    with nogil:
-        for lo in range(0, m, KL_CHUNK):
-            hi = lo + KL_CHUNK if lo + KL_CHUNK < m else m
-            for i in range(lo, hi):
-                out[i] = keep * (mass[cells[i]] / total[owner[i]])
-            for i in range(lo, hi):
-                part[i - lo] = alpha * p[i]
-            for i in range(lo, hi):
-                out[i] = p[i] / (out[i] + part[i - lo])
-    return out_arr
+    cdef double[::1] total = total_arr
+    cdef int nt = _threads_over(indptr[n] - indptr[0] if n > 0 else 0, n)
+    cdef int failed = 0
+    cdef int* fail = &failed  # written through the pointer: shared by the threads
+    cdef double* mass
+    with nogil, parallel(num_threads=nt):
+        mass = <double*> receval_alloc(max(n_cats, 1), sizeof(double), 1)
+        if mass == NULL:
+            fail[0] = 1
+        for u in prange(n, schedule="static"):
+            if mass == NULL or fail[0]:
+                continue
+            s = indptr[u]
+            e = indptr[u + 1]
+            if k >= 0 and e - s > k:
+                e = s + k
+            acc = 0.0
+            for q in range(s, e):
+                it = items[q]
+                L = cat_len[it]
+                r = q - s
+                if L == 1:
+                    mass[cat_one[it]] += cw[r, 1]
+                    acc = acc + cw[r, 1]
+                elif L > 1:
+                    a = cat_start[it]
+                    for j in range(L):
+                        mass[cat_codes[a + j]] += cw[r, L]
+                    acc = acc + cw[r, 1]
+                elif L < 0:  # (L = 0: an item known to have no category)
+                    uc += 1
+            total[u] = acc
+            for i in range(cstart[u], cstart[u + 1]):
+                c = cells[i] - u * n_cats
+                ratio = mass[c] / acc
+                ratio = keep * ratio
+                part = alpha * p[i]
+                out[i] = p[i] / (ratio + part)
+            for q in range(s, e):  # back to zero: the categories this list touched
+                it = items[q]
+                L = cat_len[it]
+                if L == 1:
+                    mass[cat_one[it]] = 0.0
+                elif L > 1:
+                    a = cat_start[it]
+                    for j in range(L):
+                        mass[cat_codes[a + j]] = 0.0
+        free(mass)
+    if failed:
+        raise _no_memory("a list's category mass", max(n_cats, 1) * 8, nt)
+    return out_arr, total_arr, uc
 
 
 def kl_sums(const double[::1] p, double[::1] logs, const long long[::1] owner, long long n):
     """Each user's ``sum p log(p / q~)`` over its cells in order (``logs``: the logarithms of
-    :func:`kl_ratios`, overwritten by the terms), as ``np.bincount(owner, p * logs)``."""
+    :func:`list_kl_ratios`, overwritten by the terms), as ``np.bincount(owner, p * logs)``."""
     cdef Py_ssize_t m = p.shape[0], i
     values_arr = np.zeros(n, dtype=np.float64)
     cdef double[::1] values = values_arr
