@@ -331,14 +331,20 @@ def _single_codes(cats: ItemCategories, rows: np.ndarray) -> np.ndarray:
 @dataclass
 class _Profiles:
     """The block's profile distributions: the flat (user * |C| + category) index of each
-    non-zero cell (ascending), its user and its ``p(c|u)``, whether each user has a profile,
-    and the counts for ``info``."""
+    non-zero cell (ascending), where each user's cells start (CSR offsets) and their
+    ``p(c|u)``, whether each user has a profile, and the counts for ``info``."""
 
     cells: np.ndarray
-    user: np.ndarray
+    starts: np.ndarray
     p: np.ndarray
     has: np.ndarray
     info: dict
+
+    @property
+    def user(self) -> np.ndarray:
+        """The user of each cell."""
+        n = len(self.starts) - 1
+        return np.repeat(np.arange(n, dtype=np.int64), np.diff(self.starts))
 
     def dense(self, n: int, width: int) -> np.ndarray:
         """``p(c|u)`` as a (users x categories) array (0 outside the cells)."""
@@ -361,11 +367,11 @@ def _dense_profile(context: Context, packed: Packed, spec: MetricSpec, cats: Ite
         starts = np.zeros(len(rows_prof.hl), dtype=np.int64)
         np.cumsum(rows_prof.hl[:-1], out=starts[1:])
         length, one, start = category_tables(cats, rows_prof.rows_of)
-        cells, owner, p, total = profile_cells(
+        cells, offsets, p, total = profile_cells(
             starts, np.ascontiguousarray(rows_prof.hl, dtype=np.int64),
             np.ascontiguousarray(rows_prof.hist, dtype=np.int64), length, one, start,
             np.ascontiguousarray(cats.codes, dtype=np.int64), max(cats.n_categories, 1))
-        entry = (cats, tr, _Profiles(cells, owner, p, total > 0, {}))
+        entry = (cats, tr, _Profiles(cells, offsets, p, total > 0, {}))
         cache[key] = entry
     if entry is None or entry[0] is not cats or entry[1] is not tr:
         n = len(packed.user_ids)
@@ -385,11 +391,13 @@ def _dense_profile(context: Context, packed: Packed, spec: MetricSpec, cats: Ite
             mass = dense.ravel()
         cells = np.flatnonzero(mass != 0)  # (a boolean mask: far faster than floats)
         owner = cells // width
-        entry = (cats, tr, _Profiles(cells, owner, mass[cells] / total[owner], total > 0,
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(owner, minlength=n), out=offsets[1:])
+        entry = (cats, tr, _Profiles(cells, offsets, mass[cells] / total[owner], total > 0,
                                      {}))
         cache[key] = entry
     prof: _Profiles = entry[2]
-    return _Profiles(prof.cells, prof.user, prof.p, prof.has, info)
+    return _Profiles(prof.cells, prof.starts, prof.p, prof.has, info)
 
 
 def _list_mass(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCategories
@@ -432,14 +440,15 @@ def _dense_distances(prof: _Profiles, qmass: np.ndarray, qtotal: np.ndarray, dis
     mass, by numpy (the oracle of the compiled KL path)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         if distance == "kl":  # the terms with p(c|u) = 0 are 0: the profile's cells
-            q = qmass.ravel()[prof.cells] / qtotal[prof.user]
+            user = prof.user
+            q = qmass.ravel()[prof.cells] / qtotal[user]
             qs = (1.0 - alpha) * q + alpha * prof.p
             if alpha > 0:  # q~ >= alpha p > 0 on these cells (NaN: a list without one)
                 terms = prof.p * np.log(prof.p / qs)
             else:
                 terms = np.where(qs > 0, prof.p * np.log(prof.p / np.where(qs > 0, qs, 1.0)),
                                  np.inf)
-            return np.bincount(prof.user, weights=terms, minlength=n)
+            return np.bincount(user, weights=terms, minlength=n)
         pv = prof.dense(n, width)
         qs = (1.0 - alpha) * (qmass / qtotal[:, None]) + alpha * pv
         return _row_sums(distance_terms(pv, qs, distance))
@@ -455,9 +464,7 @@ def _kl_ratios(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCat
     vocab_rows = per_vocab(context, packed, ("cat_rows", id(cats)),
                            lambda: cats.rows(packed.item_vocab))
     lp = list_pass(context, packed, spec.k)
-    cstart = np.zeros(lp.n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(prof.user, minlength=lp.n), out=cstart[1:])
-    ratios, total, unknown = lp.kl_ratios(cats, vocab_rows, model, cstart, prof.cells,
+    ratios, total, unknown = lp.kl_ratios(cats, vocab_rows, model, prof.starts, prof.cells,
                                           prof.p, alpha)
     if unknown and spec.get("missing") == "error":
         _list_rows(context, packed, spec, cats)  # refuses them, naming the items
@@ -482,7 +489,7 @@ def _miscalibration(spec: MetricSpec, packed: Packed, context: Context) -> Metri
                                                        alpha)
             with np.errstate(invalid="ignore", divide="ignore"):
                 np.log(logs, out=logs)
-            values = kl_sums(prof.p, logs, prof.user, n)
+            values = kl_sums(prof.p, logs, prof.starts)
         else:
             qmass, qtotal, indptr, unknown = _list_mass(context, packed, spec, cats)
             values = _dense_distances(prof, qmass, qtotal, distance, alpha, n, width)

@@ -393,12 +393,12 @@ cdef long long _profile_users(const long long* starts, const long long* lens,
                               const long long* hist, const int* cat_len, const int* cat_one,
                               const long long* cat_start, const long long* cat_codes,
                               long long n_cats, long long lo, long long hi, long long* cells,
-                              long long* owner, double* pv, double* total,
+                              double* pv, long long* count, double* total,
                               int* fail) noexcept nogil:
-    """Users ``lo .. hi - 1`` of :func:`profile_cells`, their cells written from ``cells``,
-    ``owner`` and ``pv`` on; returns how many (room for ``n_cats`` more is needed: a user's
-    categories are read without a branch)."""
-    cdef long long u, j, q, t, c, a, L, s, e, n_out = 0, x
+    """Users ``lo .. hi - 1`` of :func:`profile_cells`, their cells written from ``cells``
+    and ``pv`` on, each user's number in ``count``; returns how many in all (room for
+    ``n_cats`` more is needed: a user's categories are read without a branch)."""
+    cdef long long u, j, q, t, c, a, L, s, e, n_out = 0, x, first
     cdef double tot, share
     cdef double* mass = <double*> receval_alloc(max(n_cats, 1), sizeof(double), 1)
     # (one slot more: a category already seen is written past the end, and not counted)
@@ -414,6 +414,7 @@ cdef long long _profile_users(const long long* starts, const long long* lens,
         e = s + lens[u]
         t = 0
         tot = 0.0
+        first = n_out
         for j in range(s, e):
             x = hist[j]
             L = cat_len[x]
@@ -438,21 +439,20 @@ cdef long long _profile_users(const long long* starts, const long long* lens,
         if 4 * t >= n_cats:  # few categories: read them all, without a branch
             for c in range(n_cats):
                 cells[n_out] = u * n_cats + c
-                owner[n_out] = u
                 pv[n_out] = mass[c] / tot
                 n_out += on[c]
                 mass[c] = 0.0
                 on[c] = 0
-            continue
-        _sort(touched, t)
-        for q in range(t):
-            c = touched[q]
-            cells[n_out] = u * n_cats + c
-            owner[n_out] = u
-            pv[n_out] = mass[c] / tot
-            n_out += 1
-            mass[c] = 0.0
-            on[c] = 0
+        else:
+            _sort(touched, t)
+            for q in range(t):
+                c = touched[q]
+                cells[n_out] = u * n_cats + c
+                pv[n_out] = mass[c] / tot
+                n_out += 1
+                mass[c] = 0.0
+                on[c] = 0
+        count[u] = n_out - first
     free(mass)
     free(touched)
     free(on)
@@ -467,9 +467,10 @@ def profile_cells(const long long[::1] starts, const long long[::1] lens,
     ``hist[starts[u]:starts[u] + lens[u]]`` (training item codes; per item code ``cat_len``,
     ``cat_one``, ``cat_start`` as :func:`list_pass` reads them; items absent from the
     categories are left out). Each entry of ``L >= 1`` categories adds ``1 / L`` to each of its
-    categories (in entry order) and 1 to the user's total. Returns ``(cells, owner, p,
-    total)``: the non-zero (user * n_cats + category) cells ascending, their user,
-    ``mass / total`` of the user, and each user's total (float64).
+    categories (in entry order) and 1 to the user's total. Returns ``(cells, starts, p,
+    total)``: the non-zero (user * n_cats + category) cells ascending, where each user's
+    start (CSR offsets, one more than the users), ``mass / total`` of the user, and each
+    user's total (float64).
 
     In parallel over runs of users of about equal entries: each thread writes its users'
     cells from the bound of the cells before them, and the runs are then moved together."""
@@ -509,11 +510,11 @@ def profile_cells(const long long[::1] starts, const long long[::1] lens,
     total_arr = np.zeros(n, dtype=np.float64)
     cdef double[::1] total = total_arr
     cells_arr = np.empty(bound, dtype=np.int64)
-    owner_arr = np.empty(bound, dtype=np.int64)
     p_arr = np.empty(bound, dtype=np.float64)
+    count_arr = np.zeros(n, dtype=np.int64)
     cdef long long[::1] cells = cells_arr
-    cdef long long[::1] owner = owner_arr
     cdef double[::1] pv = p_arr
+    cdef long long[::1] count = count_arr
     cdef const long long* hist_p = &hist[0] if hist.shape[0] else NULL
     cdef const int* len_p = &cat_len[0] if cat_len.shape[0] else NULL
     cdef const int* one_p = &cat_one[0] if cat_one.shape[0] else NULL
@@ -523,17 +524,18 @@ def profile_cells(const long long[::1] starts, const long long[::1] lens,
         for t in prange(nt, num_threads=nt, schedule="static", chunksize=1):
             got[t] = _profile_users(&starts[0] if n else NULL, &lens[0] if n else NULL,
                                     hist_p, len_p, one_p, start_p, codes_p, n_cats, cuts[t],
-                                    cuts[t + 1], &cells[at[t]], &owner[at[t]], &pv[at[t]],
-                                    &total[0] if n else NULL, fail)
+                                    cuts[t + 1], &cells[at[t]], &pv[at[t]],
+                                    &count[0] if n else NULL, &total[0] if n else NULL, fail)
     if failed:
         raise _no_memory("a profile's categories", max(n_cats, 1) * 17, nt)
     for t in range(nt):  # the runs moved together, in order (each one down)
         if at[t] != n_out:
             cells_arr[n_out:n_out + got[t]] = cells_arr[at[t]:at[t] + got[t]]
-            owner_arr[n_out:n_out + got[t]] = owner_arr[at[t]:at[t] + got[t]]
             p_arr[n_out:n_out + got[t]] = p_arr[at[t]:at[t] + got[t]]
         n_out += got[t]
-    return cells_arr[:n_out], owner_arr[:n_out], p_arr[:n_out], total_arr
+    starts_arr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(count_arr, out=starts_arr[1:])
+    return cells_arr[:n_out], starts_arr, p_arr[:n_out], total_arr
 
 
 def list_kl_ratios(const long long[::1] indptr, const code_t[::1] items, long long k,
@@ -630,19 +632,25 @@ def list_kl_ratios(const long long[::1] indptr, const code_t[::1] items, long lo
     return out_arr, total_arr, uc
 
 
-def kl_sums(const double[::1] p, double[::1] logs, const long long[::1] owner, long long n):
-    """Each user's ``sum p log(p / q~)`` over its cells in order (``logs``: the logarithms of
-    :func:`list_kl_ratios`, overwritten by the terms), as ``np.bincount(owner, p * logs)``."""
-    cdef Py_ssize_t m = p.shape[0], i
-    values_arr = np.zeros(n, dtype=np.float64)
+def kl_sums(const double[::1] p, double[::1] logs, const long long[::1] starts):
+    """Each user's ``sum p log(p / q~)`` over its cells in order (user u's at
+    ``starts[u]:starts[u + 1]``; ``logs``: the logarithms of :func:`list_kl_ratios`,
+    overwritten by the terms), as ``np.bincount(owner, p * logs)`` adds them: from 0.0, in
+    cell order (in parallel over users)."""
+    cdef Py_ssize_t m = p.shape[0], n = starts.shape[0] - 1, i, u
+    cdef double acc
+    values_arr = np.zeros(max(n, 0), dtype=np.float64)
     cdef double[::1] values = values_arr
-    if logs.shape[0] != m or owner.shape[0] != m:
-        raise ValueError("kl_sums: one log and one owner per cell")
+    if logs.shape[0] != m or n < 0 or starts[n] != m:
+        raise ValueError("kl_sums: one log per cell, the users' cells at starts")
+    cdef int nt = _threads_over(m, n)
     with nogil:
-        for i in range(m):
-            logs[i] = p[i] * logs[i]
-        for i in range(m):
-            values[owner[i]] += logs[i]
+        for u in prange(n, schedule="static", num_threads=nt):
+            acc = 0.0
+            for i in range(starts[u], starts[u + 1]):
+                logs[i] = p[i] * logs[i]
+                acc = acc + logs[i]
+            values[u] = acc
     return values_arr
 
 
