@@ -287,6 +287,52 @@ def train_lists(const long long[::1] bounds, const code_t[::1] users, long long 
     return indptr_arr, hist_arr[:out], rows_arr, iu_arr
 
 
+cdef inline double _add_categories(const code_t* items, long long s, long long e,
+                                   const int* cat_len, const int* cat_one,
+                                   const long long* cat_start, const long long* cat_codes,
+                                   const double* cw, long long stride,
+                                   double* out) noexcept nogil:
+    """One list's category mass (places ``s .. e - 1`` of ``items``, place ``r`` weighted by
+    ``cw[r * stride + L]`` for an item of L categories) added into ``out[c]`` in rank order;
+    returns the list's weight over its categorised places, ``sum cw[r * stride + 1]``."""
+    cdef long long q, it, L, a, j, r
+    cdef double acc = 0.0
+    for q in range(s, e):
+        it = items[q]
+        L = cat_len[it]
+        r = (q - s) * stride
+        if L == 1:
+            out[cat_one[it]] += cw[r + 1]
+            acc = acc + cw[r + 1]
+        elif L > 1:
+            a = cat_start[it]
+            for j in range(L):
+                out[cat_codes[a + j]] += cw[r + L]
+            acc = acc + cw[r + 1]
+    return acc
+
+
+cdef long long _longest(const long long[::1] indptr, long long k):
+    """The longest list of ``indptr`` cut at ``k`` (``k < 0``: whole)."""
+    cdef Py_ssize_t u
+    cdef long long e, longest = 0
+    for u in range(indptr.shape[0] - 1):
+        e = indptr[u + 1] - indptr[u]
+        if k >= 0 and e > k:
+            e = k
+        if e > longest:
+            longest = e
+    return longest
+
+
+cdef void _check_categories(const int[::1] cat_len, Py_ssize_t max_l, str name) except *:
+    """Refuses an item with more categories than the weight table holds (``max_l``)."""
+    cdef Py_ssize_t j
+    for j in range(cat_len.shape[0]):
+        if cat_len[j] > max_l:
+            raise ValueError(f"{name}: an item with more categories than cw")
+
+
 def list_pass(const long long[::1] indptr, const code_t[::1] items, long long k,
               long long width, long long[::1] counts,
               const small_t[::1] group_of, long long n_groups, const double[:, ::1] gw,
@@ -314,13 +360,13 @@ def list_pass(const long long[::1] indptr, const code_t[::1] items, long long k,
     The counts are made in one serial pass (one table); the group and category sums per user
     in parallel over users (each user's cells are its own, added in rank order: the same bits
     on any number of threads)."""
-    cdef Py_ssize_t n = indptr.shape[0] - 1, u, p, s, e, r, m, j
+    cdef Py_ssize_t n = indptr.shape[0] - 1, u, p, s, e, m
     cdef bint do_counts = counts.shape[0] > 0
     cdef bint do_groups = group_of.shape[0] > 0
     cdef bint do_cats = cat_len.shape[0] > 0
     cdef Py_ssize_t n_gm = gw.shape[0] if do_groups else 0
     cdef Py_ssize_t n_cm = cw.shape[0] if do_cats else 0
-    cdef long long it, g, a, L, ug = 0, uc = 0, longest = 0
+    cdef long long g, ug = 0, uc = 0, longest = 0
     cdef double acc
     cdef Py_ssize_t max_l = cw.shape[2] - 1 if do_cats else 0
     if do_groups and (gw.shape[1] < width or gout.shape[0] != n_gm
@@ -331,18 +377,12 @@ def list_pass(const long long[::1] indptr, const code_t[::1] items, long long k,
                     or cat_one.shape[0] != cat_len.shape[0]
                     or cat_start.shape[0] != cat_len.shape[0]):
         raise ValueError("list_pass: category tables of the wrong shape")
-    for j in range(cat_len.shape[0]):
-        if cat_len[j] > max_l:
-            raise ValueError("list_pass: an item with more categories than cw")
-    for u in range(n):
-        e = indptr[u + 1] - indptr[u]
-        if k >= 0 and e > k:
-            e = k
-        if e > longest:
-            longest = e
+    _check_categories(cat_len, max_l, "list_pass")
+    longest = _longest(indptr, k)
     if longest > width:
         raise ValueError("list_pass: a list is longer than width")
     cdef int nt = _threads_over(indptr[n] - indptr[0] if n else 0, n)
+    cdef const long long* codes_p = &cat_codes[0] if cat_codes.shape[0] else NULL
     with nogil:
         if do_counts:  # (one table: a serial pass)
             for u in range(n):
@@ -370,20 +410,9 @@ def list_pass(const long long[::1] indptr, const code_t[::1] items, long long k,
                     ug += group_of[items[p]] < 0
             if do_cats:
                 for m in range(n_cm):
-                    acc = 0.0
-                    for p in range(s, e):
-                        it = items[p]
-                        L = cat_len[it]
-                        r = p - s
-                        if L == 1:
-                            cout[m, u * n_cats + cat_one[it]] += cw[m, r, 1]
-                            acc = acc + cw[m, r, 1]
-                        elif L > 1:
-                            a = cat_start[it]
-                            for j in range(L):
-                                cout[m, u * n_cats + cat_codes[a + j]] += cw[m, r, L]
-                            acc = acc + cw[m, r, 1]
-                    ctot[m, u] = acc
+                    ctot[m, u] = _add_categories(
+                        &items[0], s, e, &cat_len[0], &cat_one[0], &cat_start[0], codes_p,
+                        &cw[m, 0, 0], cw.shape[2], &cout[m, u * n_cats])
                 for p in range(s, e):
                     uc += cat_len[items[p]] < 0
     return ug, uc
@@ -556,7 +585,7 @@ def list_kl_ratios(const long long[::1] indptr, const code_t[::1] items, long lo
     multiply-add). ``unknown``: the places whose item has no categories entry. The same bits
     as :func:`list_pass`'s table and the numpy formula on it."""
     cdef Py_ssize_t n = indptr.shape[0] - 1, u, q, i, j
-    cdef long long s, e, it, L, a, c, r, uc = 0, longest = 0
+    cdef long long s, e, it, L, a, c, uc = 0, longest = 0
     cdef double acc, ratio, part
     cdef double keep = 1.0 - alpha
     cdef Py_ssize_t max_l = cw.shape[1] - 1
@@ -565,15 +594,8 @@ def list_kl_ratios(const long long[::1] indptr, const code_t[::1] items, long lo
         raise ValueError("list_kl_ratios: one offset per user and one p per cell")
     if cat_one.shape[0] != cat_len.shape[0] or cat_start.shape[0] != cat_len.shape[0]:
         raise ValueError("list_kl_ratios: item tables of the wrong shape")
-    for j in range(cat_len.shape[0]):
-        if cat_len[j] > max_l:
-            raise ValueError("list_kl_ratios: an item with more categories than cw")
-    for u in range(n):
-        e = indptr[u + 1] - indptr[u]
-        if k >= 0 and e > k:
-            e = k
-        if e > longest:
-            longest = e
+    _check_categories(cat_len, max_l, "list_kl_ratios")
+    longest = _longest(indptr, k)
     if longest > cw.shape[0]:
         raise ValueError("list_kl_ratios: a list is longer than cw")
     out_arr = np.empty(cells.shape[0], dtype=np.float64)
@@ -584,6 +606,7 @@ def list_kl_ratios(const long long[::1] indptr, const code_t[::1] items, long lo
     cdef int failed = 0
     cdef int* fail = &failed  # written through the pointer: shared by the threads
     cdef double* mass
+    cdef const long long* codes_p = &cat_codes[0] if cat_codes.shape[0] else NULL
     with nogil, parallel(num_threads=nt):
         mass = <double*> receval_alloc(max(n_cats, 1), sizeof(double), 1)
         if mass == NULL:
@@ -595,22 +618,11 @@ def list_kl_ratios(const long long[::1] indptr, const code_t[::1] items, long lo
             e = indptr[u + 1]
             if k >= 0 and e - s > k:
                 e = s + k
-            acc = 0.0
-            for q in range(s, e):
-                it = items[q]
-                L = cat_len[it]
-                r = q - s
-                if L == 1:
-                    mass[cat_one[it]] += cw[r, 1]
-                    acc = acc + cw[r, 1]
-                elif L > 1:
-                    a = cat_start[it]
-                    for j in range(L):
-                        mass[cat_codes[a + j]] += cw[r, L]
-                    acc = acc + cw[r, 1]
-                elif L < 0:  # (L = 0: an item known to have no category)
-                    uc += 1
+            acc = _add_categories(&items[0], s, e, &cat_len[0], &cat_one[0], &cat_start[0],
+                                  codes_p, &cw[0, 0], cw.shape[1], mass)
             total[u] = acc
+            for q in range(s, e):  # (L = 0: an item known to have no category)
+                uc += cat_len[items[q]] < 0
             for i in range(cstart[u], cstart[u + 1]):
                 c = cells[i] - u * n_cats
                 ratio = mass[c] / acc
