@@ -122,10 +122,7 @@ class ListPass:
                    models: tuple[RankWeight, ...]) -> list[CategoryTable]:
         """The :class:`CategoryTable` of each model for the categories ``cats`` (``rows``:
         the category row of each vocabulary item, -1 none)."""
-        entry = self._cats.get(id(cats))
-        if entry is None or entry[0] is not cats:
-            entry = (cats, category_tables(cats, rows), {})
-            self._cats[id(cats)] = entry
+        entry = self._category_entry(cats, rows)
         todo = tuple(dict.fromkeys(m for m in models if m not in entry[2]))
         if todo:
             self._run(cats=(entry, todo))
@@ -138,11 +135,7 @@ class ListPass:
         (``cells`` / ``p``, user u's at ``cstart[u]:cstart[u + 1]``), each list's category
         mass made per user (:func:`receval.kernels.list_kl_ratios`: no (users x categories)
         table), with what :meth:`categories` would give as ``total`` and ``unknown``."""
-        entry = self._cats.get(id(cats))
-        if entry is None or entry[0] is not cats:
-            entry = (cats, category_tables(cats, rows), {})
-            self._cats[id(cats)] = entry
-        c_len, c_one, c_start = entry[1]
+        c_len, c_one, c_start = self._category_entry(cats, rows)[1]
         if not len(c_len):  # an empty vocabulary
             c_len, c_one, c_start = np.full(1, -1, np.int32), np.full(1, -1, np.int32), \
                 np.zeros(1, np.int64)
@@ -150,6 +143,14 @@ class ListPass:
         return list_kl_ratios(self.indptr, self.items, self.k, cw, c_len, c_one, c_start,
                               np.ascontiguousarray(cats.codes, dtype=np.int64),
                               int(cats.n_categories), cstart, cells, p, float(alpha))
+
+    def _category_entry(self, cats: ItemCategories, rows: np.ndarray) -> tuple:
+        """``(cats, its item tables, {model: CategoryTable})``, made once per categories."""
+        entry = self._cats.get(id(cats))
+        if entry is None or entry[0] is not cats:
+            entry = (cats, category_tables(cats, rows), {})
+            self._cats[id(cats)] = entry
+        return entry
 
     def _category_weights(self, c_len: np.ndarray, models: tuple[RankWeight, ...]
                           ) -> np.ndarray:

@@ -118,6 +118,12 @@ def _categories(context: Context, key: str) -> ItemCategories:
     return context.memo("item_categories", (raw,), lambda: as_item_categories(raw))
 
 
+def vocab_category_rows(context: Context, packed: Packed, cats: ItemCategories) -> np.ndarray:
+    """The category row of each run-vocabulary item (-1: none), once per run and categories."""
+    return per_vocab(context, packed, ("cat_rows", id(cats)),
+                     lambda: cats.rows(packed.item_vocab))
+
+
 def _category_rows(spec: MetricSpec, packed: Packed, context: Context,
                    skip: str = "to count them as items without a category"
                    ) -> tuple[np.ndarray, np.ndarray, ItemCategories]:
@@ -126,8 +132,7 @@ def _category_rows(spec: MetricSpec, packed: Packed, context: Context,
     does with it, for the message)."""
     cats = _categories(context, spec.key)
     indptr, pos = top_k(packed, spec.k)
-    vocab_rows = per_vocab(context, packed, ("cat_rows", id(cats)),
-                            lambda: cats.rows(packed.item_vocab))
+    vocab_rows = vocab_category_rows(context, packed, cats)
     rows = vocab_rows[packed.items[pos]]
     bad = rows < 0
     if bad.any() and spec.get("missing") == "error":

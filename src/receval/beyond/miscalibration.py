@@ -74,7 +74,7 @@ from ._context import (
 from ._listpass import category_tables, list_pass
 from ._lists import ranges, user_of_position
 from .attention import Uniform, attention
-from .categories import ItemCategories, _categories, _category_rows
+from .categories import ItemCategories, _categories, _category_rows, vocab_category_rows
 from .exposure import _cut, _row_starts
 from .inputs import TrainData
 from .popularity import list_mean
@@ -405,8 +405,7 @@ def _list_mass(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCat
     """(users x categories) rank-weighted category mass of the top-k lists, each list's
     total weight of categorised positions, the cut indptr, and the unknown positions."""
     model = attention(spec.get("weight"), float(spec.get("p")))
-    vocab_rows = per_vocab(context, packed, ("cat_rows", id(cats)),
-                           lambda: cats.rows(packed.item_vocab))
+    vocab_rows = vocab_category_rows(context, packed, cats)
     if _lists.COMPILED:
         lp = list_pass(context, packed, spec.k)
         tab = lp.categories(cats, vocab_rows, (model,))[0]
@@ -461,8 +460,7 @@ def _kl_ratios(context: Context, packed: Packed, spec: MetricSpec, cats: ItemCat
     :func:`_list_mass` then the numpy formula's ratios), each list's weight over its
     categorised places, the cut indptr, and the unknown positions."""
     model = attention(spec.get("weight"), float(spec.get("p")))
-    vocab_rows = per_vocab(context, packed, ("cat_rows", id(cats)),
-                           lambda: cats.rows(packed.item_vocab))
+    vocab_rows = vocab_category_rows(context, packed, cats)
     lp = list_pass(context, packed, spec.k)
     ratios, total, unknown = lp.kl_ratios(cats, vocab_rows, model, prof.starts, prof.cells,
                                           prof.p, alpha)
