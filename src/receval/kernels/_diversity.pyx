@@ -19,9 +19,13 @@ cluster are taken in descending byte order). Only positive gains are kept.
 import numpy as np
 
 cimport numpy as cnp
+from cython.parallel cimport prange
 from libc.stdlib cimport free, malloc, qsort
 
 cnp.import_array()
+
+include "_threads.pxi"
+include "_alloc.pxi"
 
 
 def greedy_ideal(const long long[::1] t_first, const long long[::1] pattern,
@@ -96,17 +100,106 @@ ctypedef fused code_t:
     long long
 
 
+cdef long long _gains_users(const long long* indptr, const int* items32,
+                           const long long* items64, const long long* vocab_docs,
+                           const long long* topic, const long long* pair_lo,
+                           const long long* pair_hi, const long long* key, long long n_docs,
+                           const unsigned char* rel, const unsigned char* any_rel,
+                           const double* weight, const long long* nrel_sub, Py_ssize_t s,
+                           double alpha, bint judged_only, Py_ssize_t lo, Py_ssize_t hi,
+                           long long cap, long long* out_user, long long* out_rank,
+                           double* out_gain, double* out_wrel, double* out_wnew,
+                           long long* length, double* ap, int* fail) noexcept nogil:
+    """Users ``lo .. hi - 1`` of :func:`list_gains`, their relevant positions written from the
+    outputs' start (at most ``cap``); how many, or -1 when they do not fit. Working memory
+    of its own (``fail`` set, nothing done, when it cannot be had)."""
+    cdef Py_ssize_t u, p, j, q
+    cdef long long t, d, pair, rank, base, n_out = 0, c
+    cdef double decay = 1.0 - alpha
+    cdef double g, wr, wn, w, total, apj
+    cdef long long* where = <long long*> receval_alloc(max(n_docs, 1), sizeof(long long), 0)
+    cdef long long* cnt = <long long*> receval_alloc(max(s, 1), sizeof(long long), 0)
+    cdef double* cur = <double*> receval_alloc(max(s, 1), sizeof(double), 0)
+    cdef double* apsum = <double*> receval_alloc(max(s, 1), sizeof(double), 0)
+    if where == NULL or cnt == NULL or cur == NULL or apsum == NULL:
+        fail[0] = 1
+        hi = lo
+    else:
+        for q in range(n_docs):
+            where[q] = -1
+    for u in range(lo, hi):
+        if fail[0]:  # out of memory in another thread: no more work
+            break
+        t = topic[u]
+        if t < 0:
+            length[u] = 0 if judged_only else indptr[u + 1] - indptr[u]
+            ap[u] = 0.0
+            continue
+        base = t * n_docs
+        for q in range(pair_lo[u], pair_hi[u]):
+            where[key[q] - base] = q
+        for j in range(s):
+            cnt[j] = 0
+            cur[j] = 1.0
+            apsum[j] = 0.0
+        rank = 0
+        for p in range(indptr[u], indptr[u + 1]):
+            c = items32[p] if items32 != NULL else items64[p]
+            d = vocab_docs[c]
+            pair = where[d] if d >= 0 else -1
+            if pair < 0:
+                if not judged_only:
+                    rank += 1
+                continue
+            if any_rel[pair]:
+                if n_out >= cap:
+                    n_out = -1
+                    break
+                g = 0.0
+                wr = 0.0
+                wn = 0.0
+                for j in range(s):
+                    if rel[pair * s + j]:
+                        w = weight[t * s + j]
+                        g = g + w * cur[j]
+                        wr = wr + w
+                        if cnt[j] == 0:
+                            wn = wn + w
+                        apsum[j] = apsum[j] + <double> (cnt[j] + 1) / (rank + 1.0)
+                        cur[j] = cur[j] * decay
+                        cnt[j] += 1
+                out_user[n_out] = u
+                out_rank[n_out] = rank
+                out_gain[n_out] = g
+                out_wrel[n_out] = wr
+                out_wnew[n_out] = wn
+                n_out += 1
+            rank += 1
+        for q in range(pair_lo[u], pair_hi[u]):
+            where[key[q] - base] = -1
+        if n_out < 0:
+            break
+        length[u] = rank if judged_only else indptr[u + 1] - indptr[u]
+        total = 0.0
+        for j in range(s):
+            if nrel_sub[t * s + j] > 0:
+                apj = apsum[j] / <double> nrel_sub[t * s + j]
+                total = total + apj * weight[t * s + j]
+        ap[u] = total
+    free(where)
+    free(cnt)
+    free(cur)
+    free(apsum)
+    return n_out
+
+
 def list_gains(const long long[::1] indptr, const code_t[::1] items,
                const long long[::1] vocab_docs, const long long[::1] topic,
                const long long[::1] pair_lo, const long long[::1] pair_hi,
                const long long[::1] key, long long n_docs, const unsigned char[:, ::1] rel,
                const unsigned char[::1] any_rel, const double[:, ::1] weight,
-               const long long[:, ::1] nrel_sub, double alpha, bint judged_only,
-               long long[::1] out_user, long long[::1] out_rank, double[::1] out_gain,
-               double[::1] out_wrel, double[::1] out_wnew, long long[::1] length,
-               double[::1] ap):
-    """One pass over each list in rank order; the number of relevant positions written (-1:
-    more than the outputs hold).
+               const long long[:, ::1] nrel_sub, double alpha, bint judged_only):
+    """One pass over each list in rank order: ``(user, rank, gain, wrel, wnew, length, ap)``.
 
     User ``u`` ranks ``items[indptr[u]:indptr[u + 1]]`` (run-vocabulary codes; ``vocab_docs``
     maps them to document codes, -1: never judged) for topic ``topic[u]`` (-1: none), whose
@@ -117,90 +210,88 @@ def list_gains(const long long[::1] indptr, const code_t[::1] items,
     powers as running products, the sum in subtopic order), ``sum_j w_j rel_j`` and the same
     over the subtopics it covers first. Per user: the list length read and
     ``sum_j [R_j > 0] AP_j / R_j w_j`` with ``AP_j = sum_{r: rel_rj} (c_rj + 1) / (r + 1)``
-    (positions in rank order, subtopics in order)."""
-    cdef Py_ssize_t n_u = indptr.shape[0] - 1
+    (positions in rank order, subtopics in order).
+
+    In parallel over runs of users of about equal positions, each writing from the bound of
+    the runs before it (a user's relevant positions are at most its judged pairs, unless its
+    list repeats a document: then at most its positions), the runs then moved together."""
+    cdef Py_ssize_t n_u = indptr.shape[0] - 1, u
     cdef Py_ssize_t s = rel.shape[1]
-    cdef Py_ssize_t cap = out_user.shape[0]
-    cdef Py_ssize_t u, p, j, q, n_out = 0
-    cdef long long t, d, pair, rank, base
-    cdef double decay = 1.0 - alpha
-    cdef double g, wr, wn, w, total, apj
-    cdef long long* where = <long long*> malloc(max(n_docs, 1) * sizeof(long long))
-    cdef long long* cnt = <long long*> malloc(max(s, 1) * sizeof(long long))
-    cdef double* cur = <double*> malloc(max(s, 1) * sizeof(double))
-    cdef double* apsum = <double*> malloc(max(s, 1) * sizeof(double))
-    if where == NULL or cnt == NULL or cur == NULL or apsum == NULL:
-        free(where)
-        free(cnt)
-        free(cur)
-        free(apsum)
-        raise MemoryError()
-    try:
+    cdef long long positions = indptr[n_u] - indptr[0] if n_u > 0 else 0, seen = 0, room
+    cdef long long n_out
+    cdef int nt = _threads_over(positions, n_u), t, attempt
+    cdef int failed = 0
+    cdef int* fail = &failed  # written through the pointer: shared by the threads
+    cuts_arr = np.zeros(nt + 1, dtype=np.int64)   # each thread's first user
+    cdef long long[::1] cuts = cuts_arr
+    t = 1
+    for u in range(n_u):  # users cut into runs of about positions / nt
+        while t < nt and seen >= positions * t // nt:
+            cuts[t] = u
+            t += 1
+        seen += indptr[u + 1] - indptr[u]
+    while t < nt:
+        cuts[t] = n_u
+        t += 1
+    cuts[nt] = n_u
+    at_arr = np.zeros(nt + 1, dtype=np.int64)    # where each run's positions start
+    got_arr = np.zeros(nt, dtype=np.int64)       # how many each wrote (-1: did not fit)
+    cdef long long[::1] at = at_arr
+    cdef long long[::1] got = got_arr
+    length_arr = np.zeros(max(n_u, 0), dtype=np.int64)
+    ap_arr = np.zeros(max(n_u, 0), dtype=np.float64)
+    cdef long long[::1] length = length_arr
+    cdef double[::1] ap = ap_arr
+    cdef const int* items32 = NULL
+    cdef const long long* items64 = NULL
+    if code_t is int:
+        items32 = &items[0] if items.shape[0] else NULL
+    else:
+        items64 = &items[0] if items.shape[0] else NULL
+    if items32 == NULL and items64 == NULL:
+        items64 = &vocab_docs[0] if vocab_docs.shape[0] else NULL  # (no position is read)
+    cdef const unsigned char* rel_p = &rel[0, 0] if rel.shape[0] and s else NULL
+    cdef const unsigned char* any_p = &any_rel[0] if any_rel.shape[0] else NULL
+    cdef const double* w_p = &weight[0, 0] if weight.shape[0] and weight.shape[1] else NULL
+    cdef const long long* nrel_p = &nrel_sub[0, 0] \
+        if nrel_sub.shape[0] and nrel_sub.shape[1] else NULL
+    cdef const long long* docs_p = &vocab_docs[0] if vocab_docs.shape[0] else NULL
+    cdef long long[::1] o_user
+    cdef long long[::1] o_rank
+    cdef double[::1] o_gain
+    cdef double[::1] o_wrel
+    cdef double[::1] o_wnew
+    for attempt in range(2):  # room: the judged pairs, then (a list repeats) the positions
+        for t in range(nt):
+            room = 0
+            for u in range(cuts[t], cuts[t + 1]):
+                room += indptr[u + 1] - indptr[u] if attempt else \
+                    min(indptr[u + 1] - indptr[u], pair_hi[u] - pair_lo[u])
+            at[t + 1] = at[t] + room
+        outs = [np.empty(max(at[nt], 1), dtype=dt) for dt in
+                (np.int64, np.int64, np.float64, np.float64, np.float64)]
+        o_user, o_rank, o_gain, o_wrel, o_wnew = outs
         with nogil:
-            for q in range(n_docs):
-                where[q] = -1
-            for u in range(n_u):
-                t = topic[u]
-                if t < 0:
-                    length[u] = 0 if judged_only else indptr[u + 1] - indptr[u]
-                    ap[u] = 0.0
-                    continue
-                base = t * n_docs
-                for q in range(pair_lo[u], pair_hi[u]):
-                    where[key[q] - base] = q
-                for j in range(s):
-                    cnt[j] = 0
-                    cur[j] = 1.0
-                    apsum[j] = 0.0
-                rank = 0
-                for p in range(indptr[u], indptr[u + 1]):
-                    d = vocab_docs[items[p]]
-                    pair = where[d] if d >= 0 else -1
-                    if pair < 0:
-                        if not judged_only:
-                            rank += 1
-                        continue
-                    if any_rel[pair]:
-                        if n_out >= cap:
-                            n_out = -1
-                            break
-                        g = 0.0
-                        wr = 0.0
-                        wn = 0.0
-                        for j in range(s):
-                            if rel[pair, j]:
-                                w = weight[t, j]
-                                g = g + w * cur[j]
-                                wr = wr + w
-                                if cnt[j] == 0:
-                                    wn = wn + w
-                                apsum[j] = apsum[j] + <double> (cnt[j] + 1) / (rank + 1.0)
-                                cur[j] = cur[j] * decay
-                                cnt[j] += 1
-                        out_user[n_out] = u
-                        out_rank[n_out] = rank
-                        out_gain[n_out] = g
-                        out_wrel[n_out] = wr
-                        out_wnew[n_out] = wn
-                        n_out += 1
-                    rank += 1
-                for q in range(pair_lo[u], pair_hi[u]):
-                    where[key[q] - base] = -1
-                if n_out < 0:
-                    break
-                length[u] = rank if judged_only else indptr[u + 1] - indptr[u]
-                total = 0.0
-                for j in range(s):
-                    if nrel_sub[t, j] > 0:
-                        apj = apsum[j] / <double> nrel_sub[t, j]
-                        total = total + apj * weight[t, j]
-                ap[u] = total
-    finally:
-        free(where)
-        free(cnt)
-        free(cur)
-        free(apsum)
-    return n_out
+            for t in prange(nt, num_threads=nt, schedule="static", chunksize=1):
+                got[t] = _gains_users(
+                    &indptr[0], items32, items64, docs_p, &topic[0] if n_u else NULL,
+                    &pair_lo[0] if n_u else NULL, &pair_hi[0] if n_u else NULL,
+                    &key[0] if key.shape[0] else NULL, n_docs, rel_p, any_p, w_p, nrel_p, s,
+                    alpha, judged_only, cuts[t], cuts[t + 1], at[t + 1] - at[t],
+                    &o_user[at[t]], &o_rank[at[t]], &o_gain[at[t]], &o_wrel[at[t]],
+                    &o_wnew[at[t]], &length[0] if n_u else NULL, &ap[0] if n_u else NULL,
+                    fail)
+        if failed:
+            raise _no_memory("a list's document table", max(n_docs, 1) * 8, nt)
+        if (got_arr >= 0).all():
+            break
+    n_out = 0
+    for t in range(nt):  # the runs moved together, in order (each one down)
+        if at[t] != n_out:
+            for a in outs:
+                a[n_out:n_out + got[t]] = a[at[t]:at[t] + got[t]]
+        n_out += got[t]
+    return tuple(a[:n_out] for a in outs) + (length_arr, ap_arr)
 
 
 def cut_sums(const long long[::1] user, const long long[::1] rank, const double[::1] values,
@@ -240,153 +331,206 @@ cdef int _by_pattern_then_rank_desc(const void* a, const void* b) noexcept nogil
     return 0
 
 
+cdef long long _ideal_topics(const long long* topic, const long long* pair_lo,
+                            const long long* pair_hi, const long long* bits,
+                            const long long* key, long long n_docs, const long long* doc_order,
+                            const double* weight, Py_ssize_t s, const long long* n_sub,
+                            double alpha, const long long* off, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t m_max, double* out,
+                            long long* count, int* fail) noexcept nogil:
+    """Topics ``lo .. hi - 1`` of :func:`ideal_lists`: topic ``i``'s gains written from
+    ``out[off[i] - off[lo]]`` on (its judged pairs bound them), their number to
+    ``count[i]``; ``m_max``: the most judged pairs of one topic. Working memory of its own
+    (``fail`` set, nothing done, when it cannot be had)."""
+    cdef Py_ssize_t i, q, m, c, j, n_cl, best_c, n_tab, slot
+    cdef long long t, b, nxt, best_nxt, pos
+    cdef double score, best, decay = 1.0 - alpha
+    cdef bint ascending
+    cdef _Doc* arr
+    cdef _Doc* docs = <_Doc*> receval_alloc(m_max, sizeof(_Doc), 0)
+    cdef _Doc* grouped = <_Doc*> receval_alloc(m_max, sizeof(_Doc), 0)
+    cdef long long* tab = <long long*> receval_alloc(4 * m_max + 16, sizeof(long long), 0)
+    cdef long long* cl_of = <long long*> receval_alloc(m_max, sizeof(long long), 0)
+    cdef long long* fill = <long long*> receval_alloc(m_max, sizeof(long long), 0)
+    cdef long long* cl_pat = <long long*> receval_alloc(m_max, sizeof(long long), 0)
+    cdef long long* cl_start = <long long*> receval_alloc(m_max, sizeof(long long), 0)
+    cdef long long* cl_end = <long long*> receval_alloc(m_max, sizeof(long long), 0)
+    cdef double* cl_score = <double*> receval_alloc(m_max, sizeof(double), 0)
+    cdef double* g = <double*> receval_alloc(max(s, 1), sizeof(double), 0)
+    cdef long long first = off[lo] if lo < hi else 0
+    if docs == NULL or cl_pat == NULL or cl_start == NULL or cl_end == NULL or \
+            cl_score == NULL or g == NULL or grouped == NULL or tab == NULL or \
+            cl_of == NULL or fill == NULL:
+        fail[0] = 1
+        hi = lo
+    for i in range(lo, hi):
+        if fail[0]:  # out of memory in another thread: no more work
+            break
+        t = topic[i]
+        pos = off[i] - first
+        m = 0
+        for q in range(pair_lo[i], pair_hi[i]):
+            if bits[q] != 0:
+                docs[m].pattern = bits[q]
+                docs[m].rank = doc_order[key[q] - t * n_docs]
+                m += 1
+        ascending = True  # str ids: key order is byte order
+        for q in range(1, m):
+            if docs[q].rank < docs[q - 1].rank:
+                ascending = False
+                break
+        n_cl = 0
+        if ascending:  # clusters by a table of patterns, documents placed backwards
+            n_tab = 16
+            while n_tab < 2 * m:
+                n_tab *= 2
+            for slot in range(n_tab):
+                tab[slot] = -1
+            for q in range(m):
+                slot = <Py_ssize_t> (((<unsigned long long> docs[q].pattern)
+                                      * 0x9E3779B97F4A7C15ULL) >> 40) & (n_tab - 1)
+                while tab[slot] >= 0 and cl_pat[tab[slot]] != docs[q].pattern:
+                    slot = (slot + 1) & (n_tab - 1)
+                if tab[slot] < 0:
+                    tab[slot] = n_cl
+                    cl_pat[n_cl] = docs[q].pattern
+                    cl_end[n_cl] = 0
+                    n_cl += 1
+                cl_of[q] = tab[slot]
+                cl_end[tab[slot]] += 1
+            q = 0
+            for c in range(n_cl):
+                cl_start[c] = q
+                q += cl_end[c]
+                cl_end[c] = q
+                fill[c] = cl_start[c]
+            for q in range(m - 1, -1, -1):
+                grouped[fill[cl_of[q]]] = docs[q]
+                fill[cl_of[q]] += 1
+            arr = grouped
+        else:
+            qsort(docs, m, sizeof(_Doc), _by_pattern_then_rank_desc)
+            for q in range(m):
+                if q == 0 or docs[q].pattern != docs[q - 1].pattern:
+                    if n_cl:
+                        cl_end[n_cl - 1] = q
+                    cl_pat[n_cl] = docs[q].pattern
+                    cl_start[n_cl] = q
+                    n_cl += 1
+            if n_cl:
+                cl_end[n_cl - 1] = m
+            arr = docs
+        for j in range(s):
+            g[j] = 1.0 if j < n_sub[t] else 0.0
+        b = -1  # the subtopics whose gain changed: at first, all
+        while True:
+            best_c = -1
+            best = -1.0
+            best_nxt = -1
+            for c in range(n_cl):
+                if cl_start[c] >= cl_end[c]:
+                    continue
+                if cl_pat[c] & b:  # else its gain is the one computed before
+                    score = 0.0
+                    for j in range(s):
+                        if (cl_pat[c] >> j) & 1:
+                            score = score + weight[t * s + j] * g[j]
+                    cl_score[c] = score
+                score = cl_score[c]
+                nxt = arr[cl_start[c]].rank
+                if score > best or (score == best and nxt > best_nxt):
+                    best, best_c, best_nxt = score, c, nxt
+            if best_c < 0 or best <= 0.0:
+                break
+            out[pos] = best
+            pos += 1
+            b = cl_pat[best_c]
+            for j in range(s):
+                if (b >> j) & 1:
+                    g[j] = g[j] * decay
+            cl_start[best_c] += 1
+        count[i] = pos - (off[i] - first)
+    free(docs)
+    free(grouped)
+    free(tab)
+    free(cl_of)
+    free(fill)
+    free(cl_pat)
+    free(cl_start)
+    free(cl_end)
+    free(cl_score)
+    free(g)
+    return 0
+
+
 def ideal_lists(const long long[::1] topic, const long long[::1] pair_lo,
                 const long long[::1] pair_hi, const long long[::1] bits,
                 const long long[::1] key, long long n_docs, const long long[::1] doc_order,
-                const double[:, ::1] weight, const long long[::1] n_sub, double alpha,
-                long long[::1] indptr, double[::1] out):
-    """ndeval's greedy ideal list of each topic ``topic[i]``, its gains written to
-    ``out[indptr[i]:indptr[i + 1]]`` (``indptr[0] = 0``; ``out`` holds at least the judged
-    pairs of every topic).
+                const double[:, ::1] weight, const long long[::1] n_sub, double alpha):
+    """ndeval's greedy ideal list of each topic ``topic[i]``: ``(indptr, gains)``, topic
+    ``i``'s gains ``gains[indptr[i]:indptr[i + 1]]``.
 
-    The topic's pairs ``pair_lo[i]:pair_hi[i]`` with a subtopic bit pattern ``bits`` (< 2**62;
-    0: relevant to none, left out) are grouped into clusters of one pattern, each cluster's
-    documents in descending ``doc_order`` (byte order of their ids: when that is the order
-    of the pairs, as for ``str`` ids, by a table of the patterns, else by a sort); then the
-    greedy loop of :func:`greedy_ideal`, whose result does not depend on the order of the clusters (a
-    cluster's gain is computed again only when the gain of one of its subtopics changed)."""
-    cdef Py_ssize_t n_t = topic.shape[0]
-    cdef Py_ssize_t s = weight.shape[1]
-    cdef Py_ssize_t i, q, m, c, j, n_cl, m_max = 1, best_c, n_tab, slot
-    cdef long long t, b, nxt, best_nxt, pos = 0
-    cdef double score, best, decay = 1.0 - alpha
-    cdef bint ascending
-    cdef _Doc* docs
-    cdef _Doc* grouped
-    cdef _Doc* arr
-    cdef long long* tab
-    cdef long long* cl_of
-    cdef long long* fill
-    cdef long long* cl_pat
-    cdef long long* cl_start
-    cdef long long* cl_end
-    cdef double* cl_score
-    cdef double* g
+    The topic's pairs ``pair_lo[i]:pair_hi[i]`` with a subtopic bit pattern ``bits`` (< 2**62; 0: relevant to none, left out) are grouped
+    into clusters of one pattern, each cluster's documents in descending ``doc_order`` (byte
+    order of their ids: when that is the order of the pairs, as for ``str`` ids, by a table
+    of the patterns, else by a sort); then the greedy loop of :func:`greedy_ideal`, whose
+    result does not depend on the order of the clusters (a cluster's gain is computed again
+    only when the gain of one of its subtopics changed).
+
+    In parallel over runs of topics of about equal pairs: each topic's gains are written from
+    the sum of the pairs of the topics before it (its own bound them), then moved together."""
+    cdef Py_ssize_t n_t = topic.shape[0], i, m_max = 1
+    cdef long long pairs = 0, seen = 0, n_out = 0
+    off_arr = np.zeros(n_t + 1, dtype=np.int64)   # where each topic's gains are written
+    cdef long long[::1] off = off_arr
     for i in range(n_t):
-        if pair_hi[i] - pair_lo[i] > m_max:
-            m_max = pair_hi[i] - pair_lo[i]
-    docs = <_Doc*> malloc(m_max * sizeof(_Doc))
-    grouped = <_Doc*> malloc(m_max * sizeof(_Doc))
-    tab = <long long*> malloc((4 * m_max + 16) * sizeof(long long))
-    cl_of = <long long*> malloc(m_max * sizeof(long long))
-    fill = <long long*> malloc(m_max * sizeof(long long))
-    cl_pat = <long long*> malloc(m_max * sizeof(long long))
-    cl_start = <long long*> malloc(m_max * sizeof(long long))
-    cl_end = <long long*> malloc(m_max * sizeof(long long))
-    cl_score = <double*> malloc(m_max * sizeof(double))
-    g = <double*> malloc(max(s, 1) * sizeof(double))
-    try:
-        if docs == NULL or cl_pat == NULL or cl_start == NULL or cl_end == NULL or \
-                cl_score == NULL or g == NULL or grouped == NULL or tab == NULL or \
-                cl_of == NULL or fill == NULL:
-            raise MemoryError()  # (each buffer freed below; free(NULL) does nothing)
-        with nogil:
-            indptr[0] = 0
-            for i in range(n_t):
-                t = topic[i]
-                m = 0
-                for q in range(pair_lo[i], pair_hi[i]):
-                    if bits[q] != 0:
-                        docs[m].pattern = bits[q]
-                        docs[m].rank = doc_order[key[q] - t * n_docs]
-                        m += 1
-                ascending = True  # str ids: key order is byte order
-                for q in range(1, m):
-                    if docs[q].rank < docs[q - 1].rank:
-                        ascending = False
-                        break
-                n_cl = 0
-                if ascending:  # clusters by a table of patterns, documents placed backwards
-                    n_tab = 16
-                    while n_tab < 2 * m:
-                        n_tab *= 2
-                    for slot in range(n_tab):
-                        tab[slot] = -1
-                    for q in range(m):
-                        slot = <Py_ssize_t> (((<unsigned long long> docs[q].pattern)
-                                              * 0x9E3779B97F4A7C15ULL) >> 40) & (n_tab - 1)
-                        while tab[slot] >= 0 and cl_pat[tab[slot]] != docs[q].pattern:
-                            slot = (slot + 1) & (n_tab - 1)
-                        if tab[slot] < 0:
-                            tab[slot] = n_cl
-                            cl_pat[n_cl] = docs[q].pattern
-                            cl_end[n_cl] = 0
-                            n_cl += 1
-                        cl_of[q] = tab[slot]
-                        cl_end[tab[slot]] += 1
-                    q = 0
-                    for c in range(n_cl):
-                        cl_start[c] = q
-                        q += cl_end[c]
-                        cl_end[c] = q
-                        fill[c] = cl_start[c]
-                    for q in range(m - 1, -1, -1):
-                        grouped[fill[cl_of[q]]] = docs[q]
-                        fill[cl_of[q]] += 1
-                    arr = grouped
-                else:
-                    qsort(docs, m, sizeof(_Doc), _by_pattern_then_rank_desc)
-                    for q in range(m):
-                        if q == 0 or docs[q].pattern != docs[q - 1].pattern:
-                            if n_cl:
-                                cl_end[n_cl - 1] = q
-                            cl_pat[n_cl] = docs[q].pattern
-                            cl_start[n_cl] = q
-                            n_cl += 1
-                    if n_cl:
-                        cl_end[n_cl - 1] = m
-                    arr = docs
-                for j in range(s):
-                    g[j] = 1.0 if j < n_sub[t] else 0.0
-                b = -1  # the subtopics whose gain changed: at first, all
-                while True:
-                    best_c = -1
-                    best = -1.0
-                    best_nxt = -1
-                    for c in range(n_cl):
-                        if cl_start[c] >= cl_end[c]:
-                            continue
-                        if cl_pat[c] & b:  # else its gain is the one computed before
-                            score = 0.0
-                            for j in range(s):
-                                if (cl_pat[c] >> j) & 1:
-                                    score = score + weight[t, j] * g[j]
-                            cl_score[c] = score
-                        score = cl_score[c]
-                        nxt = arr[cl_start[c]].rank
-                        if score > best or (score == best and nxt > best_nxt):
-                            best, best_c, best_nxt = score, c, nxt
-                    if best_c < 0 or best <= 0.0:
-                        break
-                    out[pos] = best
-                    pos += 1
-                    b = cl_pat[best_c]
-                    for j in range(s):
-                        if (b >> j) & 1:
-                            g[j] = g[j] * decay
-                    cl_start[best_c] += 1
-                indptr[i + 1] = pos
-    finally:
-        free(docs)
-        free(grouped)
-        free(tab)
-        free(cl_of)
-        free(fill)
-        free(cl_pat)
-        free(cl_start)
-        free(cl_end)
-        free(cl_score)
-        free(g)
+        m_max = max(m_max, pair_hi[i] - pair_lo[i])
+        pairs += pair_hi[i] - pair_lo[i]
+        off[i + 1] = pairs
+    cdef int nt = _threads_over(pairs, n_t), t
+    cdef int failed = 0
+    cdef int* fail = &failed  # written through the pointer: shared by the threads
+    cuts_arr = np.zeros(nt + 1, dtype=np.int64)   # each thread's first topic
+    cdef long long[::1] cuts = cuts_arr
+    t = 1
+    for i in range(n_t):  # topics cut into runs of about pairs / nt
+        while t < nt and seen >= pairs * t // nt:
+            cuts[t] = i
+            t += 1
+        seen += pair_hi[i] - pair_lo[i]
+    while t < nt:
+        cuts[t] = n_t
+        t += 1
+    cuts[nt] = n_t
+    out_arr = np.empty(max(pairs, 1), dtype=np.float64)
+    count_arr = np.zeros(n_t, dtype=np.int64)
+    cdef double[::1] out = out_arr
+    cdef long long[::1] count = count_arr
+    cdef const long long* topic_p = &topic[0] if n_t else NULL
+    cdef const long long* lo_p = &pair_lo[0] if n_t else NULL
+    cdef const long long* hi_p = &pair_hi[0] if n_t else NULL
+    cdef const long long* bits_p = &bits[0] if bits.shape[0] else NULL
+    cdef const long long* key_p = &key[0] if key.shape[0] else NULL
+    cdef const long long* order_p = &doc_order[0] if doc_order.shape[0] else NULL
+    cdef const long long* nsub_p = &n_sub[0] if n_sub.shape[0] else NULL
+    cdef long long* count_p = &count[0] if n_t else NULL
+    cdef const double* weight_p = &weight[0, 0] if weight.shape[0] and weight.shape[1] else NULL
+    with nogil:
+        for t in prange(nt, num_threads=nt, schedule="static", chunksize=1):
+            _ideal_topics(topic_p, lo_p, hi_p, bits_p, key_p, n_docs, order_p, weight_p,
+                          weight.shape[1], nsub_p, alpha, &off[0], cuts[t], cuts[t + 1],
+                          m_max, &out[off[cuts[t]]] if cuts[t] < cuts[t + 1] else &out[0],
+                          count_p, fail)
+    if failed:
+        raise _no_memory("a topic's ideal list", m_max * 72, nt)
+    indptr_arr = np.zeros(n_t + 1, dtype=np.int64)
+    cdef long long[::1] indptr = indptr_arr
+    with nogil:  # each topic's gains moved down to follow the one before
+        for i in range(n_t):
+            for t in range(count[i]):
+                out[n_out + t] = out[off[i] + t]
+            n_out += count[i]
+            indptr[i + 1] = n_out
+    return indptr_arr, out_arr[:n_out]
 
 
 from cpython.ref cimport PyObject

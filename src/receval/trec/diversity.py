@@ -405,19 +405,15 @@ def ideal_gains(intents: Intents, topic: np.ndarray, alpha: float, *,
     where the subtopic sets fit one integer, else clusters found by array operations and the
     array loop over every topic at once (the same bits).
     """
-    n_t = len(topic)
     lo = np.searchsorted(intents.key, topic * intents.n_docs)
     hi = np.searchsorted(intents.key, (topic + 1) * intents.n_docs)
     bits = intents.bits
     if compiled and bits is not None:  # clusters and greedy loop, topic by topic
-        indptr = np.zeros(n_t + 1, dtype=np.int64)
-        out = np.zeros(int((hi - lo).sum()), dtype=np.float64)
-        ideal_lists(np.ascontiguousarray(topic, dtype=np.int64), lo.astype(np.int64),
-                    hi.astype(np.int64), bits, intents.key, intents.n_docs, intents.doc_order,
-                    np.ascontiguousarray(intents.weight, dtype=np.float64),
-                    np.ascontiguousarray(intents.n_sub, dtype=np.int64), float(alpha), indptr,
-                    out)
-        return indptr, out[:indptr[-1]]
+        return ideal_lists(np.ascontiguousarray(topic, dtype=np.int64), lo.astype(np.int64),
+                           hi.astype(np.int64), bits, intents.key, intents.n_docs,
+                           intents.doc_order,
+                           np.ascontiguousarray(intents.weight, dtype=np.float64),
+                           np.ascontiguousarray(intents.n_sub, dtype=np.int64), float(alpha))
     return _ideal_gains_arrays(intents, topic, alpha, compiled, lo, hi)
 
 
@@ -544,33 +540,21 @@ def run_gains(intents: Intents, topic: np.ndarray, packed: Any, alpha: float,
     if not compiled:
         return _run_gains_arrays(intents, topic, packed, alpha, judged_only, vocab_docs)
     indptr = np.ascontiguousarray(packed.indptr, dtype=np.int64)
-    n = len(indptr) - 1
     items = packed.items if len(packed.items) else np.zeros(0, dtype=np.int64)
     if items.dtype not in (np.int32, np.int64) or not items.flags.c_contiguous:
         items = np.ascontiguousarray(items, dtype=np.int64)
     t = np.maximum(topic, 0)
     lo = np.searchsorted(intents.key, t * intents.n_docs)
     hi = np.where(topic >= 0, np.searchsorted(intents.key, (t + 1) * intents.n_docs), lo)
-    lens = np.diff(indptr)
     relm = np.ascontiguousarray(intents.rel).view(np.uint8)
     any_rel = np.ascontiguousarray(intents.any_rel).view(np.uint8)
     weight = np.ascontiguousarray(intents.weight, dtype=np.float64)
     nrel = np.ascontiguousarray(intents.nrel_sub, dtype=np.int64)
     vocab_docs = np.ascontiguousarray(vocab_docs, dtype=np.int64)
     topic = np.ascontiguousarray(topic, dtype=np.int64)
-    # relevant positions: at most one per judged pair, unless a list repeats a document
-    for cap in (int(np.minimum(lens, hi - lo).sum()), int(lens.sum())):
-        user = np.empty(cap, dtype=np.int64)
-        rank = np.empty(cap, dtype=np.int64)
-        gain, wrel, wnew = (np.empty(cap, dtype=np.float64) for _ in range(3))
-        length = np.zeros(n, dtype=np.int64)
-        ap = np.zeros(n, dtype=np.float64)
-        m = list_gains(indptr, items, vocab_docs, topic, lo, hi, intents.key, intents.n_docs,
-                       relm, any_rel, weight, nrel, float(alpha), bool(judged_only), user,
-                       rank, gain, wrel, wnew, length, ap)
-        if m >= 0:
-            break
-    return RunGains(user[:m], rank[:m], gain[:m], wrel[:m], wnew[:m], length, ap)
+    return RunGains(*list_gains(indptr, items, vocab_docs, topic, lo, hi, intents.key,
+                                intents.n_docs, relm, any_rel, weight, nrel, float(alpha),
+                                bool(judged_only)))
 
 
 def _run_gains_arrays(intents: Intents, topic: np.ndarray, packed: Any, alpha: float,
