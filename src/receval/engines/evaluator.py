@@ -170,6 +170,7 @@ class Evaluator:
             self.item_k = item_cutoff(per_item, self.plan.depth)
             self.plan.keep_lists = True  # the item at each position
             self.plan.keep_rel = True  # and its relevance (the item's hits)
+            self.plan.keep_item_rows = False  # by the run's item codes
         self.item_groups = None if item_groups is None else \
             read_groups(item_groups, what="item")
         if self.item_groups is not None:  # metrics per item group read it from the context
@@ -389,7 +390,8 @@ class _Accumulator:
         for packed in pack_run_blocks(
                 codes, ev.truth, self.block_policies, depth=ev.plan.depth,
                 keep_items=ev.plan.keep_lists, keep_scores=ev.plan.keep_scores,
-                keep_rel=ev.plan.keep_rel, cutoffs=ev.plan.cutoffs,
+                keep_rel=ev.plan.keep_rel, item_rows=ev.plan.keep_item_rows,
+                cutoffs=ev.plan.cutoffs,
                 block_positions=BLOCK_POSITIONS, kernel=self.kernel):
             self.add(packed, evaluate_packed(packed, ev.plan, ev.context,
                                              out=self.rows_for(packed)), self.whole)

@@ -85,6 +85,9 @@ class Plan:
     keep_rel : keep the relevance and judged flag at each kept position: a plugin metric
         reads them (:attr:`receval.metrics.spec.MetricDef.reads_relevance`; the kernel's
         metrics are measured as the lists are joined and need no kept copy).
+    keep_item_rows : the kept lists hold each position's run row, not the item's code: every
+        plugin metric looks the items up in its own vocabulary
+        (:attr:`receval.metrics.spec.MetricDef.item_lookup`).
     cutoffs : ranks at which ties are counted (``counts["users_tied_at_cutoff"]``).
     options : the policies as the kernels read them (:func:`receval.pack.kernel_options`).
     """
@@ -100,6 +103,7 @@ class Plan:
     keep_lists: bool = field(init=False)
     keep_scores: bool = field(init=False)
     keep_rel: bool = field(init=False)
+    keep_item_rows: bool = field(init=False)
     cutoffs: tuple[int, ...] = field(init=False)
     thresholds: list[float] = field(init=False)
     # the kernel requests made so far, per truth's largest relevance (see requests())
@@ -132,6 +136,8 @@ class Plan:
         self.keep_lists = bool(self.plugin_specs)
         self.keep_scores = any(s.definition.reads_scores for s in self.plugin_specs)
         self.keep_rel = any(s.definition.reads_relevance for s in self.plugin_specs)
+        self.keep_item_rows = self.keep_lists and all(s.definition.item_lookup
+                                                      for s in self.plugin_specs)
         self.cutoffs = tuple(sorted({s.k for s in self.specs if s.k}))
         self.thresholds = sorted({threshold(s) for s in self.kernel_specs} | {POSITIVE})
 

@@ -145,7 +145,7 @@ cdef long long _gains_users(const long long* indptr, const int* items32,
         rank = 0
         for p in range(indptr[u], indptr[u + 1]):
             c = items32[p] if items32 != NULL else items64[p]
-            d = vocab_docs[c]
+            d = c if vocab_docs == NULL or c < 0 else vocab_docs[c]
             pair = where[d] if d >= 0 else -1
             if pair < 0:
                 if not judged_only:
@@ -201,8 +201,9 @@ def list_gains(const long long[::1] indptr, const code_t[::1] items,
                const long long[:, ::1] nrel_sub, double alpha, bint judged_only):
     """One pass over each list in rank order: ``(user, rank, gain, wrel, wnew, length, ap)``.
 
-    User ``u`` ranks ``items[indptr[u]:indptr[u + 1]]`` (run-vocabulary codes; ``vocab_docs``
-    maps them to document codes, -1: never judged) for topic ``topic[u]`` (-1: none), whose
+    User ``u`` ranks ``items[indptr[u]:indptr[u + 1]]`` (run-vocabulary codes, which
+    ``vocab_docs`` maps to document codes, -1: never judged; ``vocab_docs`` empty: document
+    codes themselves, -1 for the documents never judged) for topic ``topic[u]`` (-1: none), whose
     judged pairs are ``pair_lo[u]:pair_hi[u]`` of ``key`` (``topic * n_docs + doc``), ``rel``
     their relevant local subtopics. Per position relevant to some subtopic: the user, its rank
     (0-based; among the judged documents under ``judged_only``), its gain
@@ -248,8 +249,6 @@ def list_gains(const long long[::1] indptr, const code_t[::1] items,
         items32 = &items[0] if items.shape[0] else NULL
     else:
         items64 = &items[0] if items.shape[0] else NULL
-    if items32 == NULL and items64 == NULL:
-        items64 = &vocab_docs[0] if vocab_docs.shape[0] else NULL  # (no position is read)
     cdef const unsigned char* rel_p = &rel[0, 0] if rel.shape[0] and s else NULL
     cdef const unsigned char* any_p = &any_rel[0] if any_rel.shape[0] else NULL
     cdef const double* w_p = &weight[0, 0] if weight.shape[0] and weight.shape[1] else NULL

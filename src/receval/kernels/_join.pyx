@@ -1903,6 +1903,121 @@ def index_ids(int kind, object vocab, object ids, int vocab_unique=0):
     return codes_arr, n_rep
 
 
+cdef Py_ssize_t _n_ids(int kind, object a):
+    """How many ids a column of ``kind`` holds (``a`` as :func:`_ids_of` reads it)."""
+    if kind == 1 or kind == 2:
+        return max(len(a) - 1, 0)
+    if kind == 4 or kind == 5:
+        return int(a[len(a) - 1])
+    return len(a)
+
+
+cdef uint64_t[9] _WORD_MASK
+_WORD_MASK[0] = 0
+for _k in range(1, 9):
+    _WORD_MASK[_k] = 0xFFFFFFFFFFFFFFFFULL >> (64 - 8 * _k)
+
+
+def index_at(int kind_v, object v_a, object v_b, int kind_x, object x_a, object x_b,
+             const long long[::1] rows, int wide=0):
+    """The position in ``v`` of the id at each of ``rows`` of ``x`` (-1 when absent; an id
+    repeated in ``v``: its first position), as int32 (``wide``: int64). Both sides of one
+    family: integers (kinds 0 and 6, by value), UTF-8 (kinds 1, 2, 4, 5: their bytes) or
+    ``str`` objects (kind 3: their code points). ``v`` goes into an open-addressing table
+    (hash and position per slot), which the rows probe in parallel. A UTF-8 id of at most 8
+    bytes in one buffer (kinds 1, 2) is read as one word (the bytes past it masked off), and
+    compared with the word and length kept in its slot: no branch on its length."""
+    cdef int fam_v = 0 if kind_v == 0 or kind_v == 6 else 2 if kind_v == 3 else 1
+    cdef int fam_x = 0 if kind_x == 0 or kind_x == 6 else 2 if kind_x == 3 else 1
+    if fam_v != fam_x:
+        raise ValueError("index_at reads ids of one family on both sides")
+    cdef _Holder vh = _ids_of(kind_v, v_a, v_b)
+    cdef _Holder xh = _ids_of(kind_x, x_a, x_b)
+    cdef Ids* V = &vh.ids
+    cdef Ids* X = &xh.ids
+    cdef Py_ssize_t n = _n_ids(kind_v, v_a), m = rows.shape[0], i, n_x = _n_ids(kind_x, x_a)
+    if not wide and n > 0x7fffffff:
+        raise ValueError("index_at: more ids than int32 codes hold; ask for wide codes")
+    out_arr = np.empty(m, dtype=np.int64 if wide else np.int32)
+    cdef long long[::1] out64
+    cdef int[::1] out32
+    if wide:
+        out64 = out_arr
+    else:
+        out32 = out_arr
+    cdef long long j, mask, cap, p, s, L
+    cdef uint64_t h, w
+    cdef const char* sp
+    cdef bint words = kind_x == 1 or kind_x == 2
+    # the end of the bytes of x's ids: a word read below it stays in the buffer
+    cdef long long x_end = 0
+    if words and n_x > 0:
+        x_end = X.off32[n_x] if kind_x == 1 else X.off64[n_x]
+    cap = _pow2_at_least(2 * n + 1)
+    mask = cap - 1
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] slot_arr = np.full(cap, -1, dtype=np.int64)
+    cdef cnp.ndarray[cnp.uint64_t, ndim=1] hash_arr = np.empty(cap, dtype=np.uint64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] len_arr = np.full(cap, -1, dtype=np.int64)
+    cdef cnp.ndarray[cnp.uint64_t, ndim=1] word_arr = np.zeros(cap, dtype=np.uint64)
+    cdef long long[::1] slot = slot_arr
+    cdef uint64_t[::1] hs = hash_arr
+    cdef long long[::1] vlen = len_arr
+    cdef uint64_t[::1] vword = word_arr
+    with nogil:
+        for i in range(n):
+            h = _hash(V, i)
+            j = <long long> (h & <uint64_t> mask)
+            while slot[j] >= 0:
+                if hs[j] == h and _equal(V, slot[j], V, i):
+                    break
+                j = (j + 1) & mask
+            else:
+                slot[j] = i
+                hs[j] = h
+                if fam_v == 1:
+                    _span(V, i, &sp, &L)
+                    if L <= 8:
+                        vlen[j] = L
+                        vword[j] = _load_le(sp, L)
+    cdef int nt = _threads(m)
+    for i in prange(m, nogil=True, schedule="static", num_threads=nt):
+        p = -1
+        L = -1
+        if words:
+            if kind_x == 1:
+                s = X.off32[rows[i]]
+                L = X.off32[rows[i] + 1] - s
+            else:
+                s = X.off64[rows[i]]
+                L = X.off64[rows[i] + 1] - s
+            if L > 8 or s + 8 > x_end:
+                L = -1  # (read the general way)
+        if L >= 0:
+            w = 0
+            memcpy(&w, X.data + s, 8)
+            w = w & _WORD_MASK[L]
+            h = _mix((0x9E3779B97F4A7C15ULL ^ <uint64_t> L) ^ w)
+            j = <long long> (h & <uint64_t> mask)
+            while slot[j] >= 0:
+                if hs[j] == h and vlen[j] == L and vword[j] == w:
+                    p = slot[j]
+                    break
+                j = (j + 1) & mask
+        else:
+            h = _hash(X, rows[i])
+            j = <long long> (h & <uint64_t> mask)
+            while slot[j] >= 0:
+                if hs[j] == h and _equal(V, slot[j], X, rows[i]):
+                    p = slot[j]
+                    break
+                j = (j + 1) & mask
+        if wide:
+            out64[i] = p
+        else:
+            out32[i] = <int> p
+    return out_arr
+
+
 def same_ids_at(int kind_a, object a_a, object a_b, const long long[::1] rows_a,
                 int kind_b, object b_a, object b_b, const long long[::1] rows_b):
     """Whether the text id at ``rows_a[i]`` of one column equals the one at ``rows_b[i]`` of

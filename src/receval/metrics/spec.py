@@ -186,6 +186,10 @@ class MetricDef:
     ``reads_relevance``: likewise, whether it reads the relevance or the judged flag at each
     position of the packed lists (``False``: when every plugin metric of an evaluation says
     so, the lists joined with the truth keep neither, which saves writing two columns).
+    ``item_lookup``: whether it reads the recommended items only by looking them up in a
+    vocabulary of its own (:meth:`receval.pack.packed.Packed.items_in`; ``True``: when every
+    plugin metric of an evaluation does, the lists keep each position's run row and the
+    run's item column is never factorized).
     ``summary``: how the per-user values make the summary (:data:`SUMMARIES`); a key of a
     ``"mean"`` aggregate may choose ``"mean"`` or ``"sum"`` with the ``summary`` parameter
     (``num_ret(summary=sum)``, what ``compat="trec_eval"`` asks for trec_eval's counts).
@@ -214,6 +218,7 @@ class MetricDef:
     summary: str = "mean"
     reads_scores: bool = True
     reads_relevance: bool = True
+    item_lookup: bool = False
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -37,6 +37,7 @@ from .rawids import (
     category_ids,
     dictionary_truth,
     grouped_column,
+    lookup_at,
     raw_ids,
     sorted_codes,
     take_ids,
@@ -139,6 +140,25 @@ class TruthPack:
                 self._grouped_on(), what=_what("truth", "item", self.names))
 
 
+@dataclass(frozen=True)
+class ItemRows:
+    """The run row of each kept position, for metrics that look the recommended items up in
+    a vocabulary of their own (:meth:`Packed.items_in`): no vocabulary of the run is made
+    unless a metric reads the run's item codes (``codes()``: code per run row, vocabulary)."""
+
+    rows: np.ndarray                                   # int64 run row at each position
+    raw: RawIds                                        # the run's item ids, read in place
+    codes: Callable[[], tuple[np.ndarray, np.ndarray]]
+
+
+def _id_values(vocab: Any) -> np.ndarray:
+    """Raw ids as numpy: integers as they are, anything else as objects."""
+    arr = np.asarray(vocab) if isinstance(vocab, np.ndarray) else \
+        vocab.to_numpy() if getattr(vocab, "dtype", None) is not None and \
+        getattr(vocab.dtype, "kind", "O") in "iu" else np.asarray(vocab, dtype=object)
+    return arr
+
+
 @dataclass
 class Packed:
     """Everything the kernels need for one run, users in a fixed order (``user_ids``)."""
@@ -147,14 +167,12 @@ class Packed:
     indptr: np.ndarray         # positions of user u: indptr[u]:indptr[u+1] (cut at depth)
     rel: np.ndarray            # truth relevance at each position (0 = not relevant / unjudged)
     judged: np.ndarray         # int8: item is in the user's truth
-    items: np.ndarray          # run-vocabulary item code at each position (empty if not kept)
     scores: np.ndarray         # score at each position, -rank for rank inputs (empty if not kept)
     list_len: np.ndarray       # full list length per user (before the depth cut)
     grp_end: np.ndarray        # tie-group end per position (ties="average"), else empty
     t_indptr: np.ndarray       # truth CSR aligned with user_ids
     t_rel_desc: np.ndarray
     t_rel: np.ndarray
-    item_vocab: np.ndarray     # run-vocabulary code -> raw item id
     in_truth: np.ndarray       # bool per user: has truth rows
     in_run: np.ndarray         # bool per user: has run rows
     counts: dict[str, int]
@@ -180,6 +198,55 @@ class Packed:
     # the (users x requests) output of the metric kernel, when each list was measured as it
     # was joined (pack_run_blocks(kernel=...)); the lists are then not kept (rel, judged and
     # scores empty)
+    _items: np.ndarray | None = field(default=None, repr=False)
+    _item_vocab: np.ndarray | None = field(default=None, repr=False)
+    # (items, item_vocab) as given, or made from item_rows on first use
+    item_rows: ItemRows | None = field(default=None, repr=False)
+
+    @property
+    def items(self) -> np.ndarray:
+        """Run-vocabulary item code at each position (empty when the lists keep no items)."""
+        self._run_vocab()
+        assert self._items is not None
+        return self._items
+
+    @property
+    def item_vocab(self) -> np.ndarray:
+        """Run-vocabulary code -> raw item id."""
+        self._run_vocab()
+        assert self._item_vocab is not None
+        return self._item_vocab
+
+    def _run_vocab(self) -> None:
+        if self._items is None:
+            assert self.item_rows is not None, "a Packed holds its items or their rows"
+            codes, self._item_vocab = self.item_rows.codes()
+            self._items = codes[self.item_rows.rows]
+
+    def items_at(self, pos: Any) -> dict[str, Any]:
+        """The fields holding the items of positions ``pos`` (an index array or a slice), for
+        :func:`dataclasses.replace`: the kept rows there, or the item codes there."""
+        if self._items is None and self.item_rows is not None:
+            return {"item_rows": dataclasses.replace(self.item_rows,
+                                                     rows=self.item_rows.rows[pos])}
+        items = self.items
+        return {"_items": items[pos] if len(items) else items}
+
+    def items_in(self, vocab: Any) -> np.ndarray:
+        """The position in ``vocab`` (distinct raw ids: an array or ``pandas.Index``) of the
+        item at each position, -1 when absent (int32 or int64). Lists that keep their run rows
+        (:class:`ItemRows`) look each id up in place, with no vocabulary of the run made."""
+        values = _id_values(vocab)
+        if self._items is None and self.item_rows is not None:
+            found = lookup_at(self.item_rows.raw, self.item_rows.rows, values)
+            if found is not None:
+                return found
+        items = self.items
+        if not len(items):
+            return np.zeros(0, dtype=np.int64)
+        at = lookup(self.item_vocab, values) if len(self.item_vocab) else \
+            np.zeros(0, dtype=np.int64)
+        return at[items]
 
     @property
     def append_unretrieved(self) -> bool:
@@ -597,7 +664,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
                     cutoffs: tuple[int, ...] = (), only_truth: np.ndarray | None = None,
                     block_positions: int = 0,
                     kernel: dict[str, np.ndarray] | None = None,
-                    keep_rel: bool = True) -> Iterator[Packed]:
+                    keep_rel: bool = True, item_rows: bool = False) -> Iterator[Packed]:
     """:func:`pack_run` in consecutive blocks of evaluated users.
 
     ``kernel``: the metric kernel's request arrays
@@ -612,7 +679,10 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     factorized route), in one block: metrics on the recommended items see every user at once.
     ``keep_rel=False``: lists measured as they are joined keep no relevance and no judged
     flag beside their items (``rel`` and ``judged`` empty): no metric on the recommended
-    items reads them.
+    items reads them. ``item_rows``: lists joined on raw ids keep each position's run row
+    instead of the item's code (:class:`ItemRows`): the metrics look the items up in
+    vocabularies of their own (:meth:`Packed.items_in`), and the run's item column is
+    factorized only if one reads the codes.
 
     With ``block_positions > 0`` and a run joined on raw ids, each block holds about that many
     list positions (:data:`MEASURED_BLOCK_SCALE` times as many when they are measured as they
@@ -698,8 +768,8 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             idx = _ranges(starts, lens)
         return t_indptr, idx, truth.rel[idx], truth.rel_desc[idx]
 
-    def block(lo: int, hi: int, lists: Lists, items: np.ndarray, item_vocab: np.ndarray,
-              first: bool, dup_total: int = 0) -> Packed:
+    def block(lo: int, hi: int, lists: Lists, items: np.ndarray | ItemRows,
+              item_vocab: np.ndarray | None, first: bool, dup_total: int = 0) -> Packed:
         """The block's ``Packed``; ``dup_total``: the run's repeated rows in every block (for
         the message refusing them; else the block's own)."""
         n_dup = int(lists.n_dup.sum())
@@ -730,9 +800,10 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         }
         return Packed(
             user_ids=user_ids_of(lo, hi), indptr=lists.indptr, rel=lists.rel,
-            judged=lists.judged, items=items, scores=lists.scores, list_len=lists.list_len,
-            grp_end=grp_end, t_indptr=t_indptr,
-            t_rel_desc=t_rel_desc, t_rel=t_rel, item_vocab=item_vocab,
+            judged=lists.judged, scores=lists.scores, list_len=lists.list_len,
+            grp_end=grp_end, t_indptr=t_indptr, t_rel_desc=t_rel_desc, t_rel=t_rel,
+            _items=None if isinstance(items, ItemRows) else items, _item_vocab=item_vocab,
+            item_rows=items if isinstance(items, ItemRows) else None,
             truth_codes=lambda: (truth.item_codes[t_idx], truth.items),
             in_truth=in_truth[lo:hi], in_run=in_run[lo:hi],
             counts=counts, max_rel=truth.max_rel, truth_index=truth_index[lo:hi],
@@ -804,7 +875,14 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
         setup = MetricSetup(**kernel, maxlen=int(lens.max()), maxtruth=int(t_counts.max()))
 
     # the recommended items kept: each position's item code, written by the join
-    item_codes = np.ascontiguousarray(run.item_codes, dtype=np.int32) if keep_items else None
+    # (or, with item_rows and text or categorical ids, each position's run row: the column
+    # is not factorized; integer ids are factorized faster than they are looked up by hash)
+    rows_kept = item_rows and (r.family != "int" or r.categories is not None)
+    item_codes = np.ascontiguousarray(run.item_codes, dtype=np.int32) \
+        if keep_items and not rows_kept else None
+
+    def run_item_codes() -> tuple[np.ndarray, np.ndarray]:
+        return np.ascontiguousarray(run.item_codes, dtype=np.int32), run.items
 
     def join(lo: int, hi: int) -> Lists:
         """The lists of evaluated users ``lo .. hi - 1``, joined on raw ids (the one call
@@ -839,7 +917,11 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             refuse_nonfinite()
         dup_total = refused_in_later_blocks(b, int(lists.n_dup.sum())) \
             if opts.refuse_duplicates and lists.n_dup.any() else 0
-        if keep_items:  # the run's item code at each position (the item column factorized)
+        if keep_items and item_codes is None:  # each position's run row
+            assert lists.rows is not None and run.item_raw is not None
+            yield block(lo, hi, lists, ItemRows(lists.rows, run.item_raw, run_item_codes),
+                        None, b == 0, dup_total)
+        elif keep_items:  # the run's item code at each position (the item column factorized)
             assert lists.rows is not None
             yield block(lo, hi, lists, lists.rows, run.items, b == 0, dup_total)
         else:

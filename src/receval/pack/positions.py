@@ -161,7 +161,7 @@ def fill_positions(packed: Packed, depth: int,
     grp_end = np.arange(1, total + 1, dtype=np.int64) if len(p.grp_end) \
         else np.zeros(0, dtype=np.int64)  # one slot per tie group: a rank's rows each hold it
     return dataclasses.replace(
-        p, indptr=indptr, rel=rel, judged=judged, items=p.items[:0],
+        p, indptr=indptr, rel=rel, judged=judged, **p.items_at(slice(0, 0)),
         scores=-slot_rank.astype(np.float64), list_len=list_len.astype(np.int64),
         grp_end=grp_end)
 
@@ -249,7 +249,7 @@ def rank_view(packed: Packed, k: int | None) -> Packed:
         grp_end = np.arange(1, int(indptr[-1]) + 1, dtype=np.int64)
     return dataclasses.replace(
         p, indptr=indptr, rel=p.rel[keep], judged=p.judged[keep],
-        items=p.items[keep] if len(p.items) else p.items, scores=p.scores[keep],
+        **p.items_at(keep), scores=p.scores[keep],
         grp_end=grp_end, list_len=lens)
 
 
@@ -328,7 +328,7 @@ def append_unretrieved(lists: Packed, source: Packed, depth: int | None = None) 
         grp_end[old] = q.grp_end + (indptr[:-1] - q.indptr[:-1])[qseg]
         grp_end[new] = indptr[cu + 1]
     return dataclasses.replace(
-        q, indptr=indptr, rel=rel, judged=judged, items=q.items[:0], scores=scores,
+        q, indptr=indptr, rel=rel, judged=judged, **q.items_at(slice(0, 0)), scores=scores,
         list_len=q.list_len + n_missing, grp_end=grp_end)
 
 
@@ -353,7 +353,7 @@ def condense(packed: Packed) -> Packed:
         grp_end = group_ends(indptr, scores)
     return dataclasses.replace(
         packed, indptr=indptr, rel=packed.rel[keep], judged=packed.judged[keep],
-        items=packed.items[keep] if len(packed.items) else packed.items, scores=scores,
+        **packed.items_at(keep), scores=scores,
         list_len=lens, grp_end=grp_end)
 
 

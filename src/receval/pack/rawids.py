@@ -21,8 +21,8 @@ import numpy as np
 
 from .._lazy import is_pandas, pandas
 from ..io.frames import UncheckedIds, adjacent_runs, is_str_array
-from ..kernels import adjacent_starts, same_ids_at, sorted_index, utf8_at
-from .vocab import _arrow_chunks, factorize, is_unique
+from ..kernels import adjacent_starts, index_at, same_ids_at, sorted_index, utf8_at
+from .vocab import _arrow_chunks, factorize, is_unique, lookup
 
 #: kernel id kinds (see ``kernels/_join.pyx``); NARROW: integers of 1, 2 or 4 bytes, read
 #: where they lie (no int64 copy of the column)
@@ -506,6 +506,33 @@ def truth_raw(items: np.ndarray, codes: np.ndarray, family: str) -> RawIds | Non
     import pyarrow as pa
 
     return _from_arrow([pa.array(items, type=pa.large_string()).take(pa.array(codes))])
+
+
+def lookup_at(raw: RawIds, rows: np.ndarray, vocab: np.ndarray) -> np.ndarray | None:
+    """The position in ``vocab`` (distinct ids as :func:`receval.pack.vocab.factorize` gives
+    them: int64 / uint64, or ``str`` objects) of the id at each of ``rows`` (int64), -1
+    when absent, ids compared as the join compares them (integers by value, strings exactly):
+    int32 codes (int64 past 2**31 - 1 ids). A categorical column's categories are looked up
+    once, and each row reads its category's answer. ``None`` when ``vocab`` cannot take the
+    column's form (the caller then compares through a vocabulary of the column)."""
+    wide = len(vocab) > np.iinfo(np.int32).max
+    if raw.categories is not None:
+        values = raw.dictionary
+        of_cat = lookup(values, vocab) if values.dtype.kind in "iuO" else None
+        if of_cat is None:
+            return None
+        of_cat = of_cat.astype(np.int64 if wide else np.int32)
+        at = raw.a[rows]
+        return of_cat[at] if len(of_cat) else np.full(len(rows), -1, dtype=of_cat.dtype)
+    if not len(vocab):
+        return np.full(len(rows), -1, dtype=np.int64 if wide else np.int32)
+    if (vocab.dtype.kind in "iu") != (raw.family == "int"):  # ints never equal strings
+        return np.full(len(rows), -1, dtype=np.int64 if wide else np.int32)
+    table = truth_raw(vocab, np.arange(len(vocab), dtype=np.int64), raw.family)
+    if table is None:
+        return None
+    return index_at(table.kind, table.a, table.b, raw.kind, raw.a, raw.b,
+                    np.ascontiguousarray(rows, dtype=np.int64), int(wide))
 
 
 def take_ids(raw: RawIds, rows: np.ndarray) -> RawIds:

@@ -60,7 +60,7 @@ def take_users(packed: Packed, rows: np.ndarray,
     in_truth, in_run = p.in_truth[rows], p.in_run[rows]
     return dataclasses.replace(
         p, user_ids=p.user_ids[rows], indptr=indptr, rel=at(p.rel), judged=at(p.judged),
-        items=at(p.items), scores=at(p.scores), list_len=p.list_len[rows], grp_end=grp_end,
+        **p.items_at(pos), scores=at(p.scores), list_len=p.list_len[rows], grp_end=grp_end,
         t_indptr=t_indptr, t_rel_desc=p.t_rel_desc[t_pos] if len(p.t_rel_desc) else
         p.t_rel_desc, t_rel=p.t_rel[t_pos] if len(p.t_rel) else p.t_rel,
         in_truth=in_truth, in_run=in_run,

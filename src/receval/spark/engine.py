@@ -709,10 +709,10 @@ def _catalogue(specs: list[Any], columns: list[int], partials: list[B.Partial],
         n = len(items)
         packed = Packed(
             user_ids=np.arange(n, dtype=np.int64), indptr=np.arange(n + 1, dtype=np.int64),
-            rel=np.zeros(n), judged=np.zeros(n, dtype=np.int8), items=items,
+            rel=np.zeros(n), judged=np.zeros(n, dtype=np.int8), _items=items,
             scores=np.zeros(n), list_len=np.ones(n, dtype=np.int64),
             grp_end=np.zeros(0, dtype=np.int64), t_indptr=np.zeros(n + 1, dtype=np.int64),
-            t_rel_desc=np.zeros(0), t_rel=np.zeros(0), item_vocab=run_items,
+            t_rel_desc=np.zeros(0), t_rel=np.zeros(0), _item_vocab=run_items,
             in_truth=np.ones(n, bool), in_run=np.ones(n, bool), counts={}, max_rel=ev.max_rel,
             _t_items=np.zeros(0, dtype=np.int64), _truth_item_vocab=truth_items)
         mv = spec.definition.compute(spec, packed, context)

@@ -531,18 +531,23 @@ class RunGains:
 
 
 def run_gains(intents: Intents, topic: np.ndarray, packed: Any, alpha: float,
-              judged_only: bool, vocab_docs: np.ndarray, *, compiled: bool = True) -> RunGains:
+              judged_only: bool, *, compiled: bool = True) -> RunGains:
     """Gains of the packed lists (``topic``: topic code per user row, -1 = no intents).
 
-    ``compiled``: one compiled pass over each list in rank order (``kernels.list_gains``);
-    else array operations over every position (the same sums in the same order: subtopic
-    order within a position, rank order within a user)."""
+    ``compiled``: each position's document looked up in the judged documents
+    (``Packed.items_in``), then one compiled pass over each list in rank order
+    (``kernels.list_gains``); else array operations over every position, from the run's
+    item codes (the same sums in the same order: subtopic order within a position, rank
+    order within a user)."""
     if not compiled:
+        vocab = packed.item_vocab
+        vocab_docs = intents.docs.get_indexer(pd.Index(vocab)).astype(np.int64) \
+            if len(vocab) else np.zeros(0, dtype=np.int64)
         return _run_gains_arrays(intents, topic, packed, alpha, judged_only, vocab_docs)
     indptr = np.ascontiguousarray(packed.indptr, dtype=np.int64)
-    items = packed.items if len(packed.items) else np.zeros(0, dtype=np.int64)
-    if items.dtype not in (np.int32, np.int64) or not items.flags.c_contiguous:
-        items = np.ascontiguousarray(items, dtype=np.int64)
+    docs = packed.items_in(intents.docs) if indptr[-1] else np.zeros(0, dtype=np.int64)
+    if docs.dtype not in (np.int32, np.int64) or not docs.flags.c_contiguous:
+        docs = np.ascontiguousarray(docs, dtype=np.int64)
     t = np.maximum(topic, 0)
     lo = np.searchsorted(intents.key, t * intents.n_docs)
     hi = np.where(topic >= 0, np.searchsorted(intents.key, (t + 1) * intents.n_docs), lo)
@@ -550,11 +555,10 @@ def run_gains(intents: Intents, topic: np.ndarray, packed: Any, alpha: float,
     any_rel = np.ascontiguousarray(intents.any_rel).view(np.uint8)
     weight = np.ascontiguousarray(intents.weight, dtype=np.float64)
     nrel = np.ascontiguousarray(intents.nrel_sub, dtype=np.int64)
-    vocab_docs = np.ascontiguousarray(vocab_docs, dtype=np.int64)
     topic = np.ascontiguousarray(topic, dtype=np.int64)
-    return RunGains(*list_gains(indptr, items, vocab_docs, topic, lo, hi, intents.key,
-                                intents.n_docs, relm, any_rel, weight, nrel, float(alpha),
-                                bool(judged_only)))
+    return RunGains(*list_gains(indptr, docs, np.zeros(0, dtype=np.int64), topic, lo, hi,
+                                intents.key, intents.n_docs, relm, any_rel, weight, nrel,
+                                float(alpha), bool(judged_only)))
 
 
 def _run_gains_arrays(intents: Intents, topic: np.ndarray, packed: Any, alpha: float,
@@ -754,11 +758,7 @@ def _new_block(spec: MetricSpec, packed: Any, intents: Intents, rel: float, alph
             f"{plain(list(packed.user_ids[:2]))}, intents' queries like "
             f"{plain(list(intents.topics[:2]))}); use the same id type in both, e.g. "
             ".astype(str).")
-    vocab = packed.item_vocab
-    vocab_docs = intents.docs.get_indexer(pd.Index(vocab)).astype(np.int64) if len(vocab) \
-        else np.zeros(0, dtype=np.int64)
-    gains = run_gains(intents, topic, packed, alpha, judged_only, vocab_docs,
-                      compiled=COMPILED)
+    gains = run_gains(intents, topic, packed, alpha, judged_only, compiled=COMPILED)
     with_t = np.flatnonzero(topic >= 0)
     uniq, inv = np.unique(topic[with_t], return_inverse=True)
     t_indptr, t_gains = ideal_gains(intents, uniq, alpha, compiled=COMPILED)
@@ -945,7 +945,8 @@ def _def(name: str, title: str, formula: str, doc: str, compute, params, *, cuto
          "optional", reference: str, example: str = "") -> MetricDef:
     return MetricDef(name, title, formula, doc + _INPUT, (*params, _ASPECTS), cutoff=cutoff,
                      bounds=(0.0, 1.0), reference=f"{reference}; {_NDEVAL}", example=example,
-                     compute=compute, reads_scores=False, reads_relevance=False)
+                     compute=compute, reads_scores=False, reads_relevance=False,
+                     item_lookup=True)
 
 
 _GAIN = "G_r = sum_j w_j rel_rj (1 - alpha)^c_rj"

@@ -85,7 +85,7 @@ def _truncate(packed: Any, max_docs: int) -> Any:
     idx = packed.indptr[:-1][seg] + (np.arange(indptr[-1]) - indptr[:-1][seg])
     return dataclasses.replace(
         packed, indptr=indptr, rel=packed.rel[idx], judged=packed.judged[idx],
-        items=packed.items[idx], scores=packed.scores[idx],
+        **packed.items_at(idx), scores=packed.scores[idx],
         list_len=np.minimum(packed.list_len, max_docs),
     )
 
