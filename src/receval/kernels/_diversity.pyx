@@ -100,6 +100,25 @@ ctypedef fused code_t:
     long long
 
 
+cdef object _runs(const long long[::1] offsets, int nt):
+    """Each thread's first part (``nt + 1`` bounds): parts ``i`` of work
+    ``offsets[i + 1] - offsets[i]`` cut into ``nt`` runs of about equal work."""
+    cdef Py_ssize_t n = offsets.shape[0] - 1, i
+    cdef long long total = offsets[n] - offsets[0] if n > 0 else 0
+    cuts_arr = np.zeros(nt + 1, dtype=np.int64)
+    cdef long long[::1] cuts = cuts_arr
+    cdef int t = 1
+    for i in range(max(n, 0)):
+        while t < nt and offsets[i] - offsets[0] >= total * t // nt:
+            cuts[t] = i
+            t += 1
+    while t < nt:
+        cuts[t] = n
+        t += 1
+    cuts[nt] = max(n, 0)
+    return cuts_arr
+
+
 cdef long long _gains_users(const long long* indptr, const int* items32,
                            const long long* items64, const long long* vocab_docs,
                            const long long* topic, const long long* pair_lo,
@@ -218,23 +237,12 @@ def list_gains(const long long[::1] indptr, const code_t[::1] items,
     list repeats a document: then at most its positions), the runs then moved together."""
     cdef Py_ssize_t n_u = indptr.shape[0] - 1, u
     cdef Py_ssize_t s = rel.shape[1]
-    cdef long long positions = indptr[n_u] - indptr[0] if n_u > 0 else 0, seen = 0, room
+    cdef long long positions = indptr[n_u] - indptr[0] if n_u > 0 else 0, room
     cdef long long n_out
     cdef int nt = _threads_over(positions, n_u), t, attempt
     cdef int failed = 0
     cdef int* fail = &failed  # written through the pointer: shared by the threads
-    cuts_arr = np.zeros(nt + 1, dtype=np.int64)   # each thread's first user
-    cdef long long[::1] cuts = cuts_arr
-    t = 1
-    for u in range(n_u):  # users cut into runs of about positions / nt
-        while t < nt and seen >= positions * t // nt:
-            cuts[t] = u
-            t += 1
-        seen += indptr[u + 1] - indptr[u]
-    while t < nt:
-        cuts[t] = n_u
-        t += 1
-    cuts[nt] = n_u
+    cdef long long[::1] cuts = _runs(indptr, nt)  # each thread's first user
     at_arr = np.zeros(nt + 1, dtype=np.int64)    # where each run's positions start
     got_arr = np.zeros(nt, dtype=np.int64)       # how many each wrote (-1: did not fit)
     cdef long long[::1] at = at_arr
@@ -478,7 +486,7 @@ def ideal_lists(const long long[::1] topic, const long long[::1] pair_lo,
     In parallel over runs of topics of about equal pairs: each topic's gains are written from
     the sum of the pairs of the topics before it (its own bound them), then moved together."""
     cdef Py_ssize_t n_t = topic.shape[0], i, m_max = 1
-    cdef long long pairs = 0, seen = 0, n_out = 0
+    cdef long long pairs = 0, n_out = 0
     off_arr = np.zeros(n_t + 1, dtype=np.int64)   # where each topic's gains are written
     cdef long long[::1] off = off_arr
     for i in range(n_t):
@@ -488,18 +496,7 @@ def ideal_lists(const long long[::1] topic, const long long[::1] pair_lo,
     cdef int nt = _threads_over(pairs, n_t), t
     cdef int failed = 0
     cdef int* fail = &failed  # written through the pointer: shared by the threads
-    cuts_arr = np.zeros(nt + 1, dtype=np.int64)   # each thread's first topic
-    cdef long long[::1] cuts = cuts_arr
-    t = 1
-    for i in range(n_t):  # topics cut into runs of about pairs / nt
-        while t < nt and seen >= pairs * t // nt:
-            cuts[t] = i
-            t += 1
-        seen += pair_hi[i] - pair_lo[i]
-    while t < nt:
-        cuts[t] = n_t
-        t += 1
-    cuts[nt] = n_t
+    cdef long long[::1] cuts = _runs(off_arr, nt)  # each thread's first topic
     out_arr = np.empty(max(pairs, 1), dtype=np.float64)
     count_arr = np.zeros(n_t, dtype=np.int64)
     cdef double[::1] out = out_arr

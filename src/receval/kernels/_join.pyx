@@ -1834,6 +1834,27 @@ cdef bint _ranges_hold(const Ids* a, const Ids* b, Py_ssize_t n, int nt, int asc
     return bool(ok_arr.all())
 
 
+cdef long long _fill_table(const Ids* V, Py_ssize_t n, long long* slot, uint64_t* hs,
+                           long long mask) noexcept nogil:
+    """Ids ``0 .. n - 1`` of ``V`` placed in an open-addressing table (``slot``: -1 when free,
+    else the id's first position; ``hs``: its hash); returns how many repeat an earlier one."""
+    cdef Py_ssize_t i
+    cdef long long j, n_rep = 0
+    cdef uint64_t h
+    for i in range(n):
+        h = _hash(V, i)
+        j = <long long> (h & <uint64_t> mask)
+        while slot[j] >= 0:
+            if hs[j] == h and _equal(V, slot[j], V, i):
+                n_rep += 1
+                break
+            j = (j + 1) & mask
+        else:
+            slot[j] = i
+            hs[j] = h
+    return n_rep
+
+
 def index_ids(int kind, object vocab, object ids, int vocab_unique=0):
     """``(codes, n_repeated)``: the position of each of ``ids`` in ``vocab`` (-1 when absent),
     and how many entries of ``vocab`` repeat an earlier one (a code is the first occurrence).
@@ -1875,17 +1896,7 @@ def index_ids(int kind, object vocab, object ids, int vocab_unique=0):
     cdef long long[::1] slot = slot_arr
     cdef uint64_t[::1] hs = hash_arr
     with nogil:
-        for i in range(n):
-            h = _hash(V, i)
-            j = <long long> (h & <uint64_t> mask)
-            while slot[j] >= 0:
-                if hs[j] == h and _equal(V, slot[j], V, i):
-                    n_rep += 1
-                    break
-                j = (j + 1) & mask
-            else:
-                slot[j] = i
-                hs[j] = h
+        n_rep = _fill_table(V, n, &slot[0], &hs[0], mask)
     if same and n_rep == 0:
         codes_arr[:] = np.arange(m, dtype=np.int64)
         return codes_arr, n_rep
@@ -1964,21 +1975,13 @@ def index_at(int kind_v, object v_a, object v_b, int kind_x, object x_a, object 
     cdef long long[::1] vlen = len_arr
     cdef uint64_t[::1] vword = word_arr
     with nogil:
-        for i in range(n):
-            h = _hash(V, i)
-            j = <long long> (h & <uint64_t> mask)
-            while slot[j] >= 0:
-                if hs[j] == h and _equal(V, slot[j], V, i):
-                    break
-                j = (j + 1) & mask
-            else:
-                slot[j] = i
-                hs[j] = h
-                if fam_v == 1:
-                    _span(V, i, &sp, &L)
-                    if L <= 8:
-                        vlen[j] = L
-                        vword[j] = _load_le(sp, L)
+        _fill_table(V, n, &slot[0], &hs[0], mask)
+        for j in range(cap if fam_v == 1 else 0):  # each short UTF-8 id's word and length
+            if slot[j] >= 0:
+                _span(V, slot[j], &sp, &L)
+                if L <= 8:
+                    vlen[j] = L
+                    vword[j] = _load_le(sp, L)
     cdef int nt = _threads(m)
     for i in prange(m, nogil=True, schedule="static", num_threads=nt):
         p = -1
