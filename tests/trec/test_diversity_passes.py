@@ -158,11 +158,54 @@ def test_ideal_lists_give_the_array_loop_and_the_greedy_loop_bits():
             assert x[0].tolist() == y[0].tolist() and x[1].tolist() == y[1].tolist()
 
 
-def test_compiled_passes_on_threads_give_the_array_bits():
+def _read(frame, rel, weights, route):
+    """``as_intents`` by the compiled reader (one sort of every row's key, or each topic's
+    rows sorted on their own) or the array operations."""
+    limit = diversity.SORTED_KEY_LIMIT
+    diversity.SORTED_KEY_LIMIT = 0 if route == "per_topic" else limit
+    diversity.COMPILED = route != "arrays"
+    try:
+        return as_intents(frame, rel, weights)
+    except InputError as exc:
+        return str(exc)
+    finally:
+        diversity.SORTED_KEY_LIMIT = limit
+        diversity.COMPILED = True
+
+
+def _same_intents(a, b):
+    if isinstance(a, str) or isinstance(b, str):
+        assert a == b
+        return
+    for name in ("key", "rel", "weight", "n_sub", "nrel_sub", "doc_order"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and np.array_equal(x, y), name
+    assert list(a.topics) == list(b.topics) and list(a.docs) == list(b.docs)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 12), st.booleans(), st.sampled_from([1, 2]),
+       st.booleans())
+def test_the_compiled_reader_gives_the_array_pairs(seed, n_topics, weighted, rel, repeat):
+    intents, _, weights = _data(seed, n_topics, weighted)
+    intents = intents.sample(frac=1.0, random_state=seed % 1000)  # rows in any order
+    if repeat:  # a (query, doc, subtopic) judgment given twice: refused by every route
+        intents = pd.concat([intents, intents.iloc[[len(intents) // 2]]], ignore_index=True)
+    want = _read(intents, rel, weights, "arrays")
+    for route in ("sorted_keys", "per_topic"):
+        _same_intents(_read(intents, rel, weights, route), want)
+    assert isinstance(want, str) == repeat
+
+
+@pytest.mark.parametrize("route", ["sorted_keys", "per_topic"])
+def test_compiled_passes_on_threads_give_the_array_bits(route, monkeypatch):
     # enough judged pairs and list positions for the compiled passes' threads (runs of topics
     # and of users, each writing from its bound, moved together after); repeated documents
     # (duplicates="keep") make some run's first room too small
+    if route == "per_topic":
+        monkeypatch.setattr(diversity, "SORTED_KEY_LIMIT", 0)
     intents, run, weights = _data(17, 5000, True)
+    _same_intents(_read(intents, 1, weights, route), _read(intents, 1, weights, "arrays"))
     truth = intents.groupby(["query", "doc"], as_index=False)["relevance"].max()
     assert truth.shape[0] > 32768 and run.shape[0] > 32768
     twice = pd.concat([run, run.assign(score=run["score"] - 10)], ignore_index=True)

@@ -119,6 +119,216 @@ cdef object _runs(const long long[::1] offsets, int nt):
     return cuts_arr
 
 
+cdef int _by_key(const void* a, const void* b) noexcept nogil:
+    cdef long long x = (<const long long*> a)[0], y = (<const long long*> b)[0]
+    return (x > y) - (x < y)
+
+
+cdef long long _topic_keys(const long long* rows, long long m, const long long* doc,
+                           const long long* sub, const double* relevance, double rel,
+                           long long n_subs, long long* keys) noexcept nogil:
+    """One topic's judgments (``rows``) as ascending keys ``(doc * n_subs + sub) * 2 +
+    relevant``; returns the number of judged documents, or -1 when a (document, subtopic)
+    judgment is given twice."""
+    cdef long long q, r
+    cdef bint ascending = True
+    for q in range(m):
+        r = rows[q]
+        keys[q] = (doc[r] * n_subs + sub[r]) * 2 + (1 if relevance[r] >= rel else 0)
+        if q and keys[q] < keys[q - 1]:
+            ascending = False
+    if not ascending:
+        qsort(keys, m, sizeof(long long), _by_key)
+    return _topic_docs(keys, m, n_subs)
+
+
+cdef long long _topic_docs(const long long* keys, long long m, long long n_subs) noexcept nogil:
+    """The judged documents of one topic's ascending keys; -1 when a (document, subtopic)
+    judgment is given twice."""
+    cdef long long q, n_docs = 0
+    for q in range(m):
+        if q and (keys[q] >> 1) == (keys[q - 1] >> 1):
+            return -1
+        if q == 0 or (keys[q] >> 1) // n_subs != (keys[q - 1] >> 1) // n_subs:
+            n_docs += 1
+    return n_docs
+
+
+cdef long long _topic_subtopics(const long long* keys, long long m, long long n_subs,
+                                char* seen, long long* found) noexcept nogil:
+    """The topic's subtopics with a relevant judgment, ascending, into ``found``; their
+    number (``seen``: a zeroed flag per subtopic, zeroed again after)."""
+    cdef long long q, c, n = 0
+    for q in range(m):
+        if keys[q] & 1:
+            c = (keys[q] >> 1) % n_subs
+            if not seen[c]:
+                seen[c] = 1
+                found[n] = c
+                n += 1
+    for q in range(n):
+        seen[found[q]] = 0
+    qsort(found, n, sizeof(long long), _by_key)
+    return n
+
+
+cdef void _intent_topics(const long long* start, const long long* sorted_keys,
+                         const long long* order, const long long* doc,
+                         const long long* sub, const double* relevance, double rel,
+                         long long n_docs, long long n_subs, Py_ssize_t lo, Py_ssize_t hi,
+                         long long m_max, long long* n_pairs, long long* n_sub,
+                         const long long* pair_off, const long long* ts_off, long long s_max,
+                         long long* key, unsigned char* relm, long long* nrel_sub,
+                         long long* ts_sub, int* fail) noexcept nogil:
+    """Topics ``lo .. hi - 1`` of :func:`intent_pairs`: without ``pair_off``, each topic's
+    judged documents and subtopics with a relevant document counted (``fail`` 2: a
+    judgment given twice); with it, written. Each topic's keys are its part of
+    ``sorted_keys`` (its rows ``start[t]:start[t + 1]``), or else made from its rows
+    ``order[start[t]:start[t + 1]]`` and sorted."""
+    cdef long long t, q, p, d, c, m, k, base
+    cdef long long* keys = <long long*> receval_alloc(m_max, sizeof(long long), 0)
+    cdef long long* found = <long long*> receval_alloc(min(m_max, n_subs), sizeof(long long), 0)
+    cdef long long* local = <long long*> receval_alloc(n_subs, sizeof(long long), 0)
+    cdef char* seen = <char*> receval_alloc(n_subs, 1, 1)
+    if keys == NULL or found == NULL or local == NULL or seen == NULL:
+        fail[0] = 1
+        hi = lo
+    for t in range(lo, hi):
+        if fail[0]:
+            break
+        m = start[t + 1] - start[t]
+        if sorted_keys != NULL:  # the topic's keys, less its base
+            base = t * n_docs * n_subs * 2
+            for q in range(m):
+                keys[q] = sorted_keys[start[t] + q] - base
+        if pair_off == NULL:
+            if sorted_keys != NULL:
+                n_pairs[t] = _topic_docs(keys, m, n_subs)
+            else:
+                n_pairs[t] = _topic_keys(&order[start[t]], m, doc, sub, relevance, rel,
+                                         n_subs, keys)
+            if n_pairs[t] < 0:
+                fail[0] = 2
+                break
+            n_sub[t] = _topic_subtopics(keys, m, n_subs, seen, found)
+            continue
+        if sorted_keys == NULL:
+            _topic_keys(&order[start[t]], m, doc, sub, relevance, rel, n_subs, keys)
+        k = _topic_subtopics(keys, m, n_subs, seen, found)
+        for q in range(k):
+            local[found[q]] = q
+            ts_sub[ts_off[t] + q] = found[q]
+        p = pair_off[t] - 1
+        for q in range(m):
+            d = (keys[q] >> 1) // n_subs
+            if q == 0 or d != (keys[q - 1] >> 1) // n_subs:
+                p += 1
+                key[p] = t * n_docs + d
+            if keys[q] & 1:
+                c = local[(keys[q] >> 1) % n_subs]
+                relm[p * s_max + c] = 1
+                nrel_sub[t * s_max + c] += 1
+    free(keys)
+    free(found)
+    free(local)
+    free(seen)
+
+
+def intent_pairs(const long long[::1] topic, const long long[::1] doc,
+                 const long long[::1] sub, const double[::1] relevance, double rel,
+                 long long n_topics, long long n_docs, long long n_subs,
+                 const long long[::1] sorted_keys=None):
+    """Subtopic judgments (codes of sorted raw ids per row) as the judged (topic, document)
+    pairs: ``(key, rel, n_sub, nrel_sub, ts_topic, ts_sub, local_of_ts)``, or ``None`` when
+    a (topic, document, subtopic) judgment is given twice.
+
+    ``key``: the pairs ``topic * n_docs + doc``, ascending; ``rel[p, j]`` (uint8): pair ``p``
+    has a judgment >= ``rel`` for the topic's local subtopic ``j`` (its subtopics with a
+    relevant document, ascending); ``n_sub`` (A per topic), ``nrel_sub`` (topics x the most
+    local subtopics: relevant documents per local subtopic); per (topic, local subtopic):
+    topic, subtopic code and local index. In parallel over runs of topics of about equal
+    rows (counted, then written).
+
+    ``sorted_keys``: every judgment's ``((topic * n_docs + doc) * n_subs + sub) * 2 +
+    relevant``, ascending (the other columns are then not read); else rows are grouped by
+    topic (a counting sort) and each topic's judgments sorted on their own."""
+    cdef bint presorted = sorted_keys is not None
+    cdef Py_ssize_t n = sorted_keys.shape[0] if presorted else topic.shape[0], i, t
+    start_arr = np.zeros(n_topics + 1, dtype=np.int64)
+    order_arr = np.empty(1 if presorted else max(n, 1), dtype=np.int64)
+    cdef long long[::1] start = start_arr
+    cdef long long[::1] order = order_arr
+    cdef long long m_max = 1, s_max = 0, span = n_docs * max(n_subs, 1) * 2
+    if presorted:
+        start_arr[:] = np.searchsorted(sorted_keys, np.arange(n_topics + 1, dtype=np.int64)
+                                       * span)
+        if n_topics:
+            m_max = max(1, int(np.diff(start_arr).max()))
+    else:
+        with nogil:
+            for i in range(n):
+                start[topic[i] + 1] += 1
+            for t in range(n_topics):
+                m_max = max(m_max, start[t + 1])
+                start[t + 1] += start[t]
+            for i in range(n):  # (start[t] runs ahead while topic t is placed, then back)
+                order[start[topic[i]]] = i
+                start[topic[i]] += 1
+            for t in range(n_topics, 0, -1):
+                start[t] = start[t - 1]
+            start[0] = 0
+    cdef const long long* sk_p = &sorted_keys[0] if presorted and n else NULL
+    n_pairs_arr = np.zeros(n_topics, dtype=np.int64)
+    n_sub_arr = np.zeros(n_topics, dtype=np.int64)
+    cdef long long[::1] n_pairs = n_pairs_arr
+    cdef long long[::1] n_sub = n_sub_arr
+    cdef int nt = _threads_over(n, n_topics), th
+    cdef long long[::1] cuts = _runs(start_arr, nt)
+    cdef int failed = 0
+    cdef int* fail = &failed  # written through the pointer: shared by the threads
+    cdef const long long* doc_p = &doc[0] if doc.shape[0] else NULL
+    cdef const long long* sub_p = &sub[0] if sub.shape[0] else NULL
+    cdef const double* rel_p = &relevance[0] if relevance.shape[0] else NULL
+    cdef long long* np_p = &n_pairs[0] if n_topics else NULL
+    cdef long long* ns_p = &n_sub[0] if n_topics else NULL
+    with nogil:
+        for th in prange(nt, num_threads=nt, schedule="static", chunksize=1):
+            _intent_topics(&start[0], sk_p, &order[0], doc_p, sub_p, rel_p, rel, n_docs,
+                           max(n_subs, 1), cuts[th], cuts[th + 1], m_max, np_p, ns_p, NULL,
+                           NULL, 0, NULL, NULL, NULL, NULL, fail)
+    if failed == 2:
+        return None
+    if failed:
+        raise _no_memory("a topic's judgments", m_max * 16 + max(n_subs, 1) * 9, nt)
+    pair_off_arr = np.zeros(n_topics + 1, dtype=np.int64)
+    ts_off_arr = np.zeros(n_topics + 1, dtype=np.int64)
+    np.cumsum(n_pairs_arr, out=pair_off_arr[1:])
+    np.cumsum(n_sub_arr, out=ts_off_arr[1:])
+    s_max = int(n_sub_arr.max()) if n_topics else 0
+    key_arr = np.empty(pair_off_arr[n_topics], dtype=np.int64)
+    relm_arr = np.zeros((pair_off_arr[n_topics], s_max), dtype=np.uint8)
+    nrel_arr = np.zeros((n_topics, s_max), dtype=np.int64)
+    ts_sub_arr = np.empty(ts_off_arr[n_topics], dtype=np.int64)
+    cdef long long[::1] pair_off = pair_off_arr
+    cdef long long[::1] ts_off = ts_off_arr
+    cdef long long[::1] key = key_arr
+    cdef unsigned char* relm_p = <unsigned char*> cnp.PyArray_DATA(relm_arr)
+    cdef long long* nrel_p = <long long*> cnp.PyArray_DATA(nrel_arr)
+    cdef long long* ts_p = <long long*> cnp.PyArray_DATA(ts_sub_arr)
+    cdef long long* key_p = <long long*> cnp.PyArray_DATA(key_arr)
+    with nogil:
+        for th in prange(nt, num_threads=nt, schedule="static", chunksize=1):
+            _intent_topics(&start[0], sk_p, &order[0], doc_p, sub_p, rel_p, rel, n_docs,
+                           max(n_subs, 1), cuts[th], cuts[th + 1], m_max, np_p, ns_p,
+                           &pair_off[0], &ts_off[0], s_max, key_p, relm_p, nrel_p, ts_p, fail)
+    if failed:
+        raise _no_memory("a topic's judgments", m_max * 16 + max(n_subs, 1) * 9, nt)
+    ts_topic = np.repeat(np.arange(n_topics, dtype=np.int64), n_sub_arr)
+    local_of_ts = np.arange(len(ts_topic), dtype=np.int64) - ts_off_arr[:-1][ts_topic]
+    return (key_arr, relm_arr.view(np.bool_), n_sub_arr, nrel_arr, ts_topic, ts_sub_arr,
+            local_of_ts)
+
+
 cdef long long _gains_users(const long long* indptr, const int* items32,
                            const long long* items64, const long long* vocab_docs,
                            const long long* topic, const long long* pair_lo,

@@ -64,7 +64,14 @@ from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
 from ..io.categories import ItemCategories, as_item_categories
 from ..io.frames import ITEM_NAMES, REL_NAMES, USER_NAMES
-from ..kernels import cut_sums, greedy_ideal, ideal_lists, list_gains, str_codes
+from ..kernels import (
+    cut_sums,
+    greedy_ideal,
+    ideal_lists,
+    intent_pairs,
+    list_gains,
+    str_codes,
+)
 from ..metrics.spec import MetricDef, MetricSpec, Param, register
 
 SUBTOPIC_NAMES = ("subtopic", "subtopic_id", "intent", "intent_id", "aspect", "nugget",
@@ -274,6 +281,9 @@ def _sorted_unique(values: np.ndarray) -> np.ndarray:
     return out[keep]
 
 
+#: the judgments are sorted as one int64 key per row, ``((topic * n_docs + doc) * n_subs +
+#: subtopic) * 2 + relevant``, when every such key is below this; else topic by topic
+SORTED_KEY_LIMIT = 1 << 62
 DENSE_CELLS, DENSE_PER_ROW = 1 << 16, 4  # the reader's (topic, subtopic) table: its cells at
 # most this many, or this many per relevant judgment
 
@@ -290,13 +300,53 @@ def as_intents(obj: Any, rel: float = 1.0, weights: Any = None) -> Intents:
     if len(query) and min(topic_code.min(), doc_code.min(), sub_code.min()) < 0:  # a null id
         raise InputError("intents: a row has no query, document or subtopic.")
     n_topics, n_docs, n_subs = len(topics), len(docs), len(subs)
+    if not COMPILED:
+        pairs = _intent_pairs_arrays(topic_code, doc_code, sub_code, relevance, rel,
+                                     n_topics, n_docs, n_subs)
+    elif n_topics * n_docs * max(n_subs, 1) * 2 < SORTED_KEY_LIMIT:  # one sort of every row
+        keys = topic_code * n_docs
+        keys += doc_code
+        keys *= max(n_subs, 1)
+        keys += sub_code
+        keys *= 2
+        keys += relevance >= rel
+        keys.sort()
+        none = np.zeros(0, dtype=np.int64)
+        pairs = intent_pairs(none, none, none, np.zeros(0), float(rel), n_topics, n_docs,
+                             n_subs, keys)
+    else:  # keys too wide for one integer: each topic's judgments sorted on their own
+        pairs = intent_pairs(topic_code, doc_code, sub_code, relevance, float(rel), n_topics,
+                             n_docs, n_subs)
+    if pairs is None:
+        raise InputError("intents: a (query, doc, subtopic) judgment is given twice; give "
+                         "each once.")
+    key, relm, n_sub, nrel_sub, ts_topic, ts_sub, local_of_ts = pairs
+    s_max = relm.shape[1]
+    weight = np.zeros((n_topics, s_max), dtype=np.float64)
+    weight[np.arange(s_max)[None, :] < n_sub[:, None]] = 1.0
+    dropped = 0
+    if weights is not None:
+        weight, dropped = _given_weights(weights, topics, subs, ts_topic, ts_sub,
+                                         local_of_ts, n_sub, s_max)
+    order = np.argsort(np.array([str(d).encode("utf-8") for d in docs], dtype=object),
+                       kind="stable")
+    doc_order = np.empty(n_docs, dtype=np.int64)
+    doc_order[order] = np.arange(n_docs)
+    return Intents(topics, docs, key, relm, weight, n_sub, nrel_sub, doc_order,
+                   weights is not None, dropped)
+
+
+def _intent_pairs_arrays(topic_code: np.ndarray, doc_code: np.ndarray, sub_code: np.ndarray,
+                         relevance: np.ndarray, rel: float, n_topics: int, n_docs: int,
+                         n_subs: int) -> tuple[np.ndarray, ...] | None:
+    """:func:`receval.kernels.intent_pairs` by array operations (one sort of every judgment
+    in (topic, doc, subtopic) order)."""
     # every judgment in (topic, doc, subtopic) order: one sort for the pairs and the checks
     triple = (topic_code * n_docs + doc_code) * n_subs + sub_code
     by_triple = np.argsort(triple)
     triple = triple[by_triple]
     if len(triple) > 1 and (triple[1:] == triple[:-1]).any():
-        raise InputError("intents: a (query, doc, subtopic) judgment is given twice; give "
-                         "each once.")
+        return None
     good = relevance[by_triple] >= rel
     pair = triple // max(n_subs, 1)
     new_pair = np.ones(len(pair), dtype=bool)
@@ -330,18 +380,7 @@ def as_intents(obj: Any, rel: float = 1.0, weights: Any = None) -> Intents:
     relm[pair_idx[good], loc] = True
     nrel_sub = np.bincount(good_topic * s_max + loc, minlength=n_topics * s_max) \
         .astype(np.int64).reshape(n_topics, s_max)
-    weight = np.zeros((n_topics, s_max), dtype=np.float64)
-    weight[np.arange(s_max)[None, :] < n_sub[:, None]] = 1.0
-    dropped = 0
-    if weights is not None:
-        weight, dropped = _given_weights(weights, topics, subs, ts_topic, ts_sub,
-                                         local_of_ts, n_sub, s_max)
-    order = np.argsort(np.array([str(d).encode("utf-8") for d in docs], dtype=object),
-                       kind="stable")
-    doc_order = np.empty(n_docs, dtype=np.int64)
-    doc_order[order] = np.arange(n_docs)
-    return Intents(topics, docs, key, relm, weight, n_sub, nrel_sub, doc_order,
-                   weights is not None, dropped)
+    return key, relm, n_sub, nrel_sub, ts_topic, ts_sub, local_of_ts
 
 
 def _given_weights(obj: Any, topics: pd.Index, subs: pd.Index, ts_topic: np.ndarray,
