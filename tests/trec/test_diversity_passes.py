@@ -177,8 +177,11 @@ def _same_intents(a, b):
     if isinstance(a, str) or isinstance(b, str):
         assert a == b
         return
-    for name in ("key", "rel", "weight", "n_sub", "nrel_sub", "doc_order"):
+    for name in ("key", "rel", "bits", "any_rel", "weight", "n_sub", "nrel_sub", "doc_order"):
         x, y = getattr(a, name), getattr(b, name)
+        if x is None or y is None:  # (no bits past 62 subtopics)
+            assert x is None and y is None, name
+            continue
         assert x.dtype == y.dtype and np.array_equal(x, y), name
     assert list(a.topics) == list(b.topics) and list(a.docs) == list(b.docs)
 
@@ -195,6 +198,29 @@ def test_the_compiled_reader_gives_the_array_pairs(seed, n_topics, weighted, rel
     for route in ("sorted_keys", "per_topic"):
         _same_intents(_read(intents, rel, weights, route), want)
     assert isinstance(want, str) == repeat
+
+
+def test_more_subtopics_than_the_bits_of_an_integer():
+    # 70 subtopics of one query: no bit patterns (the arrays' clusters instead), on every route
+    rng = np.random.default_rng(3)
+    rows = [("q0", f"d{d:02d}", f"s{s:02d}", int(rng.integers(0, 3)))
+            for d in range(30) for s in rng.choice(70, 12, replace=False)]
+    rows += [("q1", f"d{d:02d}", "s00", 1) for d in range(5)]
+    intents = pd.DataFrame(rows, columns=["query", "doc", "subtopic", "relevance"])
+    run = pd.DataFrame({"query": ["q0"] * 25 + ["q1"] * 4,
+                        "doc": [f"d{d:02d}" for d in rng.permutation(35)[:25]]
+                        + ["d01", "d09", "d03", "d00"],
+                        "score": rng.random(29)})
+    truth = intents.groupby(["query", "doc"], as_index=False)["relevance"].max()
+    it = _read(intents, 1, None, "sorted_keys")
+    assert it.n_subtopics > 62 and it.bits is None
+    for route in ("per_topic", "arrays"):
+        _same_intents(_read(intents, 1, None, route), it)
+    keys = _keys(0.5, 0.5, 10, False) + _keys(0.3, 0.8, 5, True)
+    fast = _evaluate(run, truth, keys, intents, None)
+    with array_path():
+        slow = _evaluate(run, truth, keys, intents, None)
+    _same_bits(fast, slow, keys)
 
 
 @pytest.mark.parametrize("route", ["sorted_keys", "per_topic"])
@@ -281,7 +307,7 @@ def test_the_reader_lays_out_str_ids_as_the_frame_reader_did(monkeypatch):
                                for q, ws in weights.items()})
     for other in (slow, sorted_pairs):
         assert list(fast.topics) == list(other.topics) and list(fast.docs) == list(other.docs)
-        for name in ("key", "rel", "weight", "n_sub", "nrel_sub", "doc_order"):
+        for name in ("key", "rel", "bits", "any_rel", "weight", "n_sub", "nrel_sub", "doc_order"):
             assert np.array_equal(getattr(fast, name), getattr(other, name)), name
 
 
@@ -313,7 +339,7 @@ def test_intents_held_by_arrow_read_as_object_columns():
         held = intents.astype({"query": dtype, "doc": dtype, "subtopic": dtype})
         got = as_intents(held, 1.0, weights)
         assert list(got.topics) == list(plain_.topics) and list(got.docs) == list(plain_.docs)
-        for name in ("key", "rel", "weight", "n_sub", "nrel_sub", "doc_order"):
+        for name in ("key", "rel", "bits", "any_rel", "weight", "n_sub", "nrel_sub", "doc_order"):
             assert np.array_equal(getattr(got, name), getattr(plain_, name)), name
         with pytest.raises(InputError, match="no query, document or subtopic"):
             as_intents(pd.DataFrame({"query": pd.Series(["q", None], dtype=dtype),

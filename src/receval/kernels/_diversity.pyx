@@ -179,7 +179,7 @@ cdef void _intent_topics(const long long* start, const long long* sorted_keys,
                          long long m_max, long long* n_pairs, long long* n_sub,
                          const long long* pair_off, const long long* ts_off, long long s_max,
                          long long* key, unsigned char* relm, long long* nrel_sub,
-                         long long* ts_sub, int* fail) noexcept nogil:
+                         long long* ts_sub, long long* bits, int* fail) noexcept nogil:
     """Topics ``lo .. hi - 1`` of :func:`intent_pairs`: without ``pair_off``, each topic's
     judged documents and subtopics with a relevant document counted (``fail`` 2: a
     judgment given twice); with it, written. Each topic's keys are its part of
@@ -228,6 +228,8 @@ cdef void _intent_topics(const long long* start, const long long* sorted_keys,
                 c = local[(keys[q] >> 1) % n_subs]
                 relm[p * s_max + c] = 1
                 nrel_sub[t * s_max + c] += 1
+                if bits != NULL:
+                    bits[p] |= 1LL << c
     free(keys)
     free(found)
     free(local)
@@ -239,12 +241,13 @@ def intent_pairs(const long long[::1] topic, const long long[::1] doc,
                  long long n_topics, long long n_docs, long long n_subs,
                  const long long[::1] sorted_keys=None):
     """Subtopic judgments (codes of sorted raw ids per row) as the judged (topic, document)
-    pairs: ``(key, rel, n_sub, nrel_sub, ts_topic, ts_sub, local_of_ts)``, or ``None`` when
+    pairs: ``(key, rel, bits, n_sub, nrel_sub, ts_topic, ts_sub, local_of_ts)``, or ``None`` when
     a (topic, document, subtopic) judgment is given twice.
 
-    ``key``: the pairs ``topic * n_docs + doc``, ascending; ``rel[p, j]`` (uint8): pair ``p``
+    ``key``: the pairs ``topic * n_docs + doc``, ascending; ``rel[p, j]`` (bool): pair ``p``
     has a judgment >= ``rel`` for the topic's local subtopic ``j`` (its subtopics with a
-    relevant document, ascending); ``n_sub`` (A per topic), ``nrel_sub`` (topics x the most
+    relevant document, ascending), ``bits[p]`` the same as bits (``None`` past 62 local
+    subtopics); ``n_sub`` (A per topic), ``nrel_sub`` (topics x the most
     local subtopics: relevant documents per local subtopic); per (topic, local subtopic):
     topic, subtopic code and local index. In parallel over runs of topics of about equal
     rows (counted, then written).
@@ -295,7 +298,7 @@ def intent_pairs(const long long[::1] topic, const long long[::1] doc,
         for th in prange(nt, num_threads=nt, schedule="static", chunksize=1):
             _intent_topics(&start[0], sk_p, &order[0], doc_p, sub_p, rel_p, rel, n_docs,
                            max(n_subs, 1), cuts[th], cuts[th + 1], m_max, np_p, ns_p, NULL,
-                           NULL, 0, NULL, NULL, NULL, NULL, fail)
+                           NULL, 0, NULL, NULL, NULL, NULL, NULL, fail)
     if failed == 2:
         return None
     if failed:
@@ -316,17 +319,20 @@ def intent_pairs(const long long[::1] topic, const long long[::1] doc,
     cdef long long* nrel_p = <long long*> cnp.PyArray_DATA(nrel_arr)
     cdef long long* ts_p = <long long*> cnp.PyArray_DATA(ts_sub_arr)
     cdef long long* key_p = <long long*> cnp.PyArray_DATA(key_arr)
+    bits_arr = np.zeros(pair_off_arr[n_topics] if s_max <= 62 else 0, dtype=np.int64)
+    cdef long long* bits_p = <long long*> cnp.PyArray_DATA(bits_arr) if s_max <= 62 else NULL
     with nogil:
         for th in prange(nt, num_threads=nt, schedule="static", chunksize=1):
             _intent_topics(&start[0], sk_p, &order[0], doc_p, sub_p, rel_p, rel, n_docs,
                            max(n_subs, 1), cuts[th], cuts[th + 1], m_max, np_p, ns_p,
-                           &pair_off[0], &ts_off[0], s_max, key_p, relm_p, nrel_p, ts_p, fail)
+                           &pair_off[0], &ts_off[0], s_max, key_p, relm_p, nrel_p, ts_p,
+                           bits_p, fail)
     if failed:
         raise _no_memory("a topic's judgments", m_max * 16 + max(n_subs, 1) * 9, nt)
     ts_topic = np.repeat(np.arange(n_topics, dtype=np.int64), n_sub_arr)
     local_of_ts = np.arange(len(ts_topic), dtype=np.int64) - ts_off_arr[:-1][ts_topic]
-    return (key_arr, relm_arr.view(np.bool_), n_sub_arr, nrel_arr, ts_topic, ts_sub_arr,
-            local_of_ts)
+    return (key_arr, relm_arr.view(np.bool_), bits_arr if s_max <= 62 else None, n_sub_arr,
+            nrel_arr, ts_topic, ts_sub_arr, local_of_ts)
 
 
 cdef long long _gains_users(const long long* indptr, const int* items32,

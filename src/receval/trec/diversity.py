@@ -111,8 +111,8 @@ class Intents:
     def any_rel(self) -> np.ndarray:
         """Per pair: relevant to some subtopic."""
         if getattr(self, "_any_rel", None) is None:
-            self._any_rel = self.rel.any(axis=1) if self.rel.shape[1] else \
-                np.zeros(len(self.key), dtype=bool)
+            bits = self.bits
+            self._any_rel = bits != 0 if bits is not None else self.rel.any(axis=1)
         return self._any_rel
 
     @property
@@ -320,7 +320,7 @@ def as_intents(obj: Any, rel: float = 1.0, weights: Any = None) -> Intents:
     if pairs is None:
         raise InputError("intents: a (query, doc, subtopic) judgment is given twice; give "
                          "each once.")
-    key, relm, n_sub, nrel_sub, ts_topic, ts_sub, local_of_ts = pairs
+    key, relm, bits, n_sub, nrel_sub, ts_topic, ts_sub, local_of_ts = pairs
     s_max = relm.shape[1]
     weight = np.zeros((n_topics, s_max), dtype=np.float64)
     weight[np.arange(s_max)[None, :] < n_sub[:, None]] = 1.0
@@ -332,8 +332,11 @@ def as_intents(obj: Any, rel: float = 1.0, weights: Any = None) -> Intents:
                        kind="stable")
     doc_order = np.empty(n_docs, dtype=np.int64)
     doc_order[order] = np.arange(n_docs)
-    return Intents(topics, docs, key, relm, weight, n_sub, nrel_sub, doc_order,
-                   weights is not None, dropped)
+    intents = Intents(topics, docs, key, relm, weight, n_sub, nrel_sub, doc_order,
+                      weights is not None, dropped)
+    if bits is not None:
+        intents._bits = bits
+    return intents
 
 
 def _intent_pairs_arrays(topic_code: np.ndarray, doc_code: np.ndarray, sub_code: np.ndarray,
@@ -380,7 +383,7 @@ def _intent_pairs_arrays(topic_code: np.ndarray, doc_code: np.ndarray, sub_code:
     relm[pair_idx[good], loc] = True
     nrel_sub = np.bincount(good_topic * s_max + loc, minlength=n_topics * s_max) \
         .astype(np.int64).reshape(n_topics, s_max)
-    return key, relm, n_sub, nrel_sub, ts_topic, ts_sub, local_of_ts
+    return key, relm, None, n_sub, nrel_sub, ts_topic, ts_sub, local_of_ts
 
 
 def _given_weights(obj: Any, topics: pd.Index, subs: pd.Index, ts_topic: np.ndarray,
@@ -771,6 +774,7 @@ class _Block:
     divisor: np.ndarray         # per user row: A (uniform) or 1 (given weights); 0 when none
     ideal_user: np.ndarray      # user row of each ideal gain
     ideal_rank: np.ndarray      # 0-based rank of each ideal gain
+    depth: int                  # 1 + the deepest rank of a run or ideal gain (at least 1)
 
 
 def _block(spec: MetricSpec, packed: Any, context: Context) -> _Block:
@@ -814,7 +818,9 @@ def _new_block(spec: MetricSpec, packed: Any, intents: Intents, rel: float, alph
     divisor[with_t] = intents.divisor(topic[with_t])
     iu = np.repeat(np.arange(len(topic), dtype=np.int64), lens)
     ir = np.arange(len(iu), dtype=np.int64) - ideal_indptr[iu]
-    return _Block(intents, topic, gains, ideal_indptr, ideal, divisor, iu, ir)
+    depth = max(int(gains.rank.max()) + 1 if len(gains.rank) else 1,
+                int(lens.max()) if len(lens) else 1)
+    return _Block(intents, topic, gains, ideal_indptr, ideal, divisor, iu, ir, depth)
 
 
 COMPILED = True  # the compiled passes (False: the array operations, the same values)
@@ -875,8 +881,7 @@ def _discounted(spec: MetricSpec, packed: Any, context: Context, kind: str) -> M
     n = len(block.topic)
     alpha = float(spec.get("alpha"))
     k = _cut(spec, block)
-    maxrank = int(max(g.rank.max() + 1 if len(g.rank) else 1, k.max() if n else 1,
-                      np.diff(block.ideal_indptr).max() if n else 1))
+    maxrank = int(max(block.depth, k.max() if n else 1))
     if kind == "dcg":
         def weight_of(m: int) -> np.ndarray:
             return _discounts(m)[:m]
@@ -912,8 +917,7 @@ def _nrbp(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
     g = block.gains
     n = len(block.topic)
     alpha, beta = float(spec.get("alpha")), float(spec.get("beta"))
-    deepest = max(int(g.rank.max()) + 1 if len(g.rank) else 1,
-                  int(np.diff(block.ideal_indptr).max()) if n else 1)
+    deepest = block.depth
     decay = _powers(beta, deepest)
     run = _sum_above(g.user, g.rank, g.gain, decay, None, n)
     scale = 1.0 - (1.0 - alpha) * beta
