@@ -45,6 +45,7 @@ try:
         cut_sums,
         greedy_ideal,
         ideal_lists,
+        intent_keys,
         intent_pairs,
         list_gains,
         str_codes,
@@ -89,7 +90,8 @@ except ImportError as _exc:  # a source tree without the compiled modules
 __all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "MetricSetup", "NotStrIds", "Request",
            "adjacent_starts", "all_str", "column_states", "compute_metrics", "cut_sums",
            "dense_factorize", "exact_partials", "greedy_ideal", "group_rows", "group_truth",
-           "group_truth_raw", "ideal_lists", "index_at", "index_ids", "intent_pairs",
-           "join_lists", "kernel_columns", "kl_sums", "list_gains", "list_kl_ratios", "list_pass", "nonfinite",
-           "pack_lists", "profile_cells", "same_ids_at", "sorted_index", "str_codes",
-           "train_lists", "utf8_at", "xlogy_ratios", "xlogy_row_sums"]
+           "group_truth_raw", "ideal_lists", "index_at", "index_ids", "intent_keys",
+           "intent_pairs", "join_lists", "kernel_columns", "kl_sums", "list_gains",
+           "list_kl_ratios", "list_pass", "nonfinite", "pack_lists", "profile_cells",
+           "same_ids_at", "sorted_index", "str_codes", "train_lists", "utf8_at", "xlogy_ratios",
+           "xlogy_row_sums"]

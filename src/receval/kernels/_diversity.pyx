@@ -236,6 +236,29 @@ cdef void _intent_topics(const long long* start, const long long* sorted_keys,
     free(seen)
 
 
+def intent_keys(const long long[::1] topic, const long long[::1] topic_rank,
+                const long long[::1] doc, const long long[::1] doc_rank,
+                const long long[::1] sub, const long long[::1] sub_rank,
+                const double[::1] relevance, double rel, long long n_docs, long long n_subs):
+    """Every judgment's key ``((t * n_docs + d) * n_subs + s) * 2 + [relevance >= rel]``,
+    ``t = topic_rank[topic]`` (``topic`` itself when ``topic_rank`` is empty), likewise
+    ``d`` and ``s``: :func:`intent_pairs`' ``sorted_keys`` before their sort (the caller
+    checks that they fit), in parallel."""
+    cdef Py_ssize_t n = topic.shape[0], i
+    cdef long long t, d, c, ns = max(n_subs, 1)
+    out_arr = np.empty(n, dtype=np.int64)
+    cdef long long[::1] out = out_arr
+    cdef bint rt = topic_rank.shape[0] > 0, rd = doc_rank.shape[0] > 0
+    cdef bint rs = sub_rank.shape[0] > 0
+    cdef int nt = _threads(n)
+    for i in prange(n, nogil=True, schedule="static", num_threads=nt):
+        t = topic_rank[topic[i]] if rt else topic[i]
+        d = doc_rank[doc[i]] if rd else doc[i]
+        c = sub_rank[sub[i]] if rs else sub[i]
+        out[i] = ((t * n_docs + d) * ns + c) * 2 + (1 if relevance[i] >= rel else 0)
+    return out_arr
+
+
 def intent_pairs(const long long[::1] topic, const long long[::1] doc,
                  const long long[::1] sub, const double[::1] relevance, double rel,
                  long long n_topics, long long n_docs, long long n_subs,

@@ -68,6 +68,7 @@ from ..kernels import (
     cut_sums,
     greedy_ideal,
     ideal_lists,
+    intent_keys,
     intent_pairs,
     list_gains,
     str_codes,
@@ -226,29 +227,38 @@ def _arrow_held(values: pd.Series) -> bool:
 
 
 def _sorted_codes(values: Any) -> tuple[np.ndarray, pd.Index]:
-    """``pandas.factorize(values, sort=True)`` (codes int64): a ``str`` column by the compiled
-    table of :func:`receval.kernels.str_codes`, a column Arrow holds by Arrow's dictionary
-    encoding (no ``str`` object per row), then a sort of the distinct values only."""
+    """``pandas.factorize(values, sort=True)`` (codes int64): the codes of
+    :func:`_ranked_codes` in the order of the distinct values."""
+    codes, rank, ids = _ranked_codes(values)
+    return (codes if rank is None else rank[codes]), ids
+
+
+def _ranked_codes(values: Any) -> tuple[np.ndarray, np.ndarray | None, pd.Index]:
+    """``(codes, rank, ids)``: ``rank[codes]`` (``codes`` when ``rank`` is ``None``) are
+    ``pandas.factorize(values, sort=True)``'s codes, ``ids`` its distinct values. A ``str``
+    column by the compiled table of :func:`receval.kernels.str_codes`, a column Arrow holds
+    by Arrow's dictionary encoding (no ``str`` object per row), then a sort of the distinct
+    values only; the rank of each distinct value is not applied to every row here."""
     if isinstance(values, pd.Series):  # Arrow-held: codes by Arrow, distinct values sorted
         codes, uniques = pd.factorize(values, sort=False)
         found = (codes, uniques.to_numpy(dtype=object, na_value=None))
         if (len(codes) and int(codes.min()) < 0) or \
                 not all(isinstance(v, str) for v in found[1]):  # (a missing id: code -1)
             codes, uniques = pd.factorize(values, sort=True)
-            return codes.astype(np.int64), pd.Index(uniques)
+            return codes.astype(np.int64), None, pd.Index(uniques)
     else:
         found = str_codes(np.ascontiguousarray(values)) \
             if values.dtype == object and len(values) else None
     if found is None:
         codes, uniques = pd.factorize(pd.Series(values), sort=True)
-        return codes.astype(np.int64), pd.Index(uniques)
+        return codes.astype(np.int64), None, pd.Index(uniques)
     codes, distinct = found
     ids = np.empty(len(distinct), dtype=object)
     ids[:] = distinct
     order = np.argsort(ids, kind="stable")  # str: code point order, as pandas sorts them
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
-    return rank[codes], pd.Index(ids[order])
+    return np.asarray(codes, dtype=np.int64), rank, pd.Index(ids[order])
 
 
 def _weights_frame(obj: Any) -> pd.DataFrame:
@@ -291,32 +301,30 @@ DENSE_CELLS, DENSE_PER_ROW = 1 << 16, 4  # the reader's (topic, subtopic) table:
 def as_intents(obj: Any, rel: float = 1.0, weights: Any = None) -> Intents:
     """Read ``intents=`` (and ``intent_weights=``) with relevance threshold ``rel``."""
     query, doc, subtopic, rel_col = _intent_columns(obj)
-    relevance = pd.to_numeric(rel_col, errors="coerce").to_numpy(np.float64)
+    relevance = rel_col.to_numpy(np.float64) if pd.api.types.is_numeric_dtype(rel_col) \
+        and not pd.api.types.is_bool_dtype(rel_col) else \
+        pd.to_numeric(rel_col, errors="coerce").to_numpy(np.float64)
     if np.isnan(relevance).any():
         raise InputError("intents: every relevance must be a number.")
-    topic_code, topics = _sorted_codes(query)
-    doc_code, docs = _sorted_codes(doc)
-    sub_code, subs = _sorted_codes(subtopic)
-    if len(query) and min(topic_code.min(), doc_code.min(), sub_code.min()) < 0:  # a null id
+    columns = [_ranked_codes(v) for v in (query, doc, subtopic)]
+    if len(query) and min(int(c.min()) for c, _, _ in columns) < 0:  # a null id
         raise InputError("intents: a row has no query, document or subtopic.")
+    (topics, docs, subs) = (ids for _, _, ids in columns)
     n_topics, n_docs, n_subs = len(topics), len(docs), len(subs)
-    if not COMPILED:
-        pairs = _intent_pairs_arrays(topic_code, doc_code, sub_code, relevance, rel,
-                                     n_topics, n_docs, n_subs)
-    elif n_topics * n_docs * max(n_subs, 1) * 2 < SORTED_KEY_LIMIT:  # one sort of every row
-        keys = topic_code * n_docs
-        keys += doc_code
-        keys *= max(n_subs, 1)
-        keys += sub_code
-        keys *= 2
-        keys += relevance >= rel
-        keys.sort()
+    if COMPILED and n_topics * n_docs * max(n_subs, 1) * 2 < SORTED_KEY_LIMIT:
+        keys = intent_keys(*(np.zeros(0, dtype=np.int64) if a is None else a
+                             for c, r, _ in columns for a in (c, r)),
+                           relevance, float(rel), n_docs, n_subs)
+        keys.sort()  # one sort of every row's key
         none = np.zeros(0, dtype=np.int64)
         pairs = intent_pairs(none, none, none, np.zeros(0), float(rel), n_topics, n_docs,
                              n_subs, keys)
-    else:  # keys too wide for one integer: each topic's judgments sorted on their own
-        pairs = intent_pairs(topic_code, doc_code, sub_code, relevance, float(rel), n_topics,
-                             n_docs, n_subs)
+    else:
+        topic_code, doc_code, sub_code = (c if r is None else r[c] for c, r, _ in columns)
+        pairs = intent_pairs(topic_code, doc_code, sub_code, relevance, float(rel),
+                             n_topics, n_docs, n_subs) if COMPILED else \
+            _intent_pairs_arrays(topic_code, doc_code, sub_code, relevance, rel, n_topics,
+                                 n_docs, n_subs)
     if pairs is None:
         raise InputError("intents: a (query, doc, subtopic) judgment is given twice; give "
                          "each once.")
