@@ -13,6 +13,7 @@ from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -245,6 +246,27 @@ def test_compiled_passes_on_threads_give_the_array_bits(route, monkeypatch):
     topic = np.arange(len(it.topics), dtype=np.int64)[::-1].copy()
     a, b = ideal_gains(it, topic, 0.5), ideal_gains(it, topic, 0.5, compiled=False)
     assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["b", "a", "ä", "A", "", "😀", "ab", "10", "9",
+                                           "e\u0301"]), st.integers(1, 9)), max_size=12),
+       st.sampled_from(["large_string", "string", "chunks"]))
+def test_arrow_ids_in_runs_are_coded_as_pandas_codes_them(runs, storage):
+    # a column of few runs of equal ids is coded from each run's first id
+    ids = [v for v, n in runs for _ in range(n)]
+    if storage == "chunks":
+        arr = pa.chunked_array([ids[: len(ids) // 2], ids[len(ids) // 2:]], type=pa.string())
+        values = pd.Series(pd.arrays.ArrowExtensionArray(arr))
+    else:
+        values = pd.Series(ids, dtype=pd.ArrowDtype(getattr(pa, storage)()))
+    codes, uniques = diversity._sorted_codes(values)
+    want_codes, want_uniques = pd.factorize(pd.Series(ids, dtype=object), sort=True)
+    assert codes.tolist() == want_codes.tolist()
+    assert list(uniques) == list(want_uniques)
+    n_runs = sum(1 for i in range(len(ids)) if i == 0 or ids[i] != ids[i - 1])
+    few = len(ids) > 0 and n_runs * diversity.RUN_ROWS <= len(ids)
+    assert (diversity._run_codes(values) is not None) == few
 
 
 @settings(max_examples=60, deadline=None)

@@ -65,6 +65,7 @@ from ..errors import InputError, plain
 from ..io.categories import ItemCategories, as_item_categories
 from ..io.frames import ITEM_NAMES, REL_NAMES, USER_NAMES
 from ..kernels import (
+    adjacent_starts,
     cut_sums,
     greedy_ideal,
     ideal_lists,
@@ -72,8 +73,10 @@ from ..kernels import (
     intent_pairs,
     list_gains,
     str_codes,
+    utf8_at,
 )
 from ..metrics.spec import MetricDef, MetricSpec, Param, register
+from ..pack.rawids import raw_ids
 
 SUBTOPIC_NAMES = ("subtopic", "subtopic_id", "intent", "intent_id", "aspect", "nugget",
                   "iteration", "category")
@@ -240,9 +243,11 @@ def _ranked_codes(values: Any) -> tuple[np.ndarray, np.ndarray | None, pd.Index]
     by Arrow's dictionary encoding (no ``str`` object per row), then a sort of the distinct
     values only; the rank of each distinct value is not applied to every row here."""
     if isinstance(values, pd.Series):  # Arrow-held: codes by Arrow, distinct values sorted
-        codes, uniques = pd.factorize(values, sort=False)
-        found = (codes, uniques.to_numpy(dtype=object, na_value=None))
-        if (len(codes) and int(codes.min()) < 0) or \
+        found = _run_codes(values)
+        if found is None:
+            codes, uniques = pd.factorize(values, sort=False)
+            found = (codes, uniques.to_numpy(dtype=object, na_value=None))
+        if (len(found[0]) and int(found[0].min()) < 0) or \
                 not all(isinstance(v, str) for v in found[1]):  # (a missing id: code -1)
             codes, uniques = pd.factorize(values, sort=True)
             return codes.astype(np.int64), None, pd.Index(uniques)
@@ -259,6 +264,27 @@ def _ranked_codes(values: Any) -> tuple[np.ndarray, np.ndarray | None, pd.Index]
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
     return np.asarray(codes, dtype=np.int64), rank, pd.Index(ids[order])
+
+
+#: an Arrow-held id column with at most one run of equal adjacent ids per this many rows is
+#: coded from the first id of each run (qrels are grouped by topic, often by subtopic)
+RUN_ROWS = 4
+
+
+def _run_codes(values: pd.Series) -> tuple[np.ndarray, Any] | None:
+    """``(codes, distinct)`` in order of first appearance of an Arrow-held ``str`` column from
+    its runs of equal adjacent ids, when they are few (:data:`RUN_ROWS`); else ``None``."""
+    raw = raw_ids(values)
+    if raw is None or raw.family != "utf8" or not len(values):
+        return None
+    bounds = adjacent_starts(raw.kind, raw.a, raw.b, 0, 0, 1)
+    if (len(bounds) - 1) * RUN_ROWS > len(values):
+        return None
+    found = str_codes(utf8_at(raw.kind, raw.a, raw.b, bounds[:-1]))
+    if found is None:  # pragma: no cover - UTF-8 ids decode to str
+        return None
+    head_codes, distinct = found
+    return np.repeat(head_codes, np.diff(bounds)), distinct
 
 
 def _weights_frame(obj: Any) -> pd.DataFrame:
