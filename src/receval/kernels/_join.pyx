@@ -1861,6 +1861,19 @@ cdef long long _fill_table(const Ids* V, Py_ssize_t n, long long* slot, uint64_t
     return n_rep
 
 
+cdef tuple _id_table(const Ids* V, Py_ssize_t n):
+    """``(slot, hash, n_repeated)``: the ids ``0 .. n - 1`` of ``V`` in an open-addressing
+    table of a power of two slots, at most half full (:func:`_fill_table`)."""
+    cdef long long cap = _pow2_at_least(2 * n + 1), n_rep
+    slot_arr = np.full(cap, -1, dtype=np.int64)
+    hash_arr = np.empty(cap, dtype=np.uint64)
+    cdef long long[::1] slot = slot_arr
+    cdef uint64_t[::1] hs = hash_arr
+    with nogil:
+        n_rep = _fill_table(V, n, &slot[0], &hs[0], cap - 1)
+    return slot_arr, hash_arr, n_rep
+
+
 def index_ids(int kind, object vocab, object ids, int vocab_unique=0):
     """``(codes, n_repeated)``: the position of each of ``ids`` in ``vocab`` (-1 when absent),
     and how many entries of ``vocab`` repeat an earlier one (a code is the first occurrence).
@@ -1895,14 +1908,10 @@ def index_ids(int kind, object vocab, object ids, int vocab_unique=0):
         if same:
             codes_arr[:] = np.arange(m, dtype=np.int64)
         return codes_arr, 0
-    cap = _pow2_at_least(2 * n + 1)
-    mask = cap - 1
-    cdef cnp.ndarray[cnp.int64_t, ndim=1] slot_arr = np.full(cap, -1, dtype=np.int64)
-    cdef cnp.ndarray[cnp.uint64_t, ndim=1] hash_arr = np.empty(cap, dtype=np.uint64)
+    slot_arr, hash_arr, n_rep = _id_table(V, n)
     cdef long long[::1] slot = slot_arr
     cdef uint64_t[::1] hs = hash_arr
-    with nogil:
-        n_rep = _fill_table(V, n, &slot[0], &hs[0], mask)
+    mask = slot.shape[0] - 1
     if same and n_rep == 0:
         codes_arr[:] = np.arange(m, dtype=np.int64)
         return codes_arr, n_rep
@@ -1971,19 +1980,17 @@ def index_at(int kind_v, object v_a, object v_b, int kind_x, object x_a, object 
     cdef long long x_end = 0
     if words and n_x > 0:
         x_end = X.off32[n_x] if kind_x == 1 else X.off64[n_x]
-    cap = _pow2_at_least(2 * n + 1)
-    mask = cap - 1
-    cdef cnp.ndarray[cnp.int64_t, ndim=1] slot_arr = np.full(cap, -1, dtype=np.int64)
-    cdef cnp.ndarray[cnp.uint64_t, ndim=1] hash_arr = np.empty(cap, dtype=np.uint64)
+    slot_arr, hash_arr, _ = _id_table(V, n)
     cdef long long[::1] slot = slot_arr
     cdef uint64_t[::1] hs = hash_arr
+    cap = slot.shape[0]
+    mask = cap - 1
     words = words and not wide
     # the short UTF-8 ids again, one 16-byte slot each (word, length, position; the others
     # -1 long, free slots -1 positions), where the table has them: one cache line per probe
     short_arr = np.zeros((cap if words else 1) * 2, dtype=np.uint64)
     cdef ShortSlot* stab = <ShortSlot*> cnp.PyArray_DATA(short_arr)
     with nogil:
-        _fill_table(V, n, &slot[0], &hs[0], mask)
         for j in range(cap if words else 0):
             stab[j].code = <int> slot[j]
             stab[j].len = -1
