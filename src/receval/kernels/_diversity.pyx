@@ -27,6 +27,20 @@ cnp.import_array()
 include "_threads.pxi"
 include "_alloc.pxi"
 
+cdef extern from *:
+    """
+    /* the lowest set bit of a nonzero word */
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    static int receval_ctz64(unsigned long long x) {
+        unsigned long i; _BitScanForward64(&i, x); return (int) i;
+    }
+    #else
+    static int receval_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
+    #endif
+    """
+    int receval_ctz64(unsigned long long x) nogil
+
 
 def greedy_ideal(const long long[::1] t_first, const long long[::1] pattern,
                  const long long[::1] count, const long long[::1] start,
@@ -589,6 +603,7 @@ cdef long long _ideal_topics(const long long* topic, const long long* pair_lo,
     (``fail`` set, nothing done, when it cannot be had)."""
     cdef Py_ssize_t i, q, m, c, j, n_cl, best_c, n_tab, slot
     cdef long long t, b, nxt, best_nxt, pos
+    cdef unsigned long long rest
     cdef double score, best, decay = 1.0 - alpha
     cdef bint ascending
     cdef _Doc* arr
@@ -677,9 +692,11 @@ cdef long long _ideal_topics(const long long* topic, const long long* pair_lo,
                     continue
                 if cl_pat[c] & b:  # else its gain is the one computed before
                     score = 0.0
-                    for j in range(s):
-                        if (cl_pat[c] >> j) & 1:
-                            score = score + weight[t * s + j] * g[j]
+                    rest = <unsigned long long> cl_pat[c]
+                    while rest:  # its subtopics, ascending
+                        j = receval_ctz64(rest)
+                        score = score + weight[t * s + j] * g[j]
+                        rest = rest & (rest - 1)
                     cl_score[c] = score
                 score = cl_score[c]
                 nxt = arr[cl_start[c]].rank
@@ -690,9 +707,11 @@ cdef long long _ideal_topics(const long long* topic, const long long* pair_lo,
             out[pos] = best
             pos += 1
             b = cl_pat[best_c]
-            for j in range(s):
-                if (b >> j) & 1:
-                    g[j] = g[j] * decay
+            rest = <unsigned long long> b
+            while rest:
+                j = receval_ctz64(rest)
+                g[j] = g[j] * decay
+                rest = rest & (rest - 1)
             cl_start[best_c] += 1
         count[i] = pos - (off[i] - first)
     free(docs)
