@@ -13,7 +13,6 @@ from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -254,6 +253,7 @@ def test_compiled_passes_on_threads_give_the_array_bits(route, monkeypatch):
        st.sampled_from(["large_string", "string", "chunks"]))
 def test_arrow_ids_in_runs_are_coded_as_pandas_codes_them(runs, storage):
     # a column of few runs of equal ids is coded from each run's first id
+    pa = pytest.importorskip("pyarrow")
     ids = [v for v, n in runs for _ in range(n)]
     if storage == "chunks":
         arr = pa.chunked_array([ids[: len(ids) // 2], ids[len(ids) // 2:]], type=pa.string())
