@@ -34,6 +34,13 @@ def array_path() -> Iterator[None]:
         diversity.COMPILED = True
 
 
+def _sorted_codes(values):
+    """The reader's codes of a column in the order of its distinct values (what
+    ``pandas.factorize(values, sort=True)`` gives)."""
+    codes, rank, ids = diversity._ranked_codes(values)
+    return (codes if rank is None else rank[codes]), ids
+
+
 def _data(seed: int, n_topics: int, weighted: bool):
     rng = np.random.default_rng(seed)
     rows, run, weights = [], [], {}
@@ -260,7 +267,7 @@ def test_arrow_ids_in_runs_are_coded_as_pandas_codes_them(runs, storage):
         values = pd.Series(pd.arrays.ArrowExtensionArray(arr))
     else:
         values = pd.Series(ids, dtype=pd.ArrowDtype(getattr(pa, storage)()))
-    codes, uniques = diversity._sorted_codes(values)
+    codes, uniques = _sorted_codes(values)
     want_codes, want_uniques = pd.factorize(pd.Series(ids, dtype=object), sort=True)
     assert codes.tolist() == want_codes.tolist()
     assert list(uniques) == list(want_uniques)
@@ -274,7 +281,7 @@ def test_arrow_ids_in_runs_are_coded_as_pandas_codes_them(runs, storage):
                                  "10", "9"]), max_size=30))
 def test_str_ids_are_coded_as_pandas_codes_them(ids):
     values = np.array(ids, dtype=object)
-    codes, uniques = diversity._sorted_codes(values)
+    codes, uniques = _sorted_codes(values)
     want_codes, want_uniques = pd.factorize(pd.Series(values, dtype=object), sort=True)
     assert codes.tolist() == want_codes.tolist()
     assert list(uniques) == list(want_uniques)
@@ -301,7 +308,7 @@ def test_str_codes_past_the_first_table():
 def test_other_ids_take_pandas_factorize():
     assert str_codes(np.array(["a", 1], dtype=object)) is None
     assert str_codes(np.array(["a", None], dtype=object)) is None
-    codes, uniques = diversity._sorted_codes(np.array([3, 1, 3, 2]))
+    codes, uniques = _sorted_codes(np.array([3, 1, 3, 2]))
     assert codes.tolist() == [2, 0, 2, 1] and list(uniques) == [1, 2, 3]
     with pytest.raises(InputError, match="no query, document or subtopic"):
         as_intents(pd.DataFrame({"query": ["q", None], "doc": ["a", "b"],
@@ -317,7 +324,7 @@ def test_the_reader_lays_out_str_ids_as_the_frame_reader_did(monkeypatch):
     spaced[::2] = intents["doc"].tolist()
     every_other = spaced[::2]
     assert not every_other.flags.c_contiguous
-    codes, uniques = diversity._sorted_codes(every_other)
+    codes, uniques = _sorted_codes(every_other)
     assert list(uniques[codes]) == intents["doc"].tolist() and list(uniques) == list(fast.docs)
     monkeypatch.setattr(diversity, "str_codes", lambda values: None)
     slow = as_intents(intents, 1.0, weights)
@@ -345,7 +352,7 @@ def test_arrow_held_ids_are_coded_as_pandas_codes_them(ids):
                   pd.ArrowDtype(pa.large_string())):
         values = pd.Series(ids, dtype=dtype)
         assert diversity._arrow_held(values)
-        codes, uniques = diversity._sorted_codes(values)
+        codes, uniques = _sorted_codes(values)
         assert codes.tolist() == want_codes.tolist()
         assert list(uniques) == list(want_uniques)
 

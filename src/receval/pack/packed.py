@@ -153,10 +153,10 @@ class ItemRows:
 
 def _id_values(vocab: Any) -> np.ndarray:
     """Raw ids as numpy: integers as they are, anything else as objects."""
-    arr = np.asarray(vocab) if isinstance(vocab, np.ndarray) else \
-        vocab.to_numpy() if getattr(vocab, "dtype", None) is not None and \
-        getattr(vocab.dtype, "kind", "O") in "iu" else np.asarray(vocab, dtype=object)
-    return arr
+    if isinstance(vocab, np.ndarray):
+        return vocab
+    integers = getattr(getattr(vocab, "dtype", None), "kind", "O") in "iu"
+    return vocab.to_numpy() if integers else np.asarray(vocab, dtype=object)
 
 
 @dataclass

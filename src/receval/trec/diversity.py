@@ -229,13 +229,6 @@ def _arrow_held(values: pd.Series) -> bool:
     return storage == "pyarrow" or isinstance(values.dtype, pd.ArrowDtype)
 
 
-def _sorted_codes(values: Any) -> tuple[np.ndarray, pd.Index]:
-    """``pandas.factorize(values, sort=True)`` (codes int64): the codes of
-    :func:`_ranked_codes` in the order of the distinct values."""
-    codes, rank, ids = _ranked_codes(values)
-    return (codes if rank is None else rank[codes]), ids
-
-
 def _ranked_codes(values: Any) -> tuple[np.ndarray, np.ndarray | None, pd.Index]:
     """``(codes, rank, ids)``: ``rank[codes]`` (``codes`` when ``rank`` is ``None``) are
     ``pandas.factorize(values, sort=True)``'s codes, ``ids`` its distinct values. A ``str``
