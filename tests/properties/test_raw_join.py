@@ -716,37 +716,46 @@ def test_arrow_item_categories_found_by_merge_or_hash():
     assert _arrow_positions(pa.array([], type=pa.string()), cats).tolist() == []
 
 
-def _long_run_and_truth(rng, how: str, user, item, score, names, n_truth: int):
+def _long_run_and_truth(rng, how: str, user, item, score, names, n_truth: int,
+                        every_row: bool = False):
     """A run of long lists (item codes as int ids, or as ``names`` in the form ``how``) and a
-    random truth of ``n_truth`` rows over its users and items, graded 0..3."""
+    random truth of ``n_truth`` rows over its users and items, graded 0..3; ``every_row``:
+    the truth grades each of the run's (user, item) pairs instead, with distinct grades (so
+    that any two positions out of order change a full-depth nDCG)."""
     run = _frame(user, item, score, "score", "int") if how == "int" else \
         _long_frame(user, names[item], score, how)
-    tu = rng.integers(0, int(user.max()) + 1, n_truth)
-    ti = rng.integers(0, len(names), n_truth)
+    tu = user if every_row else rng.integers(0, int(user.max()) + 1, n_truth)
+    ti = item if every_row else rng.integers(0, len(names), n_truth)
+    grade = rng.permutation(len(tu)).astype(float) + 1.0 if every_row else \
+        rng.integers(0, 4, n_truth).astype(float)
     truth = pd.DataFrame({"user": tu.astype(str) if how in ARROW else tu,
                           "item": _ids(ti, "int") if how == "int" else names[ti],
-                          "relevance": rng.integers(0, 4, n_truth).astype(float)})
+                          "relevance": grade})
     return run, truth.drop_duplicates(["user", "item"])
 
 
 @pytest.mark.parametrize("how", ["int", "object", *ARROW[:1]])
-def test_long_lists_ordered_by_the_radix_sort_as_by_the_comparison(how):
-    """Lists of 64 to 65536 rows are ordered by a radix sort of their scores, then each run
-    of equal scores by its ids: the order of the factorized route's comparison sort, at the
-    bounds of that range, with -0.0 beside 0.0 (equal scores), scores of every sign and
-    magnitude, infinities, lists of one score, and every tie policy."""
+def test_lists_ordered_by_their_score_keys_as_by_the_comparison(how):
+    """Lists are ordered by a sort of keys holding their scores' leading bits (an insertion
+    sort under 64 rows, a radix sort from 64 to 65536), then each run of equal leading bits by
+    the full comparison: the order of the factorized route's comparison sort, on short lists
+    and at the bounds of the radix range, with -0.0 beside 0.0 (equal scores), scores of
+    every sign and magnitude, infinities, scores that differ only in the low bits the keys
+    drop (a few units in the last place apart), lists of one score, and every tie policy."""
     rng = np.random.default_rng(11)
-    lengths = [63, 64, 65, 200, 1000, 65535, 65536, 65537]
+    lengths = [2, 3, 17, 40, 63, 64, 65, 200, 1000, 65535, 65536, 65537]
     user = np.repeat(np.arange(len(lengths)), lengths)
     n = len(user)
     item = rng.integers(0, 70000, n)
-    pool = np.array([0.0, -0.0, 1.0, -1.0, 1e-300, -1e-300, 5e-324, 1e300, -1e300, 0.5,
-                     np.inf, -np.inf, 3.0, 2.0, -2.0])
+    ulps = np.arange(0, 1 << 18, 4093, dtype=np.float64) * 2.0**-52  # below and past 2**16
+    pool = np.concatenate([[0.0, -0.0, 1.0, -1.0, 1e-300, -1e-300, 5e-324, 1e300, -1e300, 0.5,
+                            np.inf, -np.inf, 3.0, 2.0, -2.0], 1.0 + ulps, -1.0 - ulps,
+                           [5e-324 * k for k in range(1, 9)]])
     score = np.where(rng.random(n) < 0.5, pool[rng.integers(0, len(pool), n)],
                      rng.normal(0, 1e3, n))
-    score[user == 2] = 7.0  # one score for a whole list
+    score[user == 6] = 7.0  # one score for a whole list
     names = np.array([f"i{c}" for c in range(70000)], dtype=object)
-    run, truth = _long_run_and_truth(rng, how, user, item, score, names, 5000)
+    run, truth = _long_run_and_truth(rng, how, user, item, score, names, 0, every_row=True)
     for policy in ({"duplicates": "max", "nan_scores": "last"},
                    {"duplicates": "keep", "ties": "input", "nan_scores": "last"},
                    {"duplicates": "count", "ties": "trec_eval", "nan_scores": "drop"}):

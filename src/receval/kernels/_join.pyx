@@ -1081,9 +1081,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     cdef long long ck
 
     cdef Row* buf
-    cdef Row* spare  # the radix sort's: rows, keys and positions
+    cdef Row* spare  # the sort's: rows and keys
     cdef uint64_t* rkeys
-    cdef int* rpos
     cdef long long n_spare = maxrows if maxrows < RADIX_MAX else RADIX_MAX
     cdef Slot* table
     cdef IntSlot* itab
@@ -1143,7 +1142,6 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
         buf = <Row*> receval_alloc(maxrows, sizeof(Row), 0)
         spare = <Row*> receval_alloc(n_spare, sizeof(Row), 0)
         rkeys = <uint64_t*> receval_alloc(2 * n_spare, sizeof(uint64_t), 0)
-        rpos = <int*> receval_alloc(2 * n_spare, sizeof(int), 0)
         table = <Slot*> receval_alloc(maxcap, sizeof(Slot), 0)
         ibuf = <long long*> receval_alloc(maxrows, sizeof(long long), 0) if ints else NULL
         wids = <long long*> receval_alloc(maxrows, sizeof(long long), 0) \
@@ -1151,7 +1149,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
         wscore = <double*> receval_alloc(maxrows, sizeof(double), 0) \
             if widen and (f32 or rank_rows) else NULL
         ok = buf != NULL and table != NULL and (ibuf != NULL or not ints) and \
-            spare != NULL and rkeys != NULL and rpos != NULL and \
+            spare != NULL and rkeys != NULL and \
             (wids != NULL or not (widen and R.kind == 6)) and \
             (wscore != NULL or not (widen and (f32 or rank_rows)))
         B = NULL
@@ -1233,7 +1231,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                                    &dropped[g], &descending, uids, uscore)
                     if not descending:
                         # (rows in order are left as they are)
-                        _sort_rows_long(buf, m, &order, spare, rkeys, rpos)
+                        _sort_rows_long(buf, m, &order, spare, rkeys)
                     _row_ids(buf, m, ibuf)
                     ids_p = ibuf
                 if measure_only and in_place and m <= lim:
@@ -1295,7 +1293,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                     m = m + 1
                 if not in_place:
                     # (rows already in order are left as they are)
-                    _sort_rows_long(buf, m, &order, spare, rkeys, rpos)
+                    _sort_rows_long(buf, m, &order, spare, rkeys)
                 # walk: probe each recommended item once
                 w = 0
                 for q in range(m):
@@ -1384,7 +1382,6 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
         free(buf)
         free(spare)
         free(rkeys)
-        free(rpos)
         free(table)
         free(ibuf)
         free(wids)
@@ -1399,7 +1396,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
         raise _no_memory(
             f"joining a list of {maxrows:,} run rows (table of {maxcap:,} slots)",
             maxrows * (sizeof(Row) + (sizeof(long long) if ints else 0)) + maxcap * sizeof(Slot)
-            + n_spare * (sizeof(Row) + 2 * sizeof(uint64_t) + 2 * sizeof(int))
+            + n_spare * (sizeof(Row) + 2 * sizeof(uint64_t))
             + (maxpos * (sizeof(double) + 1 + sizeof(long long)) if measure else 0), nt)
 
     if verify and not_str_arr.any():
