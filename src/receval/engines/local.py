@@ -89,11 +89,14 @@ def _kernel_columns(out: np.ndarray, requests: Any, plan: Plan, packed: Packed,
         size = int(n_items) if float(n_items).is_integer() else n_items
         check_catalogue(s.key, f"n_items={plain(size)}", n_items, listed, unlisted,
                         packed.user_ids, what)
-    whole = cols == list(range(block.values.shape[1]))  # every spec: fill the values in place
+    # a range of the table's columns (every spec, or the kernel's specs listed together, the
+    # usual case) is filled in place, through a view; other columns through a copy
     n_users = out.shape[0]
-    vals = block.values if whole and block.values.flags.c_contiguous \
-        else np.empty((n_users, len(specs)), dtype=np.float64)
-    status = np.empty(vals.shape, dtype=np.int8)
+    span = cols == list(range(cols[0], cols[0] + len(cols)))
+    vals = block.values[:, cols[0]:cols[0] + len(cols)] if span else \
+        np.empty((n_users, len(specs)), dtype=np.float64)
+    status = block.status[:, cols[0]:cols[0] + len(cols)] \
+        if span and block.status is not None else np.empty(vals.shape, dtype=np.int8)
     opts = plan.options
     # one compiled pass: each spec's column, its users without a relevant item (per its
     # threshold) under the empty-truth policy, and each user's status
@@ -111,10 +114,10 @@ def _kernel_columns(out: np.ndarray, requests: Any, plan: Plan, packed: Packed,
             f"(e.g. user {plain(packed.user_ids[first])}); empty_truth='error' forbids that. "
             "Use empty_truth='skip' (default), 'zero' or 'nan'."
         )
-    if vals is not block.values:
+    if not span:
         block.values[:, cols] = vals
-    if block.status is not None:
-        block.status[:, cols] = status
+        if block.status is not None:
+            block.status[:, cols] = status
     kept = column_metric_states(vals, status)
     for k, (j, s) in enumerate(zip(cols, specs, strict=True)):
         states[j] = kept[k]
@@ -125,9 +128,8 @@ def _kernel_columns(out: np.ndarray, requests: Any, plan: Plan, packed: Packed,
 
 def column_metric_states(vals: np.ndarray, status: np.ndarray) -> list[MetricState]:
     """The summary state of each column of a (users x metrics) block of values and their
-    aggregator statuses (one compiled pass: :func:`receval.kernels.column_states`)."""
-    n, skipped, nan, nonfinite, totals, squares = column_states(
-        np.ascontiguousarray(vals), np.ascontiguousarray(status))
+    aggregator statuses, any strides (one compiled pass: :func:`receval.kernels.column_states`)."""
+    n, skipped, nan, nonfinite, totals, squares = column_states(vals, status)
     return [MetricState(n=int(n[k]), skipped=int(skipped[k]), nan=int(nan[k]),
                         total=totals[k], squares=squares[k], nonfinite=float(nonfinite[k]))
             for k in range(vals.shape[1])]

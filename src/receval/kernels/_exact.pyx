@@ -210,9 +210,10 @@ cdef object _digit_partials(const long long* dig):
 DEF COLUMN_SLOTS = 2 * DIGITS + 8
 
 
-def column_states(const double[:, ::1] values, const signed char[:, ::1] status,
+def column_states(const double[:, :] values, const signed char[:, :] status,
                   groups=None, Py_ssize_t n_groups=1):
-    """Per column of a (users x metrics) block: what ``MetricState.of`` keeps of it.
+    """Per column of a (users x metrics) block (any strides: e.g. a range of columns of a
+    wider table): what ``MetricState.of`` keeps of it.
 
     Status 0 enters the summary, 1 is skipped (counted), anything else is left out. Returns
     ``(n, skipped, nan, nonfinite, totals, squares)``: per column the users entering the summary,
@@ -313,7 +314,7 @@ def column_states(const double[:, ::1] values, const signed char[:, ::1] status,
             [squares[g * m:(g + 1) * m] for g in range(n_groups)])
 
 
-cdef void _column_rows(const double[:, ::1] values, const signed char[:, ::1] status,
+cdef void _column_rows(const double[:, :] values, const signed char[:, :] status,
                        Py_ssize_t lo, Py_ssize_t hi, long long* acc,
                        const long long* groups, Py_ssize_t n_groups) noexcept nogil:
     """Rows ``lo:hi`` into one accumulator per column (``COLUMN_SLOTS`` apart from ``acc``);

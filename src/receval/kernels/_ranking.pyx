@@ -1349,9 +1349,10 @@ def compute_metrics(const long long[::1] indptr, const double[::1] rel,
 def kernel_columns(const double[:, ::1] out, const long long[::1] cols,
                    const long long[::1] nrel_cols, const signed char[::1] undefined,
                    const signed char[::1] count, int zero, int skip, int skipped_code,
-                   int no_value_code, double[:, ::1] values, signed char[:, ::1] status):
-    """The kernel's output columns ``cols`` into ``values`` (users x len(cols)) under the
-    empty-truth policy, and each user's status per column into ``status``, in one pass.
+                   int no_value_code, double[:, :] values, signed char[:, :] status):
+    """The kernel's output columns ``cols`` into ``values`` (users x len(cols), any strides:
+    e.g. a range of columns of a wider table) under the empty-truth policy, and each user's
+    status per column into ``status`` (likewise), in one pass.
 
     User ``u`` has no relevant item for column ``k`` when ``out[u, nrel_cols[k]] <= 0``; its
     value is then NaN, except under ``zero`` (empty_truth="zero"): 0 for a metric defined
