@@ -8,6 +8,8 @@
 #: key's low 6 bits), longer ones (up to RADIX_MAX) by a radix sort (positions in 16 bits)
 DEF RADIX_MIN = 64
 DEF RADIX_MAX = 1 << 16
+#: keys sorted without a branch on their values up to this many
+DEF BRANCHLESS_MAX = 32
 
 
 cdef inline uint64_t _descending_key(double d) noexcept nogil:
@@ -26,9 +28,23 @@ cdef inline uint64_t _descending_key(double d) noexcept nogil:
 
 
 cdef inline void _sort_keys_short(uint64_t* key, long long n) noexcept nogil:
-    """Insertion sort of ``n`` distinct unsigned keys, ascending."""
+    """Sort ``n`` distinct unsigned keys ascending: up to ``BRANCHLESS_MAX`` keys, each
+    inserted without a branch on the values (every position takes ``a'[j] = max(a[j - 1],
+    min(a[j], x))``: random scores would mispredict an insertion sort's exit test about once
+    a key), longer lists by an insertion sort."""
     cdef long long i, j
-    cdef uint64_t x
+    cdef uint64_t x, p, c
+    if n <= BRANCHLESS_MAX:
+        for i in range(1, n):
+            x = key[i]
+            key[i] = key[i - 1] if key[i - 1] > x else x
+            for j in range(i - 1, 0, -1):
+                p = key[j - 1]
+                c = key[j]
+                c = c if c < x else x
+                key[j] = p if p > c else c
+            key[0] = key[0] if key[0] < x else x
+        return
     for i in range(1, n):
         x = key[i]
         j = i - 1
