@@ -84,6 +84,12 @@ def _item_rows(monkeypatch, value: bool) -> None:
     monkeypatch.setattr(plan_module.Plan, "__post_init__", patched)
 
 
+def _places(monkeypatch, value: bool) -> None:
+    """``value=False``: no vocabulary named before packing (the lists keep run rows)."""
+    if not value:
+        monkeypatch.setattr(plan_module.Plan, "item_vocab", lambda self, context: None)
+
+
 FORMS = ["object", "category", "int32", "int64"] + (["arrow", "large_arrow"] if pa else [])
 TEXT = ["object", "category"] + (["arrow"] if pa else [])
 
@@ -98,14 +104,18 @@ def test_the_declaration_is_made():
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("key", LOOKUP_KEYS)
 def test_looked_up_items_give_the_values_of_the_item_codes(monkeypatch, key, form, policies):
+    """Places written by the join (the default for intents), run rows, and item codes."""
+    places = _outcome(key, form, **policies)
+    _places(monkeypatch, False)
     rows = _outcome(key, form, **policies)
     _item_rows(monkeypatch, False)
     codes = _outcome(key, form, **policies)
-    if isinstance(rows, str) or isinstance(codes, str):
-        assert rows == codes
-        return
-    assert rows[1:] == codes[1:]
-    pd.testing.assert_frame_equal(rows[0], codes[0])
+    for other in (places, rows):
+        if isinstance(other, str) or isinstance(codes, str):
+            assert other == codes
+            continue
+        assert other[1:] == codes[1:]
+        pd.testing.assert_frame_equal(other[0], codes[0])
 
 
 @pytest.mark.parametrize("form", TEXT)
@@ -129,6 +139,7 @@ def test_text_ids_are_not_factorized_and_the_codes_come_on_first_use(monkeypatch
         fact(self)
 
     monkeypatch.setattr(packed_module.RunCodes, "_factorize_items", counted)
+    _places(monkeypatch, False)
     run, truth, context = _inputs(form)
     rv.evaluate(run, truth, ["alpha_ndcg@3", "ap_ia"], **context)
     assert not factorized and seen[0].item_rows is not None
@@ -165,3 +176,69 @@ def test_blocks_and_groups_equal_in_memory_on_item_rows(form):
     by_group = rv.evaluate(run, truth, keys, groups=groups, **context)
     plain = rv.evaluate(run, truth, keys, **context)
     pd.testing.assert_frame_equal(by_group.per_user, plain.per_user)
+
+
+@pytest.mark.parametrize("form", [f for f in FORMS if f in ("object", "arrow", "large_arrow")])
+def test_the_join_writes_each_place_in_the_intents(monkeypatch, form):
+    """With every metric looking the items up in the documents of ``intents=`` (two
+    thresholds: two readings of the intents, equal documents), the join writes each
+    position's place in them: no position is looked up after the join, the column is not
+    factorized, and the lists answer that lookup only. (Categorical ids are looked up
+    once per category after the join.)"""
+    seen = []
+    run_gains = diversity.run_gains
+
+    def watched(intents, topic, packed, *args, **kw):
+        seen.append((intents, packed))
+        return run_gains(intents, topic, packed, *args, **kw)
+
+    def refused(*args, **kw):
+        raise AssertionError("a position looked up after the join")
+
+    monkeypatch.setattr(diversity, "run_gains", watched)
+    monkeypatch.setattr(packed_module, "lookup_at", refused)
+    run, truth, context = _inputs(form)
+    keys = ["alpha_ndcg@3", "ap_ia(rel=2)"]
+    placed = rv.evaluate(run, truth, keys, **context).per_user
+    intents, packed = seen[0]
+    assert packed.item_rows is not None and packed.item_rows.vocab is not None
+    assert seen[1][0] is not intents  # (rel=2: another reading, the same documents)
+    listed = run[run["user"].isin(truth["user"])]["item"]  # (every evaluated row)
+    expected = pd.Index(intents.docs).get_indexer(pd.Index(np.asarray(listed, dtype=object)))
+    assert sorted(packed.items_in(intents.docs).tolist()) == sorted(expected.tolist())
+    with pytest.raises(RuntimeError, match="other ids"):
+        packed.items_in(pd.Index(["i1", "i3"]))
+    with pytest.raises(RuntimeError, match="not their run rows"):
+        packed.items  # noqa: B018
+    monkeypatch.undo()
+    _places(monkeypatch, False)
+    pd.testing.assert_frame_equal(placed, rv.evaluate(run, truth, keys, **context).per_user)
+
+
+def test_places_are_not_written_for_other_vocabularies(monkeypatch):
+    """Metrics that look the items up in different ids (intents and item categories), or a
+    vocabulary that is not text, leave the lists with their run rows."""
+    run, truth, context = _inputs("object")
+    plans = []
+    vocab = plan_module.Plan.item_vocab
+
+    def watched(self, ctx):
+        plans.append(vocab(self, ctx))
+        return plans[-1]
+
+    monkeypatch.setattr(plan_module.Plan, "item_vocab", watched)
+    rv.evaluate(run, truth, ["alpha_ndcg@3", "alpha_ndcg@3(aspects=categories)"], **context)
+    assert plans == [None]
+    plans.clear()
+    rv.evaluate(run, truth, ["alpha_ndcg@3"], **context)
+    assert plans[0] is not None
+    # documents that are not text: named, not placed (the rows looked up: nothing matches)
+    numbered = context["intents"].assign(doc=np.arange(len(context["intents"])))
+    found = []
+    lookup_ids = packed_module._lookup_ids
+    monkeypatch.setattr(packed_module, "_lookup_ids",
+                        lambda *a: found.append(lookup_ids(*a)) or found[-1])
+    plans.clear()
+    res = rv.evaluate(run, truth, ["alpha_ndcg@3"], **{**context, "intents": numbered})
+    assert plans[0] is not None and found == [None]
+    assert (res.per_user["alpha_ndcg@3"].dropna() == 0).all()

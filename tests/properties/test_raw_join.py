@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import receval as rv
 from receval.kernels import adjacent_starts, group_rows, join_lists
+from receval.engines import plan as plan_module
 from receval.pack import packed as packed_module
 from receval.pack.rawids import (
     CHUNKS_32,
@@ -765,3 +766,49 @@ def test_lists_ordered_by_their_score_keys_as_by_the_comparison(how):
         assert used or policy.get("ties") == "trec_eval"
         _same(fast, slow)
     assert not isinstance(fast, str) and fast.counts["evaluated"] == len(lengths)
+
+
+#: intent-aware measures: they find each position in the documents of ``intents=``
+ON_INTENTS = ["alpha_ndcg@3", "nerr_ia@5", "ap_ia", "strec@2", "p_ia@4", "nnrbp"]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1), how=st.sampled_from(["object", "str", *ARROW]),
+       grouped=st.booleans(), policy=st.sampled_from(POLICIES))
+def test_places_in_the_intents_found_by_the_join(seed, how, grouped, policy):
+    """A join on text ids writes each position's place in the documents every metric looks
+    the items up in (``Plan.item_vocab``) instead of its run row: the values, counts and
+    errors of the lists that keep their rows, bit for bit, for every container and policy;
+    with documents outside the run, run items outside the documents, and documents of other
+    types (never equal to a text id)."""
+    rng = np.random.default_rng(seed)
+    run, truth, n, n_users, n_items = _random_lists(rng, how, grouped, nonfinite=False)
+    users = [str(u) for u in range(n_users + 2)] if how.startswith(("arrow", "chunked")) \
+        else list(range(n_users + 2))
+    m = int(rng.integers(1, 80))
+    docs = _ids(rng.integers(0, n_items + 5, m), "object").tolist()
+    if rng.random() < 0.2:  # a document that is not text: matches nothing
+        docs[0] = 7
+    intents = pd.DataFrame({"query": [users[k] for k in rng.integers(0, len(users), m)],
+                            "subtopic": rng.integers(0, 4, m).astype(str), "doc": docs,
+                            "relevance": rng.integers(0, 3, m)})
+    intents = intents.drop_duplicates(["query", "subtopic", "doc"])
+    seen = []
+    place, plan_vocab = packed_module._lookup_ids, plan_module.Plan.item_vocab
+
+    def watched(*a):
+        out = place(*a)
+        seen.append(out is not None)
+        return out
+
+    try:  # (patched by hand: hypothesis runs every example in one test call)
+        packed_module._lookup_ids = watched
+        fast, _ = _evaluate(run, truth, True, metrics=ON_INTENTS, intents=intents, **policy)
+        plan_module.Plan.item_vocab = lambda self, context: None
+        slow, _ = _evaluate(run, truth, True, metrics=ON_INTENTS, intents=intents, **policy)
+    finally:
+        packed_module._lookup_ids, plan_module.Plan.item_vocab = place, plan_vocab
+    _same(fast, slow)
+    if not isinstance(fast, str) and n and policy.get("ties") != "trec_eval" and \
+            policy.get("unjudged") != "remove" and not isinstance(docs[0], int):
+        assert any(seen)  # the places were written by the join

@@ -391,7 +391,7 @@ class _Accumulator:
                 codes, ev.truth, self.block_policies, depth=ev.plan.depth,
                 keep_items=ev.plan.keep_lists, keep_scores=ev.plan.keep_scores,
                 keep_rel=ev.plan.keep_rel, item_rows=ev.plan.keep_item_rows,
-                cutoffs=ev.plan.cutoffs,
+                item_vocab=ev.plan.item_vocab(ev.context), cutoffs=ev.plan.cutoffs,
                 block_positions=BLOCK_POSITIONS, kernel=self.kernel):
             self.add(packed, evaluate_packed(packed, ev.plan, ev.context,
                                              out=self.rows_for(packed)), self.whole)

@@ -20,12 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PolicyError
+from ..errors import InputError, PolicyError
 from ..kernels import DISCOUNTS, GAINS, IDEALS, VARIANTS, Request
 from ..kernels._ranking import SHARED_RANK_REFUSED
 from ..metrics import MetricSpec
 from ..metrics.ranking import POSITIVE
 from ..pack.options import KernelOptions, kernel_options
+from ..pack.packed import same_ids
 from ..policies import Policies
 
 
@@ -140,6 +141,30 @@ class Plan:
                                                       for s in self.plugin_specs)
         self.cutoffs = tuple(sorted({s.k for s in self.specs if s.k}))
         self.thresholds = sorted({threshold(s) for s in self.kernel_specs} | {POSITIVE})
+
+    def item_vocab(self, context: Any) -> Any:
+        """The distinct ids every plugin metric looks the recommended items up in, when the
+        lists keep run rows and each metric names them before packing
+        (:attr:`receval.metrics.spec.MetricDef.item_vocab`) and they are one set of ids
+        (the same object, or equal ids in the same order); else ``None``. A metric that
+        cannot name them yet (an input missing) gives ``None`` here: it raises when it is
+        computed, as it would have."""
+        if not self.keep_item_rows:
+            return None
+        found: Any = None
+        for s in self.plugin_specs:
+            name = s.definition.item_vocab
+            try:
+                vocab = name(s, context) if name is not None else None
+            except InputError:
+                return None
+            if vocab is None:
+                return None
+            if found is None:
+                found = vocab
+            elif vocab is not found and not same_ids(found, vocab):
+                return None
+        return found
 
     def relevance(self) -> dict[str, float | str]:
         """How each requested metric reads relevance: its ``rel=`` threshold (relevance >= rel

@@ -100,6 +100,12 @@ cdef struct Row:
     uint64_t h        # hash of the raw id
 
 
+cdef struct ShortSlot:
+    uint64_t word  # a UTF-8 id of at most 8 bytes, zero-padded
+    int len        # its length (-1: a longer id)
+    int code       # its position (-1: a free slot)
+
+
 cdef struct Slot:
     long long owner   # evaluated user that wrote the slot (-1: never written)
     uint64_t h
@@ -953,7 +959,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                int as_float32, int desc, int keep_scores, const long long[::1] cutoffs,
                object scratch=None, int by_row=0, MetricSetup metrics=None,
                const double[::1] t_rel_desc=None, int check_str=0, int rank_rows=0,
-               int keep_rows=0, const int[::1] row_codes=None, int keep_rel=1):
+               int keep_rows=0, const int[::1] row_codes=None, int keep_rel=1,
+               int lookup_kind=-1, object lookup_a=None, object lookup_b=None):
     """Packed lists of one run, joined with its truth on raw item ids.
 
     Evaluated user ``g`` has the run rows ``rows[rstart[c]:rstart[c + 1]]`` with ``c =
@@ -1039,6 +1046,26 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
         raise ValueError("measuring the lists needs t_rel_desc, aligned with t_rel")
     cdef const int* rcode_p = &row_codes[0] if row_codes is not None and \
         row_codes.shape[0] > 0 else NULL
+    # the ids each kept position is looked up in (lookup_kind >= 0): their table of slots
+    cdef _Holder lh = _ids_of(lookup_kind, lookup_a, lookup_b) if lookup_kind >= 0 else None
+    cdef Ids* LV = &lh.ids if lookup_kind >= 0 else NULL
+    cdef long long[::1] lslot
+    cdef uint64_t[::1] lhash
+    cdef const long long* lslot_p = NULL
+    cdef const uint64_t* lhash_p = NULL
+    cdef long long lmask = 0
+    cdef const ShortSlot* lshort = NULL
+    if lookup_kind >= 0:
+        if not keep_rows or row_codes is not None:
+            raise ValueError("join_lists: a lookup writes the kept positions' places; ask for "
+                             "keep_rows, without row_codes")
+        lslot, lhash, _ = _id_table(LV, _n_ids(lookup_kind, lookup_a))
+        lslot_p = &lslot[0]
+        lhash_p = &lhash[0]
+        lmask = lslot.shape[0] - 1
+        if R.kind != 0 and R.kind != 3 and R.kind != 6:  # UTF-8: short ids by their word
+            lshort_arr = _short_table(LV, lslot)
+            lshort = <const ShortSlot*> cnp.PyArray_DATA(lshort_arr)
     if measure and (metrics.plan.maxlen < maxpos or metrics.plan.tstride <= maxtruth):
         raise ValueError("the metric setup is for shorter lists than these")
     cdef cnp.ndarray[cnp.float64_t, ndim=2] kout_arr = np.empty((n_eval if measure else 0,
@@ -1097,6 +1124,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     cdef bint widen = ints and (R.kind == 6 or f32 or rank_rows)
     if rank_rows and not ints:
         raise ValueError("rank_rows needs integer ids on both sides")
+    if ints and LV != NULL:
+        raise ValueError("join_lists: a lookup reads the hashes of the joins on text ids")
     cdef long long* wids
     cdef double* wscore
     cdef const long long* uids
@@ -1344,7 +1373,17 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                         if not measure_only:
                             if keep_scores:
                                 out_score[base + w] = buf[q].score
-                            if keep_rows:
+                            if keep_rows and LV != NULL:
+                                if lshort != NULL:  # UTF-8 (sp, sn: this row's, in place)
+                                    if not in_place:
+                                        _span_near(R, r, &sp, &sn, &hint)
+                                    out_row[base + w] = _probe_short(
+                                        lshort, lmask, h, _load_le(sp, sn), sn) if sn <= 8 \
+                                        else _probe(LV, lslot_p, lhash_p, lmask, h, R, r)
+                                else:
+                                    out_row[base + w] = _probe(LV, lslot_p, lhash_p, lmask, h,
+                                                               R, r)
+                            elif keep_rows:
                                 out_row[base + w] = rcode_p[r] if rcode_p != NULL else r
                     if w != q and not in_place:
                         buf[w] = buf[q]
@@ -1831,10 +1870,17 @@ cdef bint _ranges_hold(const Ids* a, const Ids* b, Py_ssize_t n, int nt, int asc
     return bool(ok_arr.all())
 
 
-cdef struct ShortSlot:
-    uint64_t word  # a UTF-8 id of at most 8 bytes, zero-padded
-    int len        # its length (-1: a longer id)
-    int code       # its position (-1: a free slot)
+cdef inline long long _probe(const Ids* V, const long long* slot, const uint64_t* hs,
+                             long long mask, uint64_t h, const Ids* X, long long i
+                             ) noexcept nogil:
+    """The position in ``V`` of id ``i`` of ``X`` (hash ``h``) through ``V``'s table
+    (:func:`_id_table`), -1 when absent."""
+    cdef long long j = <long long> (h & <uint64_t> mask)
+    while slot[j] >= 0:
+        if hs[j] == h and _equal(V, slot[j], X, i):
+            return slot[j]
+        j = (j + 1) & mask
+    return -1
 
 
 cdef long long _fill_table(const Ids* V, Py_ssize_t n, long long* slot, uint64_t* hs,
@@ -1869,6 +1915,40 @@ cdef tuple _id_table(const Ids* V, Py_ssize_t n):
     with nogil:
         n_rep = _fill_table(V, n, &slot[0], &hs[0], cap - 1)
     return slot_arr, hash_arr, n_rep
+
+
+cdef object _short_table(const Ids* V, const long long[::1] slot):
+    """The ids of ``V``'s table (:func:`_id_table`) again, one 16-byte slot each (its bytes
+    as one little-endian word and its length when at most 8 bytes, else length -1; its
+    position, -1 in free slots): a UTF-8 id of at most 8 bytes is then found by comparing
+    one word and one length, one cache line per probe. Its hash is the table's
+    (:c:func:`_hash_bytes` of at most 8 bytes is ``_mix(seed ^ length ^ word)``)."""
+    cdef long long cap = slot.shape[0], j, L
+    cdef const char* sp
+    short_arr = np.zeros(cap * 2, dtype=np.uint64)
+    cdef ShortSlot* stab = <ShortSlot*> cnp.PyArray_DATA(short_arr)
+    with nogil:
+        for j in range(cap):
+            stab[j].code = <int> slot[j]
+            stab[j].len = -1
+            if slot[j] >= 0:
+                _span(V, slot[j], &sp, &L)
+                if L <= 8:
+                    stab[j].len = <int> L
+                    stab[j].word = _load_le(sp, L)
+    return short_arr
+
+
+cdef inline long long _probe_short(const ShortSlot* stab, long long mask, uint64_t h,
+                                   uint64_t w, long long L) noexcept nogil:
+    """The position of the id of ``L <= 8`` bytes ``w`` (hash ``h``) in a
+    :func:`_short_table`, -1 when absent."""
+    cdef long long j = <long long> (h & <uint64_t> mask)
+    while stab[j].code >= 0:
+        if stab[j].word == w and stab[j].len == L:
+            return stab[j].code
+        j = (j + 1) & mask
+    return -1
 
 
 def index_ids(int kind, object vocab, object ids, int vocab_unique=0):
@@ -1914,15 +1994,7 @@ def index_ids(int kind, object vocab, object ids, int vocab_unique=0):
         return codes_arr, n_rep
     nt = _threads(m)
     for i in prange(m, nogil=True, schedule="static", num_threads=nt):
-        h = _hash(I, i)
-        j = <long long> (h & <uint64_t> mask)
-        p = -1
-        while slot[j] >= 0:
-            if hs[j] == h and _equal(V, slot[j], I, i):
-                p = slot[j]
-                break
-            j = (j + 1) & mask
-        codes[i] = p
+        codes[i] = _probe(V, &slot[0], &hs[0], mask, _hash(I, i), I, i)
     return codes_arr, n_rep
 
 
@@ -1983,19 +2055,9 @@ def index_at(int kind_v, object v_a, object v_b, int kind_x, object x_a, object 
     cap = slot.shape[0]
     mask = cap - 1
     words = words and not wide
-    # the short UTF-8 ids again, one 16-byte slot each (word, length, position; the others
-    # -1 long, free slots -1 positions), where the table has them: one cache line per probe
-    short_arr = np.zeros((cap if words else 1) * 2, dtype=np.uint64)
-    cdef ShortSlot* stab = <ShortSlot*> cnp.PyArray_DATA(short_arr)
-    with nogil:
-        for j in range(cap if words else 0):
-            stab[j].code = <int> slot[j]
-            stab[j].len = -1
-            if slot[j] >= 0:
-                _span(V, slot[j], &sp, &L)
-                if L <= 8:
-                    stab[j].len = <int> L
-                    stab[j].word = _load_le(sp, L)
+    # the short UTF-8 ids again, one 16-byte slot each
+    short_arr = _short_table(V, slot) if words else np.zeros(2, dtype=np.uint64)
+    cdef const ShortSlot* stab = <const ShortSlot*> cnp.PyArray_DATA(short_arr)
     cdef int nt = _threads(m)
     for i in prange(m, nogil=True, schedule="static", num_threads=nt):
         p = -1
@@ -2014,20 +2076,9 @@ def index_at(int kind_v, object v_a, object v_b, int kind_x, object x_a, object 
             memcpy(&w, X.data + s, 8)
             w = w & _WORD_MASK[L]
             h = _mix((0x9E3779B97F4A7C15ULL ^ <uint64_t> L) ^ w)
-            j = <long long> (h & <uint64_t> mask)
-            while stab[j].code >= 0:
-                if stab[j].word == w and stab[j].len == L:
-                    p = stab[j].code
-                    break
-                j = (j + 1) & mask
+            p = _probe_short(stab, mask, h, w, L)
         else:
-            h = _hash(X, rows[i])
-            j = <long long> (h & <uint64_t> mask)
-            while slot[j] >= 0:
-                if hs[j] == h and _equal(V, slot[j], X, rows[i]):
-                    p = slot[j]
-                    break
-                j = (j + 1) & mask
+            p = _probe(V, &slot[0], &hs[0], mask, _hash(X, rows[i]), X, rows[i])
         if wide:
             out64[i] = p
         else:

@@ -5,11 +5,14 @@
 # ``uint64_t``, ``memcpy`` and ``memset``.
 
 #: lists shorter than this are ordered by an insertion sort of their keys (positions in the
-#: key's low 6 bits), longer ones (up to RADIX_MAX) by a radix sort (positions in 16 bits)
+#: key's low 6 bits), longer ones (up to RADIX_MAX) by a most-significant-digit radix sort
+#: (positions in 16 bits)
 DEF RADIX_MIN = 64
 DEF RADIX_MAX = 1 << 16
 #: keys sorted without a branch on their values up to this many
 DEF BRANCHLESS_MAX = 32
+#: the most bits one level of the most-significant-digit sort distributes keys by
+DEF MSD_BITS_MAX = 11
 
 
 cdef inline uint64_t _descending_key(double d) noexcept nogil:
@@ -54,40 +57,62 @@ cdef inline void _sort_keys_short(uint64_t* key, long long n) noexcept nogil:
         key[j + 1] = x
 
 
-cdef void _sort_keys_radix(uint64_t* key, uint64_t* spare, long long n, int low) noexcept nogil:
-    """Stable LSD radix sort (8 bits a pass) of ``n`` unsigned keys by their bits ``low ..
-    63`` (``low`` a multiple of 8), ascending; a pass whose byte is the same for every key is
-    skipped. The result is left in ``key`` (``spare`` holds ``n`` keys)."""
+cdef void _sort_keys_msd(uint64_t* key, uint64_t* spare, long long n, int top) noexcept nogil:
+    """Sort ``n`` distinct unsigned keys ascending, most significant digit first: the bits at
+    and above ``top`` are the same in every key (64: none known); the highest bit ``h`` at
+    which keys differ is found, the keys are distributed by their bits ``h - d + 1 .. h``
+    (``d``: one bit more than ``n`` needs, at most ``MSD_BITS_MAX``) into ``spare`` and
+    copied back, and each bucket of more than one key is sorted the same way below those
+    bits, buckets of up to ``BRANCHLESS_MAX`` keys by :c:func:`_sort_keys_short`. A level
+    consumes at least 7 bits (it sorts more than 32 keys), so a key moves at most 10 times;
+    random scores are spread by the first level into buckets of a few keys (where a sort of
+    8 bits a pass from the least significant moves every key once per varying byte).
+    ``spare`` holds ``n`` keys."""
+    cdef uint64_t both, either, k
     cdef long long j, b, total, t
-    cdef int d, first = low // 8
-    cdef int count[8 * 256]
-    cdef uint64_t* src = key
-    cdef uint64_t* dst = spare
-    cdef uint64_t* tmp
-    cdef uint64_t k
-    memset(count, 0, sizeof(count))
+    cdef int h, low, d, nb
+    cdef int count[1 << MSD_BITS_MAX]
+    cdef int at[1 << MSD_BITS_MAX]
+    if n <= BRANCHLESS_MAX:
+        _sort_keys_short(key, n)
+        return
+    both = key[0]
+    either = key[0]
+    for j in range(1, n):
+        both = both & key[j]
+        either = either | key[j]
+    either = either ^ both  # the bits at which some keys differ
+    if either == 0:
+        return
+    h = top - 1
+    while not ((either >> h) & 1):
+        h -= 1
+    d = receval_bits_below(n) + 1
+    if d > MSD_BITS_MAX:
+        d = MSD_BITS_MAX
+    low = h - d + 1
+    if low < 0:
+        low = 0
+    nb = 1 << (h - low + 1)
+    memset(count, 0, nb * sizeof(int))
+    for j in range(n):
+        count[<long long> ((key[j] >> low) & <uint64_t> (nb - 1))] += 1
+    total = 0
+    for b in range(nb):
+        at[b] = <int> total
+        total += count[b]
     for j in range(n):
         k = key[j]
-        for d in range(first, 8):
-            count[d * 256 + <long long> ((k >> (8 * d)) & 255)] += 1
-    for d in range(first, 8):
-        if count[d * 256 + <long long> ((src[0] >> (8 * d)) & 255)] == n:
-            continue  # one byte value for every key: nothing moves
-        total = 0
-        for b in range(256):
-            t = count[d * 256 + b]
-            count[d * 256 + b] = <int> total
-            total += t
-        for j in range(n):
-            k = src[j]
-            b = d * 256 + <long long> ((k >> (8 * d)) & 255)
-            dst[count[b]] = k
-            count[b] += 1
-        tmp = src
-        src = dst
-        dst = tmp
-    if src != key:
-        memcpy(key, src, n * sizeof(uint64_t))
+        b = <long long> ((k >> low) & <uint64_t> (nb - 1))
+        spare[at[b]] = k
+        at[b] += 1
+    memcpy(key, spare, n * sizeof(uint64_t))
+    total = 0
+    for b in range(nb):
+        t = count[b]
+        if t > 1:
+            _sort_keys_msd(key + total, spare + total, t, low)
+        total += t
 
 
 cdef void _sort_rows_long(Row* a, long long n, const void* ctx, Row* spare,
@@ -95,7 +120,7 @@ cdef void _sort_rows_long(Row* a, long long n, const void* ctx, Row* spare,
     """:c:func:`_sort_rows` by keys: each row's key is its score's
     :c:func:`_descending_key` with the low bits replaced by the row's position (6 bits under
     ``RADIX_MIN`` rows, else 16); the keys are sorted (an insertion sort of short lists, a
-    radix sort of the score bits of longer ones), the rows gathered in that order, then each
+    most-significant-digit radix sort of longer ones), the rows gathered in that order, then each
     run of rows whose kept score bits are equal ordered by ``_before`` (the full scores, ids,
     then rows). The keys order rows as their scores do, so the result is the one order
     ``_before`` defines, as :c:func:`_sort_rows` gives it. ``spare`` holds ``n`` rows, ``key``
@@ -119,7 +144,7 @@ cdef void _sort_rows_long(Row* a, long long n, const void* ctx, Row* spare,
     if n < RADIX_MIN:
         _sort_keys_short(key, n)
     else:
-        _sort_keys_radix(key, key + n, n, low)
+        _sort_keys_msd(key, key + n, n, 64)
     for j in range(n):
         spare[j] = a[<long long> (key[j] & mask)]
     memcpy(a, spare, n * sizeof(Row))

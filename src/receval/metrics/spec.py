@@ -190,6 +190,11 @@ class MetricDef:
     vocabulary of its own (:meth:`receval.pack.packed.Packed.items_in`; ``True``: when every
     plugin metric of an evaluation does, the lists keep each position's run row and the
     run's item column is never factorized).
+    ``item_vocab``: for such a metric, ``item_vocab(spec, context)``, the distinct ids it will
+    look the items up in when they are known before the lists are packed (``None`` when they
+    are not): when every plugin metric of an evaluation names the same ids, the join writes
+    each position's place in them (with the hash it has already taken of the id) instead of
+    its run row, and no position is looked up again.
     ``summary``: how the per-user values make the summary (:data:`SUMMARIES`); a key of a
     ``"mean"`` aggregate may choose ``"mean"`` or ``"sum"`` with the ``summary`` parameter
     (``num_ret(summary=sum)``, what ``compat="trec_eval"`` asks for trec_eval's counts).
@@ -219,6 +224,7 @@ class MetricDef:
     reads_scores: bool = True
     reads_relevance: bool = True
     item_lookup: bool = False
+    item_vocab: Callable[[Any, Any], Any] | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:

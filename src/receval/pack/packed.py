@@ -144,11 +144,17 @@ class TruthPack:
 class ItemRows:
     """The run row of each kept position, for metrics that look the recommended items up in
     a vocabulary of their own (:meth:`Packed.items_in`): no vocabulary of the run is made
-    unless a metric reads the run's item codes (``codes()``: code per run row, vocabulary)."""
+    unless a metric reads the run's item codes (``codes()``: code per run row, vocabulary).
+
+    With ``vocab`` (the ids every metric of the evaluation looks the items up in, known
+    before the join: :meth:`receval.engines.plan.Plan.item_vocab`), ``rows`` holds each
+    position's place in ``vocab`` instead (-1 when absent), found by the join: the lists
+    then answer that lookup only."""
 
     rows: np.ndarray                                   # int64 run row at each position
     raw: RawIds                                        # the run's item ids, read in place
     codes: Callable[[], tuple[np.ndarray, np.ndarray]]
+    vocab: Any = None
 
 
 def _id_values(vocab: Any) -> np.ndarray:
@@ -157,6 +163,31 @@ def _id_values(vocab: Any) -> np.ndarray:
         return vocab
     integers = getattr(getattr(vocab, "dtype", None), "kind", "O") in "iu"
     return vocab.to_numpy() if integers else np.asarray(vocab, dtype=object)
+
+
+def _lookup_ids(vocab: Any, run_ids: RawIds) -> RawIds | None:
+    """``vocab`` (distinct raw ids) in the form of the run's text ids, for the join to find
+    each position's place in it; ``None`` for integer or categorical run ids (looked up
+    after the join) and for a vocabulary that is not all ``str``."""
+    if run_ids.family not in ("utf8", "pystr") or run_ids.categories is not None:
+        return None
+    values = _id_values(vocab)
+    if not len(values):
+        return None
+    return truth_raw(values, np.arange(len(values), dtype=np.int64), run_ids.family)
+
+
+def same_ids(a: Any, b: Any) -> bool:
+    """Whether two sequences of raw ids (arrays or ``pandas.Index``) are one: the same
+    object, or the same ids in the same order (objects of the same type, equal)."""
+    if a is b:
+        return True
+    va, vb = _id_values(a), _id_values(b)
+    if len(va) != len(vb) or (va.dtype.kind == "O") != (vb.dtype.kind == "O"):
+        return False
+    if va.dtype.kind != "O":
+        return bool(np.array_equal(va, vb))
+    return all(type(x) is type(y) and x == y for x, y in zip(va, vb, strict=True))
 
 
 @dataclass
@@ -220,6 +251,9 @@ class Packed:
     def _run_vocab(self) -> None:
         if self._items is None:
             assert self.item_rows is not None, "a Packed holds its items or their rows"
+            if self.item_rows.vocab is not None:
+                raise RuntimeError("these lists hold their items' places in the ids the plan "
+                                   "named, not their run rows")
             codes, self._item_vocab = self.item_rows.codes()
             self._items = codes[self.item_rows.rows]
 
@@ -236,6 +270,12 @@ class Packed:
         """The position in ``vocab`` (distinct raw ids: an array or ``pandas.Index``) of the
         item at each position, -1 when absent (int32 or int64). Lists that keep their run rows
         (:class:`ItemRows`) look each id up in place, with no vocabulary of the run made."""
+        if self._items is None and self.item_rows is not None and \
+                self.item_rows.vocab is not None:
+            if not same_ids(self.item_rows.vocab, vocab):
+                raise RuntimeError("these lists hold their items' places in other ids than "
+                                   "those looked up (the plan names one vocabulary)")
+            return self.item_rows.rows
         values = _id_values(vocab)
         if self._items is None and self.item_rows is not None:
             found = lookup_at(self.item_rows.raw, self.item_rows.rows, values)
@@ -664,7 +704,8 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
                     cutoffs: tuple[int, ...] = (), only_truth: np.ndarray | None = None,
                     block_positions: int = 0,
                     kernel: dict[str, np.ndarray] | None = None,
-                    keep_rel: bool = True, item_rows: bool = False) -> Iterator[Packed]:
+                    keep_rel: bool = True, item_rows: bool = False,
+                    item_vocab: Any = None) -> Iterator[Packed]:
     """:func:`pack_run` in consecutive blocks of evaluated users.
 
     ``kernel``: the metric kernel's request arrays
@@ -682,7 +723,9 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     items reads them. ``item_rows``: lists joined on raw ids keep each position's run row
     instead of the item's code (:class:`ItemRows`): the metrics look the items up in
     vocabularies of their own (:meth:`Packed.items_in`), and the run's item column is
-    factorized only if one reads the codes.
+    factorized only if one reads the codes. ``item_vocab`` (with ``item_rows``): the one
+    vocabulary they all look the items up in; a join on text ids then keeps each position's
+    place in it instead of its row (:class:`ItemRows` ``vocab``).
 
     With ``block_positions > 0`` and a run joined on raw ids, each block holds about that many
     list positions (:data:`MEASURED_BLOCK_SCALE` times as many when they are measured as they
@@ -880,6 +923,9 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     rows_kept = item_rows and (r.family != "int" or r.categories is not None)
     item_codes = np.ascontiguousarray(run.item_codes, dtype=np.int32) \
         if keep_items and not rows_kept else None
+    # (with a vocabulary every metric looks the items up in: each position's place in it)
+    places = _lookup_ids(item_vocab, r) if rows_kept and item_vocab is not None else None
+    look = (places.kind, places.a, places.b) if places is not None else (-1, None, None)
 
     def run_item_codes() -> tuple[np.ndarray, np.ndarray]:
         return np.ascontiguousarray(run.item_codes, dtype=np.int32), run.items
@@ -892,7 +938,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             t_raw.b, t_start[lo:hi], t_counts[lo:hi], truth.rel, depth, opts.dedupe, nan_mode,
             opts.as_float32, opts.desc_ids, want_scores, cut_arr, scratch, opts.by_row, setup,
             truth.rel_desc if measure else None, int(not r.checked), int(rank_rows),
-            int(keep_items), item_codes, int(keep_rel))
+            int(keep_items), item_codes, int(keep_rel), *look)
         if keep_items:  # (the last value: the run's item code at each position)
             return Lists._make([*out[:8], out[8] if len(out) == 10 else None, out[-1]])
         return Lists(*out)
@@ -919,7 +965,8 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             if opts.refuse_duplicates and lists.n_dup.any() else 0
         if keep_items and item_codes is None:  # each position's run row
             assert lists.rows is not None and run.item_raw is not None
-            yield block(lo, hi, lists, ItemRows(lists.rows, run.item_raw, run_item_codes),
+            yield block(lo, hi, lists, ItemRows(lists.rows, run.item_raw, run_item_codes,
+                                                None if places is None else item_vocab),
                         None, b == 0, dup_total)
         elif keep_items:  # the run's item code at each position (the item column factorized)
             assert lists.rows is not None

@@ -741,6 +741,15 @@ def _intents_of(context: Context, key: str, rel: float) -> Intents:
     return context.memo(("intents", rel), (raw, weights), lambda: as_intents(raw, rel, weights))
 
 
+def _judged_docs(spec: MetricSpec, context: Context) -> pd.Index | None:
+    """The documents of ``intents=`` (what :func:`run_gains` looks each position up in),
+    before the lists are packed; ``None`` with ``aspects=categories`` (made from them) and
+    for the array operations (:data:`COMPILED` false: they read the run's item codes)."""
+    if spec.get("aspects") == "categories" or not COMPILED:
+        return None
+    return _intents_of(context, spec.key, float(spec.get("rel"))).docs
+
+
 def _item_categories(context: Context, key: str) -> ItemCategories:
     raw = context.options.get("item_categories")
     if raw is None:
@@ -1016,7 +1025,7 @@ def _def(name: str, title: str, formula: str, doc: str, compute, params, *, cuto
     return MetricDef(name, title, formula, doc + _INPUT, (*params, _ASPECTS), cutoff=cutoff,
                      bounds=(0.0, 1.0), reference=f"{reference}; {_NDEVAL}", example=example,
                      compute=compute, reads_scores=False, reads_relevance=False,
-                     item_lookup=True)
+                     item_lookup=True, item_vocab=_judged_docs)
 
 
 _GAIN = "G_r = sum_j w_j rel_rj (1 - alpha)^c_rj"
