@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import receval as rv
-from receval.kernels import adjacent_starts, group_rows, join_lists
 from receval.engines import plan as plan_module
+from receval.kernels import adjacent_starts, group_rows, join_lists
 from receval.pack import packed as packed_module
 from receval.pack.rawids import (
     CHUNKS_32,
