@@ -812,3 +812,41 @@ def test_places_in_the_intents_found_by_the_join(seed, how, grouped, policy):
     if not isinstance(fast, str) and n and policy.get("ties") != "trec_eval" and \
             policy.get("unjudged") != "remove" and not isinstance(docs[0], int):
         assert any(seen)  # the places were written by the join
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1), how=st.sampled_from(["int", "object", "str", *ARROW]),
+       policy=st.sampled_from(POLICIES + [{"ranks": "position"}]))
+def test_lists_without_relevance_when_no_metric_reads_it(seed, how, policy):
+    """When only metrics on the recommended items are asked for and none reads relevance,
+    the join keeps no relevance and no judged flag, except where a later step of the lists
+    reads them (condensed lists, averaged ties, absolute ranks): the values, counts and
+    errors of lists that keep them, for every container and policy."""
+    rng = np.random.default_rng(seed)
+    run, truth, _, n_users, n_items = _random_lists(rng, how, bool(rng.random() < 0.5),
+                                                    nonfinite=False)
+    arrow = how.startswith(("arrow", "chunked"))
+    every = _ids(np.arange(n_items + 3), "object" if arrow or how == "str" else how)
+    users = [str(u) for u in range(n_users)] if arrow else list(range(n_users))
+    m = 3 * len(every)
+    intents = pd.DataFrame({"query": [users[k] for k in rng.integers(0, len(users), m)],
+                            "subtopic": rng.integers(0, 3, m).astype(str),
+                            "doc": every[rng.integers(0, len(every), m)],
+                            "relevance": rng.integers(0, 3, m)}) \
+        .drop_duplicates(["query", "subtopic", "doc"])
+    kw = {"item_categories": {i: [f"c{k % 3}"] for k, i in enumerate(every)},
+          "intents": intents}
+    metrics = ["coverage@3", "category_coverage@3", "alpha_ndcg@3", "ap_ia", "nrbp"]
+    post_init = plan_module.Plan.__post_init__
+
+    def keeping(self):
+        post_init(self)
+        self.keep_rel = True
+
+    lean, _ = _evaluate(run, truth, True, metrics=metrics, **policy, **kw)
+    try:  # (patched by hand: hypothesis runs every example in one test call)
+        plan_module.Plan.__post_init__ = keeping
+        kept, _ = _evaluate(run, truth, True, metrics=metrics, **policy, **kw)
+    finally:
+        plan_module.Plan.__post_init__ = post_init
+    _same(lean, kept)

@@ -757,8 +757,8 @@ cdef inline long long _walk_ints(const long long* ids, Row* buf, long long m, In
                                  double* oscore, long long* n_dup, long long* orow=NULL,
                                  long long row0=0, const int* rcode=NULL) noexcept nogil:
     """Probe a user's ``m`` ids in rank order (``ids``) in its table of int64 slots: each
-    row's relevance and judged flag (0 outside the truth) into ``orel`` / ``ojd`` for the
-    first ``lim`` positions, repeated items counted in ``n_dup`` and handled by ``dedupe`` as
+    row's relevance and judged flag (0 outside the truth) into ``orel`` / ``ojd`` (when not
+    NULL) for the first ``lim`` positions, repeated items counted in ``n_dup`` and handled by ``dedupe`` as
     :func:`join_lists` says; returns how many rows are kept. ``buf`` (when not NULL) holds the
     same rows: the kept ones are moved to its front, and their scores go into ``oscore``
     (when not NULL). ``orow`` (when not NULL): each kept position's run row (``buf``'s, or
@@ -797,8 +797,9 @@ cdef inline long long _walk_ints(const long long* ids, Row* buf, long long m, In
             itab[j].owner = owner
             itab[j].ref = -iref - 2 if found else -1
         if w < lim:
-            orel[w] = rv
-            ojd[w] = jd
+            if orel != NULL:
+                orel[w] = rv
+                ojd[w] = jd
             if oscore != NULL:
                 oscore[w] = buf[q].score
             if orow != NULL:
@@ -996,10 +997,14 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     ``rank_rows`` run, the row of the flattened matrix), so that what the metrics on the
     recommended items read of each position comes from the run's own columns; with
     ``row_codes`` (int32, one per run row), the code at that row instead (e.g. the run's item
-    codes); with ``metrics``, after the metric values. ``keep_rel=0`` (with ``metrics`` and
-    ``keep_rows``): the kept lists hold no relevance and no judged flag (``rel`` and
-    ``judged`` come back empty; each list is measured from its own buffers), for metrics on
-    the recommended items that read neither.
+    codes); with ``metrics``, after the metric values. ``lookup_kind`` (0 or more, with
+    ``keep_rows``; ids of the run's family, not on the int64 path): each position's place in
+    those ids (``lookup_a`` / ``lookup_b``, distinct; -1 when absent) instead of its row,
+    found with the hash the join has already taken of the row's id, as :func:`index_at`
+    finds it. ``keep_rel=0`` (with ``keep_rows``): the kept lists hold no relevance and no
+    judged flag (``rel`` and ``judged`` come back empty; with ``metrics``, each list is
+    measured from its own buffers), for metrics on the recommended items that read
+    neither.
 
     Returns ``(indptr, scores, rel, judged, list_len, n_dup, n_dropped, tied)``;
     ``n_dropped`` counts the rows with a non-finite score: dropped under ``nan_mode=1``,
@@ -1022,6 +1027,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     cdef bint measure_only = measure and not keep_rows  # (else measured from the kept lists)
     # kept lists without their relevance: each measured from the thread's buffers
     cdef bint no_rel = measure and keep_rows and not keep_rel
+    # kept lists with neither relevance nor judged flag, written nowhere (nothing measured)
+    cdef bint rel_kept = keep_rel or not keep_rows
     # upper-bound layout: at most min(depth, rows) positions per user
     cdef cnp.ndarray[cnp.int64_t, ndim=1] ub_arr = np.zeros(n_eval + 1, dtype=np.int64)
     cdef long long[::1] ub = ub_arr
@@ -1085,9 +1092,9 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     cdef cnp.ndarray[cnp.float64_t, ndim=1] scores_arr = _buffer(
         scratch, "scores", ub_total if keep_scores else 0, np.float64)
     cdef cnp.ndarray[cnp.float64_t, ndim=1] rel_arr = _buffer(
-        scratch, "rel", 0 if no_rel else ub_total, np.float64)
+        scratch, "rel", ub_total if rel_kept else 0, np.float64)
     cdef cnp.ndarray[cnp.int8_t, ndim=1] judged_arr = _buffer(
-        scratch, "judged", 0 if no_rel else ub_total, np.int8)
+        scratch, "judged", ub_total if rel_kept else 0, np.int8)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] row_arr = _buffer(
         scratch, "rows", ub_total if keep_rows else 0, np.int64)
     cdef long long[::1] out_row = row_arr
@@ -1272,8 +1279,9 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                                    tr, dedupe, lim, urel, ujd, NULL, &ndup[g])
                 else:
                     w = _walk_ints(ids_p, NULL if in_place else buf, m, itab, mask, shift, g32,
-                                   tr, dedupe, lim, urel if no_rel else &out_rel[base],
-                                   ujd if no_rel else &out_judged[base],
+                                   tr, dedupe, lim,
+                                   &out_rel[base] if rel_kept else urel,
+                                   &out_judged[base] if rel_kept else ujd,
                                    &out_score[base] if keep_scores else NULL, &ndup[g],
                                    &out_row[base] if keep_rows else NULL, s, rcode_p)
             else:
@@ -1367,7 +1375,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                         if measure_only or no_rel:
                             urel[w] = rv
                             ujd[w] = jd
-                        else:
+                        elif rel_kept:
                             out_rel[base + w] = rv
                             out_judged[base + w] = jd
                         if not measure_only:
@@ -1461,14 +1469,14 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
             if s == p:
                 continue
             for j in range(indptr[g + 1] - p):
-                if not no_rel:
+                if rel_kept:
                     out_rel[p + j] = out_rel[s + j]
                     out_judged[p + j] = out_judged[s + j]
                 if keep_scores:
                     out_score[p + j] = out_score[s + j]
                 if keep_rows:
                     out_row[p + j] = out_row[s + j]
-        if not no_rel:
+        if rel_kept:
             rel_arr = rel_arr[:total]
             judged_arr = judged_arr[:total]
         if keep_scores:

@@ -718,9 +718,9 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     ``keep_items``: the item at each position is kept (the join on raw ids writes the run's
     item code at each position's row; a top-k matrix and ``unretrieved="bottom"`` take the
     factorized route), in one block: metrics on the recommended items see every user at once.
-    ``keep_rel=False``: lists measured as they are joined keep no relevance and no judged
-    flag beside their items (``rel`` and ``judged`` empty): no metric on the recommended
-    items reads them. ``item_rows``: lists joined on raw ids keep each position's run row
+    ``keep_rel=False``: lists joined on raw ids that need no later step keep no relevance
+    and no judged flag beside their items (``rel`` and ``judged`` empty): no metric on the
+    recommended items reads them. ``item_rows``: lists joined on raw ids keep each position's run row
     instead of the item's code (:class:`ItemRows`): the metrics look the items up in
     vocabularies of their own (:meth:`Packed.items_in`), and the run's item column is
     factorized only if one reads the codes. ``item_vocab`` (with ``item_rows``): the one
@@ -923,6 +923,9 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
     rows_kept = item_rows and (r.family != "int" or r.categories is not None)
     item_codes = np.ascontiguousarray(run.item_codes, dtype=np.int32) \
         if keep_items and not rows_kept else None
+    # relevance and judged flags kept: a metric reads them, or a later step of the lists
+    # (averaged ties, absolute ranks, condensed lists) does
+    rel_kept = keep_rel or opts.tie_groups or absolute or opts.condense
     # (with a vocabulary every metric looks the items up in: each position's place in it)
     places = _lookup_ids(item_vocab, r) if rows_kept and item_vocab is not None else None
     look = (places.kind, places.a, places.b) if places is not None else (-1, None, None)
@@ -938,7 +941,7 @@ def pack_run_blocks(run: RunCodes, truth: TruthPack, policies: Policies, *, dept
             t_raw.b, t_start[lo:hi], t_counts[lo:hi], truth.rel, depth, opts.dedupe, nan_mode,
             opts.as_float32, opts.desc_ids, want_scores, cut_arr, scratch, opts.by_row, setup,
             truth.rel_desc if measure else None, int(not r.checked), int(rank_rows),
-            int(keep_items), item_codes, int(keep_rel), *look)
+            int(keep_items), item_codes, int(rel_kept), *look)
         if keep_items:  # (the last value: the run's item code at each position)
             return Lists._make([*out[:8], out[8] if len(out) == 10 else None, out[-1]])
         return Lists(*out)
