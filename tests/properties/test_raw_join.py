@@ -407,6 +407,32 @@ def test_adjacent_starts_for_every_container(seed, big):
 
 
 @settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), many=st.booleans())
+def test_first_codes_are_pandas_codes_for_every_container(seed, many):
+    """``first_codes``: each UTF-8 id's code in order of first appearance and the row of each
+    code's first appearance, as ``pandas.factorize`` gives them, for every Arrow container
+    (chunks, slices, empty chunks), with runs of one id, ids of every length (words and
+    longer, sharing their first 8 bytes), and past the table's first size (it doubles)."""
+    if pa is None:
+        pytest.skip("pyarrow is not installed")
+    from receval.kernels import first_codes
+
+    rng = np.random.default_rng(seed)
+    names = ["", "abcdefgh", "abcdefghi", "abcdefghj", "x" * 20, "x" * 21, *NAMES]
+    if many:  # thousands of distinct ids: the table grows several times
+        names += [f"id-{k}" for k in range(int(rng.integers(600, 5000)))]
+    n = int(rng.integers(0, 20_000 if many else 80))
+    values = [names[i] for i in np.repeat(rng.integers(0, len(names), n),
+                                          rng.integers(1, 3, n))[:n]]
+    codes, uniques = pd.factorize(np.array(values, dtype=object))
+    for form in _chunked_forms(values, rng.integers(0, n + 1, 4).tolist())[:4]:
+        r = raw_ids(form)
+        got, firsts = first_codes(r.kind, r.a, r.b)
+        assert got.tolist() == codes.tolist()
+        assert [values[i] for i in firsts] == list(uniques)
+
+
+@settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), big=st.booleans())
 def test_adjacent_int_starts_come_with_their_ids(seed, big):
     """int64 ids: the starts of the runs of equal adjacent ids and, read in the same pass, the

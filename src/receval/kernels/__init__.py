@@ -65,6 +65,7 @@ try:
         NotStrIds,
         adjacent_starts,
         all_str,
+        first_codes,
         group_truth_raw,
         index_at,
         index_ids,
@@ -89,7 +90,7 @@ except ImportError as _exc:  # a source tree without the compiled modules
 
 __all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "MetricSetup", "NotStrIds", "Request",
            "adjacent_starts", "all_str", "column_states", "compute_metrics", "cut_sums",
-           "dense_factorize", "exact_partials", "greedy_ideal", "group_rows", "group_truth",
+           "dense_factorize", "exact_partials", "first_codes", "greedy_ideal", "group_rows", "group_truth",
            "group_truth_raw", "ideal_lists", "index_at", "index_ids", "intent_keys",
            "intent_pairs", "join_lists", "kernel_columns", "kl_sums", "list_gains",
            "list_kl_ratios", "list_pass", "nonfinite", "pack_lists", "profile_cells",

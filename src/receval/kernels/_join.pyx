@@ -2206,6 +2206,124 @@ cdef inline bint _next_above(const Ids* ids, long long i, const char** p, long l
     return _bytes_order(before, nb, p[0], n[0]) < 0
 
 
+cdef long long _place_code(ShortSlot* tab, uint64_t* hs, long long mask, uint64_t h,
+                           uint64_t w, long long L, const Ids* X, long long i,
+                           const long long* firsts) noexcept nogil:
+    """The slot of ``tab`` holding id ``i`` of ``X`` (``L`` bytes, ``w`` its word when at
+    most 8, hash ``h``), or the free slot where it goes."""
+    cdef long long j = <long long> (h & <uint64_t> mask)
+    cdef int short_len = <int> L if L <= 8 else -1
+    while tab[j].code >= 0:
+        if hs[j] == h and tab[j].len == short_len:
+            if (L <= 8 and tab[j].word == w) or \
+                    (L > 8 and _equal(X, firsts[tab[j].code], X, i)):
+                return j
+        j = (j + 1) & mask
+    return j
+
+
+def first_codes(int kind, object a, object b):
+    """``(codes, firsts)`` of UTF-8 ids (kinds 1, 2, 4, 5) in order of first appearance:
+    ``codes[i]`` (int64) the code of row ``i``'s id, ``firsts[c]`` (int64, ascending) the row
+    where code ``c`` first appears: ``pandas.factorize(sort=False)``'s codes, the distinct ids
+    read at ``firsts`` (:func:`utf8_at`). A row equal to the row before takes its code; the
+    others probe a table of the distinct ids (at most half full, doubled as it fills), an id
+    of at most 8 bytes compared as one word and its length, a longer one byte by byte."""
+    if kind != 1 and kind != 2 and kind != 4 and kind != 5:
+        raise ValueError("first_codes reads UTF-8 ids (kinds 1, 2, 4, 5)")
+    cdef _Holder hold = _ids_of(kind, a, b)
+    cdef Ids* X = &hold.ids
+    cdef Py_ssize_t n = _n_ids(kind, a), i
+    if n > 0x7fffffff:
+        raise ValueError("first_codes: more ids than its int32 codes hold")
+    codes_arr = np.empty(n, dtype=np.int64)
+    cdef long long[::1] codes = codes_arr
+    cdef long long cap = 1024, mask = 1023, j, k, n_codes = 0, room = 1024, L, prev_L = -1
+    cdef long long hint = -1, new_cap
+    cdef const char* sp
+    cdef const char* prev_sp = NULL
+    cdef uint64_t h, w, prev_w = 0
+    cdef ShortSlot* tab = <ShortSlot*> receval_alloc(cap, sizeof(ShortSlot), 0)
+    cdef uint64_t* hs = <uint64_t*> receval_alloc(cap, sizeof(uint64_t), 0)
+    cdef long long* firsts = <long long*> receval_alloc(room, sizeof(long long), 0)
+    cdef ShortSlot* new_tab
+    cdef uint64_t* new_hs
+    cdef void* grown
+    cdef bint failed = tab == NULL or hs == NULL or firsts == NULL
+    # one buffer of bytes (kinds 1, 2): a word read below its end stays in it
+    cdef const char* data_end = X.data + (X.off32[n] if kind == 1 else X.off64[n]) \
+        if (kind == 1 or kind == 2) and n > 0 else NULL
+    with nogil:
+        for j in range(0 if failed else cap):
+            tab[j].code = -1
+        for i in range(0 if failed else n):
+            _span_near(X, i, &sp, &L, &hint)
+            w = 0
+            if L <= 8 and sp + 8 <= data_end:  # one load, the bytes past the id masked off
+                memcpy(&w, sp, 8)
+                w = w & _WORD_MASK[L]
+            elif L <= 8:
+                w = _load_le(sp, L)
+            if L == prev_L and ((L <= 8 and w == prev_w) or
+                                (L > 8 and memcmp(sp, prev_sp, L) == 0)):
+                codes[i] = codes[i - 1]  # (a run of one id)
+                continue
+            prev_L, prev_w, prev_sp = L, w, sp
+            # (_hash_bytes of at most 8 bytes, from the word in hand)
+            h = _mix((0x9E3779B97F4A7C15ULL ^ <uint64_t> L) ^ w) if L <= 8 else \
+                _hash_bytes(sp, L)
+            j = _place_code(tab, hs, mask, h, w, L, X, i, firsts)
+            if tab[j].code >= 0:
+                codes[i] = tab[j].code
+                continue
+            if n_codes == room:  # a new id: its first row kept
+                grown = realloc(firsts, 2 * room * sizeof(long long))
+                if grown == NULL:
+                    failed = True
+                    break
+                firsts = <long long*> grown
+                room = 2 * room
+            firsts[n_codes] = i
+            tab[j].code = <int> n_codes
+            tab[j].len = <int> L if L <= 8 else -1
+            tab[j].word = w
+            hs[j] = h
+            codes[i] = n_codes
+            n_codes += 1
+            if 2 * n_codes > cap:  # the table doubled, each id placed again by its hash
+                new_cap = 2 * cap
+                new_tab = <ShortSlot*> receval_alloc(new_cap, sizeof(ShortSlot), 0)
+                new_hs = <uint64_t*> receval_alloc(new_cap, sizeof(uint64_t), 0)
+                if new_tab == NULL or new_hs == NULL:
+                    free(new_tab)
+                    free(new_hs)
+                    failed = True
+                    break
+                for k in range(new_cap):
+                    new_tab[k].code = -1
+                for k in range(cap):
+                    if tab[k].code >= 0:
+                        j = <long long> (hs[k] & <uint64_t> (new_cap - 1))
+                        while new_tab[j].code >= 0:
+                            j = (j + 1) & (new_cap - 1)
+                        new_tab[j] = tab[k]
+                        new_hs[j] = hs[k]
+                free(tab)
+                free(hs)
+                tab, hs, cap, mask = new_tab, new_hs, new_cap, new_cap - 1
+    firsts_arr = np.empty(n_codes, dtype=np.int64)
+    cdef long long[::1] fv = firsts_arr
+    if not failed:
+        for k in range(n_codes):
+            fv[k] = firsts[k]
+    free(tab)
+    free(hs)
+    free(firsts)
+    if failed:
+        raise _no_memory(f"coding {n:,} text ids", cap * (sizeof(ShortSlot) + 8) + room * 8)
+    return codes_arr, firsts_arr
+
+
 def utf8_at(int kind, object a, object b, const long long[::1] rows):
     """The UTF-8 ids (kinds 1, 2, 4, 5) at ``rows``, ascending, as an object array of ``str``:
     each decoded straight from the Arrow buffers (no ``take`` and no intermediate array).

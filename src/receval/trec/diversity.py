@@ -67,6 +67,7 @@ from ..io.frames import ITEM_NAMES, REL_NAMES, USER_NAMES
 from ..kernels import (
     adjacent_starts,
     cut_sums,
+    first_codes,
     greedy_ideal,
     ideal_lists,
     intent_keys,
@@ -233,10 +234,12 @@ def _ranked_codes(values: Any) -> tuple[np.ndarray, np.ndarray | None, pd.Index]
     """``(codes, rank, ids)``: ``rank[codes]`` (``codes`` when ``rank`` is ``None``) are
     ``pandas.factorize(values, sort=True)``'s codes, ``ids`` its distinct values. A ``str``
     column by the compiled table of :func:`receval.kernels.str_codes`, a column Arrow holds
-    by Arrow's dictionary encoding (no ``str`` object per row), then a sort of the distinct
-    values only; the rank of each distinct value is not applied to every row here."""
-    if isinstance(values, pd.Series):  # Arrow-held: codes by Arrow, distinct values sorted
+    by its runs of equal ids or a compiled table of its UTF-8 ids (no ``str`` object per
+    row; else by ``pandas.factorize``), then a sort of the distinct values only; the rank of each distinct value is not applied to every row here."""
+    if isinstance(values, pd.Series):  # Arrow-held: compiled codes, distinct values sorted
         found = _run_codes(values)
+        if found is None:
+            found = _first_codes(values)
         if found is None:
             codes, uniques = pd.factorize(values, sort=False)
             found = (codes, uniques.to_numpy(dtype=object, na_value=None))
@@ -278,6 +281,18 @@ def _run_codes(values: pd.Series) -> tuple[np.ndarray, Any] | None:
         return None
     head_codes, distinct = found
     return np.repeat(head_codes, np.diff(bounds)), distinct
+
+
+def _first_codes(values: pd.Series) -> tuple[np.ndarray, Any] | None:
+    """``(codes, distinct)`` in order of first appearance of an Arrow-held ``str`` column by
+    a compiled table of its distinct ids (:func:`receval.kernels.first_codes`); ``None``
+    when it is not one."""
+    raw = raw_ids(values)
+    if raw is None or raw.family != "utf8" or not len(values) or \
+            len(values) > np.iinfo(np.int32).max:
+        return None
+    codes, firsts = first_codes(raw.kind, raw.a, raw.b)
+    return codes, utf8_at(raw.kind, raw.a, raw.b, firsts)
 
 
 def _weights_frame(obj: Any) -> pd.DataFrame:
