@@ -172,7 +172,7 @@ cdef long long _topic_subtopics(const long long* keys, long long m, long long n_
                                 char* seen, long long* found) noexcept nogil:
     """The topic's subtopics with a relevant judgment, ascending, into ``found``; their
     number (``seen``: a zeroed flag per subtopic, zeroed again after)."""
-    cdef long long q, c, n = 0
+    cdef long long q, c, p, n = 0
     for q in range(m):
         if keys[q] & 1:
             c = (keys[q] >> 1) % n_subs
@@ -182,7 +182,16 @@ cdef long long _topic_subtopics(const long long* keys, long long m, long long n_
                 n += 1
     for q in range(n):
         seen[found[q]] = 0
-    qsort(found, n, sizeof(long long), _by_key)
+    if n <= 16:  # (an insertion sort: a topic has few subtopics)
+        for q in range(1, n):
+            c = found[q]
+            p = q - 1
+            while p >= 0 and found[p] > c:
+                found[p + 1] = found[p]
+                p -= 1
+            found[p + 1] = c
+    else:
+        qsort(found, n, sizeof(long long), _by_key)
     return n
 
 
@@ -554,25 +563,30 @@ def list_gains(const long long[::1] indptr, const code_t[::1] items,
     return tuple(a[:n_out] for a in outs) + (length_arr, ap_arr)
 
 
-def cut_sums(const long long[::1] user, const long long[::1] rank, const double[::1] values,
-             const double[::1] factor, const double[::1] k, Py_ssize_t n):
-    """Per user row: ``sum values[i] * factor[rank[i]]`` over the positions ``i`` of that user
-    with ``rank[i] < k[user[i]]``, added in position order (``factor`` empty: 1; ``k``
-    empty: every position)."""
+def cut_sums(const long long[::1] indptr, const long long[::1] rank,
+             const double[::1] values, const double[::1] factor, const double[::1] k):
+    """Per user ``u``: ``sum values[i] * factor[rank[i]]`` over its positions ``i`` in
+    ``indptr[u] .. indptr[u + 1] - 1`` with ``rank[i] < k[u]``, added in position order
+    (``factor`` empty: 1; ``k`` empty: every position). Each user's ranks ascend, so that
+    the sum stops at the first rank at or past the cutoff."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1 if indptr.shape[0] else 0
     out_arr = np.zeros(n, dtype=np.float64)
     cdef double[::1] out = out_arr
-    cdef Py_ssize_t i, m = user.shape[0]
+    cdef Py_ssize_t u, i
     cdef bint cut = k.shape[0] > 0, scaled = factor.shape[0] > 0
-    cdef long long u
+    cdef double total, ku
     with nogil:
-        for i in range(m):
-            u = user[i]
-            if cut and not (<double> rank[i] < k[u]):
-                continue
-            if scaled:
-                out[u] = out[u] + values[i] * factor[rank[i]]
-            else:
-                out[u] = out[u] + values[i]
+        for u in range(n):
+            total = 0.0
+            ku = k[u] if cut else 0.0
+            for i in range(indptr[u], indptr[u + 1]):
+                if cut and not (<double> rank[i] < ku):
+                    break
+                if scaled:
+                    total = total + values[i] * factor[rank[i]]
+                else:
+                    total = total + values[i]
+            out[u] = total
     return out_arr
 
 
@@ -601,7 +615,7 @@ cdef long long _ideal_topics(const long long* topic, const long long* pair_lo,
     ``out[off[i] - off[lo]]`` on (its judged pairs bound them), their number to
     ``count[i]``; ``m_max``: the most judged pairs of one topic. Working memory of its own
     (``fail`` set, nothing done, when it cannot be had)."""
-    cdef Py_ssize_t i, q, m, c, j, n_cl, best_c, n_tab, slot
+    cdef Py_ssize_t i, q, m, c, j, n_cl, best_c, best_i, li, n_live, n_tab, slot
     cdef long long t, b, nxt, best_nxt, pos
     cdef unsigned long long rest
     cdef double score, best, decay = 1.0 - alpha
@@ -683,13 +697,16 @@ cdef long long _ideal_topics(const long long* topic, const long long* pair_lo,
         for j in range(s):
             g[j] = 1.0 if j < n_sub[t] else 0.0
         b = -1  # the subtopics whose gain changed: at first, all
+        for c in range(n_cl):  # the clusters with documents left (a cluster drops out
+            fill[c] = c        # when its last one is placed)
+        n_live = n_cl
         while True:
             best_c = -1
+            best_i = -1
             best = -1.0
             best_nxt = -1
-            for c in range(n_cl):
-                if cl_start[c] >= cl_end[c]:
-                    continue
+            for li in range(n_live):
+                c = fill[li]
                 if cl_pat[c] & b:  # else its gain is the one computed before
                     score = 0.0
                     rest = <unsigned long long> cl_pat[c]
@@ -701,7 +718,7 @@ cdef long long _ideal_topics(const long long* topic, const long long* pair_lo,
                 score = cl_score[c]
                 nxt = arr[cl_start[c]].rank
                 if score > best or (score == best and nxt > best_nxt):
-                    best, best_c, best_nxt = score, c, nxt
+                    best, best_c, best_i, best_nxt = score, c, li, nxt
             if best_c < 0 or best <= 0.0:
                 break
             out[pos] = best
@@ -713,6 +730,9 @@ cdef long long _ideal_topics(const long long* topic, const long long* pair_lo,
                 g[j] = g[j] * decay
                 rest = rest & (rest - 1)
             cl_start[best_c] += 1
+            if cl_start[best_c] >= cl_end[best_c]:
+                n_live -= 1
+                fill[best_i] = fill[n_live]
         count[i] = pos - (off[i] - first)
     free(docs)
     free(grouped)

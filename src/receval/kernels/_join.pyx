@@ -1152,6 +1152,11 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     order.by_row = by_row
     cdef const char* sp
     cdef long long sn, hint
+    cdef uint64_t word
+    # UTF-8 rows grouped by user, each list kept whole: each row's place found while its
+    # bytes are read for the sort, in row order, and taken up again by the walk
+    cdef long long* lplace
+    cdef bint early
     # plain pointers for the int64 path (passed by value, so kept in registers)
     cdef const long long* rints = R.ints
     cdef const long long* tints = T.ints
@@ -1179,6 +1184,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
         spare = <Row*> receval_alloc(n_spare, sizeof(Row), 0)
         rkeys = <uint64_t*> receval_alloc(2 * n_spare, sizeof(uint64_t), 0)
         table = <Slot*> receval_alloc(maxcap, sizeof(Slot), 0)
+        lplace = <long long*> receval_alloc(maxrows, sizeof(long long), 0) \
+            if lshort != NULL and not has_rows else NULL
         ibuf = <long long*> receval_alloc(maxrows, sizeof(long long), 0) if ints else NULL
         wids = <long long*> receval_alloc(maxrows, sizeof(long long), 0) \
             if widen and R.kind == 6 else NULL
@@ -1186,6 +1193,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
             if widen and (f32 or rank_rows) else NULL
         ok = buf != NULL and table != NULL and (ibuf != NULL or not ints) and \
             spare != NULL and rkeys != NULL and \
+            (lplace != NULL or lshort == NULL or has_rows) and \
             (wids != NULL or not (widen and R.kind == 6)) and \
             (wscore != NULL or not (widen and (f32 or rank_rows)))
         B = NULL
@@ -1303,6 +1311,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                 in_place = not has_rows and not f32 and not as_float32 and not keep_scores \
                     and R.kind != 0 and R.kind != 3 and R.kind != 6 and \
                     _strictly_descending(score_p + s, e - s)
+                early = lplace != NULL and not in_place and lim == e - s
                 # the user's rows, ordered
                 m = e - s if in_place else 0
                 for j in range(s, s if in_place else e):
@@ -1324,8 +1333,13 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                         buf[m].h = _hash(R, r)
                     else:  # UTF-8: one look at the bytes for both
                         _span_near(R, r, &sp, &sn, &hint)
-                        buf[m].pre = receval_bswap64(_load_le(sp, sn))
+                        word = _load_le(sp, sn)
+                        buf[m].pre = receval_bswap64(word)
                         buf[m].h = _hash_bytes(sp, sn)
+                        if early:
+                            lplace[j - s] = _probe_short(lshort, lmask, buf[m].h, word, sn) \
+                                if sn <= 8 else _probe(LV, lslot_p, lhash_p, lmask, buf[m].h,
+                                                       R, r)
                     buf[m].idx = r
                     m = m + 1
                 if not in_place:
@@ -1381,7 +1395,9 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                         if not measure_only:
                             if keep_scores:
                                 out_score[base + w] = buf[q].score
-                            if keep_rows and LV != NULL:
+                            if keep_rows and early:
+                                out_row[base + w] = lplace[r - s]
+                            elif keep_rows and LV != NULL:
                                 if lshort != NULL:  # UTF-8 (sp, sn: this row's, in place)
                                     if not in_place:
                                         _span_near(R, r, &sp, &sn, &hint)
@@ -1430,6 +1446,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
         free(spare)
         free(rkeys)
         free(table)
+        free(lplace)
         free(ibuf)
         free(wids)
         free(wscore)

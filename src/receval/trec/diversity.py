@@ -826,6 +826,18 @@ class _Block:
     ideal_user: np.ndarray      # user row of each ideal gain
     ideal_rank: np.ndarray      # 0-based rank of each ideal gain
     depth: int                  # 1 + the deepest rank of a run or ideal gain (at least 1)
+    gains_indptr: np.ndarray    # per user row: where its run gains start (then ``gains``)
+
+    def run_sum(self, values: np.ndarray, factor: np.ndarray | None,
+                k: np.ndarray | None) -> np.ndarray:
+        """Per user row: its run gains' ``values`` summed by :func:`_sum_above`."""
+        return _sum_above(self.gains.user, self.gains_indptr, self.gains.rank, values, factor,
+                          k, len(self.topic))
+
+    def ideal_sum(self, factor: np.ndarray | None, k: np.ndarray | None) -> np.ndarray:
+        """Per user row: its ideal gains summed by :func:`_sum_above`."""
+        return _sum_above(self.ideal_user, self.ideal_indptr, self.ideal_rank, self.ideal,
+                          factor, k, len(self.topic))
 
 
 def _block(spec: MetricSpec, packed: Any, context: Context) -> _Block:
@@ -871,7 +883,10 @@ def _new_block(spec: MetricSpec, packed: Any, intents: Intents, rel: float, alph
     ir = np.arange(len(iu), dtype=np.int64) - ideal_indptr[iu]
     depth = max(int(gains.rank.max()) + 1 if len(gains.rank) else 1,
                 int(lens.max()) if len(lens) else 1)
-    return _Block(intents, topic, gains, ideal_indptr, ideal, divisor, iu, ir, depth)
+    gains_indptr = np.zeros(len(topic) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(gains.user, minlength=len(topic)), out=gains_indptr[1:])
+    return _Block(intents, topic, gains, ideal_indptr, ideal, divisor, iu, ir, depth,
+                  gains_indptr)
 
 
 COMPILED = True  # the compiled passes (False: the array operations, the same values)
@@ -881,14 +896,16 @@ def _per_user_sum(user: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(user, weights=values, minlength=n).astype(np.float64)
 
 
-def _sum_above(user: np.ndarray, rank: np.ndarray, values: np.ndarray,
+def _sum_above(user: np.ndarray, indptr: np.ndarray, rank: np.ndarray, values: np.ndarray,
                factor: np.ndarray | None, k: np.ndarray | None, n: int) -> np.ndarray:
     """Per user: ``sum values_i factor[rank_i]`` over its positions with ``rank_i < k[user]``
-    (``factor`` None: 1; ``k`` None: every position), added in position order."""
+    (``factor`` None: 1; ``k`` None: every position), added in position order. Positions
+    are grouped by user (``user``; ``indptr``: where each user's start), each user's in
+    ascending rank."""
     if COMPILED:
         none = np.zeros(0, dtype=np.float64)
-        return cut_sums(user, rank, values, none if factor is None else factor,
-                        none if k is None else k, n)
+        return cut_sums(indptr, rank, values, none if factor is None else factor,
+                        none if k is None else k)
     if k is not None:
         inside = rank < k[user]
         user, rank, values = user[inside], rank[inside], values[inside]
@@ -940,10 +957,10 @@ def _discounted(spec: MetricSpec, packed: Any, context: Context, kind: str) -> M
         def weight_of(m: int) -> np.ndarray:
             return 1.0 / np.arange(1, m + 1, dtype=np.float64)
     wr = weight_of(maxrank)
-    run = _sum_above(g.user, g.rank, g.gain, wr, k, n)
+    run = block.run_sum(g.gain, wr, k)
     normalized = spec.name in ("alpha_ndcg", "nerr_ia")
     if normalized:
-        ideal = _sum_above(block.ideal_user, block.ideal_rank, block.ideal, wr, k, n)
+        ideal = block.ideal_sum(wr, k)
         with np.errstate(invalid="ignore", divide="ignore"):
             values = np.where(run != 0, run / ideal, 0.0)
         return _values(block, values)
@@ -966,17 +983,16 @@ def _err_ia(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
 def _nrbp(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
     block = _block(spec, packed, context)
     g = block.gains
-    n = len(block.topic)
     alpha, beta = float(spec.get("alpha")), float(spec.get("beta"))
     deepest = block.depth
     decay = _powers(beta, deepest)
-    run = _sum_above(g.user, g.rank, g.gain, decay, None, n)
+    run = block.run_sum(g.gain, decay, None)
     scale = 1.0 - (1.0 - alpha) * beta
     with np.errstate(invalid="ignore", divide="ignore"):
         nrbp = np.where(block.divisor > 0, run * scale / block.divisor, 0.0)
     if spec.name == "nrbp":
         return _values(block, nrbp)
-    ideal = _sum_above(block.ideal_user, block.ideal_rank, block.ideal, decay, None, n)
+    ideal = block.ideal_sum(decay, None)
     with np.errstate(invalid="ignore", divide="ignore"):
         ideal = np.where(block.divisor > 0, ideal * scale / block.divisor, 0.0)
         values = nrbp / ideal
@@ -986,9 +1002,8 @@ def _nrbp(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
 def _p_ia(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
     block = _block(spec, packed, context)
     g = block.gains
-    n = len(block.topic)
     k = _cut(spec, block)
-    hits = _sum_above(g.user, g.rank, g.wrel, None, k, n)
+    hits = block.run_sum(g.wrel, None, k)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where((block.divisor > 0) & (k > 0), hits / (k * block.divisor), 0.0)
     return _values(block, values)
@@ -997,8 +1012,7 @@ def _p_ia(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
 def _strec(spec: MetricSpec, packed: Any, context: Context) -> MetricValues:
     block = _block(spec, packed, context)
     g = block.gains
-    n = len(block.topic)
-    covered = _sum_above(g.user, g.rank, g.wnew, None, _cut(spec, block), n)
+    covered = block.run_sum(g.wnew, None, _cut(spec, block))
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(block.divisor > 0, covered / block.divisor, 0.0)
     return _values(block, values)
