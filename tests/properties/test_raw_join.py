@@ -22,6 +22,8 @@ from hypothesis import strategies as st
 import receval as rv
 from receval.engines import plan as plan_module
 from receval.kernels import adjacent_starts, group_rows, join_lists
+from receval.metrics.names import parse_metric, parse_metrics
+from receval.metrics.spec import REGISTRY
 from receval.pack import packed as packed_module
 from receval.pack.rawids import (
     CHUNKS_32,
@@ -34,6 +36,7 @@ from receval.pack.rawids import (
     grouped_ids,
     raw_ids,
 )
+from receval.policies import Policies
 
 try:  # the Arrow containers need pyarrow (the bare install runs the rest)
     import pyarrow as pa
@@ -840,14 +843,31 @@ def test_places_in_the_intents_found_by_the_join(seed, how, grouped, policy):
         assert any(seen)  # the places were written by the join
 
 
+#: the metrics that read neither relevance nor judged flags, from the registry's flag: lists
+#: with only these requested keep neither
+LEAN = [key for key in ON_ITEMS + ON_INTENTS + [
+    "alpha_dcg@3", "err_ia@2", "nrbp", "mace@3", "popularity_lift@3", "rank_biased_entropy@3"]
+    if not parse_metric(key).definition.reads_relevance]
+
+
+def test_the_lean_metrics_are_every_metric_that_reads_no_relevance():
+    """Every registered metric that declares ``reads_relevance=False`` is among
+    :data:`LEAN` (so that the test below sees each), and the plan asks for no relevance
+    when only they are requested."""
+    lean = {d.name for d in REGISTRY.values() if not d.reads_relevance}
+    assert lean and {parse_metric(k).name for k in LEAN} == lean
+    assert not plan_module.Plan(parse_metrics(LEAN), Policies()).keep_rel
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32 - 1), how=st.sampled_from(["int", "object", "str", *ARROW]),
        policy=st.sampled_from(POLICIES + [{"ranks": "position"}]))
 def test_lists_without_relevance_when_no_metric_reads_it(seed, how, policy):
-    """When only metrics on the recommended items are asked for and none reads relevance,
-    the join keeps no relevance and no judged flag, except where a later step of the lists
-    reads them (condensed lists, averaged ties, absolute ranks): the values, counts and
-    errors of lists that keep them, for every container and policy."""
+    """When only metrics on the recommended items are asked for and none reads relevance
+    (:data:`LEAN`), the join keeps no relevance and no judged flag and puts no truth item
+    in its tables (they find the run's repeated items only), except where a later step of
+    the lists reads them (condensed lists, averaged ties, absolute ranks): the values,
+    counts and errors of lists that keep them, for every container and policy."""
     rng = np.random.default_rng(seed)
     run, truth, _, n_users, n_items = _random_lists(rng, how, bool(rng.random() < 0.5),
                                                     nonfinite=False)
@@ -860,19 +880,22 @@ def test_lists_without_relevance_when_no_metric_reads_it(seed, how, policy):
                             "doc": every[rng.integers(0, len(every), m)],
                             "relevance": rng.integers(0, 3, m)}) \
         .drop_duplicates(["query", "subtopic", "doc"])
-    kw = {"item_categories": {i: [f"c{k % 3}"] for k, i in enumerate(every)},
+    t_user = rng.integers(0, n_users, 40)
+    kw = {"item_groups": {i: f"g{k % 2}" for k, i in enumerate(every)},
+          "item_categories": {i: [f"c{k % 3}"] for k, i in enumerate(every)},
+          "train": pd.DataFrame({"user": t_user.astype(str) if arrow else t_user,
+                                 "item": every[rng.integers(0, len(every), 40)]}),
           "intents": intents}
-    metrics = ["coverage@3", "category_coverage@3", "alpha_ndcg@3", "ap_ia", "nrbp"]
     post_init = plan_module.Plan.__post_init__
 
     def keeping(self):
         post_init(self)
         self.keep_rel = True
 
-    lean, _ = _evaluate(run, truth, True, metrics=metrics, **policy, **kw)
+    lean, _ = _evaluate(run, truth, True, metrics=LEAN, **policy, **kw)
     try:  # (patched by hand: hypothesis runs every example in one test call)
         plan_module.Plan.__post_init__ = keeping
-        kept, _ = _evaluate(run, truth, True, metrics=metrics, **policy, **kw)
+        kept, _ = _evaluate(run, truth, True, metrics=LEAN, **policy, **kw)
     finally:
         plan_module.Plan.__post_init__ = post_init
     _same(lean, kept)

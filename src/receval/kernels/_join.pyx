@@ -999,9 +999,9 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     ``row_codes`` (int32, one per run row), the code at that row instead (e.g. the run's item
     codes); with ``metrics``, after the metric values. ``lookup_kind`` (0 or more, with
     ``keep_rows``; ids of the run's family, not on the int64 path): each position's place in
-    those ids (``lookup_a`` / ``lookup_b``, distinct; -1 when absent) instead of its row,
-    found with the hash the join has already taken of the row's id, as :func:`index_at`
-    finds it. ``keep_rel=0`` (with ``keep_rows``): the kept lists hold no relevance and no
+    those ids (``lookup_a`` / ``lookup_b``, distinct, fewer than 2**31; int32, -1 when
+    absent) instead of its row, found with the hash the join has already taken of the
+    row's id, as :func:`index_at` finds it. ``keep_rel=0`` (with ``keep_rows``): the kept lists hold no relevance and no
     judged flag (``rel`` and ``judged`` come back empty; with ``metrics``, each list is
     measured from its own buffers), for metrics on the recommended items that read
     neither.
@@ -1029,6 +1029,10 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     cdef bint no_rel = measure and keep_rows and not keep_rel
     # kept lists with neither relevance nor judged flag, written nowhere (nothing measured)
     cdef bint rel_kept = keep_rel or not keep_rows
+    # the truth's items go into each user's table only when something reads what they give
+    # (else the table finds the run's repeated items only): kept relevance, or a request
+    # that reads the lists (the truth's relevant count reads the truth alone)
+    cdef bint truth_read = rel_kept or (measure and metrics.reads_lists)
     # upper-bound layout: at most min(depth, rows) positions per user
     cdef cnp.ndarray[cnp.int64_t, ndim=1] ub_arr = np.zeros(n_eval + 1, dtype=np.int64)
     cdef long long[::1] ub = ub_arr
@@ -1066,6 +1070,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
         if not keep_rows or row_codes is not None:
             raise ValueError("join_lists: a lookup writes the kept positions' places; ask for "
                              "keep_rows, without row_codes")
+        if _n_ids(lookup_kind, lookup_a) > 0x7fffffff:
+            raise ValueError("join_lists: the ids looked up are more than int32 places")
         lslot, lhash, _ = _id_table(LV, _n_ids(lookup_kind, lookup_a))
         lslot_p = &lslot[0]
         lhash_p = &lhash[0]
@@ -1095,9 +1101,14 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
         scratch, "rel", ub_total if rel_kept else 0, np.float64)
     cdef cnp.ndarray[cnp.int8_t, ndim=1] judged_arr = _buffer(
         scratch, "judged", ub_total if rel_kept else 0, np.int8)
+    # kept positions' run rows (int64), or their places in the lookup's ids (int32)
+    cdef bint places = LV != NULL
     cdef cnp.ndarray[cnp.int64_t, ndim=1] row_arr = _buffer(
-        scratch, "rows", ub_total if keep_rows else 0, np.int64)
+        scratch, "rows", ub_total if keep_rows and not places else 0, np.int64)
     cdef long long[::1] out_row = row_arr
+    cdef cnp.ndarray[cnp.int32_t, ndim=1] place_arr = _buffer(
+        scratch, "places", ub_total if places else 0, np.int32)
+    cdef int[::1] out_place = place_arr
     cdef cnp.ndarray[cnp.int64_t, ndim=1] full_arr = np.zeros(n_eval, dtype=np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] ndup_arr = np.zeros(n_eval, dtype=np.int64)
     cdef cnp.ndarray[cnp.int64_t, ndim=1] drop_arr = np.zeros(n_eval, dtype=np.int64)
@@ -1155,7 +1166,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     cdef uint64_t word
     # UTF-8 rows grouped by user, each list kept whole: each row's place found while its
     # bytes are read for the sort, in row order, and taken up again by the walk
-    cdef long long* lplace
+    cdef int* lplace
     cdef bint early
     # plain pointers for the int64 path (passed by value, so kept in registers)
     cdef const long long* rints = R.ints
@@ -1184,7 +1195,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
         spare = <Row*> receval_alloc(n_spare, sizeof(Row), 0)
         rkeys = <uint64_t*> receval_alloc(2 * n_spare, sizeof(uint64_t), 0)
         table = <Slot*> receval_alloc(maxcap, sizeof(Slot), 0)
-        lplace = <long long*> receval_alloc(maxrows, sizeof(long long), 0) \
+        lplace = <int*> receval_alloc(maxrows, sizeof(int), 0) \
             if lshort != NULL and not has_rows else NULL
         ibuf = <long long*> receval_alloc(maxrows, sizeof(long long), 0) if ints else NULL
         wids = <long long*> receval_alloc(maxrows, sizeof(long long), 0) \
@@ -1238,7 +1249,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
             n_j = -1  # no list of the truth's positions
             if ints:  # int64 ids on both sides: the table of ids placed by Fibonacci hashing
                 shift = 64 - _log2(cap)
-                _insert_truth_ints(itab, mask, shift, g32, tints + t_start[g], t_count[g])
+                _insert_truth_ints(itab, mask, shift, g32, tints + t_start[g],
+                                   t_count[g] if truth_read else 0)
                 if rows_p == NULL:  # the next list's rows, from memory while this one is joined
                     _prefetch_span(score_bytes, score_w, id_bytes, id_w, e,
                                    e + (e - s) if e + (e - s) < n_rows else n_rows)
@@ -1294,7 +1306,7 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                                    &out_row[base] if keep_rows else NULL, s, rcode_p)
             else:
                 # the user's truth items
-                for q in range(t_count[g]):
+                for q in range(t_count[g] if truth_read else 0):
                     p = t_start[g] + q
                     h = _hash(T, p)
                     j = <long long> (h & <uint64_t> mask)
@@ -1337,9 +1349,9 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                         buf[m].pre = receval_bswap64(word)
                         buf[m].h = _hash_bytes(sp, sn)
                         if early:
-                            lplace[j - s] = _probe_short(lshort, lmask, buf[m].h, word, sn) \
-                                if sn <= 8 else _probe(LV, lslot_p, lhash_p, lmask, buf[m].h,
-                                                       R, r)
+                            lplace[j - s] = <int> (
+                                _probe_short(lshort, lmask, buf[m].h, word, sn) if sn <= 8
+                                else _probe(LV, lslot_p, lhash_p, lmask, buf[m].h, R, r))
                     buf[m].idx = r
                     m = m + 1
                 if not in_place:
@@ -1396,17 +1408,17 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                             if keep_scores:
                                 out_score[base + w] = buf[q].score
                             if keep_rows and early:
-                                out_row[base + w] = lplace[r - s]
-                            elif keep_rows and LV != NULL:
+                                out_place[base + w] = lplace[r - s]
+                            elif keep_rows and places:
                                 if lshort != NULL:  # UTF-8 (sp, sn: this row's, in place)
                                     if not in_place:
                                         _span_near(R, r, &sp, &sn, &hint)
-                                    out_row[base + w] = _probe_short(
-                                        lshort, lmask, h, _load_le(sp, sn), sn) if sn <= 8 \
-                                        else _probe(LV, lslot_p, lhash_p, lmask, h, R, r)
+                                    out_place[base + w] = <int> (_probe_short(
+                                        lshort, lmask, h, _load_le(sp, sn), sn) if sn <= 8
+                                        else _probe(LV, lslot_p, lhash_p, lmask, h, R, r))
                                 else:
-                                    out_row[base + w] = _probe(LV, lslot_p, lhash_p, lmask, h,
-                                                               R, r)
+                                    out_place[base + w] = <int> _probe(LV, lslot_p, lhash_p,
+                                                                       lmask, h, R, r)
                             elif keep_rows:
                                 out_row[base + w] = rcode_p[r] if rcode_p != NULL else r
                     if w != q and not in_place:
@@ -1491,7 +1503,9 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                     out_judged[p + j] = out_judged[s + j]
                 if keep_scores:
                     out_score[p + j] = out_score[s + j]
-                if keep_rows:
+                if keep_rows and places:
+                    out_place[p + j] = out_place[s + j]
+                elif keep_rows:
                     out_row[p + j] = out_row[s + j]
         if rel_kept:
             rel_arr = rel_arr[:total]
@@ -1500,15 +1514,16 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
             scores_arr = scores_arr[:total]
         if keep_rows:
             row_arr = row_arr[:total]
+            place_arr = place_arr[:total]
         if scratch is None:
             rel_arr, judged_arr, scores_arr = rel_arr.copy(), judged_arr.copy(), scores_arr.copy()
-            row_arr = row_arr.copy()
+            row_arr, place_arr = row_arr.copy(), place_arr.copy()
     if keep_rows and measure:
         return (indptr_arr, scores_arr, rel_arr, judged_arr, full_arr, ndup_arr, n_dropped,
-                tied_arr, kout_arr, row_arr)
+                tied_arr, kout_arr, place_arr if places else row_arr)
     if keep_rows:
         return (indptr_arr, scores_arr, rel_arr, judged_arr, full_arr, ndup_arr, n_dropped,
-                tied_arr, row_arr)
+                tied_arr, place_arr if places else row_arr)
     return (indptr_arr, scores_arr, rel_arr, judged_arr, full_arr, ndup_arr, n_dropped,
             tied_arr)
 

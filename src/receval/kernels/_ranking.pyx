@@ -1093,6 +1093,15 @@ cdef class MetricSetup:
     def n_requests(self):
         return self.plan.n_req
 
+    @property
+    def reads_lists(self):
+        """Whether a request reads the lists (every one but the truth's relevant count)."""
+        cdef Py_ssize_t q
+        for q in range(self.plan.n_req):
+            if self.plan.codes[q] != NREL:
+                return True
+        return False
+
 
 cdef const void* _data(object a):
     cdef cnp.ndarray arr = a

@@ -151,7 +151,7 @@ class ItemRows:
     position's place in ``vocab`` instead (-1 when absent), found by the join: the lists
     then answer that lookup only."""
 
-    rows: np.ndarray                                   # int64 run row at each position
+    rows: np.ndarray          # int64 run row at each position (with vocab: int32 place)
     raw: RawIds                                        # the run's item ids, read in place
     codes: Callable[[], tuple[np.ndarray, np.ndarray]]
     vocab: Any = None
@@ -168,11 +168,12 @@ def _id_values(vocab: Any) -> np.ndarray:
 def _lookup_ids(vocab: Any, run_ids: RawIds) -> RawIds | None:
     """``vocab`` (distinct raw ids) in the form of the run's text ids, for the join to find
     each position's place in it; ``None`` for integer or categorical run ids (looked up
-    after the join) and for a vocabulary that is not all ``str``."""
+    after the join), for a vocabulary that is not all ``str`` and for one of more ids than
+    int32 places hold."""
     if run_ids.family not in ("utf8", "pystr") or run_ids.categories is not None:
         return None
     values = _id_values(vocab)
-    if not len(values):
+    if not len(values) or len(values) > np.iinfo(np.int32).max:
         return None
     return truth_raw(values, np.arange(len(values), dtype=np.int64), run_ids.family)
 
