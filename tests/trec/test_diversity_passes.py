@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import receval as rv
 from receval.errors import InputError, RelevanceThresholdWarning
-from receval.kernels import str_codes
+from receval.kernels import intent_keys, str_codes
 from receval.trec import diversity
 from receval.trec.diversity import as_intents, ideal_gains
 
@@ -168,15 +168,14 @@ def test_ideal_lists_give_the_array_loop_and_the_greedy_loop_bits():
 def _read(frame, rel, weights, route):
     """``as_intents`` by the compiled reader (one sort of every row's key, or each topic's
     rows sorted on their own) or the array operations."""
-    limit = diversity.SORTED_KEY_LIMIT
-    diversity.SORTED_KEY_LIMIT = 0 if route == "per_topic" else limit
+    diversity.SORTED_KEYS = route != "per_topic"
     diversity.COMPILED = route != "arrays"
     try:
         return as_intents(frame, rel, weights)
     except InputError as exc:
         return str(exc)
     finally:
-        diversity.SORTED_KEY_LIMIT = limit
+        diversity.SORTED_KEYS = True
         diversity.COMPILED = True
 
 
@@ -236,7 +235,7 @@ def test_compiled_passes_on_threads_give_the_array_bits(route, monkeypatch):
     # and of users, each writing from its bound, moved together after); repeated documents
     # (duplicates="keep") make some run's first room too small
     if route == "per_topic":
-        monkeypatch.setattr(diversity, "SORTED_KEY_LIMIT", 0)
+        monkeypatch.setattr(diversity, "SORTED_KEYS", False)
     intents, run, weights = _data(17, 5000, True)
     _same_intents(_read(intents, 1, weights, route), _read(intents, 1, weights, "arrays"))
     truth = intents.groupby(["query", "doc"], as_index=False)["relevance"].max()
@@ -377,3 +376,17 @@ def test_intents_held_by_arrow_read_as_object_columns():
                          "doc": ["a", "b", "c"], "subtopic": ["s", "s", "t"]})
     got = as_intents(ints)
     assert list(got.topics) == [1, 2]
+
+
+def test_keys_are_made_only_when_they_fit():
+    """One key per judgment, ``(((t * n_docs + d) << b | s) << 1) | relevant`` with ``2**b
+    >= n_subs``, is made only when every such key is below ``2**62`` (else the reader sorts
+    topic by topic); the fields come back by shifts and masks."""
+    e, f = np.zeros(0, dtype=np.int64), np.zeros(0)
+    assert intent_keys(e, e, e, e, e, e, f, 1.0, 2**29, 2**29, 5) is not None  # 2**62 keys
+    assert intent_keys(e, e, e, e, e, e, f, 1.0, 2**29, 2**29 + 1, 5) is None
+    assert intent_keys(e, e, e, e, e, e, f, 1.0, 1, 1, 2**61) is None
+    one = np.array([3], dtype=np.int64)
+    key = intent_keys(one, e, np.array([7]), e, np.array([4]), e, np.array([2.0]), 1.0,
+                      5, 10, 5)
+    assert key.tolist() == [(((3 * 10 + 7) << 3 | 4) << 1) | 1]

@@ -138,44 +138,53 @@ cdef int _by_key(const void* a, const void* b) noexcept nogil:
     return (x > y) - (x < y)
 
 
+cdef inline int _sub_bits(long long n_subs) noexcept nogil:
+    """The bits of a subtopic code in a judgment's key: the least ``b`` with ``2**b >=
+    n_subs``, so that the key's fields are read by shifts and masks, not divisions."""
+    cdef int b = 0
+    while (1LL << b) < n_subs:
+        b += 1
+    return b
+
+
 cdef long long _topic_keys(const long long* rows, long long m, const long long* doc,
                            const long long* sub, const double* relevance, double rel,
-                           long long n_subs, long long* keys) noexcept nogil:
-    """One topic's judgments (``rows``) as ascending keys ``(doc * n_subs + sub) * 2 +
+                           int sb, long long* keys) noexcept nogil:
+    """One topic's judgments (``rows``) as ascending keys ``((doc << sb | sub) << 1) |
     relevant``; returns the number of judged documents, or -1 when a (document, subtopic)
     judgment is given twice."""
     cdef long long q, r
     cdef bint ascending = True
     for q in range(m):
         r = rows[q]
-        keys[q] = (doc[r] * n_subs + sub[r]) * 2 + (1 if relevance[r] >= rel else 0)
+        keys[q] = (((doc[r] << sb) | sub[r]) << 1) | (1 if relevance[r] >= rel else 0)
         if q and keys[q] < keys[q - 1]:
             ascending = False
     if not ascending:
         qsort(keys, m, sizeof(long long), _by_key)
-    return _topic_docs(keys, m, n_subs)
+    return _topic_docs(keys, m, sb)
 
 
-cdef long long _topic_docs(const long long* keys, long long m, long long n_subs) noexcept nogil:
+cdef long long _topic_docs(const long long* keys, long long m, int sb) noexcept nogil:
     """The judged documents of one topic's ascending keys; -1 when a (document, subtopic)
     judgment is given twice."""
     cdef long long q, n_docs = 0
     for q in range(m):
         if q and (keys[q] >> 1) == (keys[q - 1] >> 1):
             return -1
-        if q == 0 or (keys[q] >> 1) // n_subs != (keys[q - 1] >> 1) // n_subs:
+        if q == 0 or (keys[q] >> (sb + 1)) != (keys[q - 1] >> (sb + 1)):
             n_docs += 1
     return n_docs
 
 
-cdef long long _topic_subtopics(const long long* keys, long long m, long long n_subs,
+cdef long long _topic_subtopics(const long long* keys, long long m, int sb,
                                 char* seen, long long* found) noexcept nogil:
     """The topic's subtopics with a relevant judgment, ascending, into ``found``; their
     number (``seen``: a zeroed flag per subtopic, zeroed again after)."""
-    cdef long long q, c, p, n = 0
+    cdef long long q, c, p, n = 0, smask = (1LL << sb) - 1
     for q in range(m):
         if keys[q] & 1:
-            c = (keys[q] >> 1) % n_subs
+            c = (keys[q] >> 1) & smask
             if not seen[c]:
                 seen[c] = 1
                 found[n] = c
@@ -209,6 +218,8 @@ cdef void _intent_topics(const long long* start, const long long* sorted_keys,
     ``sorted_keys`` (its rows ``start[t]:start[t + 1]``), or else made from its rows
     ``order[start[t]:start[t + 1]]`` and sorted."""
     cdef long long t, q, p, d, c, m, k, base
+    cdef int sb = _sub_bits(n_subs)
+    cdef long long smask = (1LL << sb) - 1
     cdef long long* keys = <long long*> receval_alloc(m_max, sizeof(long long), 0)
     cdef long long* found = <long long*> receval_alloc(min(m_max, n_subs), sizeof(long long), 0)
     cdef long long* local = <long long*> receval_alloc(n_subs, sizeof(long long), 0)
@@ -221,34 +232,34 @@ cdef void _intent_topics(const long long* start, const long long* sorted_keys,
             break
         m = start[t + 1] - start[t]
         if sorted_keys != NULL:  # the topic's keys, less its base
-            base = t * n_docs * n_subs * 2
+            base = (t * n_docs) << (sb + 1)
             for q in range(m):
                 keys[q] = sorted_keys[start[t] + q] - base
         if pair_off == NULL:
             if sorted_keys != NULL:
-                n_pairs[t] = _topic_docs(keys, m, n_subs)
+                n_pairs[t] = _topic_docs(keys, m, sb)
             else:
                 n_pairs[t] = _topic_keys(&order[start[t]], m, doc, sub, relevance, rel,
-                                         n_subs, keys)
+                                         sb, keys)
             if n_pairs[t] < 0:
                 fail[0] = 2
                 break
-            n_sub[t] = _topic_subtopics(keys, m, n_subs, seen, found)
+            n_sub[t] = _topic_subtopics(keys, m, sb, seen, found)
             continue
         if sorted_keys == NULL:
-            _topic_keys(&order[start[t]], m, doc, sub, relevance, rel, n_subs, keys)
-        k = _topic_subtopics(keys, m, n_subs, seen, found)
+            _topic_keys(&order[start[t]], m, doc, sub, relevance, rel, sb, keys)
+        k = _topic_subtopics(keys, m, sb, seen, found)
         for q in range(k):
             local[found[q]] = q
             ts_sub[ts_off[t] + q] = found[q]
         p = pair_off[t] - 1
         for q in range(m):
-            d = (keys[q] >> 1) // n_subs
-            if q == 0 or d != (keys[q - 1] >> 1) // n_subs:
+            d = keys[q] >> (sb + 1)
+            if q == 0 or d != keys[q - 1] >> (sb + 1):
                 p += 1
                 key[p] = t * n_docs + d
             if keys[q] & 1:
-                c = local[(keys[q] >> 1) % n_subs]
+                c = local[(keys[q] >> 1) & smask]
                 relm[p * s_max + c] = 1
                 nrel_sub[t * s_max + c] += 1
                 if bits != NULL:
@@ -262,13 +273,18 @@ cdef void _intent_topics(const long long* start, const long long* sorted_keys,
 def intent_keys(const long long[::1] topic, const long long[::1] topic_rank,
                 const long long[::1] doc, const long long[::1] doc_rank,
                 const long long[::1] sub, const long long[::1] sub_rank,
-                const double[::1] relevance, double rel, long long n_docs, long long n_subs):
-    """Every judgment's key ``((t * n_docs + d) * n_subs + s) * 2 + [relevance >= rel]``,
-    ``t = topic_rank[topic]`` (``topic`` itself when ``topic_rank`` is empty), likewise
-    ``d`` and ``s``: :func:`intent_pairs`' ``sorted_keys`` before their sort (the caller
-    checks that they fit), in parallel."""
+                const double[::1] relevance, double rel, long long n_topics, long long n_docs,
+                long long n_subs):
+    """Every judgment's key ``(((t * n_docs + d) << b | s) << 1) | [relevance >= rel]``
+    (``b``: the bits of a subtopic code, ``2**b >= n_subs``), ``t = topic_rank[topic]``
+    (``topic`` itself when ``topic_rank`` is empty), likewise ``d`` and ``s``:
+    :func:`intent_pairs`' ``sorted_keys`` before their sort, in parallel; ``None`` when
+    ``n_topics`` x ``n_docs`` x ``2**(b + 1)`` keys do not fit below ``2**62``."""
     cdef Py_ssize_t n = topic.shape[0], i
-    cdef long long t, d, c, ns = max(n_subs, 1)
+    cdef long long t, d, c
+    cdef int sb = _sub_bits(n_subs)
+    if sb > 60 or max(n_docs, 1) > (1LL << (61 - sb)) // max(n_topics, 1):
+        return None  # (n_topics * n_docs * 2**(sb + 1) > 2**62, tested without overflow)
     out_arr = np.empty(n, dtype=np.int64)
     cdef long long[::1] out = out_arr
     cdef bint rt = topic_rank.shape[0] > 0, rd = doc_rank.shape[0] > 0
@@ -278,7 +294,7 @@ def intent_keys(const long long[::1] topic, const long long[::1] topic_rank,
         t = topic_rank[topic[i]] if rt else topic[i]
         d = doc_rank[doc[i]] if rd else doc[i]
         c = sub_rank[sub[i]] if rs else sub[i]
-        out[i] = ((t * n_docs + d) * ns + c) * 2 + (1 if relevance[i] >= rel else 0)
+        out[i] = ((((t * n_docs + d) << sb) | c) << 1) | (1 if relevance[i] >= rel else 0)
     return out_arr
 
 
@@ -298,16 +314,16 @@ def intent_pairs(const long long[::1] topic, const long long[::1] doc,
     topic, subtopic code and local index. In parallel over runs of topics of about equal
     rows (counted, then written).
 
-    ``sorted_keys``: every judgment's ``((topic * n_docs + doc) * n_subs + sub) * 2 +
-    relevant``, ascending (the other columns are then not read); else rows are grouped by
-    topic (a counting sort) and each topic's judgments sorted on their own."""
+    ``sorted_keys``: every judgment's key of :func:`intent_keys`, ascending (the other
+    columns are then not read); else rows are grouped by topic (a counting sort) and each
+    topic's judgments sorted on their own."""
     cdef bint presorted = sorted_keys is not None
     cdef Py_ssize_t n = sorted_keys.shape[0] if presorted else topic.shape[0], i, t
     start_arr = np.zeros(n_topics + 1, dtype=np.int64)
     order_arr = np.empty(1 if presorted else max(n, 1), dtype=np.int64)
     cdef long long[::1] start = start_arr
     cdef long long[::1] order = order_arr
-    cdef long long m_max = 1, s_max = 0, span = n_docs * max(n_subs, 1) * 2
+    cdef long long m_max = 1, s_max = 0, span = n_docs << (_sub_bits(n_subs) + 1)
     if presorted:
         start_arr[:] = np.searchsorted(sorted_keys, np.arange(n_topics + 1, dtype=np.int64)
                                        * span)

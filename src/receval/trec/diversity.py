@@ -325,9 +325,9 @@ def _sorted_unique(values: np.ndarray) -> np.ndarray:
     return out[keep]
 
 
-#: the judgments are sorted as one int64 key per row, ``((topic * n_docs + doc) * n_subs +
-#: subtopic) * 2 + relevant``, when every such key is below this; else topic by topic
-SORTED_KEY_LIMIT = 1 << 62
+#: the judgments are sorted as one int64 key per row (:func:`receval.kernels.intent_keys`)
+#: when those keys fit; else (and with False) each topic's rows are sorted on their own
+SORTED_KEYS = True
 DENSE_CELLS, DENSE_PER_ROW = 1 << 16, 4  # the reader's (topic, subtopic) table: its cells at
 # most this many, or this many per relevant judgment
 
@@ -345,10 +345,11 @@ def as_intents(obj: Any, rel: float = 1.0, weights: Any = None) -> Intents:
         raise InputError("intents: a row has no query, document or subtopic.")
     (topics, docs, subs) = (ids for _, _, ids in columns)
     n_topics, n_docs, n_subs = len(topics), len(docs), len(subs)
-    if COMPILED and n_topics * n_docs * max(n_subs, 1) * 2 < SORTED_KEY_LIMIT:
-        keys = intent_keys(*(np.zeros(0, dtype=np.int64) if a is None else a
-                             for c, r, _ in columns for a in (c, r)),
-                           relevance, float(rel), n_docs, n_subs)
+    keys = intent_keys(*(np.zeros(0, dtype=np.int64) if a is None else a
+                         for c, r, _ in columns for a in (c, r)),
+                       relevance, float(rel), n_topics, n_docs, n_subs) \
+        if COMPILED and SORTED_KEYS else None
+    if keys is not None:
         keys.sort()  # one sort of every row's key
         none = np.zeros(0, dtype=np.int64)
         pairs = intent_pairs(none, none, none, np.zeros(0), float(rel), n_topics, n_docs,
