@@ -37,8 +37,8 @@ def array_path() -> Iterator[None]:
 def _sorted_codes(values):
     """The reader's codes of a column in the order of its distinct values (what
     ``pandas.factorize(values, sort=True)`` gives)."""
-    codes, rank, ids = diversity._ranked_codes(values)
-    return (codes if rank is None else rank[codes]), ids
+    coded = diversity._ranked_codes(values)
+    return coded.per_row(), coded.ids
 
 
 def _data(seed: int, n_topics: int, weighted: bool):
@@ -390,3 +390,44 @@ def test_keys_are_made_only_when_they_fit():
     key = intent_keys(one, e, np.array([7]), e, np.array([4]), e, np.array([2.0]), 1.0,
                       5, 10, 5)
     assert key.tolist() == [(((3 * 10 + 7) << 3 | 4) << 1) | 1]
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 70_001])
+def test_keys_of_columns_coded_by_runs_are_the_keys_of_their_rows(n):
+    """A column coded per run of equal rows (``*_runs``) gives the keys of the same column
+    coded per row, whatever run a thread's range of rows starts in (enough rows for every
+    thread)."""
+    rng = np.random.default_rng(n)
+    e = np.zeros(0, dtype=np.int64)
+
+    def column(n_codes, mean_run):
+        runs = np.unique(np.concatenate([[0], rng.integers(0, n, max(n // mean_run, 1)),
+                                         [n]])) if n else np.array([0])
+        codes = rng.integers(0, n_codes, len(runs) - 1)
+        return codes, runs, np.repeat(codes, np.diff(runs))
+
+    (tc, tr, t_rows), (dc, dr, d_rows), (sc, sr, s_rows) = \
+        column(50, 40), column(300, 1), column(6, 5000)
+    rank = rng.permutation(300).astype(np.int64)
+    rel = rng.integers(0, 3, n).astype(np.float64)
+    want = intent_keys(t_rows, e, d_rows, rank, s_rows, e, rel, 1.0, 50, 300, 6)
+    got = intent_keys(tc, e, dc, rank, sc, e, rel, 1.0, 50, 300, 6, tr, dr, sr)
+    assert got.tolist() == want.tolist()
+    with pytest.raises(ValueError, match="one code per row or per run"):
+        intent_keys(tc, e, d_rows, rank, s_rows, e, rel, 1.0, 50, 300, 6, tr[:-1])
+
+
+def test_a_column_whose_first_rows_hold_many_runs_is_coded_by_its_table():
+    """A long column is looked at in its first ``RUN_PROBE`` rows before it is read for its
+    runs: when they hold too many, its codes come from the table of its distinct ids (the
+    same codes), even if the whole column holds few runs."""
+    pa = pytest.importorskip("pyarrow")
+    probe = diversity.RUN_PROBE
+    ids = [f"d{i}" for i in range(probe)] + ["same"] * (4 * probe)
+    values = pd.Series(ids, dtype=pd.ArrowDtype(pa.string()))
+    assert diversity._run_codes(values) is None
+    codes, uniques = _sorted_codes(values)
+    want_codes, want_uniques = pd.factorize(pd.Series(ids, dtype=object), sort=True)
+    assert codes.tolist() == want_codes.tolist() and list(uniques) == list(want_uniques)
+    assert diversity._run_codes(pd.Series(["a"] * probe + ids[:probe] + ["b"] * (4 * probe),
+                                          dtype=pd.ArrowDtype(pa.string()))) is not None

@@ -19,7 +19,7 @@ cluster are taken in descending byte order). Only positive gains are kept.
 import numpy as np
 
 cimport numpy as cnp
-from cython.parallel cimport prange
+from cython.parallel cimport parallel, prange, threadid
 from libc.stdlib cimport free, malloc, qsort
 
 cnp.import_array()
@@ -270,31 +270,91 @@ cdef void _intent_topics(const long long* start, const long long* sorted_keys,
     free(seen)
 
 
+cdef inline Py_ssize_t _run_at(const long long* starts, Py_ssize_t n_runs,
+                               Py_ssize_t i) noexcept nogil:
+    """The run holding row ``i``: the last ``r < n_runs`` with ``starts[r] <= i``."""
+    cdef Py_ssize_t lo = 0, hi = n_runs - 1, mid
+    while lo < hi:
+        mid = (lo + hi + 1) >> 1
+        if starts[mid] <= i:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+cdef inline long long _coded(const long long* codes, const long long* rank,
+                             const long long* starts, Py_ssize_t n_runs, Py_ssize_t i,
+                             Py_ssize_t* run) noexcept nogil:
+    """Row ``i``'s code (``rank`` applied when not NULL): ``codes[i]``, or with ``starts``
+    the code of its run (``run``: the run of the row before, moved on)."""
+    cdef long long c
+    if starts != NULL:
+        while run[0] + 1 < n_runs and starts[run[0] + 1] <= i:
+            run[0] += 1
+        c = codes[run[0]]
+    else:
+        c = codes[i]
+    return rank[c] if rank != NULL else c
+
+
+cdef bint _one_per(const long long[::1] codes, const long long[::1] runs, Py_ssize_t n):
+    """Whether ``codes`` holds one code per row of ``n`` (``runs`` None) or per run."""
+    if runs is None:
+        return codes.shape[0] == n
+    return runs.shape[0] == codes.shape[0] + 1 and runs[0] == 0 and \
+        runs[runs.shape[0] - 1] == n
+
+
 def intent_keys(const long long[::1] topic, const long long[::1] topic_rank,
                 const long long[::1] doc, const long long[::1] doc_rank,
                 const long long[::1] sub, const long long[::1] sub_rank,
                 const double[::1] relevance, double rel, long long n_topics, long long n_docs,
-                long long n_subs):
+                long long n_subs, const long long[::1] topic_runs=None,
+                const long long[::1] doc_runs=None, const long long[::1] sub_runs=None):
     """Every judgment's key ``(((t * n_docs + d) << b | s) << 1) | [relevance >= rel]``
     (``b``: the bits of a subtopic code, ``2**b >= n_subs``), ``t = topic_rank[topic]``
     (``topic`` itself when ``topic_rank`` is empty), likewise ``d`` and ``s``:
     :func:`intent_pairs`' ``sorted_keys`` before their sort, in parallel; ``None`` when
-    ``n_topics`` x ``n_docs`` x ``2**(b + 1)`` keys do not fit below ``2**62``."""
-    cdef Py_ssize_t n = topic.shape[0], i
+    ``n_topics`` x ``n_docs`` x ``2**(b + 1)`` keys do not fit below ``2**62``.
+
+    ``topic_runs`` (likewise ``doc_runs``, ``sub_runs``): the column is coded by runs of
+    equal rows, ``topic[r]`` the code of the rows ``topic_runs[r] .. topic_runs[r + 1] -
+    1`` (the last entry: the number of rows), so that no code per row is made."""
+    cdef Py_ssize_t n = relevance.shape[0], i, lo, hi, rt, rd, rs
     cdef long long t, d, c
-    cdef int sb = _sub_bits(n_subs)
+    cdef int sb = _sub_bits(n_subs), th
     if sb > 60 or max(n_docs, 1) > (1LL << (61 - sb)) // max(n_topics, 1):
         return None  # (n_topics * n_docs * 2**(sb + 1) > 2**62, tested without overflow)
+    if not (_one_per(topic, topic_runs, n) and _one_per(doc, doc_runs, n) and
+            _one_per(sub, sub_runs, n)):
+        raise ValueError("intent_keys: a column has not one code per row or per run")
     out_arr = np.empty(n, dtype=np.int64)
-    cdef long long[::1] out = out_arr
-    cdef bint rt = topic_rank.shape[0] > 0, rd = doc_rank.shape[0] > 0
-    cdef bint rs = sub_rank.shape[0] > 0
+    cdef long long* out = <long long*> cnp.PyArray_DATA(out_arr)
+    cdef const long long* tp = &topic[0] if topic.shape[0] else NULL
+    cdef const long long* dp = &doc[0] if doc.shape[0] else NULL
+    cdef const long long* sp = &sub[0] if sub.shape[0] else NULL
+    cdef const long long* trk = &topic_rank[0] if topic_rank.shape[0] else NULL
+    cdef const long long* drk = &doc_rank[0] if doc_rank.shape[0] else NULL
+    cdef const long long* srk = &sub_rank[0] if sub_rank.shape[0] else NULL
+    cdef const long long* tr = &topic_runs[0] if topic_runs is not None else NULL
+    cdef const long long* dr = &doc_runs[0] if doc_runs is not None else NULL
+    cdef const long long* sr = &sub_runs[0] if sub_runs is not None else NULL
+    cdef Py_ssize_t ntr = topic.shape[0], ndr = doc.shape[0], nsr = sub.shape[0]
+    cdef const double* relp = &relevance[0] if n else NULL
     cdef int nt = _threads(n)
-    for i in prange(n, nogil=True, schedule="static", num_threads=nt):
-        t = topic_rank[topic[i]] if rt else topic[i]
-        d = doc_rank[doc[i]] if rd else doc[i]
-        c = sub_rank[sub[i]] if rs else sub[i]
-        out[i] = ((((t * n_docs + d) << sb) | c) << 1) | (1 if relevance[i] >= rel else 0)
+    with nogil, parallel(num_threads=nt):  # each thread a range of rows, in order
+        th = threadid()
+        lo = n * th // nt
+        hi = n * (th + 1) // nt
+        rt = _run_at(tr, ntr, lo) if tr != NULL and lo < hi else 0
+        rd = _run_at(dr, ndr, lo) if dr != NULL and lo < hi else 0
+        rs = _run_at(sr, nsr, lo) if sr != NULL and lo < hi else 0
+        for i in range(lo, hi):
+            t = _coded(tp, trk, tr, ntr, i, &rt)
+            d = _coded(dp, drk, dr, ndr, i, &rd)
+            c = _coded(sp, srk, sr, nsr, i, &rs)
+            out[i] = ((((t * n_docs + d) << sb) | c) << 1) | (1 if relp[i] >= rel else 0)
     return out_arr
 
 

@@ -230,15 +230,36 @@ def _arrow_held(values: pd.Series) -> bool:
     return storage == "pyarrow" or isinstance(values.dtype, pd.ArrowDtype)
 
 
-def _ranked_codes(values: Any) -> tuple[np.ndarray, np.ndarray | None, pd.Index]:
-    """``(codes, rank, ids)``: ``rank[codes]`` (``codes`` when ``rank`` is ``None``) are
-    ``pandas.factorize(values, sort=True)``'s codes, ``ids`` its distinct values. A ``str``
-    column by the compiled table of :func:`receval.kernels.str_codes`, a column Arrow holds
-    by its runs of equal ids or a compiled table of its UTF-8 ids (no ``str`` object per
-    row; else by ``pandas.factorize``), then a sort of the distinct values only; the rank of each distinct value is not applied to every row here."""
+@dataclass
+class _Coded:
+    """A column of ``intents=`` coded: ``pandas.factorize(values, sort=True)``'s codes are
+    ``rank[codes]`` (``codes`` when ``rank`` is ``None``), per row or, with ``runs``, per
+    run of equal rows (``codes[r]`` for the rows ``runs[r] .. runs[r + 1] - 1``); ``ids``
+    the distinct values, sorted."""
+
+    codes: np.ndarray
+    rank: np.ndarray | None
+    ids: pd.Index
+    runs: np.ndarray | None = None
+
+    def per_row(self) -> np.ndarray:
+        """The sorted codes of every row."""
+        codes = self.codes if self.runs is None else np.repeat(self.codes, np.diff(self.runs))
+        return codes if self.rank is None else self.rank[codes]
+
+
+def _ranked_codes(values: Any) -> _Coded:
+    """``values`` coded (:class:`_Coded`). A ``str`` column by the compiled table of
+    :func:`receval.kernels.str_codes`, a column Arrow holds by its runs of equal ids or a
+    compiled table of its UTF-8 ids (no ``str`` object per row; else by
+    ``pandas.factorize``), then a sort of the distinct values only; the rank of each
+    distinct value is not applied to every row here."""
+    runs = None
     if isinstance(values, pd.Series):  # Arrow-held: compiled codes, distinct values sorted
         found = _run_codes(values)
-        if found is None:
+        if found is not None:
+            runs, found = found[2], found[:2]
+        else:
             found = _first_codes(values)
         if found is None:
             codes, uniques = pd.factorize(values, sort=False)
@@ -246,33 +267,43 @@ def _ranked_codes(values: Any) -> tuple[np.ndarray, np.ndarray | None, pd.Index]
         if (len(found[0]) and int(found[0].min()) < 0) or \
                 not all(isinstance(v, str) for v in found[1]):  # (a missing id: code -1)
             codes, uniques = pd.factorize(values, sort=True)
-            return codes.astype(np.int64), None, pd.Index(uniques)
+            return _Coded(codes.astype(np.int64), None, pd.Index(uniques))
     else:
         found = str_codes(np.ascontiguousarray(values)) \
             if values.dtype == object and len(values) else None
     if found is None:
         codes, uniques = pd.factorize(pd.Series(values), sort=True)
-        return codes.astype(np.int64), None, pd.Index(uniques)
+        return _Coded(codes.astype(np.int64), None, pd.Index(uniques))
     codes, distinct = found
     ids = np.empty(len(distinct), dtype=object)
     ids[:] = distinct
     order = np.argsort(ids, kind="stable")  # str: code point order, as pandas sorts them
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
-    return np.asarray(codes, dtype=np.int64), rank, pd.Index(ids[order])
+    return _Coded(np.asarray(codes, dtype=np.int64), rank, pd.Index(ids[order]), runs)
 
 
 #: an Arrow-held id column with at most one run of equal adjacent ids per this many rows is
 #: coded from the first id of each run (qrels are grouped by topic, often by subtopic)
 RUN_ROWS = 4
+#: a column of more rows than twice this is first looked at in its first this many rows:
+#: when they hold too many runs, the whole column is not read for its runs
+RUN_PROBE = 4096
 
 
-def _run_codes(values: pd.Series) -> tuple[np.ndarray, Any] | None:
-    """``(codes, distinct)`` in order of first appearance of an Arrow-held ``str`` column from
-    its runs of equal adjacent ids, when they are few (:data:`RUN_ROWS`); else ``None``."""
+def _run_codes(values: pd.Series) -> tuple[np.ndarray, Any, np.ndarray] | None:
+    """``(codes, distinct, runs)`` of an Arrow-held ``str`` column from its runs of equal
+    adjacent ids, when they are few (:data:`RUN_ROWS`): the code of each run (``runs``: its
+    first row, then the number of rows), in order of first appearance; else ``None``
+    (also when the first :data:`RUN_PROBE` rows of a longer column hold too many runs)."""
     raw = raw_ids(values)
     if raw is None or raw.family != "utf8" or not len(values):
         return None
+    if len(values) > 2 * RUN_PROBE:
+        head = raw_ids(values.iloc[:RUN_PROBE])
+        if head is not None and (len(adjacent_starts(head.kind, head.a, head.b, 0, 0, 0))
+                                 * RUN_ROWS > RUN_PROBE):
+            return None
     bounds = adjacent_starts(raw.kind, raw.a, raw.b, 0, 0, 1)
     if (len(bounds) - 1) * RUN_ROWS > len(values):
         return None
@@ -280,7 +311,7 @@ def _run_codes(values: pd.Series) -> tuple[np.ndarray, Any] | None:
     if found is None:  # pragma: no cover - UTF-8 ids decode to str
         return None
     head_codes, distinct = found
-    return np.repeat(head_codes, np.diff(bounds)), distinct
+    return np.asarray(head_codes, dtype=np.int64), distinct, np.asarray(bounds, dtype=np.int64)
 
 
 def _first_codes(values: pd.Series) -> tuple[np.ndarray, Any] | None:
@@ -341,21 +372,21 @@ def as_intents(obj: Any, rel: float = 1.0, weights: Any = None) -> Intents:
     if np.isnan(relevance).any():
         raise InputError("intents: every relevance must be a number.")
     columns = [_ranked_codes(v) for v in (query, doc, subtopic)]
-    if len(query) and min(int(c.min()) for c, _, _ in columns) < 0:  # a null id
+    if len(query) and min(int(c.codes.min()) for c in columns) < 0:  # a null id
         raise InputError("intents: a row has no query, document or subtopic.")
-    (topics, docs, subs) = (ids for _, _, ids in columns)
+    (topics, docs, subs) = (c.ids for c in columns)
     n_topics, n_docs, n_subs = len(topics), len(docs), len(subs)
-    keys = intent_keys(*(np.zeros(0, dtype=np.int64) if a is None else a
-                         for c, r, _ in columns for a in (c, r)),
-                       relevance, float(rel), n_topics, n_docs, n_subs) \
-        if COMPILED and SORTED_KEYS else None
+    none = np.zeros(0, dtype=np.int64)
+    keys = intent_keys(*(a for c in columns for a in (c.codes, none if c.rank is None
+                                                         else c.rank)),
+                       relevance, float(rel), n_topics, n_docs, n_subs,
+                       *(c.runs for c in columns)) if COMPILED and SORTED_KEYS else None
     if keys is not None:
         keys.sort()  # one sort of every row's key
-        none = np.zeros(0, dtype=np.int64)
         pairs = intent_pairs(none, none, none, np.zeros(0), float(rel), n_topics, n_docs,
                              n_subs, keys)
     else:
-        topic_code, doc_code, sub_code = (c if r is None else r[c] for c, r, _ in columns)
+        topic_code, doc_code, sub_code = (c.per_row() for c in columns)
         pairs = intent_pairs(topic_code, doc_code, sub_code, relevance, float(rel),
                              n_topics, n_docs, n_subs) if COMPILED else \
             _intent_pairs_arrays(topic_code, doc_code, sub_code, relevance, rel, n_topics,
