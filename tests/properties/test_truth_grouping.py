@@ -43,7 +43,11 @@ def _truth(seed: int, how: str, grouped: bool):
     if grouped:
         user = np.sort(user, kind="stable")
     item = rng.integers(0, int(rng.integers(1, len(NAMES))), n)
-    rel = rng.integers(0, 4, n).astype(np.float64)
+    # few grades (sorted by counting them) or many (by comparisons), some -0.0
+    rel = rng.integers(0, 4, n).astype(np.float64) if rng.random() < 0.6 else \
+        rng.integers(0, 40, n) / 4.0
+    if rng.random() < 0.1:
+        rel[rng.random(n) < 0.2] = -0.0
     if how == "int":
         ids = item.astype(np.int64) * 7 - 20
     elif how == "int_wide":  # ids beyond 2**57 and near it: the sort of short int lists

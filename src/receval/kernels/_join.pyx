@@ -38,7 +38,7 @@ from cpython.object cimport PyObject
 from cpython.ref cimport Py_DECREF, Py_INCREF
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from cython.parallel cimport parallel, prange
-from libc.math cimport INFINITY, isfinite
+from libc.math cimport INFINITY, isfinite, signbit
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, qsort, realloc
 from libc.string cimport memcmp, memcpy, memset

@@ -12,7 +12,7 @@ import numpy as np
 
 cimport numpy as cnp
 from cython.parallel cimport parallel, prange
-from libc.math cimport INFINITY, isfinite
+from libc.math cimport INFINITY, isfinite, signbit
 from libc.stdlib cimport free, qsort
 
 cnp.import_array()

@@ -24,17 +24,61 @@ cdef inline void _insert_desc(double* a, long long i) noexcept nogil:
     a[0] = a[0] if a[0] > x else x
 
 
+DEF FEW_GRADES = 8
+
+
+cdef inline bint _sort_desc_few(double* a, long long n) noexcept nogil:
+    """Sort ``a`` descending by counting its values when it holds at most ``FEW_GRADES``
+    distinct ones and no -0.0 (graded judgments); ``False``, ``a`` untouched, otherwise."""
+    cdef double v[FEW_GRADES]
+    cdef long long cnt[FEW_GRADES]
+    cdef long long i, c, pos = 0
+    cdef int k = 0, j, q
+    cdef double x
+    for i in range(n):
+        x = a[i]
+        if x == 0.0 and signbit(x):
+            return False
+        j = 0
+        while j < k and v[j] != x:
+            j += 1
+        if j == k:
+            if k == FEW_GRADES:
+                return False
+            v[k] = x
+            cnt[k] = 0
+            k += 1
+        cnt[j] += 1
+    for j in range(1, k):  # the distinct values, descending
+        x = v[j]
+        c = cnt[j]
+        q = j - 1
+        while q >= 0 and v[q] < x:
+            v[q + 1] = v[q]
+            cnt[q + 1] = cnt[q]
+            q -= 1
+        v[q + 1] = x
+        cnt[q + 1] = c
+    for j in range(k):
+        for i in range(cnt[j]):
+            a[pos] = v[j]
+            pos += 1
+    return True
+
+
 cdef inline void _sort_desc(double* a, long long n) noexcept nogil:
     """Sort ``n`` finite doubles descending in place (a user's relevances). Nothing moves when
     they are already descending, as binary or ordered grades are; otherwise a short list is sorted
-    by insertion without branches, a long one by qsort."""
+    by insertion without branches, a long one by counting its grades when they are few, else by
+    qsort."""
     cdef long long i = 1
     while i < n and a[i] <= a[i - 1]:
         i += 1
     if i >= n:
         return
     if n > 32:
-        qsort(a, n, sizeof(double), _cmp_desc)
+        if not _sort_desc_few(a, n):
+            qsort(a, n, sizeof(double), _cmp_desc)
         return
     for i in range(i, n):
         _insert_desc(a, i)
