@@ -125,7 +125,7 @@ def check(seed: int, topics: int, params: dict) -> list[tuple[str, str, str, int
     return lines
 
 
-def bench(topics: int, repeat: int = 3, seed: int = 7) -> None:
+def bench(topics: int, repeat: int = 5, seed: int = 7) -> None:
     rng = np.random.default_rng(seed)
     docs_per_topic, n_sub, judged = 1000, 5, 100
     q = np.repeat(np.arange(topics), judged)
@@ -196,7 +196,7 @@ def bench(topics: int, repeat: int = 3, seed: int = 7) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--topics", type=int, default=10000, help="benchmark topics")
-    parser.add_argument("--repeat", type=int, default=3, help="benchmark rounds (medians)")
+    parser.add_argument("--repeat", type=int, default=5, help="benchmark rounds (medians)")
     args = parser.parse_args()
     print(f"python {platform.python_version()}, pyndeval 0.0.8, numpy {np.__version__}, "
           f"receval {rv.__version__}")
