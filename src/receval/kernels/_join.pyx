@@ -331,9 +331,16 @@ cdef inline bint _equal(const Ids* a, long long i, const Ids* b, long long j) no
 
 cdef inline bint _same_bytes(const char* p, const char* q, long long n) noexcept nogil:
     """``memcmp(p, q, n) == 0``, with ids of 8 to 64 bytes (prefixed ids, hashes, UUIDs)
-    compared a word at a time in line, the last word overlapping the one before it."""
+    compared a word at a time in line, the last word overlapping the one before it, and
+    shorter ids byte by byte in line (no call)."""
     cdef uint64_t x, y
     cdef long long k = 0
+    if n < 8:
+        while k < n:
+            if p[k] != q[k]:
+                return False
+            k += 1
+        return True
     if 8 <= n <= 16:
         memcpy(&x, p, 8)
         memcpy(&y, q, 8)
