@@ -26,6 +26,7 @@ cnp.import_array()
 
 include "_threads.pxi"
 include "_alloc.pxi"
+include "_sortlongs.pxi"
 
 cdef extern from *:
     """
@@ -133,11 +134,6 @@ cdef object _runs(const long long[::1] offsets, int nt):
     return cuts_arr
 
 
-cdef int _by_key(const void* a, const void* b) noexcept nogil:
-    cdef long long x = (<const long long*> a)[0], y = (<const long long*> b)[0]
-    return (x > y) - (x < y)
-
-
 cdef inline int _sub_bits(long long n_subs) noexcept nogil:
     """The bits of a subtopic code in a judgment's key: the least ``b`` with ``2**b >=
     n_subs``, so that the key's fields are read by shifts and masks, not divisions."""
@@ -161,7 +157,7 @@ cdef long long _topic_keys(const long long* rows, long long m, const long long* 
         if q and keys[q] < keys[q - 1]:
             ascending = False
     if not ascending:
-        qsort(keys, m, sizeof(long long), _by_key)
+        qsort(keys, m, sizeof(long long), _cmp_ll)
     return _topic_docs(keys, m, sb)
 
 
@@ -181,7 +177,7 @@ cdef long long _topic_subtopics(const long long* keys, long long m, int sb,
                                 char* seen, long long* found) noexcept nogil:
     """The topic's subtopics with a relevant judgment, ascending, into ``found``; their
     number (``seen``: a zeroed flag per subtopic, zeroed again after)."""
-    cdef long long q, c, p, n = 0, smask = (1LL << sb) - 1
+    cdef long long q, c, n = 0, smask = (1LL << sb) - 1
     for q in range(m):
         if keys[q] & 1:
             c = (keys[q] >> 1) & smask
@@ -191,16 +187,7 @@ cdef long long _topic_subtopics(const long long* keys, long long m, int sb,
                 n += 1
     for q in range(n):
         seen[found[q]] = 0
-    if n <= 16:  # (an insertion sort: a topic has few subtopics)
-        for q in range(1, n):
-            c = found[q]
-            p = q - 1
-            while p >= 0 and found[p] > c:
-                found[p + 1] = found[p]
-                p -= 1
-            found[p + 1] = c
-    else:
-        qsort(found, n, sizeof(long long), _by_key)
+    _sort_longs(found, n)  # (a topic has few subtopics: sorted in line)
     return n
 
 

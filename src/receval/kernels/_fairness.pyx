@@ -20,6 +20,7 @@ cnp.import_array()
 
 include "_alloc.pxi"
 include "_threads.pxi"
+include "_sortlongs.pxi"
 
 cdef extern from *:
     """
@@ -37,26 +38,6 @@ ctypedef fused code_t:
 ctypedef fused small_t:  # a table per item code: one byte when its values fit
     signed char
     int
-
-
-cdef int _cmp_ll(const void* a, const void* b) noexcept nogil:
-    cdef long long x = (<const long long*> a)[0], y = (<const long long*> b)[0]
-    return (x > y) - (x < y)
-
-
-cdef inline void _sort(long long* v, long long m) noexcept nogil:
-    """Ascending: insertion sort for short runs, else the C library's sort."""
-    cdef long long i, j, x
-    if m > 32:
-        qsort(v, <size_t> m, sizeof(long long), _cmp_ll)
-        return
-    for i in range(1, m):
-        x = v[i]
-        j = i - 1
-        while j >= 0 and v[j] > x:
-            v[j + 1] = v[j]
-            j -= 1
-        v[j + 1] = x
 
 
 cdef int _cmp_int(const void* a, const void* b) noexcept nogil:
@@ -473,7 +454,7 @@ cdef long long _profile_users(const long long* starts, const long long* lens,
                 mass[c] = 0.0
                 on[c] = 0
         else:
-            _sort(touched, t)
+            _sort_longs(touched, t)
             for q in range(t):
                 c = touched[q]
                 cells[n_out] = u * n_cats + c
