@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 import numpy as np
 import pandas as pd
@@ -104,7 +104,7 @@ def test_compiled_passes_give_the_array_bits(seed, n_topics, alpha, beta, k, jud
 
 
 def test_repeated_documents_are_counted_as_the_arrays_count_them(monkeypatch):
-    # duplicates="keep": a document twice in a list is relevant at both positions: more
+    # duplicates="count": a document twice in a list is relevant at both positions: more
     # relevant positions than judged pairs (the compiled pass then sizes its output again)
     intents, run, _ = _data(3, 8, False)
     every = pd.DataFrame({"query": "q9", "doc": ["a", "b", "c", "c"],
@@ -124,12 +124,12 @@ def test_repeated_documents_are_counted_as_the_arrays_count_them(monkeypatch):
 
     diversity_list_gains = diversity.list_gains
     monkeypatch.setattr(diversity, "list_gains", counted)
-    fast = _evaluate(run, truth, keys, intents, None, duplicates="keep")
+    fast = _evaluate(run, truth, keys, intents, None, duplicates="count")
     # q9's list holds more relevant positions than q9 has judged pairs (a, b, c): the room
     # made first (one per judged pair) was too small, and the pass sized its output again
     assert np.unique(written[0][0], return_counts=True)[1].max() > 3
     with array_path():
-        slow = _evaluate(run, truth, keys, intents, None, duplicates="keep")
+        slow = _evaluate(run, truth, keys, intents, None, duplicates="count")
     _same_bits(fast, slow, keys)
 
 
@@ -229,11 +229,61 @@ def test_more_subtopics_than_the_bits_of_an_integer():
     _same_bits(fast, slow, keys)
 
 
+#: every intent-aware measure of the registry (the measures that look the run's documents up
+#: in the judged documents of intents=)
+INTENT_AWARE = sorted(d.name for d in rv.list_metrics() if d.item_vocab is diversity._judged_docs)
+
+
+def _intent_keys(judged: str) -> list[str]:
+    keys = []
+    for d in rv.list_metrics():
+        if d.name not in INTENT_AWARE:
+            continue
+        name = d.name
+        params = f"(judged_only={judged})" if any(p.name == "judged_only" for p in d.params) \
+            else ""
+        cuts = ([""] if d.cutoff != "required" else []) + \
+            (["@3"] if d.cutoff != "none" else [])
+        keys += [rv.metrics.canonical_key(f"{name}{cut}{params}") for cut in cuts]
+    return keys
+
+
+def test_the_intent_aware_measures_are_found_in_the_registry():
+    assert {"alpha_ndcg", "ap_ia", "err_ia", "nrbp", "p_ia", "strec"} <= set(INTENT_AWARE)
+
+
+@pytest.mark.parametrize("judged", ["false", "true"])
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_document_repeated_under_keep_counts_as_an_unjudged_document(judged, compiled):
+    # duplicates="keep": the later copies of a repeated item are items without a truth row
+    # (docs/conventions.md); for the intent-aware measures a document without judgments:
+    # the values of the list whose copies are replaced by documents judged for nothing
+    intents = pd.DataFrame({"query": ["q"] * 4 + ["r"] * 3,
+                            "doc": ["a", "b", "c", "c", "a", "d", "e"],
+                            "subtopic": [1, 1, 2, 1, 1, 2, 2], "relevance": 1})
+    truth = intents.groupby(["query", "doc"], as_index=False)["relevance"].max()
+    repeated = pd.DataFrame({"query": ["q"] * 5 + ["r"] * 4,
+                             "doc": ["a", "a", "c", "b", "c", "d", "a", "d", "e"],
+                             "score": [9.0, 8, 7, 6, 5, 9, 8, 7, 6]})
+    replaced = repeated.assign(doc=["a", "x1", "c", "b", "x2", "d", "a", "x3", "e"])
+    keys = _intent_keys(judged)
+    with (nullcontext() if compiled else array_path()):
+        kept = _evaluate(repeated, truth, keys, intents, None, duplicates="keep")
+        plain = _evaluate(replaced, truth, keys, intents, None)
+        counted = _evaluate(repeated, truth, keys, intents, None, duplicates="count")
+    _same_bits(kept, plain, keys)
+    values = kept[keys].to_numpy()
+    assert ((values >= 0) & (values <= 1) | np.isnan(values)).all()
+    # under "count" every copy is judged again (the copies of q's "a" and "c" add gain)
+    assert not np.allclose(counted[keys].to_numpy(), values, equal_nan=True)
+
+
 @pytest.mark.parametrize("route", ["sorted_keys", "per_topic"])
 def test_compiled_passes_on_threads_give_the_array_bits(route, monkeypatch):
     # enough judged pairs and list positions for the compiled passes' threads (runs of topics
     # and of users, each writing from its bound, moved together after); repeated documents
-    # (duplicates="keep") make some run's first room too small
+    # (duplicates="count") make some run's first room too small; under "keep" their later
+    # copies are unjudged
     if route == "per_topic":
         monkeypatch.setattr(diversity, "SORTED_KEYS", False)
     intents, run, weights = _data(17, 5000, True)
@@ -242,7 +292,8 @@ def test_compiled_passes_on_threads_give_the_array_bits(route, monkeypatch):
     assert truth.shape[0] > 32768 and run.shape[0] > 32768
     twice = pd.concat([run, run.assign(score=run["score"] - 10)], ignore_index=True)
     keys = _keys(0.5, 0.5, 10, False) + _keys(0.3, 0.8, 5, True)
-    for frame, w, kw in ((run, weights, {}), (twice, None, {"duplicates": "keep"})):
+    for frame, w, kw in ((run, weights, {}), (twice, None, {"duplicates": "count"}),
+                         (twice, None, {"duplicates": "keep"})):
         fast = _evaluate(frame, truth, keys, intents, w, **kw)
         with array_path():
             slow = _evaluate(frame, truth, keys, intents, w, **kw)

@@ -647,21 +647,27 @@ class RunGains:
 
 
 def run_gains(intents: Intents, topic: np.ndarray, packed: Any, alpha: float,
-              judged_only: bool, *, compiled: bool = True) -> RunGains:
+              judged_only: bool, *, compiled: bool = True, first_only: bool = False
+              ) -> RunGains:
     """Gains of the packed lists (``topic``: topic code per user row, -1 = no intents).
 
     ``compiled``: each position's document looked up in the judged documents
     (``Packed.items_in``), then one compiled pass over each list in rank order
     (``kernels.list_gains``); else array operations over every position, from the run's
     item codes (the same sums in the same order: subtopic order within a position, rank
-    order within a user)."""
+    order within a user). ``first_only`` (``duplicates="keep"``): a document repeated in a
+    list is judged at its first position only; its later positions hold a document without
+    judgments (no gain, not judged), as the policy treats a repeated item everywhere."""
     if not compiled:
         vocab = packed.item_vocab
         vocab_docs = intents.docs.get_indexer(pd.Index(vocab)).astype(np.int64) \
             if len(vocab) else np.zeros(0, dtype=np.int64)
-        return _run_gains_arrays(intents, topic, packed, alpha, judged_only, vocab_docs)
+        return _run_gains_arrays(intents, topic, packed, alpha, judged_only, vocab_docs,
+                                 first_only)
     indptr = np.ascontiguousarray(packed.indptr, dtype=np.int64)
     docs = packed.items_in(intents.docs) if indptr[-1] else np.zeros(0, dtype=np.int64)
+    if first_only:
+        docs = _first_occurrences(indptr, docs)
     if docs.dtype not in (np.int32, np.int64) or not docs.flags.c_contiguous:
         docs = np.ascontiguousarray(docs, dtype=np.int64)
     t = np.maximum(topic, 0)
@@ -677,14 +683,33 @@ def run_gains(intents: Intents, topic: np.ndarray, packed: Any, alpha: float,
                                 float(alpha), bool(judged_only)))
 
 
+def _first_occurrences(indptr: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """``docs`` (each position's document, -1: none) with -1 at every position whose
+    document came earlier in the same list (CSR ``indptr``): a copy, the input untouched."""
+    at = np.flatnonzero(docs >= 0)
+    out = np.array(docs, dtype=np.int64)
+    if len(at) < 2:
+        return out
+    user = np.searchsorted(indptr, at, side="right") - 1
+    order = np.lexsort((at, out[at], user))  # by list, then document, then rank
+    a, u, d = at[order], user[order], out[at[order]]
+    later = np.zeros(len(a), dtype=bool)
+    later[1:] = (u[1:] == u[:-1]) & (d[1:] == d[:-1])
+    out[a[later]] = -1
+    return out
+
+
 def _run_gains_arrays(intents: Intents, topic: np.ndarray, packed: Any, alpha: float,
-                      judged_only: bool, vocab_docs: np.ndarray) -> RunGains:
+                      judged_only: bool, vocab_docs: np.ndarray, first_only: bool = False
+                      ) -> RunGains:
     """:func:`run_gains` by array operations over every position."""
     indptr = np.asarray(packed.indptr, dtype=np.int64)
     n = len(indptr) - 1
     lens = np.diff(indptr)
     items = packed.items if len(packed.items) else np.zeros(0, dtype=np.int64)
     pair = _pairs_of(intents, topic, vocab_docs, lens, items)  # -1: not judged
+    if first_only and len(items):  # later copies of a document: not judged
+        pair[_first_occurrences(indptr, vocab_docs[items]) < 0] = -1
     length = lens.astype(np.int64)
     if judged_only:
         judged = np.flatnonzero(pair >= 0)
@@ -881,13 +906,16 @@ def _block(spec: MetricSpec, packed: Any, context: Context) -> _Block:
         intents = _category_intents(context, spec.key, packed, rel)
     else:
         intents = _intents_of(context, spec.key, rel)
+    first_only = getattr(context.policies, "duplicates", None) == "keep"
     return context.memo(("block", rel, alpha, judged_only), (packed, intents),
-                        lambda: _new_block(spec, packed, intents, rel, alpha, judged_only))
+                        lambda: _new_block(spec, packed, intents, rel, alpha, judged_only,
+                                           first_only))
 
 
 def _new_block(spec: MetricSpec, packed: Any, intents: Intents, rel: float, alpha: float,
-               judged_only: bool) -> _Block:
-    """One block's topics, run gains and ideal gains for these intents and parameters."""
+               judged_only: bool, first_only: bool = False) -> _Block:
+    """One block's topics, run gains and ideal gains for these intents and parameters
+    (``first_only``: as in :func:`run_gains`)."""
     topic = intents.topics.get_indexer(pd.Index(packed.user_ids)).astype(np.int64) \
         if len(packed.user_ids) else np.zeros(0, dtype=np.int64)
     if len(packed.user_ids) and len(intents.topics) and (topic < 0).all():
@@ -896,7 +924,8 @@ def _new_block(spec: MetricSpec, packed: Any, intents: Intents, rel: float, alph
             f"{plain(list(packed.user_ids[:2]))}, intents' queries like "
             f"{plain(list(intents.topics[:2]))}); use the same id type in both, e.g. "
             ".astype(str).")
-    gains = run_gains(intents, topic, packed, alpha, judged_only, compiled=COMPILED)
+    gains = run_gains(intents, topic, packed, alpha, judged_only, compiled=COMPILED,
+                      first_only=first_only)
     with_t = np.flatnonzero(topic >= 0)
     uniq, inv = np.unique(topic[with_t], return_inverse=True)
     t_indptr, t_gains = ideal_gains(intents, uniq, alpha, compiled=COMPILED)
