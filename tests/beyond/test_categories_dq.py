@@ -202,3 +202,47 @@ def test_plugin_metrics_see_their_own_depth():
     for key in keys:
         np.testing.assert_array_equal(alone.user_values(key), mixed.user_values(key))
         assert alone.summary[key] == mixed.summary[key] or math.isnan(alone.summary[key])
+
+
+def _same_categories(a, b):
+    assert a.items.tolist() == b.items.tolist()
+    assert a.indptr.tolist() == b.indptr.tolist()
+    assert a.categories[a.codes].tolist() == b.categories[b.codes].tolist()
+
+
+@pytest.mark.parametrize("missing", [None, float("nan"), np.nan, pd.NA, pd.NaT])
+def test_a_missing_category_in_a_mapping_is_no_category_as_in_a_table(missing):
+    # every missing value pandas knows, not only None and NaN: before, pd.NA reached the
+    # category codes as -1 (the last category when used as an index)
+    mapping = as_item_categories({"a": [missing], "b": ["y"], "c": ["x", missing, "y"]})
+    table = as_item_categories(pd.DataFrame({"item": ["a", "b", "c", "c", "c"],
+                                             "category": [None, "y", "x", None, "y"]}))
+    _same_categories(mapping, table)
+    assert (mapping.codes >= 0).all() and mapping.indptr.tolist() == [0, 0, 1, 3]
+
+
+@pytest.mark.parametrize("value, named", [([["x"]], "list"), ([{"x"}], "set"),
+                                          ({"x": 1.0}, "mapping")])
+def test_a_category_that_is_not_one_category_is_refused_naming_the_item(value, named):
+    with pytest.raises(InputError, match=rf"item 'a'.*{named}|{named}.*item 'a'|item 'a'"):
+        as_item_categories({"b": ["y"], "a": value})
+    run = pd.DataFrame({"user": [1, 1], "item": ["a", "b"], "score": [2.0, 1.0]})
+    with pytest.raises(InputError, match="item_categories"):
+        rv.evaluate(run, run[["user", "item"]], ["category_coverage@2"],
+                    item_categories={"b": ["y"], "a": value})
+
+
+@pytest.mark.parametrize("container", ["pandas", "polars", "pyarrow"])
+def test_a_table_with_a_list_of_categories_per_item_is_read_as_its_pairs(container):
+    rows = {"item": ["a", "b", "c"], "genres": [["x", "y"], [], ["y", "y"]]}
+    if container == "pandas":
+        table = pd.DataFrame(rows)
+    else:
+        mod = pytest.importorskip(container)
+        table = mod.DataFrame(rows) if container == "polars" else mod.table(rows)
+    got = as_item_categories(table)
+    _same_categories(got, as_item_categories({"a": ["x", "y"], "b": [], "c": ["y"]}))
+    run = pd.DataFrame({"user": [1, 1, 1], "item": ["a", "b", "c"], "score": [3.0, 2, 1]})
+    res = rv.evaluate(run, run[["user", "item"]], ["category_coverage@3"],
+                      item_categories=table)
+    assert res.summary["category_coverage@3"] == 1.0

@@ -6,14 +6,19 @@ An item may belong to several categories (a film with two genres). Accepted form
 - a mapping ``{item: categories}`` (or a pandas Series indexed by item), where ``categories`` is
   one category (a string or a number) or a collection of them;
 - a table (pandas / polars / pyarrow) of ``(item, category)`` rows, one row per pair (a row
-  with a null category lists an item without categories): the item column is found by its
-  usual names (``item``, ``item_id``, ...) and the category column is ``category``, ``genre``
-  (or their ``_id`` / plural forms), or the other column of a two-column table.
+  with a null category lists an item without categories), or one row per item whose category
+  cell holds a list of them: the item column is found by its usual names (``item``,
+  ``item_id``, ...) and the category column is ``category``, ``genre`` (or their ``_id`` /
+  plural forms), or the other column of a two-column table.
+
+A missing category (None, NaN, ``pd.NA``) is no category, in a mapping's lists as in a table;
+a category that is itself a collection (a list inside the list) or a mapping of categories
+is refused, naming the item.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,14 +64,22 @@ def as_item_categories(obj: Any) -> ItemCategories:
     if isinstance(obj, (Mapping, pd.Series)):
         keys = owner_keys = list(obj.keys()) if isinstance(obj, Mapping) else list(obj.index)
         lens, cats = [], []
-        for value in (obj.values() if isinstance(obj, Mapping) else obj.tolist()):
+        for key, value in zip(keys, obj.values() if isinstance(obj, Mapping) else obj.tolist(),
+                              strict=True):
+            if isinstance(value, Mapping):
+                raise InputError(
+                    f"item_categories: the categories of item {plain(key)} are a mapping "
+                    f"({plain(value)}); give them as a list, e.g. {{item: ['Drama', 'Romance']}} "
+                    "(a category's weight is not read).")
             values = value if isinstance(value, (list, tuple)) \
                 else [value] if _is_scalar(value) else list(value)
-            kept = [c for c in values if not (c is None or (isinstance(c, float) and c != c))]
-            lens.append(len(kept))
-            cats.extend(kept)
+            lens.append(len(values))
+            cats.extend(values)
         owner = np.repeat(np.arange(len(keys), dtype=np.int64), np.asarray(lens, dtype=np.int64))
         cat_col = pd.Series(cats, dtype=object)
+        missing = cat_col.isna().to_numpy()  # None, NaN, pd.NA, NaT: no category (as in a table)
+        if missing.any():
+            cat_col, owner = cat_col[~missing].reset_index(drop=True), owner[~missing]
         all_items = pd.Index(keys)
     else:
         frame = _frame(obj)
@@ -83,6 +96,12 @@ def as_item_categories(obj: Any) -> ItemCategories:
                 "'genre'), or pass a dict {item: [categories]}."
             )
         frame = frame[[icol, ccol]]
+        if frame[ccol].dtype == object and \
+                pd.api.types.infer_dtype(frame[ccol], skipna=True) == "mixed" and \
+                frame[ccol].map(lambda v: isinstance(v, (list, tuple, set, frozenset,
+                                                         np.ndarray))).any():
+            # a column of category lists (one row per item): one row per (item, category)
+            frame = frame.explode(ccol, ignore_index=True)  # (an empty list: a null)
         all_items = pd.Index(pd.unique(frame[icol].dropna()))  # a null category: no category
         frame = frame.dropna()
         item_col, cat_col = frame[icol].reset_index(drop=True), frame[ccol].reset_index(drop=True)
@@ -91,7 +110,7 @@ def as_item_categories(obj: Any) -> ItemCategories:
     if not all_items.is_unique:
         raise InputError("item_categories: an item is listed twice; give each item once with "
                          "all its categories.")
-    cat_codes, categories = pd.factorize(cat_col, sort=True)
+    cat_codes, categories = _factorize_categories(cat_col, owner_keys, owner)
     if owner is not None and len(all_items) == len(owner_keys):
         rows = owner  # each key once, in order: the row of each pair is its key's place
     else:
@@ -100,21 +119,43 @@ def as_item_categories(obj: Any) -> ItemCategories:
         rows = all_items.get_indexer(pd.Index(item_col)) if len(item_col) else \
             np.zeros(0, dtype=np.int64)
     rows = np.asarray(rows, dtype=np.int64)
-    if len(cat_codes) and int(cat_codes.min()) < 0:  # a category pandas reads as missing
-        pairs = np.unique(np.column_stack([rows, cat_codes]).astype(np.int64), axis=0)
-        pair_rows, pair_codes = pairs[:, 0], pairs[:, 1].copy()
-    else:  # distinct (row, category) pairs in (row, category) order: a sort of int64 keys
-        width = max(len(categories), 1)
-        pair = rows * width
-        pair += cat_codes
-        pair.sort()
-        if len(pair):
-            pair = pair[np.concatenate([[True], pair[1:] != pair[:-1]])]
-        pair_rows = pair // width
-        pair_codes = pair - pair_rows * width
+    # distinct (row, category) pairs in (row, category) order: a sort of int64 keys
+    width = max(len(categories), 1)
+    pair = rows * width
+    pair += cat_codes
+    pair.sort()
+    if len(pair):
+        pair = pair[np.concatenate([[True], pair[1:] != pair[:-1]])]
+    pair_rows = pair // width
+    pair_codes = pair - pair_rows * width
     indptr = np.zeros(len(all_items) + 1, dtype=np.int64)
     np.cumsum(np.bincount(pair_rows, minlength=len(all_items)), out=indptr[1:])
     return ItemCategories(all_items, indptr, pair_codes, np.asarray(categories))
+
+
+def _factorize_categories(cats: pd.Series, owner_keys: list, owner: np.ndarray | None
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, categories)`` of the category column, categories sorted; missing values are
+    dropped before. A category that is not a hashable scalar (a list inside the list, a set)
+    is refused, naming its item (``owner_keys[owner[j]]`` for a mapping)."""
+    try:
+        codes, categories = pd.factorize(cats, sort=True)
+    except TypeError as exc:
+        for j, c in enumerate(cats.tolist()):
+            if not isinstance(c, Hashable) or not _is_scalar(c):
+                item = f" of item {plain(owner_keys[owner[j]])}" if owner is not None else ""
+                raise InputError(
+                    f"item_categories: the category {plain(c)}{item} is a "
+                    f"{type(c).__name__}, not one category; give each item a flat list of "
+                    "categories (strings or numbers), e.g. {item: ['Drama', 'Romance']}."
+                ) from None
+        raise InputError(f"item_categories: the categories cannot be read as ids: {exc}; give "
+                         "strings or numbers.") from None
+    codes = np.asarray(codes, dtype=np.int64)
+    if len(codes) and int(codes.min()) < 0:  # pragma: no cover - missing values dropped
+        raise InputError("item_categories: a category is missing after the missing values "
+                         "were dropped; give strings or numbers.")
+    return codes, np.asarray(categories)
 
 
 def _frame(obj: Any) -> pd.DataFrame:
