@@ -167,6 +167,25 @@ def test_reader_refuses_what_it_cannot_read():
     assert m.users.tolist() == [1, 2] and m.labels == ("a", "b")
 
 
+@pytest.mark.parametrize("label", [["a"], {"a": 1}, {"a"}])
+@pytest.mark.parametrize("what", ["user", "item"])
+def test_a_label_that_is_not_one_group_is_refused_naming_the_id(label, what):
+    # before, pandas' TypeError (unhashable type) came out, naming neither the id nor the fix
+    role = "groups" if what == "user" else "item_groups"
+    mapping = {1: "x", 2: label, 3: "y"}
+    table = pd.DataFrame({what: [1, 2, 3], "g": ["x", label, "y"]})
+    for form in (mapping, table):
+        with pytest.raises(InputError, match=rf"{role}: .*id 2 the label .*one label per id"):
+            read_groups(form, what=what)
+    if what == "item":
+        with pytest.raises(InputError, match="item_alignment="):
+            read_groups(mapping, what="item")
+    run = pd.DataFrame({"user": [1, 1, 2, 3], "item": [1, 2, 3, 1], "score": [2.0, 1, 1, 1]})
+    with pytest.raises(InputError, match=role):
+        rv.evaluate(run, run[["user", "item"]], ["exposure_share@2(group=x)"]
+                    if what == "item" else ["ndcg@2"], **{role: mapping})
+
+
 def test_result_without_groups_says_so():
     res = rv.evaluate({1: {1: 1.0}}, {1: {1: 1}}, ["ndcg@3"])
     for call in (lambda: res.by_group, lambda: res.gap("ndcg@3")):

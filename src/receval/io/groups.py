@@ -21,7 +21,7 @@ the user. Labels are kept as text (``str(label)``), so ``1`` and ``"1"`` are one
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,14 +157,28 @@ def _from_pairs(users: Any, parts: list[Any], columns: tuple[str, ...],
         col = part if isinstance(part, pd.Series) else pd.Series(part)
         col = col.reset_index(drop=True)
         missing = col.isna().to_numpy()
+        where = f"column {columns[j]!r}" if j < len(columns) else "the mapping"
         if missing.any():
-            where = f"column {columns[j]!r}" if j < len(columns) else "the labels"
             first = int(np.flatnonzero(missing)[0])
             raise InputError(
                 f"{role}: {where} has {int(missing.sum())} missing label(s) (first: id "
                 f"{plain(ids.iloc[first])}); give every listed id a group, or leave it out (ids "
                 "without a group are counted, as ungrouped).")
-        codes_j, uniq_j = pd.factorize(col)
+        try:
+            codes_j, uniq_j = pd.factorize(col)
+        except TypeError as exc:  # a label pandas cannot hash: a list, a set, a dict
+            first = next((i for i, v in enumerate(col.tolist()) if not isinstance(v, Hashable)),
+                         None)
+            if first is None:  # pragma: no cover - pandas hashes every hashable label
+                raise InputError(f"{role}: {where} cannot be read as labels: {exc}.") from None
+            label = col.iloc[first]
+            alignment = " (an item's alignment over several groups, as TREC Fair Ranking " \
+                "gives it: item_alignment=)" if role == "item_groups" else ""
+            raise InputError(
+                f"{role}: {where} gives id {plain(ids.iloc[first])} the label {plain(label)}, "
+                f"a {type(label).__name__}; each id belongs to one group: give one label per "
+                f"id{alignment}, or several columns of a table for their intersections "
+                "(group_col=[...]).") from None
         uniques.append(np.asarray(uniq_j, dtype=object))
         col_codes.append(codes_j)
         combined = codes_j.astype(np.int64) if combined is None else \
