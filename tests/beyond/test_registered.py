@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -235,3 +236,31 @@ def test_id_type_mismatch_is_reported(data):
     train_users = train.assign(user=train["user"].map({"a": 1, "b": 2, "c": 3}))
     with pytest.raises(InputError, match="no evaluated user occurs in train"):
         rv.evaluate(run, truth, ["serendipity@3"], train=train_users, item_features=feats)
+
+
+#: every metric that reads train= (derived from the registry)
+READS_TRAIN = sorted(d.name for d in rv.list_metrics() if "train" in d.needs)
+
+
+@pytest.mark.parametrize("name", READS_TRAIN)
+def test_train_users_of_another_id_kind_are_refused_or_unused(name):
+    # a metric that looks each user up in train= refuses user ids of another kind (1 against
+    # "1") instead of leaving every user without a profile (NaN for all, no error); one that
+    # reads only the items' popularity gives the same values
+    run = pd.DataFrame({"user": np.repeat([1, 2, 3], 3), "item": [1, 2, 3, 2, 4, 5, 1, 5, 6],
+                        "score": np.tile([3.0, 2.0, 1.0], 3)})
+    truth = pd.DataFrame({"user": [1, 2, 3], "item": [1, 4, 6]})
+    train = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3, 3], "item": [1, 7, 2, 7, 3, 7, 8]})
+    feats = {i: [f"g{i % 3}"] for i in range(1, 9)}
+    d = next(m for m in rv.list_metrics() if m.name == name)
+    key = name if d.cutoff == "none" else f"{name}@3"
+    kw = {"item_features": feats, "item_categories": feats}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same = rv.evaluate(run, truth, [key], train=train, **kw).per_user[key]
+        try:
+            other = rv.evaluate(run, truth, [key], train=train.astype({"user": str}), **kw)
+        except InputError as exc:
+            assert "no evaluated user occurs in train" in str(exc) and key in str(exc)
+            return
+    assert np.array_equal(other.per_user[key].to_numpy(), same.to_numpy(), equal_nan=True)

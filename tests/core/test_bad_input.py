@@ -284,3 +284,24 @@ def test_err_max_grade_below_the_data(run):
         rv.evaluate(run, truth, ["err(max_grade=1)"])
     res = rv.evaluate(run, truth, ["err(max_grade=3)"], users="intersection")
     assert res["err(max_grade=3)"] == (2**3 - 1) / 2**3
+
+
+@pytest.mark.parametrize("items", [["a", "b"], ("a", "b"), {"a", "b"}, np.array(["a", "b"])])
+@pytest.mark.parametrize("role", ["run", "truth", "train"])
+def test_a_dict_of_item_lists_is_refused_with_the_dict_of_dicts_that_fixes_it(role, items):
+    # {user: [items]} says no value per item; before, it was read as a dict of columns and
+    # refused for its keys ("column names must be strings")
+    given = {1: items, 2: ["c"]}
+    run = pd.DataFrame({"user": [1, 1, 2], "item": ["a", "b", "c"], "score": [2.0, 1, 1]})
+    truth = {1: {"a": 1}, 2: {"c": 1}}
+    args = {"run": (given, truth, {}), "truth": (run, given, {}),
+            "train": (run, truth, {"train": given})}[role]
+    value = {"run": "score", "truth": "relevance", "train": "1"}[role]
+    with pytest.raises(InputError, match=rf"^{role}: a dict \{{user: \[items\]\}}.*"
+                                         rf"\{{user: \{{item: {value}\}}\}}"):
+        rv.evaluate(args[0], args[1], ["novelty@2" if role == "train" else "ndcg@2"], **args[2])
+    # the dict of dicts it names is read
+    fixed = {u: dict.fromkeys(list(v), 1) for u, v in given.items()}
+    args = {"run": (fixed, truth, {}), "truth": (run, fixed, {}),
+            "train": (run, truth, {"train": fixed})}[role]
+    rv.evaluate(args[0], args[1], ["novelty@2" if role == "train" else "ndcg@2"], **args[2])

@@ -22,6 +22,7 @@ from ..engines.plugins import Context
 from ..errors import InputError, plain
 from ..metrics.spec import MetricDef, MetricSpec, Param, metric
 from ..pack.packed import Packed
+from ..pack.vocab import kind_of
 from ._lists import cut
 from .inputs import Catalog, TrainData, as_train, resolve_catalog
 
@@ -93,6 +94,24 @@ def list_places(packed: Packed, indptr: np.ndarray, pos: np.ndarray) -> np.ndarr
 def train_of(context: Context, key: str) -> TrainData:
     train = context.require("train", key)
     return context.memo("train", (train,), lambda: as_train(train))
+
+
+def train_users(tr: TrainData, packed: Packed, key: str) -> np.ndarray:
+    """The row of each evaluated user in ``train=`` (-1: a user without training rows). When
+    no user is found and the two hold ids of different kinds (``1`` against ``"1"``), the
+    ids are refused rather than every user left without a profile: a block of new users
+    alone is no error (the same users are new in memory too)."""
+    n = len(packed.user_ids)
+    if not len(tr.users) or not n:
+        return np.full(n, -1, dtype=np.int64)
+    code = pd.Index(tr.users).get_indexer(pd.Index(packed.user_ids)).astype(np.int64)
+    if (code < 0).all() and \
+            kind_of(np.asarray(packed.user_ids)) != kind_of(np.asarray(tr.users)):
+        raise InputError(
+            f"{key}: no evaluated user occurs in train (user ids look like "
+            f"{packed.user_ids[:2].tolist()}, train user ids like {tr.users[:2].tolist()}); "
+            "use the same id type in both, e.g. .astype(str).")
+    return code
 
 
 def per_vocab(context: Context, packed: Packed, name: str, make) -> Any:

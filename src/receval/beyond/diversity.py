@@ -36,20 +36,19 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 
 from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
 from ..metrics.spec import MetricSpec, Param, register
 from ..pack.packed import Packed
-from ..pack.vocab import kind_of
 from ._context import (
     beyond_metric,
     key_with,
     per_vocab,
     top_k,
     train_of,
+    train_users,
     undefined_info,
 )
 from ._lists import as_csr, blocks, ranges, select, truncate, user_of_position
@@ -399,17 +398,7 @@ def history_rows(context: Context, packed: Packed, spec: MetricSpec, feats: Item
              ) -> tuple[np.ndarray, np.ndarray]:
     """Each evaluated user's training items as feature rows, CSR aligned with packed users."""
     tr = train_of(context, spec.key)
-    code = pd.Index(tr.users).get_indexer(pd.Index(packed.user_ids)) if len(tr.users) \
-        else np.full(len(packed.user_ids), -1)
-    # ids of another kind match no user in any block (a block of new users alone is no
-    # error: the same users are new in memory too)
-    if len(tr.users) and len(code) and (code < 0).all() and \
-            kind_of(np.asarray(packed.user_ids)) != kind_of(np.asarray(tr.users)):
-        raise InputError(
-            f"{spec.key}: no evaluated user occurs in train (user ids look like "
-            f"{packed.user_ids[:2].tolist()}, train user ids like {tr.users[:2].tolist()}); "
-            "use the same id type in both."
-        )
+    code = train_users(tr, packed, spec.key)
     hl = np.where(code >= 0, np.diff(tr.indptr)[np.maximum(code, 0)] if tr.n_users else 0, 0)
     h = tr.hist[ranges(np.where(code >= 0, tr.indptr[:-1][np.maximum(code, 0)]
                                 if tr.n_users else 0, 0), hl)]

@@ -53,7 +53,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 
 from ..engines.plugins import Context, MetricValues
@@ -70,6 +69,7 @@ from ._context import (
     popularity_of,
     top_k,
     train_of,
+    train_users,
 )
 from ._listpass import category_tables, list_pass
 from ._lists import ranges, user_of_position
@@ -251,7 +251,7 @@ def _profile_rows(context: Context, packed: Packed, spec: MetricSpec, cats: Item
     cache = packed.__dict__.setdefault("_profile_rows", {})
     entry = cache.get((id(cats), id(tr)))
     if entry is None or entry[0] is not cats or entry[1] is not tr:
-        entry = (cats, tr, _rows_of_profiles(context, packed, tr, cats))
+        entry = (cats, tr, _rows_of_profiles(context, packed, tr, cats, spec.key))
         cache[(id(cats), id(tr))] = entry
     prof: _ProfileRows = entry[2]
     missing = prof.info["profile_items_without_categories"]
@@ -271,15 +271,14 @@ def _same_ids(a: np.ndarray, b: np.ndarray) -> bool:
     return a.dtype == b.dtype and len(a) == len(b) and bool(np.array_equal(a, b))
 
 
-def _rows_of_profiles(context: Context, packed: Packed, tr: TrainData, cats: ItemCategories
-                      ) -> _ProfileRows:
+def _rows_of_profiles(context: Context, packed: Packed, tr: TrainData, cats: ItemCategories,
+                      key: str) -> _ProfileRows:
     """The block's profile entries (:class:`_ProfileRows`)."""
     if tr.n_users and _same_ids(tr.users, packed.user_ids):
         # the block's users are the training users, in order: their histories as they lie
         hl, hist, without = np.diff(tr.indptr), tr.hist, 0
     else:
-        code = pd.Index(tr.users).get_indexer(pd.Index(packed.user_ids)) \
-            if len(tr.users) and len(packed.user_ids) else np.full(len(packed.user_ids), -1)
+        code = train_users(tr, packed, key)
         hl = np.where(code >= 0, np.diff(tr.indptr)[np.maximum(code, 0)] if tr.n_users else 0,
                       0)
         starts = np.where(code >= 0, tr.indptr[:-1][np.maximum(code, 0)] if tr.n_users else 0,
@@ -579,8 +578,7 @@ def _popularity_lift(spec: MetricSpec, packed: Packed, context: Context) -> Metr
     phi = popularity_of(context, packed, spec.key, pop_name).astype(np.float64)
     indptr, pos = top_k(packed, spec.k)
     gap_r = list_mean(indptr, phi[packed.items[pos]])
-    code = pd.Index(tr.users).get_indexer(pd.Index(packed.user_ids)) \
-        if len(tr.users) and n else np.full(n, -1)
+    code = train_users(tr, packed, spec.key)
     hl = np.where(code >= 0, np.diff(tr.indptr)[np.maximum(code, 0)] if tr.n_users else 0, 0)
     starts = np.where(code >= 0, tr.indptr[:-1][np.maximum(code, 0)] if tr.n_users else 0, 0)
     hist = tr.hist[ranges(starts, hl)]

@@ -31,6 +31,7 @@ from ._context import (
     top_k,
     train_index,
     train_of,
+    train_users,
     undefined_info,
 )
 from ._lists import as_csr, truncate, user_of_position
@@ -290,8 +291,7 @@ def _in_history(context: Context, packed: Packed, key: str, pos: np.ndarray,
     """Whether each listed item is in its user's training history."""
     tr = train_of(context, key)
     item = train_index(context, packed, key)[packed.items[pos]]
-    ucode = pd.Index(tr.users).get_indexer(pd.Index(packed.user_ids)) if len(tr.users) \
-        else np.full(len(packed.user_ids), -1)
+    ucode = train_users(tr, packed, key)
     user = np.repeat(ucode, np.diff(indptr))
     width = max(len(tr.items), 1)
     hist_user = np.repeat(np.arange(tr.n_users, dtype=np.int64), np.diff(tr.indptr))

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._lazy import is_pandas, pandas, pandas_loaded
-from ..errors import InputError, require, suggest
+from ..errors import InputError, plain, require, suggest
 from ..kernels import adjacent_starts, all_str
 from .containers import records_to_frame
 
@@ -250,6 +250,19 @@ def _mapping_to_frame(data: Mapping, role: str) -> tuple[Any, str]:
             f"{role}: a dict must map every user to a dict {{item: value}} or every column name "
             "to a sequence; this one mixes both."
         )
+    if not any(isinstance(k, str) for k in data) and all(
+            isinstance(v, (list, tuple, set, frozenset, np.ndarray)) for v in values):
+        u, v = next(iter(data.items()))
+        if role == "run":
+            fix = ("{user: {item: score}}, e.g. {u: {i: -r for r, i in enumerate(items)} for "
+                   "u, items in d.items()} (earlier items score higher)")
+        else:
+            value = "relevance" if role == "truth" else "1"
+            fix = (f"{{user: {{item: {value}}}}}, e.g. {{u: dict.fromkeys(items, 1) for u, "
+                   "items in d.items()}")
+        raise InputError(
+            f"{role}: a dict {{user: [items]}} (e.g. {_show(u)}: {plain(v)}) is not read: a "
+            f"list does not say each item's value; give {fix}, or a (user, item) table.")
     _check_names(list(data.keys()), role)
     try:
         return pandas().DataFrame(dict(data)), "pandas"
