@@ -482,3 +482,23 @@ def test_a_column_whose_first_rows_hold_many_runs_is_coded_by_its_table():
     assert codes.tolist() == want_codes.tolist() and list(uniques) == list(want_uniques)
     assert diversity._run_codes(pd.Series(["a"] * probe + ids[:probe] + ["b"] * (4 * probe),
                                           dtype=pd.ArrowDtype(pa.string()))) is not None
+
+
+@pytest.mark.parametrize("column, value, message", [
+    ("relevance", np.nan, r"finite number; 1 value\(s\) are not \(first at row 1: nan\)"),
+    ("relevance", np.inf, r"finite number; 1 value\(s\) are not \(first at row 1: inf\)"),
+    ("relevance", "high", r"finite number; 1 value\(s\) are not \(first at row 1: 'high'\)"),
+    ("doc", ["b"], r"the doc column holds ids .*row 1 holds \['b'\], a list"),
+    ("subtopic", {"s": 1}, r"the subtopic column holds ids .*row 1 holds .*a dict"),
+    ("doc", None, "a row has no query, document or subtopic"),
+])
+def test_intents_refuse_what_is_not_a_judgment_naming_the_row(column, value, message):
+    # infinite grades were read as relevant, and an unhashable id came out as pandas'
+    # TypeError
+    intents = pd.DataFrame({"query": ["q"] * 3, "doc": ["a", "b", "c"], "subtopic": [1, 1, 2],
+                            "relevance": [1, 1, 1]}).astype(object)
+    intents.at[1, column] = value
+    run = pd.DataFrame({"query": ["q"] * 3, "doc": ["a", "b", "c"], "score": [3.0, 2, 1]})
+    truth = pd.DataFrame({"query": ["q", "q"], "doc": ["a", "c"]})
+    with pytest.raises(InputError, match=message):
+        rv.evaluate(run, truth, ["alpha_ndcg@3"], intents=intents)

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -369,9 +369,22 @@ def as_intents(obj: Any, rel: float = 1.0, weights: Any = None) -> Intents:
     relevance = rel_col.to_numpy(np.float64) if pd.api.types.is_numeric_dtype(rel_col) \
         and not pd.api.types.is_bool_dtype(rel_col) else \
         pd.to_numeric(rel_col, errors="coerce").to_numpy(np.float64)
-    if np.isnan(relevance).any():
-        raise InputError("intents: every relevance must be a number.")
-    columns = [_ranked_codes(v) for v in (query, doc, subtopic)]
+    bad = ~np.isfinite(relevance)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"intents: every relevance must be a finite number; {int(bad.sum())} value(s) are "
+            f"not (first at row {first}: {plain(rel_col.iloc[first])}).")
+    try:
+        columns = [_ranked_codes(v) for v in (query, doc, subtopic)]
+    except TypeError:  # an id pandas cannot hash: a list, a set, a dict
+        for name, values in (("query", query), ("doc", doc), ("subtopic", subtopic)):
+            for i, v in enumerate(pd.Series(values).tolist()):
+                if not isinstance(v, Hashable):
+                    raise InputError(
+                        f"intents: the {name} column holds ids (strings or integers); row {i} "
+                        f"holds {plain(v)}, a {type(v).__name__}: give one id per row.") from None
+        raise
     if len(query) and min(int(c.codes.min()) for c in columns) < 0:  # a null id
         raise InputError("intents: a row has no query, document or subtopic.")
     (topics, docs, subs) = (c.ids for c in columns)
