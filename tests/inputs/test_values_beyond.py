@@ -82,3 +82,23 @@ def test_ambiguous_or_mixed_values_are_errors(feats, words):
         as_item_features(feats)
     for w in words:
         assert w in str(exc.value)
+
+
+@pytest.mark.parametrize("container", ["pandas", "polars", "pyarrow"])
+@pytest.mark.parametrize("ids", [["a", "b", "c", "d"], [11, 12, 13, 14]])
+def test_a_tidy_feature_table_reads_its_item_column_as_the_ids(container, ids):
+    # a pandas frame with an item column and a default index was refused for its text ids,
+    # or read its integer ids as one more feature; every table now reads as the index form
+    cols = {"item": ids, "f1": [1.0, 0, 1, 0], "f2": [0.0, 1, 1, 0]}
+    indexed = pd.DataFrame(cols).set_index("item")
+    table = pd.DataFrame(cols) if container == "pandas" else \
+        pytest.importorskip(container).DataFrame(cols) if container == "polars" else \
+        pytest.importorskip(container).table(cols)
+    got, want = as_item_features(table), as_item_features(indexed)
+    assert list(got.ids) == list(want.ids) == ids
+    assert np.array_equal(np.asarray(got.matrix), np.asarray(want.matrix))
+    run = pd.DataFrame({"user": [1, 1, 1, 2, 2], "item": [ids[j] for j in (0, 1, 2, 0, 3)],
+                        "score": [3.0, 2, 1, 2, 1]})
+    truth = pd.DataFrame({"user": [1, 2], "item": [ids[0], ids[3]]})
+    a = rv.evaluate(run, truth, ["ild@3"], item_features=table).summary["ild@3"]
+    assert a == rv.evaluate(run, truth, ["ild@3"], item_features=indexed).summary["ild@3"]

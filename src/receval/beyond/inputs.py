@@ -7,7 +7,9 @@ form                                   item id of each row
 =====================================  ======================================================
 ``numpy`` 2-D array (items x dims)     the row number (ids must be integers 0..n-1)
 ``scipy.sparse`` matrix                the row number (as for numpy)
-``pandas.DataFrame`` of numbers        the index (any hashable ids); every column is a feature
+``pandas.DataFrame`` of numbers        the index (any hashable ids); every column is a feature;
+                                       with a default index and an ``item`` (``item_id``, ...)
+                                       column, that column (as in a polars / pyarrow table)
 ``(matrix, ids)`` tuple                ``ids[r]`` for row r (matrix dense or sparse)
 polars / pyarrow table                 its ``item`` (``item_id``, ...) column; other columns
                                        are the features
@@ -98,6 +100,11 @@ def as_item_features(obj: Any) -> ItemFeatures:
     if isinstance(obj, tuple) and len(obj) == 2:
         obj, ids = obj
         ids = pd.Index(np.asarray(ids) if not isinstance(ids, pd.Index) else ids)
+    if isinstance(obj, pd.DataFrame) and isinstance(obj.index, pd.RangeIndex) and \
+            (col := _item_column(list(obj.columns))) is not None:
+        # a tidy frame: its item-id column holds the ids (as in a polars / pyarrow table),
+        # never a feature
+        obj = obj.set_index(col)
     if isinstance(obj, pd.DataFrame):
         bad = [c for c in obj.columns if not pd.api.types.is_numeric_dtype(obj[c])
                and not pd.api.types.is_bool_dtype(obj[c])]
@@ -141,14 +148,21 @@ def as_item_features(obj: Any) -> ItemFeatures:
     return ItemFeatures(matrix, ids)
 
 
+def _item_column(names: list) -> Any:
+    """The item-id column among ``names`` (``item``, ``item_id``, ...; any case), or None."""
+    from ..io.frames import ITEM_NAMES
+
+    lower = {n.lower(): n for n in names if isinstance(n, str)}
+    return next((lower[c.lower()] for c in ITEM_NAMES if c.lower() in lower), None)
+
+
 def _frame_with_ids(table: Any) -> pd.DataFrame:
     """A polars / pyarrow table: its item-id column (``item``, ``item_id``, ...) becomes the
     index and every other column is a feature."""
     from ..io.frames import ITEM_NAMES
 
     names = list(table.column_names)
-    lower = {n.lower(): n for n in names}
-    col = next((lower[c.lower()] for c in ITEM_NAMES if c.lower() in lower), None)
+    col = _item_column(names)
     if col is None:
         raise InputError(
             f"item_features: a polars / pyarrow table needs an item id column named one of "
