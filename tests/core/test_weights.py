@@ -83,6 +83,17 @@ def test_weights_refused_where_they_cannot_be_read():
         rv.Evaluator(truth, ["mrr"], weight_col="w")
     with pytest.raises(InputError, match="groups="):
         rv.Evaluator(truth, ["mrr"], weights={1: 1.0, 2: 1.0}, groups={1: "a"})
+    # a missing user id was read as a second weight of one user "nan"; an id pandas cannot
+    # hash came out as its TypeError
+    for bad in ({1: 1.0, 2: 1.0, None: 2.0}, pd.Series([1.0, 1.0, 2.0], index=[1, 2, np.nan])):
+        with pytest.raises(InputError, match=r"row 2 has no user id \(1 row\(s\) in all\)"):
+            rv.evaluate(run, truth, ["mrr"], weights=bad)
+    with pytest.raises(InputError, match=r"column 'user' has 1 missing id"):
+        rv.evaluate(run, truth, ["mrr"],
+                    weights=pd.DataFrame({"user": [1, 2, None], "w": [1.0, 1.0, 2.0]}))
+    with pytest.raises(InputError, match=r"row 1 gives the user id \[2\], a list"):
+        rv.evaluate(run, truth, ["mrr"],
+                    weights=pd.DataFrame({"user": [1, [2]], "w": [1.0, 1.0]}))
 
 
 def test_metrics_without_a_mean_over_users_are_not_weighted():

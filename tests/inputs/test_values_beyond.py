@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pandas as pd
@@ -102,3 +103,25 @@ def test_a_tidy_feature_table_reads_its_item_column_as_the_ids(container, ids):
     truth = pd.DataFrame({"user": [1, 2], "item": [ids[0], ids[3]]})
     a = rv.evaluate(run, truth, ["ild@3"], item_features=table).summary["ild@3"]
     assert a == rv.evaluate(run, truth, ["ild@3"], item_features=indexed).summary["ild@3"]
+
+
+@pytest.mark.parametrize("catalog, words", [
+    (["a", None, "b", "c", "d"], "missing id"),
+    (["a", np.nan, "b", "c", "d"], "missing id"),  # numpy made the id "nan" of it
+    (["a", ["b"], "c", "d"], "holds ['b'], a list"),
+    (2.5, "got float"),
+])
+def test_a_catalogue_list_refuses_what_is_not_one_id(catalog, words):
+    run = pd.DataFrame({"user": [1, 1, 1, 2, 2], "item": ["a", "b", "c", "a", "d"],
+                        "score": [3.0, 2, 1, 2, 1]})
+    with pytest.raises(InputError, match=r"catalog: .*" + re.escape(words)):
+        rv.evaluate(run, run[["user", "item"]], ["coverage@3"], catalog=catalog)
+
+
+@pytest.mark.parametrize("form", [list, tuple, set, np.array, pd.Index, pd.Series,
+                                  lambda ids: dict.fromkeys(ids).keys()])
+def test_every_collection_of_ids_is_one_catalogue(form):
+    run = pd.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 1, 4],
+                        "score": [3.0, 2, 1, 2, 1]})
+    res = rv.evaluate(run, run[["user", "item"]], ["coverage@3"], catalog=form([1, 2, 3, 4, 5]))
+    assert res.summary["coverage@3"] == 4 / 5

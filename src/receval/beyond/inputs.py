@@ -34,7 +34,7 @@ vectors of different lengths raise an error that says how to state the intent
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -454,13 +454,21 @@ def resolve_catalog(catalog: Any, *, run_items: np.ndarray, truth_items: np.ndar
             )
         return Catalog(int(catalog), None, f"count given ({catalog})")
     else:
-        try:
-            ids = pd.Index(np.asarray(catalog)).unique()
-        except TypeError:
+        try:  # (a list as pandas reads it: numpy would make "nan" of NaN and "1" of 1)
+            ids = pd.Index(catalog if isinstance(catalog, (np.ndarray, pd.Index, pd.Series))
+                           else list(catalog)).unique()
+        except (TypeError, ValueError):  # not a list, or a list holding a list
+            bad = next((v for v in catalog if not isinstance(v, Hashable)), None) \
+                if isinstance(catalog, Iterable) else None
+            held = "" if bad is None else \
+                f" (it holds {plain(bad)}, a {type(bad).__name__}: give one id per item)"
             raise InputError(
                 f"{at}catalog: expected None, a source name, an item count or a list of item ids, "
-                f"got {type(catalog).__name__}."
+                f"got {type(catalog).__name__}{held}."
             ) from None
+        if ids.hasnans:
+            raise InputError(f"{at}catalog: the item id list holds a missing id (None or NaN); "
+                             "drop it.")
         out = Catalog(len(ids), ids, f"explicit list ({len(ids)} items)")
     if out.ids is not None and len(recommended) and outside == "error":
         absent = out.ids.get_indexer(pd.Index(recommended)) < 0

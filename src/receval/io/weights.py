@@ -8,7 +8,7 @@ user of weight 0 counts in ``n`` but not in the mean); a user listed twice must 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,7 +83,17 @@ def _checked(users: np.ndarray, values: Any, column: str | None) -> Weights:
                 "is a finite number >= 0 (0: the user counts but does not weigh in the mean).")
         out[i] = x
     pd = pandas()
-    codes, distinct = pd.factorize(pd.Series(users, dtype=object))
+    ids_in = pd.Series(users, dtype=object)
+    missing = ids_in.isna().to_numpy()
+    if missing.any():
+        raise InputError(f"weights: row {int(np.flatnonzero(missing)[0])} has no user id "
+                         f"({int(missing.sum())} row(s) in all); give every weight its user.")
+    try:
+        codes, distinct = pd.factorize(ids_in)
+    except TypeError:  # an id pandas cannot hash: a list, a set, a dict
+        i, u = next((i, u) for i, u in enumerate(ids_in.tolist()) if not isinstance(u, Hashable))
+        raise InputError(f"weights: row {i} gives the user id {plain(u)}, a {type(u).__name__}; "
+                         "give one user id (a string or an integer) per weight.") from None
     first = np.full(len(distinct), np.nan)
     first[codes[::-1]] = out[::-1]
     clash = first[codes] != out
