@@ -34,7 +34,7 @@ vectors of different lengths raise an error that says how to state the intent
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,7 +43,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..errors import InputError, plain
-from ..io.frames import read_columns
+from ..io.frames import first_unhashable, read_columns
 from ..kernels import adjacent_starts, dense_factorize, index_ids, train_lists
 from ..pack.vocab import factorize
 from . import _lists
@@ -458,10 +458,9 @@ def resolve_catalog(catalog: Any, *, run_items: np.ndarray, truth_items: np.ndar
             ids = pd.Index(catalog if isinstance(catalog, (np.ndarray, pd.Index, pd.Series))
                            else list(catalog)).unique()
         except (TypeError, ValueError):  # not a list, or a list holding a list
-            bad = next((v for v in catalog if not isinstance(v, Hashable)), None) \
-                if isinstance(catalog, Iterable) else None
-            held = "" if bad is None else \
-                f" (it holds {plain(bad)}, a {type(bad).__name__}: give one id per item)"
+            found = first_unhashable(catalog) if isinstance(catalog, Iterable) else None
+            held = "" if found is None else \
+                f" (it holds {plain(found[1])}, a {type(found[1]).__name__}: give one id per item)"
             raise InputError(
                 f"{at}catalog: expected None, a source name, an item count or a list of item ids, "
                 f"got {type(catalog).__name__}{held}."

@@ -18,7 +18,7 @@ is refused, naming the item.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, plain
-from .frames import ITEM_NAMES
+from .frames import ITEM_NAMES, first_unhashable
 
 CATEGORY_NAMES = ("category", "categories", "category_id", "genre", "genres", "genre_id")
 
@@ -141,21 +141,17 @@ def _factorize_categories(cats: pd.Series, owner_keys: list, owner: np.ndarray |
     try:
         codes, categories = pd.factorize(cats, sort=True)
     except TypeError as exc:
-        for j, c in enumerate(cats.tolist()):
-            if not isinstance(c, Hashable) or not _is_scalar(c):
-                item = f" of item {plain(owner_keys[owner[j]])}" if owner is not None else ""
-                raise InputError(
-                    f"item_categories: the category {plain(c)}{item} is a "
-                    f"{type(c).__name__}, not one category; give each item a flat list of "
-                    "categories (strings or numbers), e.g. {item: ['Drama', 'Romance']}."
-                ) from None
-        raise InputError(f"item_categories: the categories cannot be read as ids: {exc}; give "
-                         "strings or numbers.") from None
-    codes = np.asarray(codes, dtype=np.int64)
-    if len(codes) and int(codes.min()) < 0:  # pragma: no cover - missing values dropped
-        raise InputError("item_categories: a category is missing after the missing values "
-                         "were dropped; give strings or numbers.")
-    return codes, np.asarray(categories)
+        found = first_unhashable(cats.tolist())
+        if found is None:  # pragma: no cover - pandas hashes every hashable category
+            raise InputError(f"item_categories: the categories cannot be read as ids: {exc}; "
+                             "give strings or numbers.") from None
+        j, c = found
+        item = f" of item {plain(owner_keys[owner[j]])}" if owner is not None else ""
+        raise InputError(
+            f"item_categories: the category {plain(c)}{item} is a {type(c).__name__}, not one "
+            "category; give each item a flat list of categories (strings or numbers), e.g. "
+            "{item: ['Drama', 'Romance']}.") from None
+    return np.asarray(codes, dtype=np.int64), np.asarray(categories)
 
 
 def _frame(obj: Any) -> pd.DataFrame:

@@ -17,7 +17,7 @@ join, which reads float32 where it lies, makes no copy of it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -268,6 +268,13 @@ def _mapping_to_frame(data: Mapping, role: str) -> tuple[Any, str]:
         return pandas().DataFrame(dict(data)), "pandas"
     except (ValueError, TypeError) as exc:
         raise InputError(f"{role}: cannot read the dict of columns: {exc}") from None
+
+
+def first_unhashable(values: Any) -> tuple[int, Any] | None:
+    """``(row, value)`` of the first value that cannot be an id or a label (a list, a set, a
+    dict: nothing pandas can hash), or None; the readers name it in their errors instead of
+    pandas' ``TypeError``."""
+    return next(((i, v) for i, v in enumerate(values) if not isinstance(v, Hashable)), None)
 
 
 def _objects(values: list) -> np.ndarray:

@@ -21,7 +21,7 @@ the user. Labels are kept as text (``str(label)``), so ``1`` and ``"1"`` are one
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +37,7 @@ from .frames import (
     _find,
     _id_column,
     _to_frame,
+    first_unhashable,
 )
 
 #: how the labels of several group columns are joined into one intersection's label
@@ -167,11 +168,10 @@ def _from_pairs(users: Any, parts: list[Any], columns: tuple[str, ...],
         try:
             codes_j, uniq_j = pd.factorize(col)
         except TypeError as exc:  # a label pandas cannot hash: a list, a set, a dict
-            first = next((i for i, v in enumerate(col.tolist()) if not isinstance(v, Hashable)),
-                         None)
-            if first is None:  # pragma: no cover - pandas hashes every hashable label
+            found = first_unhashable(col.tolist())
+            if found is None:  # pragma: no cover - pandas hashes every hashable label
                 raise InputError(f"{role}: {where} cannot be read as labels: {exc}.") from None
-            label = col.iloc[first]
+            first, label = found
             alignment = " (an item's alignment over several groups, as TREC Fair Ranking " \
                 "gives it: item_alignment=)" if role == "item_groups" else ""
             raise InputError(

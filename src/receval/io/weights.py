@@ -8,7 +8,7 @@ user of weight 0 counts in ``n`` but not in the mean); a user listed twice must 
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +16,15 @@ import numpy as np
 
 from .._lazy import pandas
 from ..errors import InputError, plain
-from .frames import USER_NAMES, _check_names, _column_names, _find, _id_column, _to_frame
+from .frames import (
+    USER_NAMES,
+    _check_names,
+    _column_names,
+    _find,
+    _id_column,
+    _to_frame,
+    first_unhashable,
+)
 
 
 @dataclass(frozen=True)
@@ -90,8 +98,11 @@ def _checked(users: np.ndarray, values: Any, column: str | None) -> Weights:
                          f"({int(missing.sum())} row(s) in all); give every weight its user.")
     try:
         codes, distinct = pd.factorize(ids_in)
-    except TypeError:  # an id pandas cannot hash: a list, a set, a dict
-        i, u = next((i, u) for i, u in enumerate(ids_in.tolist()) if not isinstance(u, Hashable))
+    except TypeError as exc:  # an id pandas cannot hash: a list, a set, a dict
+        found = first_unhashable(ids_in.tolist())
+        if found is None:  # pragma: no cover - pandas hashes every hashable id
+            raise InputError(f"weights: the user ids cannot be read: {exc}.") from None
+        i, u = found
         raise InputError(f"weights: row {i} gives the user id {plain(u)}, a {type(u).__name__}; "
                          "give one user id (a string or an integer) per weight.") from None
     first = np.full(len(distinct), np.nan)

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,7 +63,7 @@ import pandas as pd
 from ..engines.plugins import Context, MetricValues
 from ..errors import InputError, plain
 from ..io.categories import ItemCategories, as_item_categories
-from ..io.frames import ITEM_NAMES, REL_NAMES, USER_NAMES
+from ..io.frames import ITEM_NAMES, REL_NAMES, USER_NAMES, first_unhashable
 from ..kernels import (
     adjacent_starts,
     cut_sums,
@@ -379,11 +379,11 @@ def as_intents(obj: Any, rel: float = 1.0, weights: Any = None) -> Intents:
         columns = [_ranked_codes(v) for v in (query, doc, subtopic)]
     except TypeError:  # an id pandas cannot hash: a list, a set, a dict
         for name, values in (("query", query), ("doc", doc), ("subtopic", subtopic)):
-            for i, v in enumerate(pd.Series(values).tolist()):
-                if not isinstance(v, Hashable):
-                    raise InputError(
-                        f"intents: the {name} column holds ids (strings or integers); row {i} "
-                        f"holds {plain(v)}, a {type(v).__name__}: give one id per row.") from None
+            if (found := first_unhashable(pd.Series(values).tolist())) is not None:
+                i, v = found
+                raise InputError(
+                    f"intents: the {name} column holds ids (strings or integers); row {i} "
+                    f"holds {plain(v)}, a {type(v).__name__}: give one id per row.") from None
         raise
     if len(query) and min(int(c.codes.min()) for c in columns) < 0:  # a null id
         raise InputError("intents: a row has no query, document or subtopic.")
