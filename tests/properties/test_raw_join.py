@@ -746,6 +746,29 @@ def test_arrow_item_categories_found_by_merge_or_hash():
     assert _arrow_positions(pa.array([], type=pa.string()), cats).tolist() == []
 
 
+def test_categorical_truth_mapped_at_the_size_of_its_dictionary():
+    """A categorical truth's positions in its categories become ranks in the run's through
+    one mapping of size |categories| (``dictionary_truth``): each category's rank, one not
+    in the run's dictionary past its last rank (distinct from each other), and the
+    positions themselves, not a copy, when both columns hold one dictionary."""
+    from receval.pack.rawids import category_ids, dictionary_truth
+
+    run_items = pd.Series(["a", "c", "d", "e"], dtype="category").cat.set_categories(
+        ["a", "b", "c", "d", "e"])
+    raw = category_ids(run_items)
+    truth_cats = np.array(["a", "b", "c", "x", "z"], dtype=object)
+    positions = np.array([3, 0, 2, 0, 4], dtype=np.int64)  # x a c a z
+    assert dictionary_truth(raw, truth_cats, positions).a.tolist() == [5, 0, 2, 0, 6]
+    shared = np.array([4, 0, 2], dtype=np.int64)
+    same = dictionary_truth(raw, np.array(["a", "b", "c", "d", "e"], dtype=object), shared)
+    assert same.a is shared
+    if pa is not None:
+        arrow = category_ids(run_items.astype(pd.ArrowDtype(pa.dictionary(pa.int32(),
+                                                                         pa.string()))))
+        assert dictionary_truth(arrow, pa.array(truth_cats.tolist()), positions).a.tolist() \
+            == [5, 0, 2, 0, 6]
+
+
 def _long_run_and_truth(rng, how: str, user, item, score, names, n_truth: int,
                         every_row: bool = False):
     """A run of long lists (item codes as int ids, or as ``names`` in the form ``how``) and a

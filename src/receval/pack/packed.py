@@ -82,8 +82,10 @@ class TruthPack:
     # the item id at each packed position, per id family, built on first use (join_raw)
     vocab: np.ndarray | None = None   # raw item ids (code -> id); None: not built yet
     codes: np.ndarray | None = None   # item code at each packed position (int64)
-    vocab_arrow: Any = None  # the vocabulary as an Arrow string array (a categorical column's
-    #                          categories in use), made ``vocab`` on first use
+    positions: np.ndarray | None = None  # a categorical item column: the position in its
+    #                                      sorted ``categories`` at each packed position;
+    categories: Any = None  # (numpy, or an Arrow string array) the vocabulary is those in
+    #                         use, ``codes`` made from the positions, both on first use
     user_groups: Grouped | None = None  # the users' text ids as read (``users`` made from
     #                                     them), for a run of the same ids to share
 
@@ -101,7 +103,9 @@ class TruthPack:
     @property
     def item_codes(self) -> np.ndarray:
         """Item code at each packed position, ascending within each user."""
-        if self.codes is None:
+        if self.codes is None and self.positions is not None:
+            self.codes = (np.cumsum(self._in_use(), dtype=np.int64) - 1)[self.positions]
+        elif self.codes is None:
             self._build_vocab()
         assert self.codes is not None
         return self.codes
@@ -112,7 +116,10 @@ class TruthPack:
         if self.vocab is None:
             if not len(self.rel):
                 return "empty"
-            return "str" if self.vocab_arrow is not None else self._grouped_on().id_kind
+            if self.categories is not None:
+                return kind_of(self.categories) if isinstance(self.categories, np.ndarray) \
+                    else "str"
+            return self._grouped_on().id_kind
         return kind_of(self.vocab)
 
     @property
@@ -125,16 +132,19 @@ class TruthPack:
         assert raw is not None, "a truth without a vocabulary is grouped on raw ids"
         return raw
 
-    @property
-    def items_as_held(self) -> Any:
-        """:attr:`items`, or the Arrow array they are made from (no ``str`` object made)."""
-        return self.vocab_arrow if self.vocab is None and self.vocab_arrow is not None \
-            else self.items
+    def _in_use(self) -> np.ndarray:
+        """A categorical truth's categories that some packed position holds."""
+        assert self.positions is not None and self.categories is not None
+        present = np.zeros(len(self.categories), dtype=bool)
+        present[self.positions] = True
+        return present
 
     def _build_vocab(self) -> None:
-        if self.vocab is None and self.vocab_arrow is not None:
-            self.vocab = np.asarray(self.vocab_arrow.to_numpy(zero_copy_only=False),
-                                    dtype=object)
+        if self.vocab is None and self.categories is not None:
+            used = self.categories[self._in_use()] \
+                if isinstance(self.categories, np.ndarray) \
+                else self.categories.filter(self._in_use()).to_numpy(zero_copy_only=False)
+            self.vocab = np.asarray(used, dtype=None if used.dtype.kind in "iu" else object)
         elif self.vocab is None:
             self.codes, self.vocab = sorted_codes(
                 self._grouped_on(), what=_what("truth", "item", self.names))
@@ -414,15 +424,10 @@ def _group_truth_raw(raw: RawIds, start: np.ndarray, rows: np.ndarray, rel: np.n
         raw.kind, raw.a, raw.b, start, rows, rel, mode)
     n_dup = _check_truth_duplicates(ndup, mode, users, policies)
     if raw.categories is not None:  # positions in sorted categories: the vocabulary is the
-        present = np.zeros(len(raw.categories), dtype=bool)  # categories in use, in order
-        present[first] = True
-        code_of = np.cumsum(present, dtype=np.int64) - 1
-        held = isinstance(raw.categories, np.ndarray)
-        return TruthPack(
+        return TruthPack(  # (the vocabulary: the categories in use, in order)
             users=users, indptr=indptr, rel=rel_sorted, rel_desc=rel_desc, n_rows=len(rel),
             max_rel=float(rel.max()) if len(rel) else 0.0, counts={"truth_duplicates": n_dup},
-            vocab=raw.categories[present] if held else None, codes=code_of[first],
-            vocab_arrow=None if held else raw.categories.filter(present))
+            positions=first, categories=raw.categories)
     return TruthPack(
         users=users, indptr=indptr, rel=rel_sorted, rel_desc=rel_desc, n_rows=len(rel),
         max_rel=float(rel.max()) if len(rel) else 0.0, counts={"truth_duplicates": n_dup},
@@ -1077,7 +1082,9 @@ def _truth_raw_for(run: RunCodes, truth: TruthPack, opts: KernelOptions) -> RawI
             (raw.id_kind == "int" or raw.categories is not None):
         return None
     if raw.categories is not None:  # ranks into a categorical column's categories
-        return dictionary_truth(raw, truth.items_as_held, truth.item_codes)
+        if truth.codes is None and truth.positions is not None:  # no truth codes made
+            return dictionary_truth(raw, truth.categories, truth.positions)
+        return dictionary_truth(raw, truth.items, truth.item_codes)
     if raw.family not in truth.raw:
         truth.raw[raw.family] = truth_raw(truth.items, truth.item_codes, raw.family)
     return truth.raw[raw.family]

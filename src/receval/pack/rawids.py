@@ -337,9 +337,11 @@ def _int_codes(codes: np.ndarray) -> np.ndarray:
 
 def dictionary_truth(raw: RawIds, items: Any, codes: np.ndarray) -> RawIds:
     """The truth's item ids at each position (``items[codes]``) as ranks into a run's
-    :attr:`RawIds.categories`; a truth item the dictionary lacks gets a rank past its end (it
-    equals no recommended item). ``items``: numpy, or an Arrow string array, looked up in
-    Arrow when the run's categories are Arrow too (a mapping of size |categories|)."""
+    :attr:`RawIds.categories`, through one mapping of size |items|; an item the dictionary
+    lacks gets a rank past its end (it equals no recommended item). ``items``: numpy, or an
+    Arrow string array (a categorical truth's categories, ``codes`` positions in them),
+    looked up in Arrow when the run's categories are Arrow too. When the ranks are the codes
+    themselves (run and truth of one dictionary), no pass is made."""
     assert raw.categories is not None
     if not isinstance(items, np.ndarray) and not isinstance(raw.categories, np.ndarray):
         at = _arrow_positions(items, raw.categories)
@@ -351,7 +353,9 @@ def dictionary_truth(raw: RawIds, items: Any, codes: np.ndarray) -> RawIds:
         at = lookup(vocab, raw.dictionary)
     missing = at < 0
     at[missing] = len(raw.categories) + np.arange(int(missing.sum()), dtype=np.int64)
-    return RawIds(INT, at[codes])
+    if np.array_equal(at, np.arange(len(at))):  # positions in the run's dictionary already
+        return RawIds(INT, np.ascontiguousarray(codes, dtype=np.int64))
+    return RawIds(INT, at[codes])  # (int64: the join's fast path for integer truth ids)
 
 
 def _arrow_positions(values: Any, categories: Any) -> np.ndarray:
@@ -450,17 +454,24 @@ def grouped_ids(raw: RawIds, like: Grouped | None = None) -> Grouped | None:
         return Grouped(starts, uniques, raw=raw if raw.kind not in (INT, NARROW) else None)
     if isinstance(cats, np.ndarray):
         return Grouped(starts, cats[uniques])
-    users = np.empty(len(uniques), dtype=object)
-    todo = np.ones(len(uniques), dtype=bool)
     if like is not None and like.categories is not None and like.codes is not None and \
             (like.categories is cats or like.categories.equals(cats)):
         at = np.full(len(cats), -1, dtype=np.int64)  # category -> block of ``like``
         at[like.codes] = np.arange(len(like.codes))
         mine = at[uniques]
+        if np.array_equal(mine, np.arange(len(like.users))):  # like's users, in its order
+            return Grouped(starts, like.users, cats, uniques)
         todo = mine < 0
+        if not todo.any():
+            return Grouped(starts, like.users[mine], cats, uniques)
+        users = np.empty(len(uniques), dtype=object)
         users[~todo] = like.users[mine[~todo]]
-    if todo.any():  # str objects made for the categories in use only
+        # str objects made for the categories in use only
         users[todo] = cats.take(uniques[todo]).to_numpy(zero_copy_only=False)
+        return Grouped(starts, users, cats, uniques)
+    every = len(uniques) == len(cats) and np.array_equal(uniques, np.arange(len(cats)))
+    users = np.asarray((cats if every else cats.take(uniques)).to_numpy(zero_copy_only=False),
+                       dtype=object)
     return Grouped(starts, users, cats, uniques)
 
 
