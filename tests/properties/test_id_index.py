@@ -121,6 +121,8 @@ def test_index_ids_refuses_other_kinds():
 def test_lookup_and_is_unique_agree_with_python(vocab, ids):
     arr = _fresh(list(dict.fromkeys(vocab)))
     assert lookup(_fresh(ids), arr).tolist() == _expected(arr.tolist(), ids)[0]
+    # a vocabulary looked up in itself (one array): each id's own position
+    assert lookup(arr, arr).tolist() == _expected(arr.tolist(), arr.tolist())[0]
     assert is_unique(_fresh(vocab)) == (len(set(vocab)) == len(vocab))
     # mixed objects are not hashed by the kernel: same answers through the other routes
     mixed = np.array([*vocab, 1], dtype=object)

@@ -182,6 +182,8 @@ def lookup(uniques: np.ndarray, vocab: np.ndarray) -> np.ndarray:
     """
     if len(uniques) == 0 or len(vocab) == 0:
         return np.full(len(uniques), -1, dtype=np.int64)
+    if uniques is vocab:  # (a run sharing its truth's users: no pass over them)
+        return np.arange(len(vocab), dtype=np.int64)
     ku, kv = uniques.dtype.kind, vocab.dtype.kind
     if ku in "iu" and kv in "iu" and uniques.dtype != vocab.dtype:
         return _lookup_mixed_ints(uniques, vocab)
