@@ -63,6 +63,52 @@ def test_categorical_ids_give_the_bits_of_plain_ids(seed, kind, ties, which, lis
     assert got.counts == plain.counts
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1), kind=st.sampled_from(["int", "str"]),
+       shared=st.booleans(), ordered=st.booleans(),
+       users=st.sampled_from(["same", "fewer", "more", "other order"]))
+def test_grouped_categorical_frames_give_the_bits_of_plain_ids(seed, kind, shared, ordered,
+                                                               users):
+    """Run and truth grouped by user (as most frames are), both categorical: one dictionary
+    for both or one each, sorted or not; the truth's users the run's in the same order, fewer,
+    more, or in another order. The run then shares the truth's user ids, and the truth's item
+    positions are mapped into the run's categories (or are its ranks, with one dictionary)."""
+    rng = np.random.default_rng(seed)
+    n_users, n_items = int(rng.integers(1, 10)), int(rng.integers(2, 30))
+    rows = [(u, int(i), float(rng.integers(0, 4))) for u in range(n_users)
+            for i in rng.choice(n_items, int(rng.integers(1, min(n_items, 8) + 1)),
+                                replace=False)]
+    run = pd.DataFrame(rows, columns=["user", "item", "score"])
+    t_users = {"same": range(n_users), "other order": range(n_users),
+               "fewer": range(0, n_users, 2), "more": range(n_users + 3)}[users]
+    t_rows = [(u, int(i), int(rng.integers(0, 3))) for u in t_users
+              for i in rng.choice(n_items + 4, int(rng.integers(1, 6)), replace=False)]
+    truth = pd.DataFrame(t_rows, columns=["user", "item", "relevance"])
+    if users == "other order":  # grouped, in descending user order
+        truth = truth.sort_values("user", ascending=False, kind="stable")
+    if kind == "str":
+        for f in (run, truth):
+            f["user"] = "u" + f["user"].astype(str)
+            f["item"] = "i" + f["item"].astype(str)
+    plain = rv.evaluate(run, truth, METRICS)
+    run_c, truth_c = run.copy(), truth.copy()
+    for c in ("user", "item"):
+        if shared:
+            cats = sorted(set(run[c]) | set(truth[c]))
+            if not ordered:
+                rng.shuffle(cats)
+            dtype = pd.CategoricalDtype(cats)
+            run_c[c], truth_c[c] = run[c].astype(dtype), truth[c].astype(dtype)
+        else:
+            run_c[c] = run[c].astype("category") if ordered else _as_category(run[c], rng, [])
+            truth_c[c] = truth[c].astype("category") if ordered else \
+                _as_category(truth[c], rng, [])
+    got = rv.evaluate(run_c, truth_c, METRICS)
+    assert got.user_ids.tolist() == plain.user_ids.tolist()
+    assert np.array_equal(got.values, plain.values, equal_nan=True)
+    assert got.counts == plain.counts
+
+
 def test_a_categorical_item_column_is_joined_on_its_codes():
     # the run's items are read in place as ranks into the sorted categories (no value per
     # row is factorized), and a categorical user column is grouped on its codes
