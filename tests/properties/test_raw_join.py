@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import receval as rv
 from receval.engines import plan as plan_module
-from receval.kernels import adjacent_starts, group_rows, join_lists
+from receval.kernels import adjacent_starts, group_rows, join_lists, utf8_at
 from receval.metrics.names import parse_metric, parse_metrics
 from receval.metrics.spec import REGISTRY
 from receval.pack import packed as packed_module
@@ -388,6 +388,31 @@ def _chunked_forms(values: list[str], cuts: list[int]) -> list:
     chunked = pa.chunked_array(pieces, type=pa.string())
     return [arr, arr.cast(pa.large_string()), chunked, chunked.cast(pa.large_string()),
             np.array(values, dtype=object)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), big=st.booleans())
+def test_text_ids_taken_at_rows_for_every_container(seed, big):
+    """``take_ids`` of text ids (the truth's ids at its packed positions): the ids at the
+    rows, in their order, repeats included, whatever the chunks and on one thread or
+    several; a row outside the column is refused."""
+    if pa is None:
+        pytest.skip("pyarrow is not installed")
+    from receval.pack.rawids import take_ids
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40_000, 90_000)) if big else int(rng.integers(1, 60))
+    names = ["", "é", "abcdefghij", "x" * 40, "\U0001f600", *NAMES]
+    values = [names[i] for i in rng.integers(0, len(names), n)]
+    rows = rng.integers(0, n, int(rng.integers(0, 2 * n)))
+    for form in _chunked_forms(values, rng.integers(0, n + 1, 3).tolist())[:4]:
+        r = raw_ids(form)
+        taken = take_ids(r, rows)
+        assert taken.keep.to_pylist() == [values[i] for i in rows]
+        assert utf8_at(taken.kind, taken.a, taken.b, np.arange(len(rows))).tolist() == \
+            [values[i] for i in rows]
+        with pytest.raises(IndexError, match="outside"):
+            take_ids(r, np.array([n]))
 
 
 @settings(max_examples=60, deadline=None)

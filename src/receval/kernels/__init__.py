@@ -73,6 +73,7 @@ try:
         same_ids_at,
         sorted_index,
         utf8_at,
+        utf8_take,
     )
     from ._packing import group_rows, group_truth, nonfinite, pack_lists
     from ._ranking import (
@@ -94,5 +95,6 @@ __all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "MetricSetup", "NotStrIds
            "group_truth_raw", "ideal_lists", "index_at", "index_ids", "intent_keys",
            "intent_pairs", "join_lists", "kernel_columns", "kl_sums", "list_gains",
            "list_kl_ratios", "list_pass", "nonfinite", "pack_lists", "profile_cells",
-           "same_ids_at", "sorted_index", "str_codes", "train_lists", "utf8_at", "xlogy_ratios",
+           "same_ids_at", "sorted_index", "str_codes", "train_lists", "utf8_at", "utf8_take",
+           "xlogy_ratios",
            "xlogy_row_sums"]

@@ -2363,6 +2363,47 @@ def first_codes(int kind, object a, object b):
     return codes_arr, firsts_arr
 
 
+def utf8_take(int kind, object a, object b, const long long[::1] rows):
+    """The UTF-8 ids (kinds 1, 2, 4, 5) at ``rows`` as one ``large_string`` layout:
+    ``(offsets, data)``, int64 offsets (``len(rows) + 1``) and uint8 bytes. The lengths, then
+    the bytes, are copied in parallel over ranges of rows (Arrow's ``take`` of strings runs on
+    one thread); the bytes are not decoded."""
+    if kind != 1 and kind != 2 and kind != 4 and kind != 5:
+        raise ValueError("utf8_take reads UTF-8 ids (kinds 1, 2, 4, 5)")
+    cdef _Holder hold = _ids_of(kind, a, b)
+    cdef Ids* ids = &hold.ids
+    cdef Py_ssize_t n = rows.shape[0], i
+    cdef long long n_ids = _n_ids(kind, a)
+    for i in range(n):
+        if rows[i] < 0 or rows[i] >= n_ids:
+            raise IndexError(f"utf8_take: row {rows[i]} is outside the {n_ids} ids")
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] off_arr = np.empty(n + 1, dtype=np.int64)
+    cdef long long[::1] off = off_arr
+    cdef const char* p
+    cdef long long m, t, lo, hi, hint
+    cdef int nt = _threads(n)
+    off[0] = 0
+    for t in prange(nt, nogil=True, schedule="static", num_threads=nt):
+        lo = n * t // nt
+        hi = n * (t + 1) // nt
+        hint = -1
+        for i in range(lo, hi):
+            _span_near(ids, rows[i], &p, &m, &hint)
+            off[i + 1] = m
+    for i in range(n):
+        off[i + 1] += off[i]
+    cdef cnp.ndarray[cnp.uint8_t, ndim=1] data_arr = np.empty(max(off[n], 1), dtype=np.uint8)
+    cdef char* data = <char*> cnp.PyArray_DATA(data_arr)
+    for t in prange(nt, nogil=True, schedule="static", num_threads=nt):
+        lo = n * t // nt
+        hi = n * (t + 1) // nt
+        hint = -1
+        for i in range(lo, hi):
+            _span_near(ids, rows[i], &p, &m, &hint)
+            memcpy(data + off[i], p, m)
+    return off_arr, data_arr
+
+
 def utf8_at(int kind, object a, object b, const long long[::1] rows):
     """The UTF-8 ids (kinds 1, 2, 4, 5) at ``rows``, ascending, as an object array of ``str``:
     each decoded straight from the Arrow buffers (no ``take`` and no intermediate array).

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._lazy import is_pandas, pandas
 from ..io.frames import UncheckedIds, adjacent_runs, is_str_array
-from ..kernels import adjacent_starts, index_at, same_ids_at, sorted_index, utf8_at
+from ..kernels import adjacent_starts, index_at, same_ids_at, sorted_index, utf8_at, utf8_take
 from .vocab import _arrow_chunks, factorize, is_unique, lookup
 
 #: kernel id kinds (see ``kernels/_join.pyx``); NARROW: integers of 1, 2 or 4 bytes, read
@@ -554,13 +554,12 @@ def take_ids(raw: RawIds, rows: np.ndarray) -> RawIds:
         return RawIds(raw.kind, raw.a[rows], unsigned=raw.unsigned)
     import pyarrow as pa
 
-    arr = raw.keep if raw.kind in (UTF8_32, UTF8_64) else pa.chunked_array(raw.keep)
-    taken = arr.take(pa.array(rows, type=pa.int64()))
-    chunks = taken.chunks if isinstance(taken, pa.ChunkedArray) else [taken]
-    chunks = [c for c in chunks if len(c)] or [pa.array([], type=arr.type)]
-    out = _from_arrow(chunks)
-    assert out is not None
-    return out
+    # the bytes copied in parallel, into an Arrow array of its own (which the vocabulary,
+    # when one is made, factorizes)
+    offsets, data = utf8_take(raw.kind, raw.a, raw.b, np.ascontiguousarray(rows, np.int64))
+    arr = pa.LargeStringArray.from_buffers(len(rows), pa.py_buffer(offsets),
+                                           pa.py_buffer(data))
+    return RawIds(UTF8_64, offsets, data, keep=arr)
 
 
 def sorted_codes(raw: RawIds, *, what: str) -> tuple[np.ndarray, np.ndarray]:
