@@ -399,8 +399,8 @@ def _targets(rows):
         out.append(("receval with object ids within 2x of str ids",
                     "PASS" if o / s <= 2 else "FAIL", f"object / str = {o / s:.2f}x"))
     base = secs("receval", "int")
-    for ids, want in (("int32", 1.2), ("category", 1.2), ("str", 3.0), ("hex", 3.0),
-                      ("uuid", 3.0)):
+    for ids, want in (("int32", 1.2), ("category", 1.2), ("category_shared", 1.2),
+                      ("str", 3.0), ("hex", 3.0), ("uuid", 3.0)):
         t = secs("receval", ids)
         if base is not None and t is not None:
             out.append((f"receval with {ids} ids within {want}x of int64 ids",

@@ -10,8 +10,10 @@ import pandas as pd
 #: id shapes: ``str`` (pandas' default string dtype, ``u00000000``), ``int`` (int64), ``object``
 #: (Python str), ``int32`` (int32 ids, float32 scores, int8 relevance, as Parquet writers and
 #: scipy.sparse give them), ``category`` (pandas categoricals of the str ids, one dictionary per
-#: frame), ``hex`` (32 hex characters, as hashed ids), ``uuid`` (36 characters)
-ID_TYPES = ("str", "int", "object", "int32", "category", "hex", "uuid")
+#: frame), ``category_shared`` (one dictionary per id column for run and truth, as a pipeline
+#: that encodes its ids once holds them), ``hex`` (32 hex characters, as hashed ids), ``uuid``
+#: (36 characters)
+ID_TYPES = ("str", "int", "object", "int32", "category", "category_shared", "hex", "uuid")
 #: the cached column each id type is read from (Parquet: int64 or strings)
 STORED = {"int": "int", "int32": "int", "hex": "int", "uuid": "int"}
 CACHE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".cache")
@@ -142,6 +144,12 @@ def read_cached(run_path: str, truth_path: str, ids: str) -> tuple[pd.DataFrame,
     elif ids == "category":
         run = run.astype({"user": "category", "item": "category"})
         truth = truth.astype({"user": "category", "item": "category"})
+    elif ids == "category_shared":
+        for c in ("user", "item"):
+            r, t = run[c].astype("category"), truth[c].astype("category")
+            # the sorted union of the column's ids (codes remapped, not the values hashed)
+            cats = r.cat.categories.union(t.cat.categories)
+            run[c], truth[c] = r.cat.set_categories(cats), t.cat.set_categories(cats)
     elif ids in ("hex", "uuid"):
         run, truth = _hashed(run, truth, ids)
     return run, truth
