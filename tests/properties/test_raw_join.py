@@ -415,6 +415,22 @@ def test_text_ids_taken_at_rows_for_every_container(seed, big):
             take_ids(r, np.array([n]))
 
 
+def test_text_ids_taken_on_every_thread_are_those_of_arrow_take():
+    """Many rows of ids of many lengths taken by every thread at once (each thread's span of
+    the id it reads is its own): the bytes and offsets of Arrow's ``take``."""
+    if pa is None:
+        pytest.skip("pyarrow is not installed")
+    from receval.pack.rawids import take_ids
+
+    rng = np.random.default_rng(5)
+    names = pa.array(["x" * k + str(k) for k in range(1, 60)], type=pa.large_string())
+    col = names.take(pa.array(rng.integers(0, len(names), 400_000)))
+    rows = rng.integers(0, len(col), 1_500_000)
+    for form in (col, col.cast(pa.string()), pa.chunked_array([col[:150_000], col[150_000:]])):
+        r = raw_ids(form)
+        assert take_ids(r, rows).keep.equals(col.take(pa.array(rows)))
+
+
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), big=st.booleans())
 def test_adjacent_starts_for_every_container(seed, big):

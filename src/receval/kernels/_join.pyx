@@ -2379,28 +2379,30 @@ def utf8_take(int kind, object a, object b, const long long[::1] rows):
             raise IndexError(f"utf8_take: row {rows[i]} is outside the {n_ids} ids")
     cdef cnp.ndarray[cnp.int64_t, ndim=1] off_arr = np.empty(n + 1, dtype=np.int64)
     cdef long long[::1] off = off_arr
+    cdef cnp.ndarray data_arr = None
+    cdef char* data = NULL
     cdef const char* p
     cdef long long m, t, lo, hi, hint
-    cdef int nt = _threads(n)
+    cdef int nt = _threads(n), copy
     off[0] = 0
-    for t in prange(nt, nogil=True, schedule="static", num_threads=nt):
-        lo = n * t // nt
-        hi = n * (t + 1) // nt
-        hint = -1
-        for i in range(lo, hi):
-            _span_near(ids, rows[i], &p, &m, &hint)
-            off[i + 1] = m
-    for i in range(n):
-        off[i + 1] += off[i]
-    cdef cnp.ndarray[cnp.uint8_t, ndim=1] data_arr = np.empty(max(off[n], 1), dtype=np.uint8)
-    cdef char* data = <char*> cnp.PyArray_DATA(data_arr)
-    for t in prange(nt, nogil=True, schedule="static", num_threads=nt):
-        lo = n * t // nt
-        hi = n * (t + 1) // nt
-        hint = -1
-        for i in range(lo, hi):
-            _span_near(ids, rows[i], &p, &m, &hint)
-            memcpy(data + off[i], p, m)
+    for copy in range(2):  # the lengths, then (their sums the offsets) the bytes
+        if copy:
+            for i in range(n):
+                off[i + 1] += off[i]
+            data_arr = np.empty(max(off[n], 1), dtype=np.uint8)
+            data = <char*> cnp.PyArray_DATA(data_arr)
+        for t in prange(nt, nogil=True, schedule="static", num_threads=nt):
+            lo = n * t // nt
+            hi = n * (t + 1) // nt
+            hint = -1
+            p = NULL  # assigned here so that each thread has its own (written through their
+            m = 0     # addresses only, which prange does not see)
+            for i in range(lo, hi):
+                _span_near(ids, rows[i], &p, &m, &hint)
+                if copy:
+                    memcpy(data + off[i], p, m)
+                else:
+                    off[i + 1] = m
     return off_arr, data_arr
 
 
