@@ -2377,7 +2377,12 @@ def utf8_take(int kind, object a, object b, const long long[::1] rows):
     for i in range(n):
         if rows[i] < 0 or rows[i] >= n_ids:
             raise IndexError(f"utf8_take: row {rows[i]} is outside the {n_ids} ids")
-    cdef cnp.ndarray[cnp.int64_t, ndim=1] off_arr = np.empty(n + 1, dtype=np.int64)
+    import pyarrow as pa  # (UTF-8 ids are Arrow's)
+
+    # the outputs taken from Arrow's memory pool, which keeps its pages from call to call
+    # (fresh numpy memory is faulted in, page by page, on every call)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] off_arr = np.frombuffer(
+        pa.allocate_buffer(8 * (n + 1)), dtype=np.int64)
     cdef long long[::1] off = off_arr
     cdef cnp.ndarray data_arr = None
     cdef char* data = NULL
@@ -2389,7 +2394,7 @@ def utf8_take(int kind, object a, object b, const long long[::1] rows):
         if copy:
             for i in range(n):
                 off[i + 1] += off[i]
-            data_arr = np.empty(max(off[n], 1), dtype=np.uint8)
+            data_arr = np.frombuffer(pa.allocate_buffer(max(off[n], 1)), dtype=np.uint8)
             data = <char*> cnp.PyArray_DATA(data_arr)
         for t in prange(nt, nogil=True, schedule="static", num_threads=nt):
             lo = n * t // nt
