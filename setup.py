@@ -67,7 +67,8 @@ extensions = [
         include_dirs=[np.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
-    for name in ("_ranking", "_exact", "_packing", "_join", "_diversity", "_fairness")
+    for name in ("_ranking", "_exact", "_packing", "_join", "_diversity", "_fairness",
+                 "_memory")
 ]
 
 setup(

@@ -81,6 +81,9 @@ _LAZY: dict[str, str | tuple[str, str | None]] = {
     "diff": ("receval.difference", "diff"),
     "run_demo": ("receval.demo", "run_demo"),
     "run_overlap": ("receval.beyond.runs", "run_overlap"),
+    "set_memory_cache": "receval.engines.memory",
+    "release_memory": "receval.engines.memory",
+    "memory_cache_info": "receval.engines.memory",
 }
 
 
@@ -105,10 +108,10 @@ __all__ = [  # sub-packages (baselines, beyond, ...) are imported on first use
     "ParameterError", "Policies", "PolicyError", "RecevalError", "RecevalWarning",
     "RelevanceThresholdWarning", "TopK", "UndefinedValueWarning", "UnknownMetricError", "__version__", "baselines",
     "beyond", "check_leakage", "classification", "compare", "compat", "datasets", "diff",
-    "evaluate", "evaluate_blocks", "groups", "integrations", "list_metrics", "load_report", "meta",
-    "metric", "online",
-    "parse_metric", "parse_metrics", "read_run", "read_truth", "report", "run_demo",
-    "run_overlap", "sampling", "split", "stats", "topk", "topk_from_scores", "training",
+    "evaluate", "evaluate_blocks", "groups", "integrations", "list_metrics", "load_report",
+    "memory_cache_info", "meta", "metric", "online",
+    "parse_metric", "parse_metrics", "read_run", "read_truth", "release_memory", "report",
+    "run_demo", "run_overlap", "set_memory_cache", "sampling", "split", "stats", "topk", "topk_from_scores", "training",
     "trec_eval",
     "write_run", "write_truth",
 ]

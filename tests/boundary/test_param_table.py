@@ -47,6 +47,7 @@ DECLARED = {
     "receval.stats.meta.MetaEvaluation.agreement": {"p", "n_resamples", "rng", "confidence"},
     "receval.stats.meta.reproducibility": {"p", "depth", "cutoff"},
     "receval.evaluate.evaluate_blocks": {"block_rows"},
+    "receval.engines.memory.set_memory_cache": {"max_bytes"},
     "receval.online.sequential.msprt": {"sigma2", "tau2", "alpha"},
     "receval.evaluate.evaluate": {"ties", "users", "empty_truth", "duplicates", "nan_scores",
                                   "negative_rel"},

@@ -44,6 +44,7 @@ from ..validation import Boolean, InstanceOf, validate_params
 from .groups import GroupTotals, group_labels
 from .items import ItemTotals, by_item_group, item_cutoff
 from .local import BlockValues, evaluate_packed
+from .memory import reusing_memory
 from .setup import COMMON_KEYWORDS, evaluation_setup
 from .slices import slice_names, sliced_truths
 from .totals import Totals, build_result, relevance_info
@@ -105,6 +106,7 @@ class Evaluator:
     """
 
     @validate_params(EVALUATOR_PARAMS, name="Evaluator")
+    @reusing_memory
     def __init__(self, truth: Any, metrics: Any, *, user_col: str | None = None,
                  item_col: str | None = None, rel_col: str | None = None,
                  ties: str | None = None, users: str | None = None,
@@ -222,6 +224,7 @@ class Evaluator:
             RelevanceThresholdWarning, stacklevel=_caller_level(),
         )
 
+    @reusing_memory
     def pack(self, run: Any, *, user_col: str | None = None, item_col: str | None = None,
              score_col: str | None = None, rank_col: str | None = None,
              lists: bool = True) -> Packed:
@@ -262,6 +265,7 @@ class Evaluator:
                             score_col=score_col, rank_col=rank_col, defer_item_check=defer)
         return run_codes(cols, self.truth)
 
+    @reusing_memory
     def evaluate(self, run: Any, *, name: str | None = None, user_col: str | None = None,
                  item_col: str | None = None, score_col: str | None = None,
                  rank_col: str | None = None) -> EvalResult:
@@ -277,6 +281,7 @@ class Evaluator:
             return self._execute([run], True, name=name, user_col=user_col, item_col=item_col,
                                  score_col=score_col, rank_col=rank_col)
 
+    @reusing_memory
     def evaluate_blocks(self, blocks: Iterable[Any], *, name: str | None = None,
                         user_col: str | None = None, item_col: str | None = None,
                         score_col: str | None = None, rank_col: str | None = None,
@@ -594,6 +599,7 @@ def _is_sparse(obj: Any) -> bool:
     return type(obj).__module__.startswith("scipy.sparse")
 
 
+@reusing_memory
 def evaluate_local(run: Any, truth: Any, metrics: Any, *, name: str | None = None,
                    user_col: str | None = None, item_col: str | None = None,
                    score_col: str | None = None, rank_col: str | None = None,
