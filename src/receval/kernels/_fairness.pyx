@@ -13,7 +13,7 @@ multiply-add can be fused into one rounding).
 import numpy as np
 
 cimport numpy as cnp
-from cython.parallel cimport parallel, prange
+from cython.parallel cimport parallel, prange, threadid
 from libc.stdlib cimport free, qsort
 
 cnp.import_array()
@@ -338,9 +338,10 @@ def list_pass(const long long[::1] indptr, const code_t[::1] items, long long k,
       weight times ``1 / L``, computed by the caller) to ``cout[m, u * n_cats + c]`` for each
       of its categories c, in code order.
 
-    The counts are made in one serial pass (one table); the group and category sums per user
-    in parallel over users (each user's cells are its own, added in rank order: the same bits
-    on any number of threads)."""
+    In parallel over users: the counts in a table per thread, added up after (integers: exact
+    in any order), or in one serial pass when those tables would hold more cells than the
+    lists have places; the group and category sums per user (each user's cells are its own,
+    added in rank order: the same bits on any number of threads)."""
     cdef Py_ssize_t n = indptr.shape[0] - 1, u, p, s, e, m
     cdef bint do_counts = counts.shape[0] > 0
     cdef bint do_groups = group_of.shape[0] > 0
@@ -362,40 +363,63 @@ def list_pass(const long long[::1] indptr, const code_t[::1] items, long long k,
     longest = _longest(indptr, k)
     if longest > width:
         raise ValueError("list_pass: a list is longer than width")
-    cdef int nt = _threads_over(indptr[n] - indptr[0] if n else 0, n)
+    cdef long long places = indptr[n] - indptr[0] if n else 0
+    cdef int nt = _threads_over(places, n), t
     cdef const long long* codes_p = &cat_codes[0] if cat_codes.shape[0] else NULL
-    with nogil:
-        if do_counts:  # (one table: a serial pass)
-            for u in range(n):
+    # the counts in one table per thread, added up after, when the tables hold no more cells
+    # than the lists have places (else in ``counts`` itself, on one thread)
+    cdef long long cells = counts.shape[0], c
+    cdef bint tables = do_counts and nt > 1 and cells * nt <= places
+    cdef long long* mine = NULL
+    cdef long long* table
+    if tables:
+        mine = <long long*> receval_alloc(cells * nt, sizeof(long long), 1)
+        if mine == NULL:
+            raise _no_memory("the counts per item and place", cells * 8, nt)
+    try:
+        with nogil:
+            if do_counts and not tables:
+                for u in range(n):
+                    s = indptr[u]
+                    e = indptr[u + 1]
+                    if k >= 0 and e - s > k:
+                        e = s + k
+                    for p in range(s, e):
+                        counts[items[p] * width + (p - s)] += 1
+            for u in prange(n if do_groups or do_cats or tables else 0, schedule="static",
+                            num_threads=nt):
                 s = indptr[u]
                 e = indptr[u + 1]
                 if k >= 0 and e - s > k:
                     e = s + k
-                for p in range(s, e):
-                    counts[items[p] * width + (p - s)] += 1
-        for u in prange(n if do_groups or do_cats else 0, schedule="static", num_threads=nt):
-            s = indptr[u]
-            e = indptr[u + 1]
-            if k >= 0 and e - s > k:
-                e = s + k
-            if do_groups:
-                for m in range(n_gm):
-                    acc = 0.0
+                if tables:
+                    table = mine + cells * threadid()
                     for p in range(s, e):
-                        g = group_of[items[p]]
-                        if g >= 0:
-                            gout[m, u * n_groups + g] += gw[m, p - s]
-                            acc = acc + gw[m, p - s]
-                    gknown[m, u] = acc
-                for p in range(s, e):
-                    ug += group_of[items[p]] < 0
-            if do_cats:
-                for m in range(n_cm):
-                    ctot[m, u] = _add_categories(
-                        &items[0], s, e, &cat_len[0], &cat_one[0], &cat_start[0], codes_p,
-                        &cw[m, 0, 0], cw.shape[2], &cout[m, u * n_cats])
-                for p in range(s, e):
-                    uc += cat_len[items[p]] < 0
+                        table[items[p] * width + (p - s)] += 1
+                if do_groups:
+                    for m in range(n_gm):
+                        acc = 0.0
+                        for p in range(s, e):
+                            g = group_of[items[p]]
+                            if g >= 0:
+                                gout[m, u * n_groups + g] += gw[m, p - s]
+                                acc = acc + gw[m, p - s]
+                        gknown[m, u] = acc
+                    for p in range(s, e):
+                        ug += group_of[items[p]] < 0
+                if do_cats:
+                    for m in range(n_cm):
+                        ctot[m, u] = _add_categories(
+                            &items[0], s, e, &cat_len[0], &cat_one[0], &cat_start[0],
+                            codes_p, &cw[m, 0, 0], cw.shape[2], &cout[m, u * n_cats])
+                    for p in range(s, e):
+                        uc += cat_len[items[p]] < 0
+            if tables:  # integer counts: exact in any order
+                for t in range(nt):
+                    for c in range(cells):
+                        counts[c] += mine[cells * t + c]
+    finally:
+        free(mine)
     return ug, uc
 
 
