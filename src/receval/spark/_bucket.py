@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..engines.memory import reusing_memory
 from ..engines.totals import Totals
 
 # column names of the engine's own tables (unlikely to clash with a user's)
@@ -107,8 +108,11 @@ class Partial(NamedTuple):
     group_catalogue: Any = None  # per group, its catalogue partial (catalogue metrics)
 
 
+@reusing_memory
 def evaluate_bucket(cfg: BucketConfig, run: Any, truth: Any) -> tuple[Any, Any, Partial]:
-    """``(packed, block_values, partial)`` of one bucket (pyarrow tables ``run``, ``truth``)."""
+    """``(packed, block_values, partial)`` of one bucket (pyarrow tables ``run``, ``truth``;
+    large arrays on the blocks the worker's previous buckets freed:
+    :mod:`receval.engines.memory`)."""
     from ..engines.local import evaluate_packed
     from ..pack import RunCodes
 
