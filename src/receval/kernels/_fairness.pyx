@@ -68,42 +68,94 @@ cdef inline void _sort_int(const int* v, int* out, long long m) noexcept nogil:
 def dense_factorize(const long long[::1] a, long long max_span):
     """``pandas.factorize(a, sort=False)`` for int64 ids spanning at most ``max_span`` values:
     ``(codes as int32 in order of first appearance, the ids of the codes)``, or ``None`` when
-    the ids span more (a direct table over the span replaces hashing)."""
+    the ids span more (a direct table over the span replaces hashing).
+
+    On several threads when a table per thread holds no more cells than ``a`` has ids: each
+    thread codes its range of ids in its own order of first appearance, the ranges' new ids
+    are then numbered in order (the first range's codes are already the global ones), and the
+    later ranges' codes are renumbered in parallel."""
     cdef Py_ssize_t n = a.shape[0], j
-    cdef long long lo, hi, span, c, m = 0
+    cdef long long lo, hi, span, c, m = 0, q, v
     if n == 0:
         return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
-    lo = hi = a[0]
-    with nogil:
-        for j in range(1, n):
-            if a[j] < lo:
-                lo = a[j]
-            elif a[j] > hi:
-                hi = a[j]
+    cdef int nt = _threads(n), t
+    bounds_arr = np.empty((nt, 2), dtype=np.int64)
+    cdef long long[:, ::1] bounds = bounds_arr
+    cdef long long tlo, thi, x
+    for t in prange(nt, nogil=True, num_threads=nt, schedule="static", chunksize=1):
+        tlo = a[n * t // nt]  # (each thread's range is not empty: nt <= n)
+        thi = tlo
+        for j in range(n * t // nt, n * (t + 1) // nt):
+            x = a[j]
+            if x < tlo:
+                tlo = x
+            elif x > thi:
+                thi = x
+        bounds[t, 0] = tlo
+        bounds[t, 1] = thi
+    lo = bounds_arr[:, 0].min()
+    hi = bounds_arr[:, 1].max()
     if hi - lo >= max_span or hi - lo < 0 or hi - lo + 1 > 2147483647:  # (or an overflow)
         return None
     span = hi - lo + 1
-    cdef int* table = <int*> receval_alloc(span, sizeof(int), 0)
-    if table == NULL:
-        raise _no_memory("a table of item ids", span * 4)
+    if nt > 1 and span * nt > n:
+        nt = 1  # one table: the tables would outweigh the ids
+    cdef int* table = <int*> receval_alloc(span * nt, sizeof(int), 0)
+    cdef long long* got = <long long*> receval_alloc(nt + 1, sizeof(long long), 1)
+    if table == NULL or got == NULL:
+        free(table)
+        free(got)
+        raise _no_memory("a table of item ids", span * 4, nt)
     codes_arr = np.empty(n, dtype=np.int32)
     cdef int[::1] codes = codes_arr
-    firsts_arr = np.empty(min(n, span), dtype=np.int64)
+    # each thread's new ids from span * t on (a range holds at most span of them); the
+    # global ones, the first range's then the later ranges' new ones, in the first region
+    firsts_arr = np.empty(span * nt if nt > 1 else min(n, span), dtype=np.int64)
     cdef long long[::1] firsts = firsts_arr
+    cdef int* mine
+    cdef long long start, k
     try:
-        with nogil:
+        for t in prange(nt, nogil=True, num_threads=nt, schedule="static", chunksize=1):
+            mine = table + span * t
+            start = span * t
+            k = 0
             for j in range(span):
-                table[j] = -1
-            for j in range(n):
-                c = table[a[j] - lo]
+                mine[j] = -1
+            for j in range(n * t // nt, n * (t + 1) // nt):
+                c = mine[a[j] - lo]
                 if c < 0:
-                    c = m
-                    table[a[j] - lo] = <int> m
-                    firsts[m] = a[j]
-                    m += 1
+                    c = k
+                    mine[a[j] - lo] = <int> k
+                    firsts[start + k] = a[j]
+                    k = k + 1
                 codes[j] = <int> c
+            got[t] = k
+        if nt == 1:
+            return codes_arr, firsts_arr[:got[0]].copy()
+        with nogil:
+            # the new ids of later ranges numbered after the first's, in order; each range's
+            # table now maps its local code to the global one, over its own new ids
+            m = got[0]  # (the first range's codes and table are the global ones)
+            for t in range(1, nt):
+                start = span * t
+                mine = table + span * t
+                for q in range(got[t]):
+                    v = firsts[start + q]
+                    c = table[v - lo]
+                    if c < 0:  # new: the next global code (m < span: in the first region)
+                        c = m
+                        table[v - lo] = <int> m
+                        firsts[m] = v
+                        m += 1
+                    mine[q] = <int> c  # (slot q: that range's local code q, read below)
+        for t in range(1, nt):
+            mine = table + span * t
+            for j in prange(n * t // nt, n * (t + 1) // nt, nogil=True, num_threads=nt,
+                            schedule="static"):
+                codes[j] = mine[codes[j]]
     finally:
         free(table)
+        free(got)
     return codes_arr, firsts_arr[:m].copy()
 
 
