@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -122,3 +123,50 @@ def test_a_categorical_item_column_is_joined_on_its_codes():
     assert codes.item_raw is not None and codes.item_raw.dictionary.tolist() == [10, 20, 30, 99]
     assert codes.item_raw.a.tolist() == [2, 0, 1]
     assert codes.users.tolist() == ["b", "a"] and codes.user_starts.tolist() == [0, 2, 3]
+
+
+def _entry_points(run, truth):
+    """Each way a run reaches the packer: its categorical user column read with the check
+    left to the grouping (``evaluate``, ``Evaluator.evaluate``) or made by the reader."""
+    ev = rv.Evaluator(truth, ["ndcg@3", "recall@5"])
+    return [lambda: rv.evaluate(run, truth, ["ndcg@3", "recall@5"]),
+            lambda: ev.evaluate(run),
+            lambda: ev.evaluate_blocks([run]),
+            lambda: ev.pack(run)]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1), kind=st.sampled_from(["int", "str"]),
+       n_missing=st.integers(1, 5), grouped=st.booleans(), unused=st.booleans())
+def test_a_missing_categorical_user_is_refused_with_its_count(seed, kind, n_missing, grouped,
+                                                               unused):
+    # the grouping finds a missing code (-1) among its runs' ids, wherever the rows lie: a
+    # run of its own, between two users' rows, first or last, several runs of them
+    rng = np.random.default_rng(seed)
+    n_users = int(rng.integers(1, 6))
+    users = np.repeat(np.arange(n_users), rng.integers(1, 5, n_users))
+    users = users.astype(object)
+    at = rng.choice(len(users) + n_missing, n_missing, replace=False)
+    col = np.insert(users, np.sort(at) - np.arange(n_missing), None) if grouped else \
+        np.insert(users, rng.integers(0, len(users) + 1, n_missing), None)
+    ids = [None if u is None else (f"u{u}" if kind == "str" else int(u)) for u in col]
+    cats = sorted({v for v in ids if v is not None}) + (["zz"] if kind == "str" else [99]) \
+        * unused
+    run = pd.DataFrame({"user": pd.Categorical(ids, categories=cats),
+                        "item": rng.integers(0, 9, len(ids)),
+                        "score": rng.random(len(ids))})
+    truth = pd.DataFrame({"user": [v for v in cats[:n_users]], "item": 1})
+    for call in _entry_points(run, truth):
+        with pytest.raises(rv.InputError, match=rf"'user'.* {n_missing} missing id"):
+            call()
+
+
+def test_without_a_missing_user_the_grouping_keeps_the_codes_it_read():
+    # the deferred check costs no pass: the run's groups come from the codes, and the users
+    # are the categories of the runs, in row order
+    run = pd.DataFrame({"user": pd.Categorical(["b", "b", "a", "c"], categories=["a", "b", "c"]),
+                        "item": [1, 2, 1, 3], "score": [2.0, 1.0, 1.0, 1.0]})
+    truth = pd.DataFrame({"user": ["a", "b", "c"], "item": [1, 1, 3]})
+    got = rv.evaluate(run, truth, ["recall@5"])
+    assert dict(zip(got.user_ids.tolist(), got.values[:, 0].tolist(), strict=True)) == \
+        {"a": 1.0, "b": 1.0, "c": 1.0}

@@ -262,7 +262,7 @@ class Evaluator:
                 )
             return run_from_matrix(run)
         cols = read_columns(run, role="run", user_col=user_col, item_col=item_col,
-                            score_col=score_col, rank_col=rank_col, defer_item_check=defer)
+                            score_col=score_col, rank_col=rank_col, defer=defer)
         return run_codes(cols, self.truth)
 
     @reusing_memory
@@ -309,7 +309,8 @@ class Evaluator:
         ``whole``: the only block is the whole run; it is packed with the ``users`` policy
         itself (plugin metrics then see every evaluated user at once). ``defer``: an object
         item column's check is left to the join (:class:`receval.io.frames.UncheckedIds`),
-        which raises :class:`receval.kernels.NotStrIds` where it fails.
+        which raises :class:`receval.kernels.NotStrIds` where it fails, and a categorical
+        user column's to its grouping (:attr:`receval.io.frames.Columns.unchecked`).
         """
         t0 = time.perf_counter()
         acc = _Accumulator(self, whole)

@@ -68,6 +68,9 @@ class Columns:
     source: str
     notes: list[str] = field(default_factory=list)
     text_ids: frozenset[str] = frozenset()  # "user" / "item": ids read from a text file
+    # "user": a pandas categorical user column whose codes were not checked for a missing
+    # value (-1): the packer finds one among its blocks' ids (``read_columns(defer=True)``)
+    unchecked: frozenset[str] = frozenset()
 
     @property
     def n_rows(self) -> int:
@@ -372,7 +375,10 @@ def _id_column(frame: Any, kind: str, name: str, role: str, runs: bool = False,
     """An id column, its missing values refused; ``runs``: a user column, whose rows are
     grouped by comparing adjacent ids (an object column's runs of equal ids are found in the
     pass that checks its values); ``defer``: an object column comes back unchecked, as
-    :class:`UncheckedIds`, for a reader that checks each value it reads."""
+    :class:`UncheckedIds`, for a reader that checks each value it reads, and a pandas
+    categorical user column (``runs``) with its codes unchecked, for a reader that finds a
+    missing code (-1) among the ids of its runs of equal codes (one per user, not one per
+    row: :func:`receval.pack.rawids.grouped_ids`)."""
     col = frame.column(name) if kind == "arrow" else frame[name]
     if kind == "pandas" and _python_strings(col):
         # pandas' ``str`` / ``string`` with Python storage (pandas without pyarrow): its own
@@ -383,6 +389,8 @@ def _id_column(frame: Any, kind: str, name: str, role: str, runs: bool = False,
     elif isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":
         n_null = 0  # a numpy integer column cannot hold a missing value: no pass over it
     elif kind == "pandas" and isinstance(col.dtype, pandas().CategoricalDtype):
+        if defer and runs:
+            return col
         codes = col.array.codes  # a missing value is code -1: one reduction, no temporary
         n_null = int((codes < 0).sum()) if len(codes) and int(codes.min()) < 0 else 0
     elif col.dtype == object and defer and not runs and kind == "pandas":
@@ -539,7 +547,7 @@ def _likely_relevance(frame: Any, kind: str, names: list[str], used: set[str]) -
 def read_columns(data: Any, *, role: str, user_col: str | None = None,
                  item_col: str | None = None, score_col: str | None = None,
                  rank_col: str | None = None, rel_col: str | None = None,
-                 defer_item_check: bool = False) -> Columns:
+                 defer: bool = False) -> Columns:
     """Canonical (user, item, value) columns of a run (``role="run"``) or truth table.
 
     A run needs a score column (higher is better) or a rank column (1 = best); when both exist
@@ -550,7 +558,9 @@ def read_columns(data: Any, *, role: str, user_col: str | None = None,
     (``timestamp``, ``rank``, names ending in ``id``, ... see ``NOT_RELEVANCE``) are ignored.
     :attr:`Columns.names` records the columns used.
 
-    Ids follow the id policy of :mod:`receval.pack.vocab`.
+    Ids follow the id policy of :mod:`receval.pack.vocab`. ``defer``: checks a packer makes
+    as it reads the ids are not made here (an object item column, a pandas categorical user
+    column: :func:`_id_column`; the latter listed in :attr:`Columns.unchecked`).
 
     Values: the score, rank or relevance column becomes float64, exactly. Floats (16, 32 or
     64 bit) and integers up to 2**53 in magnitude convert without change; booleans are 0 / 1.
@@ -568,8 +578,10 @@ def read_columns(data: Any, *, role: str, user_col: str | None = None,
     _check_names(names, role)
     ucol = _find(names, user_col, USER_NAMES, "user", role, "user_col")
     icol = _find(names, item_col, ITEM_NAMES, "item", role, "item_col")
-    user = _id_column(frame, kind, ucol, role, runs=True)
-    item = _id_column(frame, kind, icol, role, defer=defer_item_check)
+    user = _id_column(frame, kind, ucol, role, runs=True, defer=defer)
+    item = _id_column(frame, kind, icol, role, defer=defer)
+    unchecked = frozenset({"user"}) if defer and kind == "pandas" and \
+        isinstance(user.dtype, pandas().CategoricalDtype) else frozenset()
     used = {"user": ucol, "item": icol}
     text = _text_columns(frame, kind)
     text_ids = frozenset(r for r, c in (("user", ucol), ("item", icol)) if c in text)
@@ -587,7 +599,7 @@ def read_columns(data: Any, *, role: str, user_col: str | None = None,
         vkind = "score" if scol else "rank"
         used[vkind] = vname
         value, notes = _value_column(frame, kind, vname, role, vkind)
-        return Columns(user, item, value, vkind, used, kind, notes, text_ids)
+        return Columns(user, item, value, vkind, used, kind, notes, text_ids, unchecked)
     rcol = _find(names, rel_col, REL_NAMES, "relevance", role, "rel_col", required=False)
     if rcol is None:
         if role == "truth":
@@ -600,7 +612,8 @@ def read_columns(data: Any, *, role: str, user_col: str | None = None,
                     "it as the relevance, or drop the column(s) to count every row as relevant "
                     "(relevance 1)."
                 )
-        return Columns(user, item, None, "none", used, kind, text_ids=text_ids)
+        return Columns(user, item, None, "none", used, kind, text_ids=text_ids,
+                       unchecked=unchecked)
     used["relevance"] = rcol
     value, notes = _value_column(frame, kind, rcol, role, "relevance")
-    return Columns(user, item, value, "relevance", used, kind, notes, text_ids)
+    return Columns(user, item, value, "relevance", used, kind, notes, text_ids, unchecked)

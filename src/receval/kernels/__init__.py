@@ -75,7 +75,13 @@ try:
         utf8_at,
         utf8_take,
     )
-    from ._packing import group_rows, group_truth, nonfinite, pack_lists
+    from ._packing import (
+        gather_int64,
+        group_rows,
+        group_truth,
+        nonfinite,
+        pack_lists,
+    )
     from ._ranking import (
         DISCOUNTS,
         GAINS,
@@ -91,7 +97,7 @@ except ImportError as _exc:  # a source tree without the compiled modules
 
 __all__ = ["DISCOUNTS", "GAINS", "IDEALS", "VARIANTS", "MetricSetup", "NotStrIds", "Request",
            "adjacent_starts", "all_str", "column_states", "compute_metrics", "cut_sums",
-           "dense_factorize", "exact_partials", "first_codes", "greedy_ideal", "group_rows", "group_truth",
+           "dense_factorize", "exact_partials", "first_codes", "gather_int64", "greedy_ideal", "group_rows", "group_truth",
            "group_truth_raw", "ideal_lists", "index_at", "index_ids", "intent_keys",
            "intent_pairs", "join_lists", "kernel_columns", "kl_sums", "list_gains",
            "list_kl_ratios", "list_pass", "nonfinite", "pack_lists", "profile_cells",

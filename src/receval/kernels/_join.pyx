@@ -169,6 +169,16 @@ cdef inline void _widen_span(const Ids* ids, long long s, long long e,
             out[j] = (<const unsigned char*> ids.narrow)[s + j]
 
 
+cdef inline void _widen_floats(const float* src, long long n, double* out) noexcept nogil:
+    """``n`` float32 scores as float64 into ``out`` (exact: IEEE 754-2008 5.4.2). The
+    pointers are locals, so the compiler vectorises the loop (read through the kernel's
+    shared state, each would be loaded again after every store: extensions are built with
+    ``-fno-strict-aliasing``)."""
+    cdef long long j
+    for j in range(n):
+        out[j] = <double> src[j]
+
+
 cdef inline long long _int_slot(long long v, int shift) noexcept nogil:
     """The home slot of int64 id ``v`` in a table of ``2**(64 - shift)`` slots: Fibonacci
     hashing (Knuth, TAOCP vol. 3, 6.4), the top bits of ``v * 2**64 / phi``; one multiply,
@@ -1265,9 +1275,12 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                 uids = NULL
                 uscore = NULL
                 # this user's narrow ids / float32 scores widened, exactly
-                if wids != NULL and rows_p == NULL:  # (contiguous: one loop per width)
-                    _widen_span(R, s, e, wids)
-                if (wids != NULL and rows_p != NULL) or (wscore != NULL and not rank_rows):
+                if rows_p == NULL:  # (contiguous: one loop per width, vectorised)
+                    if wids != NULL:
+                        _widen_span(R, s, e, wids)
+                    if wscore != NULL and not rank_rows:
+                        _widen_floats(score32 + s, e - s, wscore)
+                elif wids != NULL or (wscore != NULL and not rank_rows):
                     for j in range(s, e):
                         r = rows_p[j] if rows_p != NULL else j
                         if wids != NULL and rows_p != NULL:

@@ -420,3 +420,28 @@ def nonfinite(const double[::1] values, double floor=-INFINITY):
         if at < 0 and first[t] >= 0:
             at = first[t]
     return total, at
+
+
+ctypedef fused anyint_t:
+    signed char
+    short
+    int
+    long long
+
+
+def gather_int64(const long long[::1] table, const anyint_t[::1] codes):
+    """``table[codes]`` as a new int64 array, threads over ranges of rows. Every code must
+    lie in ``[0, len(table))``: the caller has checked them (no bounds are tested here)."""
+    cdef Py_ssize_t n = codes.shape[0], i
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] out_arr = np.empty(n, dtype=np.int64)
+    cdef long long[::1] out = out_arr
+    cdef int nt = _threads(n)
+    cdef long long t, lo, hi
+    if n == 0:
+        return out_arr
+    for t in prange(nt, nogil=True, schedule="static", num_threads=nt):
+        lo = n * t // nt
+        hi = n * (t + 1) // nt
+        for i in range(lo, hi):
+            out[i] = table[codes[i]]
+    return out_arr

@@ -349,7 +349,7 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
             "truth: the table has no rows; evaluation needs held-out (user, item[, relevance]) "
             "rows for at least one user."
         )
-    grouped = grouped_column(cols.user, checked=True)  # (read by read_columns)
+    grouped = grouped_column(cols.user, checked="user" not in cols.unchecked)
     if grouped is not None:
         starts, users = grouped.starts, grouped.users
         u_codes = None
@@ -575,7 +575,7 @@ def run_codes(cols: Columns, truth: TruthPack | None = None) -> RunCodes:
     the same text ids (:func:`receval.pack.rawids.grouped_column`)."""
     like = truth.user_groups if truth is not None and truth.user_groups is not None and \
         truth.user_groups.users is truth.users else None
-    grouped = grouped_column(cols.user, like, checked=True)
+    grouped = grouped_column(cols.user, like, checked="user" not in cols.unchecked)
     if grouped is not None:
         u_codes, starts, users = None, grouped.starts, grouped.users
     else:

@@ -21,7 +21,15 @@ import numpy as np
 
 from .._lazy import is_pandas, pandas
 from ..io.frames import UncheckedIds, adjacent_runs, is_str_array
-from ..kernels import adjacent_starts, index_at, same_ids_at, sorted_index, utf8_at, utf8_take
+from ..kernels import (
+    adjacent_starts,
+    gather_int64,
+    index_at,
+    same_ids_at,
+    sorted_index,
+    utf8_at,
+    utf8_take,
+)
 from .vocab import _arrow_chunks, factorize, is_unique, lookup
 
 #: kernel id kinds (see ``kernels/_join.pyx``); NARROW: integers of 1, 2 or 4 bytes, read
@@ -41,7 +49,9 @@ class RawIds:
     keep: Any = None              # the Arrow array that owns the buffers
     unsigned: bool = False        # kind INT read from a uint64 column (ids are uint64)
     checked: bool = True          # kind PYSTR from an :class:`UncheckedIds` column: False
-    #                               until each value is known to be a str
+    #                               until each value is known to be a str; kind INT / NARROW:
+    #                               pandas codes that may hold a missing one (-1), for
+    #                               :func:`grouped_ids` to find among its runs' ids
     starts: np.ndarray | None = None  # the bounds of its runs of equal adjacent ids (each
     #                                   run's first row, then the row count), when known
     #                                   already (found as the column was read)
@@ -160,19 +170,26 @@ def category_ids(col: Any, ordered: bool = True, checked: bool = False) -> RawId
     enough to find runs of equal ids). ``None`` for any other column, a missing value, or
     categories of another type (factorized instead, with the id policy's errors).
     ``checked``: the column was read by :func:`receval.io.frames.read_columns`, which refuses
-    missing ids, so no code is -1 (its pass is not made again)."""
+    missing ids, so no code is -1 (its pass is not made again). Unchecked pandas codes read
+    for their runs (``ordered=False``) are not passed over here either: they come back with
+    :attr:`RawIds.checked` False, and :func:`grouped_ids` looks for a -1 among the runs' ids
+    (every row's code is its run's)."""
     parts = _category_parts(col)
     if parts is None:
         return None
+    # pandas codes read for their runs only: a missing one (-1) is found among the runs' ids
+    later = not checked and not ordered and len(parts) == 1 and is_pandas(parts[0][1], "Index")
     if len(parts) == 1 and (arrow := _arrow_strings(parts[0][1])) is not None:
         codes = parts[0][0]
-        if not checked and len(codes) and int(codes.min()) < 0:
+        if not checked and not later and len(codes) and int(codes.min()) < 0:
             return None
-        return _arrow_category_ids(codes, arrow, ordered, is_pandas(parts[0][1], "Index"))
+        raw = _arrow_category_ids(codes, arrow, ordered, is_pandas(parts[0][1], "Index"))
+        return replace(raw, checked=False) if later and raw is not None else raw
     pieces = []
     for codes, cats in parts:
         values = _category_values(cats)
-        if values is None or (not checked and len(codes) and int(codes.min()) < 0):
+        if values is None or (not checked and not later and len(codes) and
+                              int(codes.min()) < 0):
             return None
         pieces.append((codes, values))
     if len(pieces) == 1:
@@ -180,7 +197,7 @@ def category_ids(col: Any, ordered: bool = True, checked: bool = False) -> RawId
         distinct = is_pandas(parts[0][1], "Index")  # (an Arrow dictionary may repeat a value)
         if (distinct and not ordered) or _ascending(values):  # the codes serve: no pass
             return RawIds(NARROW if codes.dtype.itemsize < 8 else INT,
-                          _int_codes(codes), categories=values)
+                          _int_codes(codes), categories=values, checked=not later)
         order = np.argsort(values, kind="stable")
         if not distinct and np.any(values[order][1:] == values[order][:-1]):
             return None  # a value twice in an Arrow dictionary: factorized instead
@@ -355,7 +372,9 @@ def dictionary_truth(raw: RawIds, items: Any, codes: np.ndarray) -> RawIds:
     at[missing] = len(raw.categories) + np.arange(int(missing.sum()), dtype=np.int64)
     if np.array_equal(at, np.arange(len(at))):  # positions in the run's dictionary already
         return RawIds(INT, np.ascontiguousarray(codes, dtype=np.int64))
-    return RawIds(INT, at[codes])  # (int64: the join's fast path for integer truth ids)
+    # (int64: the join's fast path for integer truth ids; codes are positions in ``items``)
+    return RawIds(INT, gather_int64(at, np.ascontiguousarray(codes)) if codes.dtype.kind == "i"
+                  else at[codes])
 
 
 def _arrow_positions(values: Any, categories: Any) -> np.ndarray:
@@ -447,6 +466,9 @@ def grouped_ids(raw: RawIds, like: Grouped | None = None) -> Grouped | None:
             return Grouped(bounds, like.users, raw=raw)
         raw = replace(raw, starts=bounds)
     starts, uniques = _blocks(raw)
+    if raw.kind in (INT, NARROW) and not raw.checked and len(uniques) and \
+            int(uniques.min()) < 0:  # a missing categorical code: refused by the factorize
+        return None
     if not is_unique(uniques):
         return None
     cats = raw.categories
