@@ -170,3 +170,63 @@ def test_without_a_missing_user_the_grouping_keeps_the_codes_it_read():
     got = rv.evaluate(run, truth, ["recall@5"])
     assert dict(zip(got.user_ids.tolist(), got.values[:, 0].tolist(), strict=True)) == \
         {"a": 1.0, "b": 1.0, "c": 1.0}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1), n_items=st.sampled_from([5, 300, 40_000]),
+       shuffled=st.booleans(), n_missing=st.integers(1, 3),
+       judged=st.sampled_from(["all", "missing", "others"]), lists=st.booleans(),
+       ties=st.booleans())
+def test_a_missing_categorical_item_is_refused_wherever_it_lies(seed, n_items, shuffled,
+                                                                n_missing, judged, lists,
+                                                                ties):
+    # the join checks each code it reads (codes of 1, 2 or 4 bytes); rows it does not read
+    # (a user outside the truth) are checked before it; sorted categories are read as they
+    # are, others mapped to their ranks after the check
+    rng = np.random.default_rng(seed)
+    users = np.repeat(np.arange(6), 5)
+    items = np.array([rng.choice(n_items, 5, replace=False) for _ in range(6)]).ravel()
+    items = items.astype(object)
+    rows = rng.choice(len(users), n_missing, replace=False)
+    items[rows] = None
+    cats = list(range(n_items))
+    if shuffled:
+        rng.shuffle(cats)
+    run = pd.DataFrame({"user": users, "item": pd.Categorical(items, categories=cats),
+                        "score": rng.integers(0, 3, len(users)) if ties else
+                        rng.random(len(users))})
+    # every run user evaluated (every row read by the join), the users of the missing
+    # items only, or the others only (those rows not read by the join)
+    missing = {int(users[r]) for r in rows}
+    who = {"all": set(range(6)), "missing": missing,
+           "others": set(range(6)) - missing}[judged] or {7}
+    truth = pd.DataFrame({"user": sorted(who), "item": 1})
+    metrics = ["ndcg@3", "recall@5"] + (["coverage@3"] if lists else [])
+    ev = rv.Evaluator(truth, metrics)
+    for call in (lambda: rv.evaluate(run, truth, metrics), lambda: ev.evaluate(run),
+                 lambda: ev.evaluate_blocks([run])):
+        with pytest.raises(rv.InputError, match=rf"'item'.* {n_missing} missing id"):
+            call()
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1), n_items=st.sampled_from([5, 300, 40_000]),
+       shuffled=st.booleans(), unused=st.booleans())
+def test_categorical_items_left_to_the_join_give_the_bits_of_plain_ids(seed, n_items,
+                                                                       shuffled, unused):
+    rng = np.random.default_rng(seed)
+    users = np.repeat(np.arange(7), rng.integers(1, 9, 7))
+    items = rng.integers(0, n_items, len(users))
+    run = pd.DataFrame({"user": users, "item": items, "score": rng.random(len(users))}
+                       ).drop_duplicates(["user", "item"])
+    items = run["item"].to_numpy()
+    truth = pd.DataFrame({"user": rng.integers(0, 9, 20), "item": rng.integers(0, n_items, 20)}
+                         ).drop_duplicates()
+    plain = rv.evaluate(run, truth, METRICS)
+    cats = list(range(n_items + (3 if unused else 0)))
+    if shuffled:
+        rng.shuffle(cats)
+    run_c = run.assign(item=pd.Categorical(items, categories=cats))
+    got = rv.evaluate(run_c, truth, METRICS)
+    assert np.array_equal(got.values, plain.values, equal_nan=True)
+    assert got.counts == plain.counts

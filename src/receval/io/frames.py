@@ -68,8 +68,8 @@ class Columns:
     source: str
     notes: list[str] = field(default_factory=list)
     text_ids: frozenset[str] = frozenset()  # "user" / "item": ids read from a text file
-    # "user": a pandas categorical user column whose codes were not checked for a missing
-    # value (-1): the packer finds one among its blocks' ids (``read_columns(defer=True)``)
+    # "user" / "item": a pandas categorical column whose codes were not checked for a
+    # missing value (-1), left to the packer that reads them (``read_columns(defer=True)``)
     unchecked: frozenset[str] = frozenset()
 
     @property
@@ -376,9 +376,9 @@ def _id_column(frame: Any, kind: str, name: str, role: str, runs: bool = False,
     grouped by comparing adjacent ids (an object column's runs of equal ids are found in the
     pass that checks its values); ``defer``: an object column comes back unchecked, as
     :class:`UncheckedIds`, for a reader that checks each value it reads, and a pandas
-    categorical user column (``runs``) with its codes unchecked, for a reader that finds a
-    missing code (-1) among the ids of its runs of equal codes (one per user, not one per
-    row: :func:`receval.pack.rawids.grouped_ids`)."""
+    categorical column with its codes unchecked, for a reader that finds a missing code (-1)
+    where it reads them (a user column among the ids of its runs of equal codes, one per
+    user: :func:`receval.pack.rawids.grouped_ids`; an item column in the join)."""
     col = frame.column(name) if kind == "arrow" else frame[name]
     if kind == "pandas" and _python_strings(col):
         # pandas' ``str`` / ``string`` with Python storage (pandas without pyarrow): its own
@@ -389,7 +389,7 @@ def _id_column(frame: Any, kind: str, name: str, role: str, runs: bool = False,
     elif isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":
         n_null = 0  # a numpy integer column cannot hold a missing value: no pass over it
     elif kind == "pandas" and isinstance(col.dtype, pandas().CategoricalDtype):
-        if defer and runs:
+        if defer:
             return col
         codes = col.array.codes  # a missing value is code -1: one reduction, no temporary
         n_null = int((codes < 0).sum()) if len(codes) and int(codes.min()) < 0 else 0
@@ -559,8 +559,8 @@ def read_columns(data: Any, *, role: str, user_col: str | None = None,
     :attr:`Columns.names` records the columns used.
 
     Ids follow the id policy of :mod:`receval.pack.vocab`. ``defer``: checks a packer makes
-    as it reads the ids are not made here (an object item column, a pandas categorical user
-    column: :func:`_id_column`; the latter listed in :attr:`Columns.unchecked`).
+    as it reads the ids are not made here (an object item column, pandas categorical user and
+    item columns: :func:`_id_column`; the latter listed in :attr:`Columns.unchecked`).
 
     Values: the score, rank or relevance column becomes float64, exactly. Floats (16, 32 or
     64 bit) and integers up to 2**53 in magnitude convert without change; booleans are 0 / 1.
@@ -580,8 +580,9 @@ def read_columns(data: Any, *, role: str, user_col: str | None = None,
     icol = _find(names, item_col, ITEM_NAMES, "item", role, "item_col")
     user = _id_column(frame, kind, ucol, role, runs=True, defer=defer)
     item = _id_column(frame, kind, icol, role, defer=defer)
-    unchecked = frozenset({"user"}) if defer and kind == "pandas" and \
-        isinstance(user.dtype, pandas().CategoricalDtype) else frozenset()
+    unchecked = frozenset(r for r, c in (("user", user), ("item", item))
+                          if defer and kind == "pandas" and
+                          isinstance(c.dtype, pandas().CategoricalDtype))
     used = {"user": ucol, "item": icol}
     text = _text_columns(frame, kind)
     text_ids = frozenset(r for r, c in (("user", ucol), ("item", icol)) if c in text)

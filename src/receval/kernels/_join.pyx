@@ -147,26 +147,50 @@ cdef inline long long _int_at(const Ids* ids, long long i) noexcept nogil:
 cdef inline void _widen_span(const Ids* ids, long long s, long long e,
                              long long* out) noexcept nogil:
     """The ids of rows ``s .. e - 1`` of kind 6 as int64 into ``out``: one loop per width,
-    which the compiler vectorises (:func:`_int_at` chooses the width at each row)."""
+    which the compiler vectorises (:func:`_int_at` chooses the width at each row). The
+    source is a local pointer: read through ``ids``, it would be loaded again after every
+    store (extensions are built with ``-fno-strict-aliasing``)."""
     cdef long long j, n = e - s
+    cdef const void* src = ids.narrow
+    cdef const int* i32
+    cdef const unsigned int* u32
+    cdef const short* i16
+    cdef const unsigned short* u16
+    cdef const signed char* i8
+    cdef const unsigned char* u8
     if ids.width == 4 and ids.signed_:
+        i32 = <const int*> src + s
         for j in range(n):
-            out[j] = (<const int*> ids.narrow)[s + j]
+            out[j] = i32[j]
     elif ids.width == 4:
+        u32 = <const unsigned int*> src + s
         for j in range(n):
-            out[j] = (<const unsigned int*> ids.narrow)[s + j]
+            out[j] = u32[j]
     elif ids.width == 2 and ids.signed_:
+        i16 = <const short*> src + s
         for j in range(n):
-            out[j] = (<const short*> ids.narrow)[s + j]
+            out[j] = i16[j]
     elif ids.width == 2:
+        u16 = <const unsigned short*> src + s
         for j in range(n):
-            out[j] = (<const unsigned short*> ids.narrow)[s + j]
+            out[j] = u16[j]
     elif ids.signed_:
+        i8 = <const signed char*> src + s
         for j in range(n):
-            out[j] = (<const signed char*> ids.narrow)[s + j]
+            out[j] = i8[j]
     else:
+        u8 = <const unsigned char*> src + s
         for j in range(n):
-            out[j] = (<const unsigned char*> ids.narrow)[s + j]
+            out[j] = u8[j]
+
+
+cdef inline bint _any_negative(const long long* v, long long n) noexcept nogil:
+    """Whether one of ``v[:n]`` is below 0: their bits or-ed together (a loop the compiler
+    vectorises), its sign bit read once."""
+    cdef long long j, acc = 0
+    for j in range(n):
+        acc = acc | v[j]
+    return acc < 0
 
 
 cdef inline void _widen_floats(const float* src, long long n, double* out) noexcept nogil:
@@ -965,8 +989,8 @@ cdef inline long long _table_cap(long long n) noexcept nogil:
 
 class NotStrIds(ValueError):
     """An object id column read by :func:`join_lists` with ``check_str`` holds a value that is
-    not a ``str`` readable in place (its check was left to the join): the caller reads the
-    column again with the check made first."""
+    not a ``str`` readable in place, or a categorical one a missing code (its check was left
+    to the join): the caller reads the column again with the check made first."""
 
 
 def join_lists(int run_kind, object run_a, object run_b, object score,
@@ -1004,7 +1028,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     ``check_str`` (run ids of kind 3): each run row read is first checked to hold a ``str``
     readable in place, as :func:`all_str` does, so that the column needs no pass of its own;
     :class:`NotStrIds` is raised when one does not (every row of every evaluated user is
-    checked, whatever its score).
+    checked, whatever its score). With run ids of kind 6 (a categorical column's codes):
+    each code read is checked not to be below 0 (a missing value), likewise.
 
     ``rank_rows`` (int64 or narrow integer ids on both sides): each user's rows are in rank
     order, row ``rstart[c] + i`` scored ``-(i + 1)`` (a top-k matrix); ``score`` is not read
@@ -1166,9 +1191,10 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     cdef const long long* uids
     cdef const double* uscore
     cdef bint verify = check_str and R.kind == 3
+    cdef bint verify_codes = check_str and R.kind == 6  # categorical codes: none below 0
     # per user, so that no two threads write one flag
-    cdef cnp.ndarray[cnp.int8_t, ndim=1] not_str_arr = np.zeros(n_eval if verify else 0,
-                                                                dtype=np.int8)
+    cdef cnp.ndarray[cnp.int8_t, ndim=1] not_str_arr = np.zeros(
+        n_eval if verify or verify_codes else 0, dtype=np.int8)
     cdef signed char[::1] not_str = not_str_arr
     cdef long long k0, mask, cap, j, q, p, r, m, w, s, e, ref, found, base, lim
     cdef uint64_t h
@@ -1287,6 +1313,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                             wids[j - s] = _int_at(R, r)
                         if wscore != NULL and not rank_rows:
                             wscore[j - s] = <double> score32[r]
+                if verify_codes and _any_negative(wids, e - s):
+                    not_str[g] = 1  # a missing code (the caller reads the column again)
                 uids = wids
                 uscore = wscore
                 # rows in rank order with no tie (the usual case): joined where they lie
@@ -1350,6 +1378,9 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                     r = rows[j] if has_rows else j
                     if verify and not receval_is_str(R.objs[r]):
                         not_str[g] = 1  # (the caller reads the column again)
+                        continue
+                    if verify_codes and _int_at(R, r) < 0:
+                        not_str[g] = 1
                         continue
                     sc = <double> score32[r] if f32 else score_p[r]
                     if not _score_kept(&sc, nan_mode, as_float32, &dropped[g]):
@@ -1497,6 +1528,8 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
 
     if verify and not_str_arr.any():
         raise NotStrIds("an object id column holds a value that is not a str")
+    if verify_codes and not_str_arr.any():
+        raise NotStrIds("a categorical id column holds a missing value (code -1)")
     # final layout; compact when dropped rows or removed duplicates shortened a list
     cdef cnp.ndarray[cnp.int64_t, ndim=1] indptr_arr = np.zeros(n_eval + 1, dtype=np.int64)
     cdef long long[::1] indptr = indptr_arr

@@ -356,7 +356,7 @@ def pack_truth(cols: Columns, policies: Policies) -> TruthPack:
     else:
         u_codes, users = factorize_grouped(cols.user, what=_what("truth", "user", cols.names))
     # a categorical item column is grouped on its codes (positions in its sorted categories)
-    item_raw = raw_ids(cols.item) or category_ids(cols.item, checked=True)
+    item_raw = raw_ids(cols.item) or category_ids(cols.item, checked="item" not in cols.unchecked)
     factorized = None if item_raw is not None else \
         factorize(cols.item, what=_what("truth", "item", cols.names))  # its errors first
     n = cols.n_rows
@@ -542,12 +542,20 @@ class RunCodes:
             return self.item_raw.id_kind if self.n_rows else "empty"
         return kind_of(self.items)
 
-    def check_items(self) -> None:
-        """Check an object item column whose check was left to the join now;
-        :class:`receval.kernels.NotStrIds` when it is not all ``str`` (the run is then read
+    def check_items(self, for_kind: bool = False) -> None:
+        """Check an object item column (or a categorical one's codes) whose check was left to
+        the join now; :class:`receval.kernels.NotStrIds` when it is not all ``str`` (or holds
+        a missing code; the run is then read
         again with the check first, so that what follows, errors included, is what a checked
-        read gives)."""
+        read gives). ``for_kind``: only what :attr:`item_kind` needs (an object column)."""
         if self.item_raw is not None and not self.item_raw.checked:
+            if self.item_raw.kind in (INT, NARROW):  # a categorical's codes, -1 if missing
+                if for_kind:  # (their kind is the categories': known without a pass)
+                    return
+                if len(self.item_raw.a) and int(self.item_raw.a.min()) < 0:
+                    raise NotStrIds("a categorical item column holds a missing value")
+                self.item_raw = dataclasses.replace(self.item_raw, checked=True)
+                return
             strs = checked_str_ids(self.item_column)
             if strs is None:
                 raise NotStrIds("an object item column holds a value that is not a str")
@@ -587,7 +595,8 @@ def run_codes(cols: Columns, truth: TruthPack | None = None) -> RunCodes:
     run = RunCodes(u_codes, users, None, None, score, cols.value_kind,
                    cols.names.get(cols.value_kind, cols.value_kind), names=dict(cols.names),
                    text_ids=cols.text_ids,
-                   item_raw=raw_ids(cols.item) or category_ids(cols.item, checked=True),
+                   item_raw=raw_ids(cols.item) or category_ids(
+                       cols.item, checked="item" not in cols.unchecked, defer=True),
                    item_column=cols.item,
                    user_starts=starts)
     if run.item_raw is None:
@@ -620,7 +629,7 @@ def align_id_kinds(run: RunCodes, truth: TruthPack) -> RunCodes:
         else:
             tk = truth.item_kind
             if tk not in ("str", "empty"):  # an unchecked object column counts as str ids:
-                run.check_items()           # against other truth ids, it is checked first
+                run.check_items(for_kind=True)  # against other truth ids: checked first
             rk = run.item_kind
         if rk == tk or "empty" in (rk, tk):
             continue

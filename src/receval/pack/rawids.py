@@ -154,7 +154,8 @@ def _from_arrow(chunks: list) -> RawIds | None:
     return RawIds(UTF8_64 if large else UTF8_32, offsets, data, keep=arr)
 
 
-def category_ids(col: Any, ordered: bool = True, checked: bool = False) -> RawIds | None:
+def category_ids(col: Any, ordered: bool = True, checked: bool = False,
+                 defer: bool = False) -> RawIds | None:
     """A categorical column of integer or ``str`` categories as positions in a dictionary
     (:attr:`RawIds.dictionary`), without a value per row: pandas ``category``, Arrow
     ``dictionary`` (pyarrow, Arrow-backed pandas) and polars ``Categorical`` / ``Enum`` (which
@@ -169,27 +170,28 @@ def category_ids(col: Any, ordered: bool = True, checked: bool = False) -> RawId
     ``ordered=False``: the codes into the categories as they are (equal ids, not their order:
     enough to find runs of equal ids). ``None`` for any other column, a missing value, or
     categories of another type (factorized instead, with the id policy's errors).
+
     ``checked``: the column was read by :func:`receval.io.frames.read_columns`, which refuses
-    missing ids, so no code is -1 (its pass is not made again). Unchecked pandas codes read
-    for their runs (``ordered=False``) are not passed over here either: they come back with
-    :attr:`RawIds.checked` False, and :func:`grouped_ids` looks for a -1 among the runs' ids
-    (every row's code is its run's)."""
+    missing ids, so no code is -1 (its pass is not made again). ``defer``: pandas codes of
+    fewer than 8 bytes that come back as they are may hold a missing one (-1), with
+    :attr:`RawIds.checked` False: their reader looks for it where it reads them
+    (:func:`grouped_ids` among the runs' ids, the join at each row it reads), so that the
+    column is not read for the check alone. Codes that are mapped are checked first."""
     parts = _category_parts(col)
     if parts is None:
         return None
-    # pandas codes read for their runs only: a missing one (-1) is found among the runs' ids
-    later = not checked and not ordered and len(parts) == 1 and is_pandas(parts[0][1], "Index")
+    late = not checked and defer and len(parts) == 1 and \
+        is_pandas(parts[0][1], "Index") and parts[0][0].dtype.itemsize < 8
+    if not checked and not late and any(len(c) and int(c.min()) < 0 for c, _ in parts):
+        return None
+    ok = checked or not late  # (else: checked before a mapping, by _mapped)
     if len(parts) == 1 and (arrow := _arrow_strings(parts[0][1])) is not None:
-        codes = parts[0][0]
-        if not checked and not later and len(codes) and int(codes.min()) < 0:
-            return None
-        raw = _arrow_category_ids(codes, arrow, ordered, is_pandas(parts[0][1], "Index"))
-        return replace(raw, checked=False) if later and raw is not None else raw
+        return _arrow_category_ids(parts[0][0], arrow, ordered,
+                                   is_pandas(parts[0][1], "Index"), ok)
     pieces = []
     for codes, cats in parts:
         values = _category_values(cats)
-        if values is None or (not checked and not later and len(codes) and
-                              int(codes.min()) < 0):
+        if values is None:
             return None
         pieces.append((codes, values))
     if len(pieces) == 1:
@@ -197,17 +199,16 @@ def category_ids(col: Any, ordered: bool = True, checked: bool = False) -> RawId
         distinct = is_pandas(parts[0][1], "Index")  # (an Arrow dictionary may repeat a value)
         if (distinct and not ordered) or _ascending(values):  # the codes serve: no pass
             return RawIds(NARROW if codes.dtype.itemsize < 8 else INT,
-                          _int_codes(codes), categories=values, checked=not later)
+                          _int_codes(codes), categories=values, checked=ok)
         order = np.argsort(values, kind="stable")
         if not distinct and np.any(values[order][1:] == values[order][:-1]):
             return None  # a value twice in an Arrow dictionary: factorized instead
         if not ordered:
             return RawIds(NARROW if codes.dtype.itemsize < 8 else INT,
-                          _int_codes(codes), categories=values)
+                          _int_codes(codes), categories=values, checked=ok)
         rank = np.empty(len(values), dtype=_code_type(len(values), codes.dtype))
         rank[order] = np.arange(len(values))
-        return RawIds(NARROW if rank.dtype.itemsize < 8 else INT, rank[codes],
-                      categories=values[order])
+        return _mapped(rank, codes, values[order], ok)
     from .vocab import lookup
 
     kinds = {v.dtype.kind in "iu" for _, v in pieces}
@@ -221,30 +222,40 @@ def category_ids(col: Any, ordered: bool = True, checked: bool = False) -> RawId
     return RawIds(NARROW if dtype.itemsize < 8 else INT, out, categories=union)
 
 
+def _mapped(rank: np.ndarray, codes: np.ndarray, categories: Any, ok: bool) -> RawIds | None:
+    """Codes mapped to their ranks (``rank[codes]``), once none is known to be missing (a -1
+    would take the last rank): ``None`` when one is (``ok`` False: not checked yet)."""
+    if not ok and len(codes) and int(codes.min()) < 0:
+        return None
+    return RawIds(NARROW if rank.dtype.itemsize < 8 else INT, rank[codes],
+                  categories=categories)
+
+
 def _arrow_category_ids(codes: np.ndarray, arrow: Any, ordered: bool,
-                        distinct: bool) -> RawIds | None:
+                        distinct: bool, ok: bool = True) -> RawIds | None:
     """:func:`category_ids` of one dictionary of ``str`` held by Arrow: sorted and checked on
     the Arrow data (byte order, which is code point order in UTF-8, RFC 3629), and kept as
     Arrow (:attr:`RawIds.categories`): no ``str`` object is made for a category here.
     ``distinct``: the values are known to be distinct (pandas categories); an Arrow
-    dictionary that repeats a value gives ``None`` (factorized instead)."""
+    dictionary that repeats a value gives ``None`` (factorized instead). ``ok``: as in
+    :func:`_mapped` (codes used as they are come back with it as :attr:`RawIds.checked`)."""
     import pyarrow.compute as pc
 
     n = len(arrow)
     if (distinct and not ordered) or n < 2 or not pc.any(
             pc.greater_equal(arrow.slice(0, n - 1), arrow.slice(1))).as_py():
         return RawIds(NARROW if codes.dtype.itemsize < 8 else INT, _int_codes(codes),
-                      categories=arrow)  # distinct and ascending: the codes are the ranks
+                      categories=arrow, checked=ok)  # distinct, ascending: codes are ranks
     order = np.asarray(pc.sort_indices(arrow))
     srt = arrow.take(order)
     if not distinct and pc.any(pc.equal(srt.slice(0, n - 1), srt.slice(1))).as_py():
         return None  # a value twice in an Arrow dictionary: factorized instead
     if not ordered:  # equal ids have equal codes: enough to find runs of equal ids
         return RawIds(NARROW if codes.dtype.itemsize < 8 else INT, _int_codes(codes),
-                      categories=arrow)
+                      categories=arrow, checked=ok)
     rank = np.empty(n, dtype=_code_type(n, codes.dtype))
     rank[order] = np.arange(n)
-    return RawIds(NARROW if rank.dtype.itemsize < 8 else INT, rank[codes], categories=srt)
+    return _mapped(rank, codes, srt, ok)
 
 
 def _arrow_strings(cats: Any) -> Any:
@@ -412,7 +423,7 @@ def grouped_column(col: Any, like: Grouped | None = None,
     groups; when both hold Arrow text categories of equal values (a run and a truth of one
     dictionary, or of equal ones), the ids they share are ``like``'s own ``str`` objects, not
     made again. ``checked``: as in :func:`category_ids`."""
-    raw = raw_ids(col) or category_ids(col, ordered=False, checked=checked)
+    raw = raw_ids(col) or category_ids(col, ordered=False, checked=checked, defer=True)
     return grouped_ids(raw, like) if raw is not None else None
 
 
