@@ -309,8 +309,9 @@ class Evaluator:
         ``whole``: the only block is the whole run; it is packed with the ``users`` policy
         itself (plugin metrics then see every evaluated user at once). ``defer``: an object
         item column's check is left to the join (:class:`receval.io.frames.UncheckedIds`),
-        which raises :class:`receval.kernels.NotStrIds` where it fails, and a categorical
-        user column's to its grouping (:attr:`receval.io.frames.Columns.unchecked`).
+        which raises :class:`receval.kernels.NotStrIds` where it fails, and categorical
+        columns' codes to their readers (:attr:`receval.io.frames.Columns.unchecked`: the
+        grouping of the users, the join of the items, which raises the same).
         """
         t0 = time.perf_counter()
         acc = _Accumulator(self, whole)
