@@ -69,9 +69,9 @@ def evaluate_packed(packed: Packed, plan: Plan, context: Context,
     kernel = [j for j, s in enumerate(plan.specs) if s.definition.kernel is not None]
     if kernel:
         _kernel_columns(kernel_out, requests, plan, packed, kernel, block, states)
-    for j, s in enumerate(plan.specs):
-        if s.definition.kernel is None:
-            states[j] = _plugin_column(s, j, packed, context, block)
+    plugins = [j for j, s in enumerate(plan.specs) if s.definition.kernel is None]
+    if plugins:
+        _plugin_columns(plugins, plan, packed, context, block, states)
     block.states = [st for st in states if st is not None]
     return block
 
@@ -135,30 +135,69 @@ def column_metric_states(vals: np.ndarray, status: np.ndarray) -> list[MetricSta
             for k in range(vals.shape[1])]
 
 
-def _plugin_column(s: Any, j: int, packed: Packed, context: Context,
-                   block: BlockValues) -> MetricState:
-    """A metric computed on the recommended items (no kernel binding): its column and state.
+#: rows of the table written at a time when the plugin columns are filled together (their
+#: rows, a few MB, stay in cache while each column is written into them)
+FILL_ROWS = 1 << 14
 
-    Under absolute ranks it sees the rows with rank <= k, never a placeholder or an appended
-    unretrieved item."""
+
+def _plugin_columns(cols: list[int], plan: Plan, packed: Packed, context: Context,
+                    block: BlockValues, states: list[MetricState | None]) -> None:
+    """The metrics computed on the recommended items (no kernel binding; ``cols`` of
+    ``plan.specs``): their columns of the table, each user's status and the summary states.
+
+    Under absolute ranks each sees the rows with rank <= k, never a placeholder or an
+    appended unretrieved item. Columns that form a range of the table are written together,
+    a few thousand rows at a time (a column written alone into a wide table touches every
+    row's cache line once per column), and summarised together by one compiled pass over
+    that range (:func:`column_metric_states`); a micro-averaged metric's state also adds its
+    numerators and denominators, and a global value's takes every user with 0.0
+    (:meth:`MetricState.of`)."""
     n_users = len(packed.user_ids)
-    mv: MetricValues = s.definition.compute(s, top_rows(packed, s.k), context)
-    col = mv.per_user if mv.per_user is not None else np.full(n_users, np.nan)
-    status = np.where(np.isnan(col), NO_VALUE, IN).astype(np.int8)
-    if mv.skipped is not None:
-        status[mv.skipped] = SKIPPED  # left out by the metric's rule: counted
-    if mv.per_user is None:
-        status[:] = IN
-        block.overrides[j] = float(mv.value)
-        block.global_only.add(j)
-    elif mv.pooled is not None:  # a pooled value that blocks merge: no override
-        block.pooled[j] = mv.pooled
-    elif mv.value is not None:
-        block.overrides[j] = float(mv.value)
-    if mv.info:
-        block.info[s.key] = mv.info
-    block.values[:, j] = col
-    if block.status is not None:
-        block.status[:, j] = status
-    return MetricState.of(col if mv.per_user is not None else np.zeros(n_users), status,
-                          mv.num, mv.den)
+    columns, skipped, micro = [], {}, {}
+    for j in cols:
+        s = plan.specs[j]
+        mv: MetricValues = s.definition.compute(s, top_rows(packed, s.k), context)
+        if mv.per_user is None:  # a global value only: no value per user in the table; in
+            col = np.full(n_users, np.nan)  # the state, every user enters with 0.0
+            block.overrides[j] = float(mv.value)
+            block.global_only.add(j)
+        else:
+            col = np.asarray(mv.per_user, dtype=np.float64)
+            if mv.pooled is not None:  # a pooled value that blocks merge: no override
+                block.pooled[j] = mv.pooled
+            elif mv.value is not None:
+                block.overrides[j] = float(mv.value)
+            if mv.skipped is not None:
+                skipped[j] = mv.skipped
+        if mv.info:
+            block.info[s.key] = mv.info
+        if mv.num is not None and mv.den is not None:
+            micro[j] = (mv.num, mv.den)
+        columns.append((j, col, mv.per_user is not None))
+    span = cols == list(range(cols[0], cols[0] + len(cols))) and block.status is not None
+    for lo in range(0, n_users, FILL_ROWS) if span else ():
+        hi = min(lo + FILL_ROWS, n_users)
+        vals = block.values[lo:hi]
+        status = block.status[lo:hi]  # type: ignore[index]
+        for j, col, valued in columns:
+            vals[:, j] = col[lo:hi]
+            status[:, j] = np.where(np.isnan(col[lo:hi]), NO_VALUE, IN) if valued else IN
+    for j, col, valued in columns:
+        status_j = block.status[:, j] if span else \
+            np.where(np.isnan(col), NO_VALUE, IN).astype(np.int8) if valued \
+            else np.full(n_users, IN, dtype=np.int8)
+        if j in skipped:
+            status_j[skipped[j]] = SKIPPED  # left out by the metric's rule: counted
+        if not span:
+            block.values[:, j] = col
+            if block.status is not None:
+                block.status[:, j] = status_j
+        if not span or j in micro or not valued:
+            states[j] = MetricState.of(col if valued else np.zeros(n_users), status_j,
+                                       *micro.get(j, (None, None)))
+    if span:
+        a, b = cols[0], cols[-1] + 1
+        for k, state in enumerate(column_metric_states(block.values[:, a:b],
+                                                       block.status[:, a:b])):  # type: ignore[index]
+            if states[a + k] is None:
+                states[a + k] = state

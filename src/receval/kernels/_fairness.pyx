@@ -345,6 +345,33 @@ cdef inline double _add_categories(const code_t* items, long long s, long long e
     return acc
 
 
+cdef inline double _add_groups(const code_t* items, long long n, const small_t* group_of,
+                               const double* w, double* out) noexcept nogil:
+    """One list's attention by group (its ``n`` places, place ``r`` weighted ``w[r]``) added
+    into ``out[g]`` in rank order; returns the list's weight over the places whose item has a
+    group. (Pointers held in locals: with ``-fno-strict-aliasing``, as Python extensions are
+    built, a loop that reads through a memoryview reloads it after every store.)"""
+    cdef long long r, g
+    cdef double acc = 0.0
+    for r in range(n):
+        g = group_of[items[r]]
+        if g >= 0:
+            out[g] += w[r]
+            acc = acc + w[r]
+    return acc
+
+
+cdef inline long long _count_places(const code_t* items, long long n, long long width,
+                                    int* table) noexcept nogil:
+    """``table[items[r] * width + r] += 1`` for each of a list's ``n`` places; returns 0.
+    (32-bit counts: a cell counts one list at most once, and a thread's table is asked for
+    only when it counts fewer than 2**31 lists; half the cache of 64-bit ones.)"""
+    cdef long long r
+    for r in range(n):
+        table[items[r] * width + r] += 1
+    return 0
+
+
 cdef long long _longest(const long long[::1] indptr, long long k):
     """The longest list of ``indptr`` cut at ``k`` (``k < 0``: whole)."""
     cdef Py_ssize_t u
@@ -421,13 +448,12 @@ def list_pass(const long long[::1] indptr, const code_t[::1] items, long long k,
     # the counts in one table per thread, added up after, when the tables hold no more cells
     # than the lists have places (else in ``counts`` itself, on one thread)
     cdef long long cells = counts.shape[0], c
-    cdef bint tables = do_counts and nt > 1 and cells * nt <= places
-    cdef long long* mine = NULL
-    cdef long long* table
+    cdef bint tables = do_counts and nt > 1 and cells * nt <= places and n < 0x7fffffff
+    cdef int* mine = NULL
     if tables:
-        mine = <long long*> receval_alloc(cells * nt, sizeof(long long), 1)
+        mine = <int*> receval_alloc(cells * nt, sizeof(int), 1)
         if mine == NULL:
-            raise _no_memory("the counts per item and place", cells * 8, nt)
+            raise _no_memory("the counts per item and place", cells * 4, nt)
     try:
         with nogil:
             if do_counts and not tables:
@@ -445,18 +471,11 @@ def list_pass(const long long[::1] indptr, const code_t[::1] items, long long k,
                 if k >= 0 and e - s > k:
                     e = s + k
                 if tables:
-                    table = mine + cells * threadid()
-                    for p in range(s, e):
-                        table[items[p] * width + (p - s)] += 1
+                    _count_places(&items[s], e - s, width, mine + cells * threadid())
                 if do_groups:
                     for m in range(n_gm):
-                        acc = 0.0
-                        for p in range(s, e):
-                            g = group_of[items[p]]
-                            if g >= 0:
-                                gout[m, u * n_groups + g] += gw[m, p - s]
-                                acc = acc + gw[m, p - s]
-                        gknown[m, u] = acc
+                        gknown[m, u] = _add_groups(&items[s], e - s, &group_of[0], &gw[m, 0],
+                                                   &gout[m, u * n_groups])
                     for p in range(s, e):
                         ug += group_of[items[p]] < 0
                 if do_cats:
