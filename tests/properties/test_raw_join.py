@@ -963,3 +963,45 @@ def test_lists_without_relevance_when_no_metric_reads_it(seed, how, policy):
     finally:
         plan_module.Plan.__post_init__ = post_init
     _same(lean, kept)
+
+
+def _separate_chunks(values: list[str], cuts: list[int], large: bool):
+    """``values`` as an Arrow chunked array whose chunks hold buffers of their own (the rows
+    after a chunk's end are not in its buffers, as with chunks read from separate files)."""
+    typ = pa.large_string() if large else pa.string()
+    bounds = [0, *sorted(cuts), len(values)]
+    return pa.chunked_array([pa.array(values[a:b], type=typ)
+                             for a, b in zip(bounds[:-1], bounds[1:], strict=True)], type=typ)
+
+
+@pytest.mark.skipif(pa is None, reason="needs pyarrow")
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1), large=st.booleans(),
+       policy=st.sampled_from([{}, {"duplicates": "first"}, {"duplicates": "count"},
+                               {"ties": "input", "duplicates": "keep"}]))
+def test_lists_in_rank_order_across_separate_chunks_join_as_one_array(seed, large, policy):
+    """Lists in rank order with no tie are joined where they lie, a list held by one buffer
+    by a walk of its own: a list cut by a chunk boundary (the chunks' buffers separate), long
+    ids of equal length and hash-table neighbours, repeated items and truth items must give
+    the per-user values, counts and summaries of the same ids in one array and as objects."""
+    rng = np.random.default_rng(seed)
+    n_users = int(rng.integers(1, 8))
+    counts = rng.integers(1, 40, n_users)
+    user = np.repeat(np.arange(n_users), counts)
+    pool = np.array(NAMES + [f"{k:032x}" for k in range(30)], dtype=object)
+    item = pool[rng.integers(0, len(pool), len(user))]
+    score = -np.arange(len(user), dtype=np.float64)  # rank order, no tie, in every list
+    truth = pd.DataFrame({"user": rng.integers(0, n_users, 80).astype(str),
+                          "item": pool[rng.integers(0, len(pool), 80)],
+                          "relevance": rng.integers(0, 4, 80).astype(np.float64)})
+    truth = truth.drop_duplicates(["user", "item"])
+    cuts = rng.integers(1, len(user), int(rng.integers(1, 5))).tolist() if len(user) > 1 else []
+    users = pa.array(user.astype(str).tolist())
+    forms = [pa.table({"user": users, "item": _separate_chunks(item.tolist(), cuts, large),
+                       "score": score}),
+             pa.table({"user": users, "item": pa.array(item.tolist(), type=pa.string()),
+                       "score": score}),
+             pd.DataFrame({"user": user.astype(str), "item": item, "score": score})]
+    results = [_evaluate(run, truth, True, **policy)[0] for run in forms]
+    for other in results[1:]:
+        _same(results[0], other)

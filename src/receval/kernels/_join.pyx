@@ -260,12 +260,32 @@ cdef inline uint64_t _load_le(const char* p, long long n) noexcept nogil:
 
 
 cdef inline uint64_t _hash_bytes(const char* p, long long n) noexcept nogil:
-    cdef uint64_t h = 0x9E3779B97F4A7C15ULL ^ <uint64_t> n
-    while n > 8:
-        h = (h ^ _mix(_load_le(p, 8))) * 0xff51afd7ed558ccdULL
-        p += 8
-        n -= 8
-    return _mix(h ^ _load_le(p, n))
+    """The hash of ``n`` bytes at ``p``: ``_mix(seed ^ n ^ word)`` for at most 8 bytes; a
+    longer id goes 16 bytes a step through two independent multiply lanes (so a 32-byte hash
+    or a UUID costs a few multiplies, not a chain of them), its last 16 bytes read as two
+    words (overlapping the step before when the length is not a multiple of 16), and the
+    lanes are joined and mixed at the end. Every byte reaches the result; ids are compared
+    in full wherever hashes agree, so the hash only spreads them over a table."""
+    cdef uint64_t h = 0x9E3779B97F4A7C15ULL ^ <uint64_t> n, a, b, x, y
+    cdef const char* end = p + n
+    if n <= 8:
+        return _mix(h ^ _load_le(p, n))
+    a = h
+    b = h ^ 0x6A09E667F3BCC909ULL
+    if n >= 16:
+        while end - p > 16:
+            memcpy(&x, p, 8)
+            memcpy(&y, p + 8, 8)
+            a = (a ^ x) * 0xff51afd7ed558ccdULL
+            b = (b ^ y) * 0xc4ceb9fe1a85ec53ULL
+            p += 16
+        memcpy(&x, end - 16, 8)
+    else:
+        memcpy(&x, p, 8)
+    memcpy(&y, end - 8, 8)
+    a = (a ^ x) * 0xff51afd7ed558ccdULL
+    b = (b ^ y) * 0xc4ceb9fe1a85ec53ULL
+    return _mix(a ^ ((b << 32) | (b >> 32)))
 
 
 cdef inline long long _chunk_of(const Ids* ids, long long i) noexcept nogil:
@@ -987,6 +1007,126 @@ cdef inline long long _table_cap(long long n) noexcept nogil:
     return _pow2_at_least(8 * n if n <= 1024 else 2 * n)
 
 
+cdef inline bint _one_buffer(const Ids* ids, long long s, long long e, const int** o32,
+                             const long long** o64, const char** data,
+                             long long* hint) noexcept nogil:
+    """Rows ``s .. e - 1`` (``e > s``) of UTF-8 ids (kinds 1, 2, 4, 5) held by one buffer: its
+    offsets from row ``s`` (int32 in ``o32`` or int64 in ``o64``, the other NULL) and its data;
+    False when they span Arrow chunks or the ids are of another kind. ``hint``: the chunk of
+    the previous call, tried first."""
+    cdef long long c = hint[0], j
+    o32[0] = NULL
+    o64[0] = NULL
+    if ids.kind == 1:
+        o32[0] = ids.off32 + s
+        data[0] = ids.data
+        return True
+    if ids.kind == 2:
+        o64[0] = ids.off64 + s
+        data[0] = ids.data
+        return True
+    if ids.kind != 4 and ids.kind != 5:
+        return False
+    if c < 0 or c >= ids.n_chunks or s < ids.chunk_start[c] or s >= ids.chunk_start[c + 1]:
+        c = _chunk_of(ids, s)
+        hint[0] = c
+    if e > ids.chunk_start[c + 1]:
+        return False
+    j = s - ids.chunk_start[c]
+    if ids.kind == 4:
+        o32[0] = (<const int*> ids.chunk_off[c]) + j
+    else:
+        o64[0] = (<const long long*> ids.chunk_off[c]) + j
+    data[0] = <const char*> ids.chunk_data[c]
+    return True
+
+
+cdef long long _walk_utf8_in_place(const char* data, const int* o32, const long long* o64,
+                                   long long s, long long m, Slot* table, long long mask,
+                                   long long g, const Ids* T, const double* trel, int dedupe,
+                                   double* orel, signed char* ojd, long long* jpos,
+                                   long long* n_j, long long* n_dup) noexcept nogil:
+    """The walk of a UTF-8 list joined where it lies (run rows ``s .. s + m - 1`` in rank order,
+    every position within the depth, held by one buffer: ``data`` and the offsets of row ``s``
+    on), for the metric kernel: the outputs of the join's general walk over such a list, bit
+    for bit, with the truth's positions listed in ``jpos`` (``n_j`` of them); only those
+    positions are written in ``orel`` / ``ojd``, which the caller keeps at 0 elsewhere.
+
+    A function of its own, called through a pointer (:data:`_utf8_walk`), so that the
+    compiler keeps its state in registers (inlined into the join's parallel body, it would be
+    reloaded from the stack on every row)."""
+    cdef long long q, j, st, nb, ref, found, pr, pst, pn, tn, w = 0, dup = 0, nj = 0
+    cdef const char* p
+    cdef const char* tp
+    cdef uint64_t h
+    for q in range(m):
+        if o64 != NULL:
+            st = o64[q]
+            nb = o64[q + 1] - st
+        else:
+            st = o32[q]
+            nb = o32[q + 1] - st
+        p = data + st
+        h = _hash_bytes(p, nb)
+        j = <long long> (h & <uint64_t> mask)
+        found = -1
+        while table[j].owner == g:
+            if table[j].h == h:
+                ref = table[j].ref
+                if ref >= 0:  # a truth item
+                    _span(T, ref, &tp, &tn)
+                    if tn == nb and _same_bytes(tp, p, nb):
+                        found = j
+                        break
+                else:  # an earlier row of this list
+                    pr = -ref - 1 - s
+                    if o64 != NULL:
+                        pst = o64[pr]
+                        pn = o64[pr + 1] - pst
+                    else:
+                        pst = o32[pr]
+                        pn = o32[pr + 1] - pst
+                    if pn == nb and _same_bytes(data + pst, p, nb):
+                        found = j
+                        break
+            j = (j + 1) & mask
+        if found < 0:  # a new item: its relevance and judged flag stay 0
+            table[j].owner = g
+            table[j].h = h
+            table[j].ref = -(s + q) - 1
+            table[j].seen = 0
+            w += 1
+            continue
+        ref = table[found].ref
+        if ref < 0 or table[found].seen:
+            dup += 1
+            if dedupe == 1:
+                continue
+            if dedupe == 2:  # a later occurrence: as an item without a truth row
+                ref = -1
+        else:
+            table[found].seen = 1
+        if ref >= 0:
+            orel[w] = trel[ref]
+            ojd[w] = 1
+            jpos[nj] = w
+            nj += 1
+        w += 1
+    n_j[0] = nj
+    n_dup[0] += dup
+    return w
+
+
+ctypedef long long (*Utf8Walk)(const char*, const int*, const long long*, long long, long long,
+                               Slot*, long long, long long, const Ids*, const double*, int,
+                               double*, signed char*, long long*, long long*,
+                               long long*) noexcept nogil
+
+#: :func:`_walk_utf8_in_place`, called through this pointer (set once, when the module
+#: loads): the compiler cannot inline it into the join's parallel body
+cdef Utf8Walk _utf8_walk = _walk_utf8_in_place
+
+
 class NotStrIds(ValueError):
     """An object id column read by :func:`join_lists` with ``check_str`` holds a value that is
     not a ``str`` readable in place, or a categorical one a missing code (its check was left
@@ -1206,6 +1346,10 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
     order.by_row = by_row
     cdef const char* sp
     cdef long long sn, hint
+    cdef const int* o32
+    cdef const long long* o64
+    cdef const char* dbase
+    cdef bint fast
     cdef uint64_t word
     # UTF-8 rows grouped by user, each list kept whole: each row's place found while its
     # bytes are read for the sort, in row order, and taken up again by the walk
@@ -1408,9 +1552,19 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                 if not in_place:
                     # (rows already in order are left as they are)
                     _sort_rows_long(buf, m, &order, spare, rkeys)
-                # walk: probe each recommended item once
-                w = 0
-                for q in range(m):
+                # walk: probe each recommended item once (a list in rank order, measured
+                # and held by one buffer: by the walk of its own)
+                o32 = NULL  # assigned here so that each thread has its own (as sp, sn)
+                o64 = NULL
+                dbase = NULL
+                fast = measure_only and in_place and m <= lim and m > 0 and \
+                    T.kind != 3 and _one_buffer(R, s, e, &o32, &o64, &dbase, &hint)
+                if fast:
+                    w = _utf8_walk(dbase, o32, o64, s, m, table, mask, g, T, trel_p,
+                                   dedupe, urel, ujd, ujpos, &n_j, &ndup[g])
+                else:
+                    w = 0
+                for q in range(0 if fast else m):
                     if in_place:
                         r = s + q
                         _span_near(R, r, &sp, &sn, &hint)
