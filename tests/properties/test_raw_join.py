@@ -435,7 +435,8 @@ def test_text_ids_taken_on_every_thread_are_those_of_arrow_take():
 @given(seed=st.integers(0, 2**32 - 1), big=st.booleans())
 def test_adjacent_starts_for_every_container(seed, big):
     """Starts of the runs of equal adjacent ids, in one call whatever the chunks (empty ones,
-    slices, boundaries inside a run) and on one thread or several."""
+    slices, chunks with buffers of their own, boundaries inside a run) and on one thread or
+    several."""
     if pa is None:
         pytest.skip("pyarrow is not installed")
     rng = np.random.default_rng(seed)
@@ -444,7 +445,9 @@ def test_adjacent_starts_for_every_container(seed, big):
     values = [names[i] for i in np.repeat(rng.integers(0, len(names), n),
                                           rng.integers(1, 4, n))[:n]]
     expected = [i for i in range(n) if i == 0 or values[i] != values[i - 1]]
-    for form in _chunked_forms(values, rng.integers(0, n + 1, 4).tolist()):
+    cuts = rng.integers(0, n + 1, 4).tolist()
+    for form in [*_chunked_forms(values, cuts), _separate_chunks(values, cuts, False),
+                 _separate_chunks(values, cuts, True)]:
         r = raw_ids(form)
         assert list(adjacent_starts(r.kind, r.a, r.b)) == expected
         assert list(adjacent_starts(r.kind, r.a, r.b, 0, 0, 1)) == [*expected, n]
