@@ -140,6 +140,11 @@ def column_metric_states(vals: np.ndarray, status: np.ndarray) -> list[MetricSta
 FILL_ROWS = 1 << 14
 
 
+def _statuses(values: np.ndarray) -> np.ndarray:
+    """The aggregator status of each user's value of a plugin metric: no value where NaN."""
+    return np.where(np.isnan(values), NO_VALUE, IN).astype(np.int8)
+
+
 def _plugin_columns(cols: list[int], plan: Plan, packed: Packed, context: Context,
                     block: BlockValues, states: list[MetricState | None]) -> None:
     """The metrics computed on the recommended items (no kernel binding; ``cols`` of
@@ -181,10 +186,9 @@ def _plugin_columns(cols: list[int], plan: Plan, packed: Packed, context: Contex
         status = block.status[lo:hi]  # type: ignore[index]
         for j, col, valued in columns:
             vals[:, j] = col[lo:hi]
-            status[:, j] = np.where(np.isnan(col[lo:hi]), NO_VALUE, IN) if valued else IN
+            status[:, j] = _statuses(col[lo:hi]) if valued else IN
     for j, col, valued in columns:
-        status_j = block.status[:, j] if span else \
-            np.where(np.isnan(col), NO_VALUE, IN).astype(np.int8) if valued \
+        status_j = block.status[:, j] if span else _statuses(col) if valued \
             else np.full(n_users, IN, dtype=np.int8)
         if j in skipped:
             status_j[skipped[j]] = SKIPPED  # left out by the metric's rule: counted

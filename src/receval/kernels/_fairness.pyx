@@ -361,15 +361,13 @@ cdef inline double _add_groups(const code_t* items, long long n, const small_t* 
     return acc
 
 
-cdef inline long long _count_places(const code_t* items, long long n, long long width,
-                                    int* table) noexcept nogil:
-    """``table[items[r] * width + r] += 1`` for each of a list's ``n`` places; returns 0.
-    (32-bit counts: a cell counts one list at most once, and a thread's table is asked for
+cdef inline void _count_places(const code_t* items, long long n, long long width,
+                               int* table) noexcept nogil:
+    """``table[items[r] * width + r] += 1`` for each of a list's ``n`` places. (32-bit counts: a cell counts one list at most once, and a thread's table is asked for
     only when it counts fewer than 2**31 lists; half the cache of 64-bit ones.)"""
     cdef long long r
     for r in range(n):
         table[items[r] * width + r] += 1
-    return 0
 
 
 cdef long long _longest(const long long[::1] indptr, long long k):
@@ -428,7 +426,6 @@ def list_pass(const long long[::1] indptr, const code_t[::1] items, long long k,
     cdef Py_ssize_t n_gm = gw.shape[0] if do_groups else 0
     cdef Py_ssize_t n_cm = cw.shape[0] if do_cats else 0
     cdef long long g, ug = 0, uc = 0, longest = 0
-    cdef double acc
     cdef Py_ssize_t max_l = cw.shape[2] - 1 if do_cats else 0
     if do_groups and (gw.shape[1] < width or gout.shape[0] != n_gm
                       or gout.shape[1] != n * n_groups or gknown.shape[1] != n):

@@ -1940,6 +1940,32 @@ cdef inline bint _room_for(long long** buf, long long** bid, long long* cap, lon
     return True
 
 
+cdef long long _utf8_starts(const char* data, const int* o32, const long long* o64,
+                            long long a0, long long n, const char* pp, long long pn,
+                            long long* out) noexcept nogil:
+    """Of the UTF-8 rows ``a0 .. a0 + n - 1``, held by one buffer (``data`` and the offsets
+    of row ``a0`` on, int32 in ``o32`` or int64 in ``o64``), those whose bytes differ from the
+    row before (``pp``, ``pn`` bytes; ``pn = -1``: none) into ``out``; returns how many. The
+    offsets and data are read through local pointers (the chunk of each row is not looked up
+    again)."""
+    cdef long long q, st, qn, c = 0
+    cdef const char* qp
+    for q in range(n):
+        if o64 != NULL:
+            st = o64[q]
+            qn = o64[q + 1] - st
+        else:
+            st = o32[q]
+            qn = o32[q + 1] - st
+        qp = data + st
+        if qn != pn or not _same_bytes(pp, qp, qn):
+            out[c] = a0 + q
+            c = c + 1
+        pp = qp
+        pn = qn
+    return c
+
+
 def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=0,
                     int with_end=0):
     """Rows whose id differs from the previous row's (row 0 included): the starts of the runs
@@ -1979,6 +2005,9 @@ def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=
     cdef long long* oid
     cdef const char* pp
     cdef const char* qp
+    cdef const int* o32
+    cdef const long long* o64
+    cdef const char* dbase
     cdef bint utf8 = kind == 1 or kind == 2 or kind == 4 or kind == 5
     cdef bint verify = check_str and kind == 3
     cdef bint keep_ids = ints  # (the int64 pass writes each run's id as it goes)
@@ -2037,13 +2066,20 @@ def adjacent_starts(int kind, object a, object b, int check_str=0, int with_ids=
                     ok[t] = 0
                     break
             elif utf8:
-                for i in range(a0, a1):
-                    _span_near(ids, i, &qp, &qn, &hint)
-                    if qn != pn or not _same_bytes(pp, qp, qn):
-                        out[c] = i
-                        c = c + 1
-                    pp = qp
-                    pn = qn
+                o32 = NULL  # assigned here so that each thread has its own (as qp, qn)
+                o64 = NULL
+                dbase = NULL
+                if _one_buffer(ids, a0, a1, &o32, &o64, &dbase, &hint):
+                    c = c + _utf8_starts(dbase, o32, o64, a0, a1 - a0, pp, pn, out + c)
+                    _span_near(ids, a1 - 1, &pp, &pn, &hint)
+                else:  # the range spans chunks
+                    for i in range(a0, a1):
+                        _span_near(ids, i, &qp, &qn, &hint)
+                        if qn != pn or not _same_bytes(pp, qp, qn):
+                            out[c] = i
+                            c = c + 1
+                        pp = qp
+                        pn = qn
             elif ints:
                 c = c + receval_int_starts(ids.ints, a0, a1, out + c, oid + c)
             elif kind == 6:
