@@ -1007,6 +1007,20 @@ cdef inline long long _table_cap(long long n) noexcept nogil:
     return _pow2_at_least(8 * n if n <= 1024 else 2 * n)
 
 
+cdef inline const char* _row_bytes(const char* data, const int* o32, const long long* o64,
+                                   long long q, long long* n) noexcept nogil:
+    """Row ``q`` of a UTF-8 buffer (``data``, offsets int32 in ``o32`` or int64 in ``o64``):
+    its bytes, ``n[0]`` of them."""
+    cdef long long st
+    if o64 != NULL:
+        st = o64[q]
+        n[0] = o64[q + 1] - st
+    else:
+        st = o32[q]
+        n[0] = o32[q + 1] - st
+    return data + st
+
+
 cdef inline bint _one_buffer(const Ids* ids, long long s, long long e, const int** o32,
                              const long long** o64, const char** data,
                              long long* hint) noexcept nogil:
@@ -1055,18 +1069,12 @@ cdef long long _walk_utf8_in_place(const char* data, const int* o32, const long 
     A function of its own, called through a pointer (:data:`_utf8_walk`), so that the
     compiler keeps its state in registers (inlined into the join's parallel body, it would be
     reloaded from the stack on every row)."""
-    cdef long long q, j, st, nb, ref, found, pr, pst, pn, tn, w = 0, dup = 0, nj = 0
+    cdef long long q, j, nb, ref, found, pn, tn, w = 0, dup = 0, nj = 0
     cdef const char* p
     cdef const char* tp
     cdef uint64_t h
     for q in range(m):
-        if o64 != NULL:
-            st = o64[q]
-            nb = o64[q + 1] - st
-        else:
-            st = o32[q]
-            nb = o32[q + 1] - st
-        p = data + st
+        p = _row_bytes(data, o32, o64, q, &nb)
         h = _hash_bytes(p, nb)
         j = <long long> (h & <uint64_t> mask)
         found = -1
@@ -1079,14 +1087,8 @@ cdef long long _walk_utf8_in_place(const char* data, const int* o32, const long 
                         found = j
                         break
                 else:  # an earlier row of this list
-                    pr = -ref - 1 - s
-                    if o64 != NULL:
-                        pst = o64[pr]
-                        pn = o64[pr + 1] - pst
-                    else:
-                        pst = o32[pr]
-                        pn = o32[pr + 1] - pst
-                    if pn == nb and _same_bytes(data + pst, p, nb):
+                    tp = _row_bytes(data, o32, o64, -ref - 1 - s, &pn)
+                    if pn == nb and _same_bytes(tp, p, nb):
                         found = j
                         break
             j = (j + 1) & mask
@@ -1948,16 +1950,10 @@ cdef long long _utf8_starts(const char* data, const int* o32, const long long* o
     row before (``pp``, ``pn`` bytes; ``pn = -1``: none) into ``out``; returns how many. The
     offsets and data are read through local pointers (the chunk of each row is not looked up
     again)."""
-    cdef long long q, st, qn, c = 0
+    cdef long long q, qn, c = 0
     cdef const char* qp
     for q in range(n):
-        if o64 != NULL:
-            st = o64[q]
-            qn = o64[q + 1] - st
-        else:
-            st = o32[q]
-            qn = o32[q + 1] - st
-        qp = data + st
+        qp = _row_bytes(data, o32, o64, q, &qn)
         if qn != pn or not _same_bytes(pp, qp, qn):
             out[c] = a0 + q
             c = c + 1
