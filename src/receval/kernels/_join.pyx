@@ -1007,6 +1007,21 @@ cdef inline long long _table_cap(long long n) noexcept nogil:
     return _pow2_at_least(8 * n if n <= 1024 else 2 * n)
 
 
+cdef inline long long _matched(Slot* slot, int dedupe, long long* n_dup) noexcept nogil:
+    """What the probe of a recommended item that found ``slot`` gives: the truth position
+    (>= 0, the first match of a truth item, or a repeat of one under ``dedupe`` 0), -1 (an
+    item without a truth row: a repeated run item, or any repeat under ``dedupe`` 2) or -2 (a
+    repeat left out under ``dedupe`` 1); repeats counted in ``n_dup``."""
+    cdef long long ref = slot.ref
+    if ref < 0 or slot.seen:
+        n_dup[0] += 1
+        if dedupe == 1:
+            return -2
+        return -1 if dedupe == 2 or ref < 0 else ref
+    slot.seen = 1
+    return ref
+
+
 cdef inline const char* _row_bytes(const char* data, const int* o32, const long long* o64,
                                    long long q, long long* n) noexcept nogil:
     """Row ``q`` of a UTF-8 buffer (``data``, offsets int32 in ``o32`` or int64 in ``o64``):
@@ -1099,15 +1114,9 @@ cdef long long _walk_utf8_in_place(const char* data, const int* o32, const long 
             table[j].seen = 0
             w += 1
             continue
-        ref = table[found].ref
-        if ref < 0 or table[found].seen:
-            dup += 1
-            if dedupe == 1:
-                continue
-            if dedupe == 2:  # a later occurrence: as an item without a truth row
-                ref = -1
-        else:
-            table[found].seen = 1
+        ref = _matched(&table[found], dedupe, &dup)
+        if ref == -2:
+            continue
         if ref >= 0:
             orel[w] = trel[ref]
             ojd[w] = 1
@@ -1587,15 +1596,9 @@ def join_lists(int run_kind, object run_a, object run_b, object score,
                                 break
                         j = (j + 1) & mask
                     if found >= 0:
-                        ref = table[found].ref
-                        if ref < 0 or table[found].seen:
-                            ndup[g] += 1
-                            if dedupe == 1:
-                                continue
-                            if dedupe == 2:  # a later occurrence: as an item without a truth row
-                                ref = -1
-                        else:
-                            table[found].seen = 1
+                        ref = _matched(&table[found], dedupe, &ndup[g])
+                        if ref == -2:
+                            continue
                         if ref >= 0:
                             rv = t_rel[ref]
                             jd = 1
